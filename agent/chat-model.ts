@@ -1,0 +1,14 @@
+/**
+ * What the run needs from an LLM: one chat completion with tools. The OpenAI-compatible client
+ * implements it; tests point that client at a scripted server on loopback.
+ */
+import type OpenAI from "openai";
+
+export type ChatMessage = OpenAI.Chat.ChatCompletionMessageParam;
+export type ChatTool = OpenAI.Chat.ChatCompletionTool;
+export type ChatCompletion = OpenAI.Chat.ChatCompletion;
+
+export interface ChatModel {
+  readonly model: string;
+  complete(request: { messages: ChatMessage[]; tools?: ChatTool[]; signal?: AbortSignal }): Promise<ChatCompletion>;
+}

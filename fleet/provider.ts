@@ -1,0 +1,52 @@
+/**
+ * The fleet provider interface (chosen at start-up: vast | simulator) and the one instance model
+ * every provider maps its answers onto. An error from a provider is a ProviderError, never an
+ * empty fleet.
+ */
+export const INSTANCE_STATES = [
+  "created",
+  "loading",
+  "running",
+  "stopped",
+  "frozen",
+  "exited",
+  "rebooting",
+  "unknown",
+  "offline",
+] as const;
+export type InstanceState = (typeof INSTANCE_STATES)[number];
+
+export interface FleetInstance {
+  id: string;
+  state: InstanceState;
+  label: string | null;
+  gpuName: string | null;
+  gpuCount: number | null;
+  pricePerHour: number | null;
+  statusMessage: string | null;
+  /** ms epoch */
+  startedAt: number | null;
+}
+
+export interface FleetProvider {
+  readonly kind: "vast" | "simulator";
+  list(): Promise<FleetInstance[]>;
+  /** null when the provider does not know the instance. */
+  get(id: string): Promise<FleetInstance | null>;
+  start(id: string): Promise<void>;
+  stop(id: string): Promise<void>;
+  reboot(id: string): Promise<void>;
+  destroy(id: string): Promise<void>;
+  setLabel(id: string, label: string): Promise<void>;
+}
+
+export class ProviderError extends Error {
+  constructor(
+    message: string,
+    readonly status: number | null = null,
+    readonly retryable = false,
+  ) {
+    super(message);
+    this.name = "ProviderError";
+  }
+}

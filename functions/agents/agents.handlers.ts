@@ -1,0 +1,81 @@
+/**
+ * Handlers of the operator API for one agent: its state, chat and manual triggers (inbox
+ * events), session reset, run records, wakes and the conversation.
+ */
+import type { Context } from "hono";
+import type { AppEnv } from "../app-env.ts";
+import { ingestEvent } from "../../triggers/ingest.ts";
+import { resetSession } from "../../triggers/reset-session.ts";
+import { getAgentState, getRun, iso, listRuns } from "../../triggers/agent-state.ts";
+import { listWakes } from "../../triggers/wakes.ts";
+import { listConversation } from "../../agent/conversation.ts";
+import { RequestError } from "../errors.ts";
+import { idempotencyKey } from "./agents.schemas.ts";
+
+type Ctx = Context<AppEnv>;
+
+function clientKey(c: Ctx): string {
+  const given = c.req.header("Idempotency-Key");
+  if (given === undefined) return crypto.randomUUID();
+  const parsed = idempotencyKey.safeParse(given);
+  if (!parsed.success) throw new RequestError(400, `invalid header Idempotency-Key: ${parsed.error.issues[0]!.message}`);
+  return parsed.data;
+}
+
+export async function getState(c: Ctx, agentId: string) {
+  return c.json(await getAgentState(c.get("deps"), agentId));
+}
+
+export async function postMessage(c: Ctx, agentId: string, text: string) {
+  const { eventId, duplicate } = await ingestEvent(c.get("deps"), {
+    agentId,
+    source: "human",
+    priority: 0,
+    dedupKey: `message:${clientKey(c)}`,
+    payload: { text },
+  });
+  return c.json({ eventId, duplicate }, 202);
+}
+
+export async function postTrigger(c: Ctx, agentId: string, reason: string | undefined) {
+  const { eventId, duplicate } = await ingestEvent(c.get("deps"), {
+    agentId,
+    source: "manual",
+    priority: 0,
+    dedupKey: `trigger:${clientKey(c)}`,
+    payload: { reason: reason ?? "manual trigger" },
+  });
+  return c.json({ eventId, duplicate }, 202);
+}
+
+export async function postReset(c: Ctx, agentId: string) {
+  return c.json(await resetSession(c.get("deps"), agentId));
+}
+
+export async function getRuns(c: Ctx, agentId: string, limit: number) {
+  return c.json({ runs: await listRuns(c.get("deps"), agentId, limit) });
+}
+
+export async function getOneRun(c: Ctx, agentId: string, runId: number) {
+  const run = await getRun(c.get("deps"), agentId, runId);
+  if (!run) throw new RequestError(404, `unknown run: ${runId}`);
+  return c.json(run);
+}
+
+export async function getWakes(c: Ctx, agentId: string, status: string | undefined, limit: number) {
+  const rows = await listWakes(c.get("deps"), agentId, status, limit);
+  return c.json({
+    wakes: rows.map((w) => ({
+      id: w.id,
+      dueAt: iso(w.dueAt),
+      reason: w.reason,
+      status: w.status,
+      createdByRun: w.createdByRun,
+      consumedByRun: w.consumedByRun,
+    })),
+  });
+}
+
+export async function getConversation(c: Ctx, agentId: string) {
+  return c.json(await listConversation(c.get("deps"), agentId));
+}

@@ -1,0 +1,25 @@
+/** Wiring of /api/agents/:agent/* : schema → handler, one line each. */
+import { Hono } from "hono";
+import { z } from "zod";
+import type { AppEnv } from "../app-env.ts";
+import { validate } from "../validate.ts";
+import { agentParam, messageBody, runsQuery, triggerBody, wakesQuery } from "./agents.schemas.ts";
+import * as h from "./agents.handlers.ts";
+import { loadAgent } from "./load-agent.ts";
+
+const runParam = agentParam.extend({ runId: z.coerce.number().int().positive() });
+
+export const agentRoutes = new Hono<AppEnv>()
+  .use("/:agent/*", validate("param", agentParam), loadAgent)
+  .use("/:agent", validate("param", agentParam), loadAgent)
+  .get("/:agent", (c) => h.getState(c, c.req.param("agent")))
+  .post("/:agent/messages", validate("json", messageBody), (c) => h.postMessage(c, c.req.param("agent"), c.req.valid("json").text))
+  .post("/:agent/trigger", validate("json", triggerBody), (c) => h.postTrigger(c, c.req.param("agent"), c.req.valid("json").reason))
+  .post("/:agent/session/reset", (c) => h.postReset(c, c.req.param("agent")))
+  .get("/:agent/runs", validate("query", runsQuery), (c) => h.getRuns(c, c.req.param("agent"), c.req.valid("query").limit))
+  .get("/:agent/runs/:runId", validate("param", runParam), (c) => h.getOneRun(c, c.req.param("agent"), c.req.valid("param").runId))
+  .get("/:agent/wakes", validate("query", wakesQuery), (c) => {
+    const { status, limit } = c.req.valid("query");
+    return h.getWakes(c, c.req.param("agent"), status, limit);
+  })
+  .get("/:agent/conversation", (c) => h.getConversation(c, c.req.param("agent")));

@@ -1,0 +1,38 @@
+/**
+ * The one Hono app, identical on both hosts. Hosts inject how dependencies are resolved; the app
+ * wires middleware (request id, body limit, deps, auth) and route groups, and nothing else.
+ */
+import { Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import type { AppEnv } from "./app-env.ts";
+import { handleError, handleNotFound, jsonError } from "./errors.ts";
+import { injectDeps, type ResolveDeps } from "./middleware/inject-deps.ts";
+import { requestId } from "./middleware/request-id.ts";
+import { adminAuth } from "./middleware/admin-auth.ts";
+import { healthRoutes } from "./health/health.ts";
+import { agentRoutes } from "./agents/agents.index.ts";
+import { cronRoutes } from "./cron/cron.ts";
+import { webhookRoutes } from "./webhooks/instances.ts";
+
+export const MAX_BODY_BYTES = 256 * 1024;
+
+export function buildApp(resolveDeps: ResolveDeps) {
+  const api = new Hono<AppEnv>().use(adminAuth()).route("/agents", agentRoutes).route("/", cronRoutes);
+
+  return new Hono<AppEnv>()
+    .use(requestId())
+    .use(
+      bodyLimit({
+        maxSize: MAX_BODY_BYTES,
+        onError: (c) => jsonError(c, 413, `request body too large: the limit is ${MAX_BODY_BYTES} bytes`),
+      }),
+    )
+    .use(injectDeps(resolveDeps))
+    .route("/", healthRoutes)
+    .route("/api", api)
+    .route("/webhooks", webhookRoutes)
+    .onError(handleError)
+    .notFound(handleNotFound);
+}
+
+export type App = ReturnType<typeof buildApp>;

@@ -1,0 +1,64 @@
+/**
+ * POST /webhooks/:agent/instances — instance state reports signed per Standard Webhooks.
+ * The signature is checked on the raw body before anything is parsed or written; a repeated
+ * webhook-id is accepted (200) and stored once.
+ */
+import { Hono } from "hono";
+import { Webhook, WebhookVerificationError } from "standardwebhooks";
+import { z } from "zod";
+import type { AppEnv } from "../app-env.ts";
+import { RequestError } from "../errors.ts";
+import { describeIssues } from "../validate.ts";
+import { findAgent } from "../../triggers/agents.ts";
+import { recordInstanceState } from "../../fleet/instance-state.ts";
+import { INSTANCE_STATES } from "../../fleet/provider.ts";
+
+export const instanceReport = z.object({
+  instanceId: z.string().trim().min(1).max(128),
+  state: z.enum(INSTANCE_STATES),
+  at: z.iso.datetime({ offset: true }).optional(),
+  message: z.string().max(2000).optional(),
+});
+
+function verify(secret: string | undefined, raw: string, headers: Record<string, string>): void {
+  if (!secret) throw new RequestError(503, "webhooks are disabled: WEBHOOK_SECRET is not configured");
+  try {
+    new Webhook(secret).verify(raw, headers, { jsonParse: false });
+  } catch (err) {
+    if (err instanceof WebhookVerificationError) throw new RequestError(401, `webhook signature rejected: ${err.message}`);
+    throw err;
+  }
+}
+
+export const webhookRoutes = new Hono<AppEnv>().post("/:agent/instances", async (c) => {
+  const deps = c.get("deps");
+  const webhookId = c.req.header("webhook-id") ?? "";
+  if (webhookId.length > 256) throw new RequestError(400, "invalid header webhook-id: longer than 256 characters");
+  const raw = await c.req.text();
+  verify(deps.config.webhookSecret, raw, {
+    "webhook-id": webhookId,
+    "webhook-timestamp": c.req.header("webhook-timestamp") ?? "",
+    "webhook-signature": c.req.header("webhook-signature") ?? "",
+  });
+  let json: unknown;
+  try {
+    json = JSON.parse(raw);
+  } catch {
+    throw new RequestError(400, "invalid body: not JSON");
+  }
+  const parsed = instanceReport.safeParse(json);
+  if (!parsed.success) throw new RequestError(400, `invalid body: ${describeIssues(parsed.error.issues)}`);
+  const agentId = c.req.param("agent");
+  if (!(await findAgent(deps.db, agentId))) throw new RequestError(404, `unknown agent: ${agentId}`);
+  const report = parsed.data;
+  const recorded = await recordInstanceState(deps, {
+    agentId,
+    instanceId: report.instanceId,
+    state: report.state,
+    at: report.at ? Date.parse(report.at) : undefined,
+    message: report.message ?? null,
+    source: "webhook",
+    dedupKey: `webhook:${webhookId}`,
+  });
+  return c.json(recorded, recorded.duplicate ? 200 : 202);
+});

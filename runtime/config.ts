@@ -1,0 +1,116 @@
+/**
+ * Configuration, read once per host from a plain record of variables and validated with zod.
+ * The same names work on both hosts; an empty variable counts as unset. A missing or bad value
+ * throws ConfigError naming the variable, so start-up stops with a message a person can act on.
+ * Shared code never reads process.env: hosts pass their variables in.
+ */
+import { z } from "zod";
+
+export type Host = "node" | "worker";
+
+const optionalString = z.string().optional();
+const optionalUrl = z.url().optional();
+const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+const nonNegativeNumber = (fallback: number) => z.coerce.number().min(0).default(fallback);
+
+const variables = z.object({
+  DATABASE_URL: optionalString,
+  DATABASE_AUTH_TOKEN: optionalString,
+  ADMIN_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
+  WEBHOOK_SECRET: z.string().startsWith("whsec_", "must start with whsec_").optional(),
+  OPENAI_API_KEY: optionalString,
+  OPENAI_BASE_URL: optionalUrl,
+  AGENT_MODEL: z.string().default("gpt-4o-mini"),
+  SCHEDULER: z.enum(["local", "qstash"]).optional(),
+  QSTASH_URL: optionalUrl,
+  QSTASH_TOKEN: optionalString,
+  QSTASH_CURRENT_SIGNING_KEY: optionalString,
+  QSTASH_NEXT_SIGNING_KEY: optionalString,
+  PUBLIC_URL: optionalUrl,
+  VAST_API_KEY: optionalString,
+  VAST_URL: z.url().default("https://console.vast.ai"),
+  DEBOUNCE_HUMAN_MS: nonNegativeNumber(2000),
+  DEBOUNCE_STATE_MS: nonNegativeNumber(10000),
+  RUN_LEASE_MS: positiveInt(600000),
+  CONTEXT_BUDGET_TOKENS: positiveInt(30000),
+  MAX_PENDING_WAKES: positiveInt(50),
+  RECONCILE_INTERVAL_S: positiveInt(60),
+  SIMULATOR_INSTANCES: z.coerce.number().int().min(0).max(500).default(4),
+  SIMULATOR_FAILURE_RATE: nonNegativeNumber(2),
+  APPROVAL_REQUIRED_ACTIONS: z.string().default("destroy"),
+  SLACK_WEBHOOK_URL: optionalUrl,
+  DISCORD_WEBHOOK_URL: optionalUrl,
+  NTFY_URL: optionalUrl,
+  PORT: z.coerce.number().int().min(0).max(65535).default(8787),
+});
+
+export type Config = ReturnType<typeof toConfig>;
+
+export class ConfigError extends Error {
+  constructor(readonly variable: string, problem: string) {
+    super(`Configuration error: ${variable} ${problem}`);
+    this.name = "ConfigError";
+  }
+}
+
+/** Parses the host's variables into a Config, or throws ConfigError naming the first bad one. */
+export function parseConfig(vars: Record<string, unknown>, host: Host): Config {
+  const present = Object.fromEntries(
+    Object.entries(vars).filter(([, value]) => typeof value === "string" && value.trim() !== ""),
+  );
+  const parsed = variables.safeParse(present);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new ConfigError(String(issue.path[0] ?? "configuration"), issue.message);
+  }
+  const config = toConfig(parsed.data, host);
+  requireForHost(config, parsed.data, host);
+  return config;
+}
+
+function toConfig(v: z.infer<typeof variables>, host: Host) {
+  const scheduler = v.SCHEDULER ?? (host === "worker" || v.QSTASH_TOKEN ? "qstash" : "local");
+  return {
+    host,
+    databaseUrl: v.DATABASE_URL ?? (host === "node" ? "file:./data/fleetwarden.db" : ""),
+    databaseAuthToken: v.DATABASE_AUTH_TOKEN,
+    adminToken: v.ADMIN_TOKEN,
+    webhookSecret: v.WEBHOOK_SECRET,
+    llm:
+      v.OPENAI_API_KEY || v.OPENAI_BASE_URL
+        ? { apiKey: v.OPENAI_API_KEY ?? "not-needed", baseUrl: v.OPENAI_BASE_URL, model: v.AGENT_MODEL }
+        : null,
+    scheduler,
+    qstash: {
+      url: v.QSTASH_URL,
+      token: v.QSTASH_TOKEN,
+      currentSigningKey: v.QSTASH_CURRENT_SIGNING_KEY,
+      nextSigningKey: v.QSTASH_NEXT_SIGNING_KEY,
+    },
+    publicUrl: v.PUBLIC_URL,
+    provider: v.VAST_API_KEY ? ("vast" as const) : ("simulator" as const),
+    vast: { apiKey: v.VAST_API_KEY, url: v.VAST_URL },
+    simulator: { instances: v.SIMULATOR_INSTANCES, failureRatePerHour: v.SIMULATOR_FAILURE_RATE },
+    debounceHumanMs: v.DEBOUNCE_HUMAN_MS,
+    debounceStateMs: v.DEBOUNCE_STATE_MS,
+    runLeaseMs: v.RUN_LEASE_MS,
+    contextBudgetTokens: v.CONTEXT_BUDGET_TOKENS,
+    maxPendingWakes: v.MAX_PENDING_WAKES,
+    reconcileIntervalMs: v.RECONCILE_INTERVAL_S * 1000,
+    approvalRequired: v.APPROVAL_REQUIRED_ACTIONS.split(",").map((s) => s.trim()).filter(Boolean),
+    channels: { slack: v.SLACK_WEBHOOK_URL, discord: v.DISCORD_WEBHOOK_URL, ntfy: v.NTFY_URL },
+    port: v.PORT,
+  };
+}
+
+function requireForHost(config: Config, v: z.infer<typeof variables>, host: Host) {
+  if (host === "worker") {
+    if (!v.DATABASE_URL) throw new ConfigError("DATABASE_URL", "is required on Workers (a libsql:// Turso URL)");
+    if (!v.ADMIN_TOKEN) throw new ConfigError("ADMIN_TOKEN", "is required on Workers (wrangler secret put ADMIN_TOKEN)");
+  }
+  if (config.scheduler === "qstash") {
+    for (const name of ["QSTASH_TOKEN", "QSTASH_CURRENT_SIGNING_KEY", "QSTASH_NEXT_SIGNING_KEY", "PUBLIC_URL"] as const) {
+      if (!v[name]) throw new ConfigError(name, "is required when the scheduler is qstash");
+    }
+  }
+}

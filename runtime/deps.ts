@@ -1,0 +1,25 @@
+/**
+ * Everything the core needs from the outside, chosen once at start-up by the host and injected:
+ * database, clock, scheduler, LLM, fleet provider, the run step, configuration and logging.
+ * Tests and the simulation build the same object with fakes where the outside is not the point.
+ */
+import type { Db } from "../db/client.ts";
+import type { Clock } from "./clock.ts";
+import type { Config } from "./config.ts";
+import type { Logger } from "./log.ts";
+import type { Scheduler } from "../triggers/scheduler.ts";
+import type { FleetProvider } from "../fleet/provider.ts";
+import type { ChatModel } from "../agent/chat-model.ts";
+import type { RunStep } from "../triggers/run-step.ts";
+
+export interface Deps {
+  db: Db;
+  clock: Clock;
+  config: Config;
+  scheduler: Scheduler;
+  provider: FleetProvider;
+  llm: ChatModel | null;
+  /** What a claimed run does (the agent; a minimal step until it is configured). */
+  runStep: RunStep;
+  log: Logger;
+}

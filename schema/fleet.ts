@@ -1,0 +1,110 @@
+/**
+ * The fleet as fleetwarden last saw it: instances (latest state per instance), their state
+ * history, every action taken on them, approvals for destructive ones, and the simulator's fleet.
+ */
+import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+
+export const instances = sqliteTable(
+  "instances",
+  {
+    agentId: text().notNull(),
+    id: text().notNull(),
+    state: text().notNull(),
+    /** Time of the state change stored here; an older change never replaces it. */
+    stateAt: integer().notNull(),
+    label: text(),
+    gpuName: text(),
+    gpuCount: integer(),
+    pricePerHour: real(),
+    statusMessage: text(),
+    startedAt: integer(),
+    lastSeenAt: integer().notNull(),
+    /** Expected heartbeat interval; overdue instances become events. */
+    heartbeatS: integer(),
+    heartbeatFlaggedAt: integer(),
+    goneAt: integer(),
+    updatedAt: integer().notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.agentId, t.id] })],
+);
+
+export const instanceEvents = sqliteTable(
+  "instance_events",
+  {
+    id: integer().primaryKey({ autoIncrement: true }),
+    agentId: text().notNull(),
+    instanceId: text().notNull(),
+    fromState: text(),
+    toState: text().notNull(),
+    /** webhook | reconcile | heartbeat | action */
+    source: text().notNull(),
+    message: text(),
+    at: integer().notNull(),
+    eventId: integer(),
+    createdAt: integer().notNull(),
+  },
+  (t) => [index("instance_events_instance").on(t.agentId, t.instanceId, t.id)],
+);
+
+export const actions = sqliteTable(
+  "actions",
+  {
+    id: integer().primaryKey({ autoIncrement: true }),
+    agentId: text().notNull(),
+    runId: integer(),
+    instanceId: text(),
+    /** start | stop | reboot | destroy | label */
+    kind: text().notNull(),
+    /** llm | rules | human */
+    decidedBy: text().notNull(),
+    idempotencyKey: text().notNull(),
+    /** pending | succeeded | failed | awaiting_approval | rejected */
+    status: text().notNull(),
+    reason: text(),
+    result: text({ mode: "json" }),
+    error: text(),
+    approvalId: integer(),
+    createdAt: integer().notNull(),
+    finishedAt: integer(),
+  },
+  (t) => [
+    uniqueIndex("actions_idempotency").on(t.agentId, t.idempotencyKey),
+    index("actions_instance").on(t.agentId, t.instanceId, t.createdAt),
+  ],
+);
+
+export const approvals = sqliteTable(
+  "approvals",
+  {
+    id: integer().primaryKey({ autoIncrement: true }),
+    agentId: text().notNull(),
+    runId: integer(),
+    kind: text().notNull(),
+    instanceId: text(),
+    reason: text().notNull(),
+    requestedBy: text().notNull(),
+    /** pending | approved | rejected */
+    status: text().notNull().default("pending"),
+    decidedAt: integer(),
+    note: text(),
+    actionId: integer(),
+    createdAt: integer().notNull(),
+  },
+  (t) => [index("approvals_status").on(t.agentId, t.status)],
+);
+
+/** The simulated fleet's own truth (the "provider side"); instances above is fleetwarden's view. */
+export const simulatorInstances = sqliteTable("simulator_instances", {
+  id: text().primaryKey(),
+  state: text().notNull(),
+  label: text(),
+  gpuName: text().notNull(),
+  gpuCount: integer().notNull(),
+  pricePerHour: real().notNull(),
+  statusMessage: text(),
+  startedAt: integer(),
+  /** Scripted failure in effect: exit | oom | stuck_loading | host_offline, or null. */
+  failure: text(),
+  destroyed: integer({ mode: "boolean" }).notNull().default(false),
+  updatedAt: integer().notNull(),
+});

@@ -1,0 +1,7 @@
+/** Every table, for drizzle's client and drizzle-kit. */
+export * from "./agents.ts";
+export * from "./pipeline.ts";
+export * from "./conversation.ts";
+export * from "./fleet.ts";
+export * from "./notifications.ts";
+export * from "./infra.ts";

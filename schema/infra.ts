@@ -1,0 +1,36 @@
+/**
+ * Host plumbing kept in the database so it survives restarts: the local scheduler's durable
+ * deliveries, QStash token ids already accepted (replay guard), and circuit breakers.
+ */
+import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+
+export const deliveries = sqliteTable(
+  "deliveries",
+  {
+    id: integer().primaryKey({ autoIncrement: true }),
+    dedupKey: text().notNull().unique(),
+    body: text({ mode: "json" }).notNull(),
+    /** pending | delivered | failed (gave up after the last retry) */
+    status: text().notNull().default("pending"),
+    dueAt: integer().notNull(),
+    attempts: integer().notNull().default(0),
+    /** Set while a handler holds it; `dueAt` is then the visibility timeout. */
+    claimedAt: integer(),
+    lastError: text(),
+    createdAt: integer().notNull(),
+    deliveredAt: integer(),
+  },
+  (t) => [index("deliveries_due").on(t.status, t.dueAt)],
+);
+
+export const acceptedSignatures = sqliteTable("accepted_signatures", {
+  jti: text().primaryKey(),
+  expiresAt: integer().notNull(),
+});
+
+export const breakers = sqliteTable("breakers", {
+  name: text().primaryKey(),
+  failures: integer().notNull().default(0),
+  openUntil: integer(),
+  updatedAt: integer().notNull(),
+});

@@ -1,0 +1,39 @@
+/**
+ * Notifications for humans (stored and listed; deduplicated by key within a window) and the
+ * outcome of each outbound channel delivery.
+ */
+import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+
+export const notifications = sqliteTable(
+  "notifications",
+  {
+    id: integer().primaryKey({ autoIncrement: true }),
+    agentId: text().notNull(),
+    runId: integer(),
+    title: text().notNull(),
+    body: text().notNull(),
+    /** info | warning | critical */
+    severity: text().notNull(),
+    dedupKey: text().notNull(),
+    /** How many repeats inside the dedup window were folded into this one. */
+    repeats: integer().notNull().default(0),
+    createdAt: integer().notNull(),
+  },
+  (t) => [index("notifications_dedup").on(t.agentId, t.dedupKey, t.createdAt)],
+);
+
+export const notificationDeliveries = sqliteTable(
+  "notification_deliveries",
+  {
+    id: integer().primaryKey({ autoIncrement: true }),
+    notificationId: integer().notNull(),
+    /** slack | discord | ntfy */
+    channel: text().notNull(),
+    /** pending | delivered | failed */
+    status: text().notNull().default("pending"),
+    attempts: integer().notNull().default(0),
+    lastError: text(),
+    deliveredAt: integer(),
+  },
+  (t) => [index("notification_deliveries_notification").on(t.notificationId)],
+);

@@ -1,0 +1,76 @@
+/**
+ * The trigger pipeline's records: the inbox (events), the agent's own wakes, and one row per run.
+ * An event or wake is consumed by setting its run id in the same batch that claims the run.
+ */
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+
+export const events = sqliteTable(
+  "events",
+  {
+    id: integer().primaryKey({ autoIncrement: true }),
+    agentId: text().notNull(),
+    /** human | manual | webhook | reconcile | heartbeat | approval */
+    source: text().notNull(),
+    /** 0 = human/manual (short debounce), 1 = state change / wake (long debounce). */
+    priority: integer().notNull(),
+    dedupKey: text().notNull(),
+    payload: text({ mode: "json" }).notNull(),
+    /** pending | consumed | dropped */
+    status: text().notNull().default("pending"),
+    dropReason: text(),
+    runId: integer(),
+    /** How many runs claimed it and then crashed or failed before one succeeded. */
+    attempts: integer().notNull().default(0),
+    createdAt: integer().notNull(),
+    consumedAt: integer(),
+  },
+  (t) => [
+    uniqueIndex("events_dedup").on(t.agentId, t.dedupKey),
+    index("events_status").on(t.agentId, t.status),
+    index("events_run").on(t.agentId, t.runId),
+  ],
+);
+
+export const wakes = sqliteTable(
+  "wakes",
+  {
+    id: integer().primaryKey({ autoIncrement: true }),
+    agentId: text().notNull(),
+    dueAt: integer().notNull(),
+    reason: text().notNull(),
+    /** pending | consumed | cancelled */
+    status: text().notNull().default("pending"),
+    createdByRun: integer(),
+    consumedByRun: integer(),
+    createdAt: integer().notNull(),
+    consumedAt: integer(),
+  },
+  (t) => [index("wakes_due").on(t.agentId, t.status, t.dueAt)],
+);
+
+export const runs = sqliteTable(
+  "runs",
+  {
+    agentId: text().notNull(),
+    runId: integer().notNull(),
+    /** running | succeeded | failed | crashed | skipped */
+    status: text().notNull(),
+    noop: integer({ mode: "boolean" }),
+    /** none (minimal step) | llm | rules */
+    decider: text(),
+    sessionEpoch: integer().notNull(),
+    promptTokens: integer().notNull().default(0),
+    completionTokens: integer().notNull().default(0),
+    contextTokens: integer().notNull().default(0),
+    /** What compaction did before each LLM call, as recorded by the agent. */
+    compaction: text({ mode: "json" }),
+    /** Events and wakes it consumed, copied at claim so the record survives re-claims. */
+    triggers: text({ mode: "json" }).notNull().default([]),
+    wakesConsumed: text({ mode: "json" }).notNull().default([]),
+    reply: text(),
+    error: text(),
+    startedAt: integer().notNull(),
+    finishedAt: integer(),
+  },
+  (t) => [primaryKey({ columns: [t.agentId, t.runId] })],
+);

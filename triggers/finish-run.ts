@@ -1,0 +1,88 @@
+/**
+ * finishRun: records the run's outcome and releases the lease in one batch, and schedules the
+ * one follow-up run if anything requested a run while this one held the lease. A run that
+ * failed hands its events and wakes back (pending) and schedules a retry. All of it happens only
+ * while the run still holds its lease: a run declared dead meanwhile changes nothing, because
+ * recovery already gave its work to another run.
+ *
+ * Runs never trigger runs: a finished run publishes a delivery only when an outside request
+ * arrived during it (the agent's `nextRunAt` is set) or when it failed and its work must retry.
+ */
+import { and, eq, sql } from "drizzle-orm";
+import type { Deps } from "../runtime/deps.ts";
+import { agents, events, runs, wakes } from "../schema/index.ts";
+import { publishRunSlot } from "./request-run.ts";
+import { isNoop, type RunOutcome } from "./run-step.ts";
+import type { Claim } from "./claim-run.ts";
+
+type Claimed = Extract<Claim, { kind: "claimed" }>;
+
+export type FinishResult = "succeeded" | "failed" | "lost";
+
+export async function finishRun(deps: Deps, claim: Claimed, result: { outcome: RunOutcome } | { error: string }): Promise<FinishResult> {
+  const { db, clock } = deps;
+  const now = clock.now();
+  const { agentId, runId, token } = claim;
+  const holdsLease = sql`exists (select 1 from ${agents} where ${agents.id} = ${agentId} and ${agents.leaseToken} = ${token})`;
+  const failed = "error" in result;
+  const retryAt = now + deps.config.debounceStateMs;
+
+  const runUpdate = failed
+    ? { status: "failed", error: result.error, finishedAt: now }
+    : {
+        status: "succeeded",
+        noop: isNoop(claim.events, result.outcome),
+        decider: result.outcome.decider,
+        reply: result.outcome.reply,
+        promptTokens: result.outcome.promptTokens,
+        completionTokens: result.outcome.completionTokens,
+        contextTokens: result.outcome.contextTokens,
+        compaction: result.outcome.compaction ?? null,
+        error: result.outcome.error ?? null,
+        finishedAt: now,
+      };
+
+  const giveBack = failed
+    ? [
+        db
+          .update(events)
+          .set({ status: "pending", runId: null, consumedAt: null, attempts: sql`${events.attempts} + 1` })
+          .where(and(eq(events.agentId, agentId), eq(events.runId, runId), eq(events.status, "consumed"), holdsLease)),
+        db
+          .update(wakes)
+          .set({ status: "pending", consumedByRun: null, consumedAt: null })
+          .where(and(eq(wakes.agentId, agentId), eq(wakes.consumedByRun, runId), eq(wakes.status, "consumed"), holdsLease)),
+      ]
+    : [];
+
+  const nextRunAt = failed
+    ? sql`min(coalesce(${agents.nextRunAt}, ${retryAt}), ${retryAt})`
+    : sql`case when ${agents.nextRunAt} is null then null else max(${agents.nextRunAt}, ${now}) end`;
+
+  const results = await db.batch([
+    db
+      .update(runs)
+      .set(runUpdate)
+      .where(and(eq(runs.agentId, agentId), eq(runs.runId, runId), eq(runs.status, "running"), holdsLease))
+      .returning({ runId: runs.runId }),
+    ...giveBack,
+    db
+      .update(agents)
+      .set({
+        leaseRunId: null,
+        leaseToken: null,
+        leaseExpiresAt: null,
+        ...(!failed && result.outcome.contextTokens > 0 ? { contextTokens: result.outcome.contextTokens } : {}),
+        runSlot: sql`case when ${nextRunAt} is null then ${agents.runSlot} else ${agents.runSlot} + 1 end`,
+        nextRunAt,
+      })
+      .where(and(eq(agents.id, agentId), eq(agents.leaseToken, token)))
+      .returning({ slot: agents.runSlot, runAt: agents.nextRunAt }),
+  ]);
+
+  const released = results[results.length - 1] as { slot: number; runAt: number | null }[];
+  if (!released[0]) return "lost";
+  const followUp = released[0];
+  if (followUp.runAt !== null) await publishRunSlot(deps, agentId, followUp.slot, followUp.runAt);
+  return failed ? "failed" : "succeeded";
+}

@@ -1,0 +1,57 @@
+/**
+ * Recovery of dead leases. A run that outlives RUN_LEASE_MS is dead: its run row becomes
+ * `crashed`, the events and wakes it had consumed go back to pending, the lease is freed and a
+ * run is requested at once so they are re-claimed. These statements run inside the claim batch
+ * (so a delivery finding a dead lease recovers and claims in one step) and in the cron tick.
+ */
+import { and, eq, lte, sql } from "drizzle-orm";
+import type { Deps } from "../runtime/deps.ts";
+import { agents, events, runs, wakes } from "../schema/index.ts";
+
+/** The dead lease's run id, when the lease has expired. */
+const deadRunId = (agentId: string, now: number) =>
+  sql`(select ${agents.leaseRunId} from ${agents} where ${agents.id} = ${agentId} and ${agents.leaseExpiresAt} <= ${now})`;
+
+/** Statements that recover a dead lease; the last returns the agent's slot when it recovered one. */
+export function recoverDeadLeaseStatements(deps: Deps, agentId: string, now: number) {
+  const { db } = deps;
+  return [
+    db
+      .update(runs)
+      .set({ status: "crashed", finishedAt: now, error: "lease expired before the run finished" })
+      .where(and(eq(runs.agentId, agentId), eq(runs.status, "running"), eq(runs.runId, deadRunId(agentId, now)))),
+    db
+      .update(events)
+      .set({ status: "pending", runId: null, consumedAt: null, attempts: sql`${events.attempts} + 1` })
+      .where(and(eq(events.agentId, agentId), eq(events.status, "consumed"), eq(events.runId, deadRunId(agentId, now)))),
+    db
+      .update(wakes)
+      .set({ status: "pending", consumedByRun: null, consumedAt: null })
+      .where(and(eq(wakes.agentId, agentId), eq(wakes.status, "consumed"), eq(wakes.consumedByRun, deadRunId(agentId, now)))),
+    db
+      .update(agents)
+      .set({
+        leaseRunId: null,
+        leaseToken: null,
+        leaseExpiresAt: null,
+        nextRunAt: sql`coalesce(${agents.nextRunAt}, ${now})`,
+      })
+      .where(and(eq(agents.id, agentId), lte(agents.leaseExpiresAt, now)))
+      .returning({ slot: agents.runSlot, runAt: agents.nextRunAt }),
+  ] as const;
+}
+
+/** Cron's recovery: frees a dead lease and publishes the run that re-claims its work. */
+export async function recoverDeadLease(deps: Deps, agentId: string): Promise<boolean> {
+  const now = deps.clock.now();
+  const results = await deps.db.batch(recoverDeadLeaseStatements(deps, agentId, now));
+  const recovered = results[3][0];
+  if (!recovered) return false;
+  await deps.scheduler.publish({
+    dedupKey: `run:${agentId}:${recovered.slot}:recovered:${now}`,
+    notBefore: recovered.runAt ?? now,
+    body: { type: "run", agentId, slot: recovered.slot },
+  });
+  deps.log.info("recovered a dead run lease", { agentId });
+  return true;
+}
