@@ -1,0 +1,76 @@
+/**
+ * Builds real dependencies for tests: a fresh in-memory libSQL database with the committed
+ * migrations applied, a fake clock, and a scheduler that records what was published so a test
+ * can deliver it when it chooses. Every test gets its own database.
+ */
+import { createClient } from "@libsql/client";
+import { openDatabase, type Db } from "../../db/client.ts";
+import { applyMigrations } from "../../db/migrate.ts";
+import { FakeClock } from "../../runtime/clock.ts";
+import { parseConfig, type Config } from "../../runtime/config.ts";
+import type { Deps } from "../../runtime/deps.ts";
+import { silentLogger } from "../../runtime/log.ts";
+import { DEFAULT_AGENT, ensureAgent } from "../../triggers/agents.ts";
+import { minimalRunStep } from "../../triggers/run-step.ts";
+import type { PublishRequest, Scheduler } from "../../triggers/scheduler.ts";
+import { SimulatorProvider } from "../../fleet/simulator.ts";
+
+export const TEST_ADMIN_TOKEN = "test-admin-token-0123456789";
+export const TEST_WEBHOOK_SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+
+/** Records publishes; dedup keys are honoured like the real schedulers do. */
+export class RecordingScheduler implements Scheduler {
+  readonly kind = "test" as const;
+  readonly published: PublishRequest[] = [];
+  private readonly seen = new Set<string>();
+  async publish(request: PublishRequest): Promise<void> {
+    if (this.seen.has(request.dedupKey)) return;
+    this.seen.add(request.dedupKey);
+    this.published.push(request);
+  }
+  /** Removes and returns every publish due at `now`. */
+  takeDue(now: number): PublishRequest[] {
+    const due = this.published.filter((p) => p.notBefore <= now);
+    for (const p of due) this.published.splice(this.published.indexOf(p), 1);
+    return due;
+  }
+}
+
+export async function createTestDb(): Promise<Db> {
+  const db = openDatabase(createClient({ url: ":memory:" }));
+  await applyMigrations(db);
+  return db;
+}
+
+export function testConfig(vars: Record<string, string> = {}): Config {
+  return parseConfig({ ADMIN_TOKEN: TEST_ADMIN_TOKEN, WEBHOOK_SECRET: TEST_WEBHOOK_SECRET, DATABASE_URL: ":memory:", ...vars }, "node");
+}
+
+export interface TestDeps extends Deps {
+  clock: FakeClock;
+}
+
+export async function createTestDeps(
+  overrides: Partial<Omit<Deps, "clock">> & { clock?: FakeClock; vars?: Record<string, string> } = {},
+): Promise<TestDeps & { scheduler: Scheduler }> {
+  const { vars, ...rest } = overrides;
+  const db = rest.db ?? (await createTestDb());
+  const clock = rest.clock ?? new FakeClock();
+  await ensureAgent(db, DEFAULT_AGENT, clock.now());
+  return {
+    db,
+    clock,
+    config: rest.config ?? testConfig(vars),
+    scheduler: rest.scheduler ?? new RecordingScheduler(),
+    provider: rest.provider ?? new SimulatorProvider(db, clock),
+    llm: rest.llm ?? null,
+    runStep: rest.runStep ?? minimalRunStep,
+    log: rest.log ?? silentLogger,
+  };
+}
+
+export const authHeaders = (extra: Record<string, string> = {}) => ({
+  Authorization: `Bearer ${TEST_ADMIN_TOKEN}`,
+  "Content-Type": "application/json",
+  ...extra,
+});
