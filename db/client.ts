@@ -4,7 +4,10 @@
  * the drizzle handle built here, created once per process or isolate, never per request.
  */
 import type { Client } from "@libsql/client";
-import { drizzle, type LibSQLDatabase } from "drizzle-orm/libsql";
+// The web driver, not drizzle-orm/libsql: the latter imports the Node client, which Workers cannot
+// bundle. Given a client instance, both only wrap it, so Node's embedded client works here too.
+import { drizzle } from "drizzle-orm/libsql/web";
+import type { LibSQLDatabase } from "drizzle-orm/libsql";
 import { sql } from "drizzle-orm";
 import * as schema from "../schema/index.ts";
 import { CASING } from "./casing.ts";
