@@ -1,0 +1,24 @@
+/**
+ * Drives the pipeline in tests: delivers whatever the RecordingScheduler holds that is due at the
+ * fake clock's time, through the same handleDelivery the real schedulers call.
+ */
+import type { Deps } from "../../runtime/deps.ts";
+import { handleDelivery } from "../../triggers/deliver.ts";
+import type { RecordingScheduler } from "./test-deps.ts";
+import type { FakeClock } from "../../runtime/clock.ts";
+
+export async function deliverDue(deps: Deps & { clock: FakeClock }, scheduler = deps.scheduler as RecordingScheduler): Promise<string[]> {
+  const results: string[] = [];
+  for (let round = 0; round < 100; round++) {
+    const due = scheduler.takeDue(deps.clock.now());
+    if (due.length === 0) return results;
+    for (const request of due) results.push(await handleDelivery(deps, request.body));
+  }
+  throw new Error("deliveries kept re-publishing themselves");
+}
+
+/** Advances the clock by `ms` and delivers what became due. */
+export async function advance(deps: Deps & { clock: FakeClock }, ms: number): Promise<string[]> {
+  deps.clock.advance(ms);
+  return deliverDue(deps);
+}

@@ -1,0 +1,80 @@
+import { describe, expect, it } from "vitest";
+import { buildApp } from "../../functions/app.ts";
+import { cancelWake, createWake, WakeLimitError } from "../../triggers/wakes.ts";
+import { listRuns } from "../../triggers/agent-state.ts";
+import { runCronTick } from "../../triggers/tick.ts";
+import { authHeaders, createTestDeps, RecordingScheduler } from "../support/test-deps.ts";
+import { advance, deliverDue } from "../support/drive.ts";
+
+describe("wakes", () => {
+  it("a wake due in 2 s is consumed by exactly one run and by none after it", async () => {
+    const deps = await createTestDeps();
+    const wake = await createWake(deps, "default", { dueAt: deps.clock.now() + 2000, reason: "check sim-1", createdByRun: null });
+    expect(await advance(deps, 1000)).toEqual([]);
+    expect(await advance(deps, 1000)).toEqual(["requested"]);
+    expect(await advance(deps, deps.config.debounceStateMs)).toEqual(["succeeded"]);
+    const runs = await listRuns(deps, "default", 10);
+    expect(runs).toHaveLength(1);
+    expect(runs[0]!.wakesConsumed).toEqual([wake.id]);
+
+    // later runs do not see it again
+    const { ingestEvent } = await import("../../triggers/ingest.ts");
+    await ingestEvent(deps, { agentId: "default", source: "manual", priority: 0, dedupKey: "t1", payload: {} });
+    await advance(deps, 2000);
+    const after = await listRuns(deps, "default", 10);
+    expect(after).toHaveLength(2);
+    expect(after[0]!.wakesConsumed).toEqual([]);
+  });
+
+  it("a due wake whose delivery went missing is requested by the cron tick", async () => {
+    const deps = await createTestDeps();
+    const scheduler = deps.scheduler as RecordingScheduler;
+    await createWake(deps, "default", { dueAt: deps.clock.now() + 5000, reason: "lost delivery", createdByRun: 3 });
+    scheduler.takeDue(Number.MAX_SAFE_INTEGER); // the delivery is lost
+    deps.clock.advance(60_000);
+    const [report] = await runCronTick(deps);
+    expect(report).toMatchObject({ requestedRun: true });
+    expect(await advance(deps, deps.config.debounceStateMs)).toEqual(["succeeded"]);
+    const [run] = await listRuns(deps, "default", 1);
+    expect(run!.wakesConsumed).toHaveLength(1);
+  });
+
+  it("at most MAX_PENDING_WAKES pending wakes, with a clear error beyond; cancelling frees a place", async () => {
+    const deps = await createTestDeps({ vars: { MAX_PENDING_WAKES: "3" } });
+    const ids = [];
+    for (let i = 0; i < 3; i++) ids.push((await createWake(deps, "default", { dueAt: deps.clock.now() + 60_000, reason: `w${i}`, createdByRun: null })).id);
+    const over = createWake(deps, "default", { dueAt: deps.clock.now() + 60_000, reason: "one too many", createdByRun: null });
+    await expect(over).rejects.toThrow(WakeLimitError);
+    await expect(over).rejects.toThrow(/at most 3 pending wakes/);
+    expect(await cancelWake(deps, "default", ids[0]!)).toBe(true);
+    expect(await cancelWake(deps, "default", ids[0]!)).toBe(false);
+    await expect(createWake(deps, "default", { dueAt: deps.clock.now() + 60_000, reason: "fits again", createdByRun: null })).resolves.toBeTruthy();
+  });
+
+  it("a cancelled wake starts no run", async () => {
+    const deps = await createTestDeps();
+    const wake = await createWake(deps, "default", { dueAt: deps.clock.now() + 1000, reason: "never mind", createdByRun: null });
+    await cancelWake(deps, "default", wake.id);
+    expect(await advance(deps, 1000)).toEqual(["gone"]);
+    expect(await advance(deps, 60_000)).toEqual([]);
+    expect(await listRuns(deps, "default", 5)).toHaveLength(0);
+  });
+
+  it("GET /wakes lists them with their status filter", async () => {
+    const deps = await createTestDeps();
+    const app = buildApp(() => deps);
+    const a = await createWake(deps, "default", { dueAt: deps.clock.now() + 1000, reason: "soon", createdByRun: 7 });
+    await createWake(deps, "default", { dueAt: deps.clock.now() + 999_000, reason: "later", createdByRun: 7 });
+    await advance(deps, 1000);
+    await advance(deps, 10_000);
+    const consumed = await (await app.request("/api/agents/default/wakes?status=consumed", { headers: authHeaders() })).json();
+    expect(consumed.wakes).toEqual([
+      { id: a.id, dueAt: new Date(a.dueAt).toISOString(), reason: "soon", status: "consumed", createdByRun: 7, consumedByRun: 1 },
+    ]);
+    const pending = await (await app.request("/api/agents/default/wakes?status=pending", { headers: authHeaders() })).json();
+    expect(pending.wakes.map((w: { reason: string }) => w.reason)).toEqual(["later"]);
+    const bad = await app.request("/api/agents/default/wakes?status=done", { headers: authHeaders() });
+    expect(bad.status).toBe(400);
+    expect(await deliverDue(deps)).toEqual([]);
+  });
+});
