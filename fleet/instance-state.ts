@@ -66,6 +66,7 @@ export async function recordInstanceState(deps: Deps, change: StateChange): Prom
         stateAt: at,
         statusMessage: change.message ?? null,
         lastSeenAt: now,
+        reportsByWebhook: change.source === "webhook",
         updatedAt: now,
         ...details,
       })
@@ -78,6 +79,7 @@ export async function recordInstanceState(deps: Deps, change: StateChange): Prom
           // Only the instance's own reports (webhooks) prove it is alive.
           lastSeenAt: change.source === "webhook" ? sql`max(excluded.last_seen_at, ${instances.lastSeenAt})` : sql`${instances.lastSeenAt}`,
           heartbeatFlaggedAt: change.source === "webhook" ? null : sql`${instances.heartbeatFlaggedAt}`,
+          reportsByWebhook: change.source === "webhook" ? true : sql`${instances.reportsByWebhook}`,
           goneAt: null,
           updatedAt: now,
           ...details,

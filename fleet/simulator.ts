@@ -1,9 +1,11 @@
 /**
  * The simulated fleet (provider `simulator`): instances kept in the database so they survive a
  * restart, answering actions like a real provider would. `npm start` uses it when no
- * VAST_API_KEY is set, and healthz, the API and the dashboard say so.
+ * VAST_API_KEY is set, and healthz, the API and the dashboard say so. Scripted failures (exit,
+ * out-of-memory, stuck loading, host offline) are injected on demand or rolled at random; how
+ * the simulated instances then report to fleetwarden lives in simulator-reports.ts.
  */
-import { eq } from "drizzle-orm";
+import { and, eq, isNull } from "drizzle-orm";
 import type { Db } from "../db/client.ts";
 import type { Clock } from "../runtime/clock.ts";
 import { simulatorInstances } from "../schema/index.ts";
@@ -15,6 +17,25 @@ const GPUS = [
   { gpuName: "H100 SXM", gpuCount: 8, pricePerHour: 19.6 },
   { gpuName: "RTX 3090", gpuCount: 4, pricePerHour: 0.88 },
 ];
+
+export const FAILURE_KINDS = ["exit", "oom", "stuck_loading", "host_offline"] as const;
+export type FailureKind = (typeof FAILURE_KINDS)[number];
+
+/** What each scripted failure does to the instance, as a real one would show it. */
+export const FAILURES: Record<FailureKind, { state: InstanceState; message: string }> = {
+  exit: { state: "exited", message: "container exited with code 1" },
+  oom: { state: "exited", message: "CUDA out of memory: tried to allocate 2.50 GiB" },
+  stuck_loading: { state: "loading", message: "loading: pulling image (no progress)" },
+  host_offline: { state: "offline", message: "host offline: machine disconnected" },
+};
+
+/** Gaps longer than this (a host that was down) are rolled as if only this long had passed. */
+const MAX_ROLL_WINDOW_MS = 3_600_000;
+
+export interface SimulatedFailure {
+  kind: FailureKind;
+  instance: FleetInstance;
+}
 
 type SimRow = typeof simulatorInstances.$inferSelect;
 
@@ -37,6 +58,8 @@ export class SimulatorProvider implements FleetProvider {
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
+    /** Uniform in [0, 1); tests pass a seeded one so random failures are deterministic. */
+    private readonly random: () => number = Math.random,
   ) {}
 
   /** Creates `count` running instances (sim-1 … sim-N) if the simulated fleet is empty. */
@@ -87,6 +110,63 @@ export class SimulatorProvider implements FleetProvider {
   async setLabel(id: string, label: string): Promise<void> {
     await this.require(id);
     await this.db.update(simulatorInstances).set({ label, updatedAt: this.clock.now() }).where(eq(simulatorInstances.id, id));
+  }
+
+  /** Puts the instance into the failure's state now; null when there is no such instance. */
+  async injectFailure(id: string, kind: FailureKind): Promise<FleetInstance | null> {
+    const failure = FAILURES[kind];
+    const [row] = await this.db
+      .update(simulatorInstances)
+      .set({ state: failure.state, statusMessage: failure.message, failure: kind, updatedAt: this.clock.now() })
+      .where(and(eq(simulatorInstances.id, id), eq(simulatorInstances.destroyed, false)))
+      .returning();
+    return row ? toInstance(row) : null;
+  }
+
+  /**
+   * Rolls random failures for the time since the last roll: a healthy running instance fails
+   * with probability 1 - e^(-rate * hours), so the rate holds however often this is called.
+   * Each instance's roll window is claimed with a conditional update, so concurrent callers
+   * (one per agent, or overlapping ticks) never roll the same time twice.
+   */
+  async rollFailures(ratePerHour: number): Promise<SimulatedFailure[]> {
+    const now = this.clock.now();
+    const healthy = await this.db
+      .select()
+      .from(simulatorInstances)
+      .where(and(eq(simulatorInstances.destroyed, false), eq(simulatorInstances.state, "running"), isNull(simulatorInstances.failure)));
+    const failed: SimulatedFailure[] = [];
+    for (const row of healthy) {
+      const since = row.failuresRolledAt;
+      if (since !== null && since >= now) continue;
+      const claimed = await this.db
+        .update(simulatorInstances)
+        .set({ failuresRolledAt: now })
+        .where(
+          and(
+            eq(simulatorInstances.id, row.id),
+            since === null ? isNull(simulatorInstances.failuresRolledAt) : eq(simulatorInstances.failuresRolledAt, since),
+          ),
+        )
+        .returning({ id: simulatorInstances.id });
+      // The first sighting only starts the window: an instance has not been at risk before it.
+      if (!claimed.length || since === null || ratePerHour <= 0) continue;
+      const hours = Math.min(now - since, MAX_ROLL_WINDOW_MS) / 3_600_000;
+      if (this.random() >= 1 - Math.exp(-ratePerHour * hours)) continue;
+      const kind = FAILURE_KINDS[Math.min(Math.floor(this.random() * FAILURE_KINDS.length), FAILURE_KINDS.length - 1)]!;
+      const instance = await this.injectFailure(row.id, kind);
+      if (instance) failed.push({ kind, instance });
+    }
+    return failed;
+  }
+
+  /** Instances whose container is up and whose host is reachable: they send heartbeats. */
+  async listHeartbeating(): Promise<FleetInstance[]> {
+    const rows = await this.db
+      .select()
+      .from(simulatorInstances)
+      .where(and(eq(simulatorInstances.destroyed, false), eq(simulatorInstances.state, "running"), isNull(simulatorInstances.failure)));
+    return rows.map(toInstance);
   }
 
   private async find(id: string): Promise<SimRow | null> {

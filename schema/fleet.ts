@@ -21,6 +21,8 @@ export const instances = sqliteTable(
     lastSeenAt: integer().notNull(),
     /** Expected heartbeat interval; overdue instances become events. */
     heartbeatS: integer(),
+    /** Set once the instance has reported by webhook: only such instances are expected to heartbeat. */
+    reportsByWebhook: integer({ mode: "boolean" }).notNull().default(false),
     heartbeatFlaggedAt: integer(),
     goneAt: integer(),
     updatedAt: integer().notNull(),
@@ -105,6 +107,8 @@ export const simulatorInstances = sqliteTable("simulator_instances", {
   startedAt: integer(),
   /** Scripted failure in effect: exit | oom | stuck_loading | host_offline, or null. */
   failure: text(),
+  /** Up to when random failures have been rolled, so every tick rolls only for time not yet rolled. */
+  failuresRolledAt: integer(),
   destroyed: integer({ mode: "boolean" }).notNull().default(false),
   updatedAt: integer().notNull(),
 });

@@ -4,9 +4,14 @@
  */
 import type { Deps } from "../runtime/deps.ts";
 import { cronTick, type TickCheck } from "./cron-tick.ts";
+import { simulateFleet } from "../fleet/simulator-reports.ts";
+import { reconcileInstances } from "../fleet/reconcile.ts";
+import { checkHeartbeats } from "../fleet/heartbeat.ts";
 
 /** Fleet checks run by every tick, after the pipeline's own repairs. */
-export const FLEET_CHECKS: readonly TickCheck[] = [];
+// Order matters: simulated failures report first (as webhooks), reconciliation then records only
+// what no report told, and the heartbeat check sees the freshest last-seen times.
+export const FLEET_CHECKS: readonly TickCheck[] = [simulateFleet, reconcileInstances, checkHeartbeats];
 
 export function runCronTick(deps: Deps) {
   return cronTick(deps, FLEET_CHECKS);

@@ -159,6 +159,7 @@ CREATE TABLE `instances` (
 	`started_at` integer,
 	`last_seen_at` integer NOT NULL,
 	`heartbeat_s` integer,
+	`reports_by_webhook` integer DEFAULT false NOT NULL,
 	`heartbeat_flagged_at` integer,
 	`gone_at` integer,
 	`updated_at` integer NOT NULL,
@@ -175,6 +176,7 @@ CREATE TABLE `simulator_instances` (
 	`status_message` text,
 	`started_at` integer,
 	`failure` text,
+	`failures_rolled_at` integer,
 	`destroyed` integer DEFAULT false NOT NULL,
 	`updated_at` integer NOT NULL
 );

@@ -1,0 +1,87 @@
+/**
+ * Read models of the fleet as fleetwarden sees it (the database, not a live provider call), for
+ * the API and the dashboard: each instance with its latest state and its few most recent state
+ * events, and one instance's history. Gone instances are kept and listed last, marked `gone`.
+ */
+import { and, asc, desc, eq, sql } from "drizzle-orm";
+import type { Deps } from "../runtime/deps.ts";
+import { instanceEvents, instances } from "../schema/index.ts";
+import { iso } from "../triggers/agent-state.ts";
+
+export const RECENT_EVENTS_PER_INSTANCE = 5;
+
+type InstanceEventRow = typeof instanceEvents.$inferSelect;
+
+export function presentInstanceEvent(row: InstanceEventRow) {
+  return {
+    id: row.id,
+    instanceId: row.instanceId,
+    fromState: row.fromState,
+    /** An instance state, or "gone" when the provider stopped listing the instance. */
+    toState: row.toState,
+    source: row.source,
+    message: row.message,
+    at: iso(row.at),
+    eventId: row.eventId,
+  };
+}
+export type InstanceEventView = ReturnType<typeof presentInstanceEvent>;
+
+export async function listInstanceEvents(deps: Deps, agentId: string, instanceId: string | undefined, limit: number): Promise<InstanceEventView[]> {
+  const rows = await deps.db
+    .select()
+    .from(instanceEvents)
+    .where(and(eq(instanceEvents.agentId, agentId), instanceId === undefined ? undefined : eq(instanceEvents.instanceId, instanceId)))
+    .orderBy(desc(instanceEvents.id))
+    .limit(limit);
+  return rows.map(presentInstanceEvent);
+}
+
+export async function listInstances(deps: Deps, agentId: string) {
+  const { db } = deps;
+  const ranked = db
+    .select({
+      id: instanceEvents.id,
+      rank: sql<number>`row_number() over (partition by ${instanceEvents.instanceId} order by ${instanceEvents.id} desc)`.as("rank"),
+    })
+    .from(instanceEvents)
+    .where(eq(instanceEvents.agentId, agentId))
+    .as("ranked");
+  const [rows, recent] = await db.batch([
+    db
+      .select()
+      .from(instances)
+      .where(eq(instances.agentId, agentId))
+      .orderBy(sql`${instances.goneAt} is not null`, asc(instances.id)),
+    db
+      .select({ event: instanceEvents })
+      .from(instanceEvents)
+      .innerJoin(ranked, eq(ranked.id, instanceEvents.id))
+      .where(sql`${ranked.rank} <= ${RECENT_EVENTS_PER_INSTANCE}`)
+      .orderBy(desc(instanceEvents.id)),
+  ]);
+  const byInstance = new Map<string, InstanceEventView[]>();
+  for (const { event } of recent) {
+    const list = byInstance.get(event.instanceId) ?? [];
+    list.push(presentInstanceEvent(event));
+    byInstance.set(event.instanceId, list);
+  }
+  return rows.map((row) => ({
+    id: row.id,
+    state: row.state,
+    gpuName: row.gpuName,
+    gpuCount: row.gpuCount,
+    pricePerHour: row.pricePerHour,
+    label: row.label,
+    statusMessage: row.statusMessage,
+    startedAt: iso(row.startedAt),
+    lastSeenAt: iso(row.lastSeenAt),
+    stateAt: iso(row.stateAt),
+    reportsByWebhook: row.reportsByWebhook,
+    heartbeatMissedAt: iso(row.heartbeatFlaggedAt),
+    gone: row.goneAt !== null,
+    goneAt: iso(row.goneAt),
+    recentEvents: byInstance.get(row.id) ?? [],
+  }));
+}
+export type InstanceView = Awaited<ReturnType<typeof listInstances>>[number];

@@ -1,0 +1,68 @@
+/**
+ * What Vast.ai answers about instances, validated with zod and mapped onto the one FleetInstance
+ * model. Vast describes a state with three fields (actual_status: the container; intended_status:
+ * what the user asked for; cur_state: the machine contract); the mapping keeps the container's
+ * truth and falls back to the others only while the container has no status yet. A malformed
+ * answer fails the parse: it is an error, never an empty or partial fleet.
+ */
+import { z } from "zod";
+import { INSTANCE_STATES, type FleetInstance, type InstanceState } from "./provider.ts";
+
+const text = z.string().nullish();
+const number = z.number().nullish();
+
+export const vastInstance = z.object({
+  id: z.union([z.number().int().nonnegative(), z.string().regex(/^\d+$/)]),
+  actual_status: text,
+  intended_status: text,
+  cur_state: text,
+  status_msg: text,
+  gpu_name: text,
+  num_gpus: number,
+  dph_total: number,
+  label: text,
+  /** Seconds since the epoch (fractional). */
+  start_date: number,
+});
+export type VastInstance = z.infer<typeof vastInstance>;
+
+/** `GET /api/v1/instances/`: one page and the token of the next (absent or null on the last page). */
+export const vastInstancePage = z.object({
+  instances: z.array(vastInstance),
+  next_token: z.string().nullish(),
+});
+
+/** `GET /api/v0/instances/{id}/`: the instance under `instances` (an object, not an array). */
+export const vastInstanceShow = z.object({ instances: vastInstance.nullable() });
+
+/** Answer of the mutating calls: `{success, msg?}` or `{success:false, error, msg}`. */
+export const vastActionAnswer = z.object({
+  success: z.boolean().optional(),
+  error: z.string().nullish(),
+  msg: z.string().nullish(),
+});
+
+const KNOWN = new Set<string>(INSTANCE_STATES);
+const MAX_MESSAGE = 1000;
+
+export function vastState(actual: string | null | undefined, intended: string | null | undefined, cur: string | null | undefined): InstanceState {
+  if (actual) return KNOWN.has(actual) ? (actual as InstanceState) : "unknown";
+  // No container status yet: being provisioned, unless it was stopped or its machine released.
+  if (cur === "unloaded") return "offline";
+  if (intended === "stopped" || cur === "stopped") return "stopped";
+  return "created";
+}
+
+export function toFleetInstance(raw: VastInstance): FleetInstance {
+  const message = raw.status_msg?.trim();
+  return {
+    id: String(raw.id),
+    state: vastState(raw.actual_status, raw.intended_status, raw.cur_state),
+    label: raw.label ?? null,
+    gpuName: raw.gpu_name ?? null,
+    gpuCount: raw.num_gpus ?? null,
+    pricePerHour: raw.dph_total ?? null,
+    statusMessage: message ? message.slice(0, MAX_MESSAGE) : null,
+    startedAt: raw.start_date ? Math.round(raw.start_date * 1000) : null,
+  };
+}

@@ -1,0 +1,183 @@
+/**
+ * The Vast.ai provider: the REST API over fetch (Web APIs only, so it runs in Workers too).
+ * Listing uses the paginated v1 endpoint (the v0 list answers 410 Gone); show, start/stop, label,
+ * reboot and destroy use v0. 429 and 5xx answers and network failures are retried with backoff
+ * (honouring Retry-After); every other failure, and any answer that does not parse, is a
+ * ProviderError: the list is all pages or an error, never "the fleet is empty".
+ */
+import type { z } from "zod";
+import { ProviderError, type FleetInstance, type FleetProvider } from "./provider.ts";
+import { toFleetInstance, vastActionAnswer, vastInstancePage, vastInstanceShow } from "./vast-instance.ts";
+
+export interface VastOptions {
+  apiKey: string;
+  /** https://console.vast.ai unless VAST_URL says otherwise. */
+  baseUrl: string;
+  fetch?: typeof fetch;
+  /** How backoff waits; tests pass one that does not. */
+  sleep?: (ms: number) => Promise<void>;
+  /** Attempts per call, counting the first (default 4). */
+  maxAttempts?: number;
+  /** First backoff delay, doubled on each retry (default 500 ms). */
+  backoffMs?: number;
+  timeoutMs?: number;
+  /** Instances per list page (Vast allows 1-25). */
+  pageSize?: number;
+}
+
+const MAX_PAGES = 400;
+const MAX_RETRY_AFTER_MS = 30_000;
+
+const wait = (ms: number) => new Promise<void>((done) => setTimeout(done, ms));
+
+export class VastProvider implements FleetProvider {
+  readonly kind = "vast" as const;
+  private readonly base: string;
+
+  constructor(private readonly options: VastOptions) {
+    this.base = options.baseUrl.replace(/\/+$/, "");
+  }
+
+  async list(): Promise<FleetInstance[]> {
+    const found: FleetInstance[] = [];
+    const seenTokens = new Set<string>();
+    let token: string | null = null;
+    for (let page = 0; page < MAX_PAGES; page++) {
+      const query = new URLSearchParams({ limit: String(this.options.pageSize ?? 25) });
+      if (token) query.set("next_token", token);
+      const body = await this.call("GET", `/api/v1/instances/?${query}`);
+      const parsed = parse(vastInstancePage, body, "instance list");
+      found.push(...parsed.instances.map(toFleetInstance));
+      token = parsed.next_token || null;
+      if (!token) return found;
+      if (seenTokens.has(token)) throw new ProviderError("Vast.ai instance list repeated a page token", null, true);
+      seenTokens.add(token);
+    }
+    throw new ProviderError(`Vast.ai instance list did not end after ${MAX_PAGES} pages`, null, true);
+  }
+
+  async get(id: string): Promise<FleetInstance | null> {
+    if (!isVastId(id)) return null;
+    try {
+      const body = await this.call("GET", `/api/v0/instances/${id}/`);
+      const shown = parse(vastInstanceShow, body, `instance ${id}`).instances;
+      return shown ? toFleetInstance(shown) : null;
+    } catch (err) {
+      if (err instanceof ProviderError && err.status === 404) return null;
+      throw err;
+    }
+  }
+
+  async start(id: string): Promise<void> {
+    return this.act("PUT", `/api/v0/instances/${requireId(id)}/`, { state: "running" });
+  }
+
+  async stop(id: string): Promise<void> {
+    return this.act("PUT", `/api/v0/instances/${requireId(id)}/`, { state: "stopped" });
+  }
+
+  async reboot(id: string): Promise<void> {
+    return this.act("PUT", `/api/v0/instances/reboot/${requireId(id)}/`, {});
+  }
+
+  async destroy(id: string): Promise<void> {
+    return this.act("DELETE", `/api/v0/instances/${requireId(id)}/`);
+  }
+
+  async setLabel(id: string, label: string): Promise<void> {
+    return this.act("PUT", `/api/v0/instances/${requireId(id)}/`, { label });
+  }
+
+  private async act(method: string, path: string, body?: unknown): Promise<void> {
+    const answer = parse(vastActionAnswer, await this.call(method, path, body), `${method} ${path}`);
+    if (answer.success === false) {
+      throw new ProviderError(`Vast.ai refused ${method} ${path}: ${answer.msg ?? answer.error ?? "no reason given"}`, 400);
+    }
+  }
+
+  /** One API call with retries; returns the parsed JSON body of a 2xx answer. */
+  private async call(method: string, path: string, body?: unknown): Promise<unknown> {
+    const attempts = Math.max(1, this.options.maxAttempts ?? 4);
+    let last: ProviderError | null = null;
+    for (let attempt = 1; attempt <= attempts; attempt++) {
+      let response: Response;
+      try {
+        response = await (this.options.fetch ?? fetch)(`${this.base}${path}`, {
+          method,
+          headers: {
+            Authorization: `Bearer ${this.options.apiKey}`,
+            Accept: "application/json",
+            ...(body === undefined ? {} : { "Content-Type": "application/json" }),
+          },
+          body: body === undefined ? undefined : JSON.stringify(body),
+          signal: AbortSignal.timeout(this.options.timeoutMs ?? 30_000),
+        });
+      } catch (err) {
+        last = new ProviderError(`Vast.ai unreachable (${method} ${path}): ${String(err)}`, null, true);
+        await this.backoff(attempt, attempts, null);
+        continue;
+      }
+      const raw = await response.text();
+      if (response.ok) return parseJson(raw, `${method} ${path}`);
+      last = failure(response.status, method, path, raw);
+      if (!last.retryable) throw last;
+      await this.backoff(attempt, attempts, response.headers.get("retry-after"));
+    }
+    throw last!;
+  }
+
+  private async backoff(attempt: number, attempts: number, retryAfter: string | null): Promise<void> {
+    if (attempt >= attempts) return;
+    const base = (this.options.backoffMs ?? 500) * 2 ** (attempt - 1);
+    const told = retryAfter !== null && /^\d+$/.test(retryAfter.trim()) ? Number(retryAfter) * 1000 : 0;
+    await (this.options.sleep ?? wait)(Math.min(Math.max(base, told), MAX_RETRY_AFTER_MS));
+  }
+}
+
+function isVastId(id: string): boolean {
+  return /^\d{1,18}$/.test(id);
+}
+
+function requireId(id: string): string {
+  if (!isVastId(id)) throw new ProviderError(`no such Vast.ai instance: ${id} (ids are numeric)`, 404);
+  return id;
+}
+
+function failure(status: number, method: string, path: string, raw: string): ProviderError {
+  const detail = describeBody(raw);
+  const what = `${method} ${path}`;
+  if (status === 401 || status === 403) return new ProviderError(`Vast.ai rejected the API key (${status}) on ${what}: ${detail}`, status);
+  if (status === 404) return new ProviderError(`Vast.ai has no such resource (404) on ${what}: ${detail}`, 404);
+  if (status === 410) return new ProviderError(`Vast.ai endpoint is gone (410) on ${what}: ${detail}`, 410);
+  if (status === 429) return new ProviderError(`Vast.ai rate limit (429) on ${what}: ${detail}`, 429, true);
+  if (status >= 500) return new ProviderError(`Vast.ai failed (${status}) on ${what}: ${detail}`, status, true);
+  return new ProviderError(`Vast.ai answered ${status} on ${what}: ${detail}`, status);
+}
+
+function describeBody(raw: string): string {
+  try {
+    const json = JSON.parse(raw) as Record<string, unknown>;
+    const said = json.msg ?? json.error ?? json.detail;
+    if (typeof said === "string" && said) return said.slice(0, 300);
+  } catch {
+    // not JSON: fall through to the text itself
+  }
+  return raw.trim().slice(0, 300) || "(empty body)";
+}
+
+function parseJson(raw: string, what: string): unknown {
+  try {
+    return JSON.parse(raw);
+  } catch {
+    throw new ProviderError(`Vast.ai answered ${what} with something that is not JSON`, 502, true);
+  }
+}
+
+function parse<T extends z.ZodType>(schema: T, body: unknown, what: string): z.infer<T> {
+  const parsed = schema.safeParse(body);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new ProviderError(`Vast.ai sent a malformed ${what}: ${issue.path.join(".") || "body"}: ${issue.message}`, 502, true);
+  }
+  return parsed.data;
+}

@@ -1,0 +1,147 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { and, eq } from "drizzle-orm";
+import { reconcileFleet } from "../../fleet/reconcile.ts";
+import { recordInstanceState } from "../../fleet/instance-state.ts";
+import { SimulatorProvider } from "../../fleet/simulator.ts";
+import { VastProvider } from "../../fleet/vast.ts";
+import { agents, events, instanceEvents, instances } from "../../schema/index.ts";
+import { runCronTick } from "../../triggers/tick.ts";
+import { createTestDeps, RecordingScheduler } from "../support/test-deps.ts";
+import { startVastServer, vastInstance, type Answer, type VastServer } from "./vast-server.ts";
+
+let server: VastServer | null = null;
+afterEach(async () => {
+  await server?.close();
+  server = null;
+});
+
+async function simulatedDeps(count: number) {
+  const base = await createTestDeps({ vars: { SIMULATOR_FAILURE_RATE: "0", RECONCILE_INTERVAL_S: "60" } });
+  const provider = new SimulatorProvider(base.db, base.clock);
+  await provider.seed(count);
+  return { deps: { ...base, provider }, provider };
+}
+
+async function vastDeps(answer: () => Answer) {
+  server = await startVastServer(answer);
+  const base = await createTestDeps({ vars: { RECONCILE_INTERVAL_S: "60" } });
+  const provider = new VastProvider({ apiKey: "k", baseUrl: server.url, sleep: async () => {}, maxAttempts: 1 });
+  return { deps: { ...base, provider }, requests: server.requests };
+}
+
+const eventRows = (deps: { db: Awaited<ReturnType<typeof createTestDeps>>["db"] }) => deps.db.select().from(events).orderBy(events.id);
+const stored = (deps: { db: Awaited<ReturnType<typeof createTestDeps>>["db"] }) => deps.db.select().from(instances).orderBy(instances.id);
+
+describe("reconciliation", () => {
+  it("records every instance it has not seen as a priority-1 reconcile event, with provider details", async () => {
+    const { deps } = await simulatedDeps(2);
+    const report = await reconcileFleet(deps, "default");
+    expect(report).toMatchObject({ ran: true, changed: ["sim-1", "sim-2"], gone: [] });
+    const rows = await eventRows(deps);
+    expect(rows.map((e) => [e.source, e.priority, e.status])).toEqual([
+      ["reconcile", 1, "pending"],
+      ["reconcile", 1, "pending"],
+    ]);
+    expect(await stored(deps)).toEqual([
+      expect.objectContaining({ id: "sim-1", state: "running", gpuName: "RTX 4090", gpuCount: 1, pricePerHour: 0.42, label: "trainer-1", reportsByWebhook: false }),
+      expect.objectContaining({ id: "sim-2", state: "running", gpuName: "A100 SXM4", gpuCount: 2 }),
+    ]);
+    expect((deps.scheduler as RecordingScheduler).published).toHaveLength(1);
+  });
+
+  it("a state that changed without a webhook becomes one event; unchanged instances only get fresher details", async () => {
+    const { deps, provider } = await simulatedDeps(2);
+    await reconcileFleet(deps, "default");
+    deps.clock.advance(61_000);
+    await provider.injectFailure("sim-1", "oom"); // no report sent: only reconciliation can notice
+    await provider.setLabel("sim-2", "renamed");
+    const report = await reconcileFleet(deps, "default");
+    expect(report).toMatchObject({ changed: ["sim-1"], refreshed: ["sim-2"], gone: [] });
+    const rows = await eventRows(deps);
+    expect(rows).toHaveLength(3);
+    expect(rows[2]!.payload).toMatchObject({ instanceId: "sim-1", state: "exited", message: expect.stringMatching(/CUDA out of memory/) });
+    const history = await deps.db.select().from(instanceEvents).where(eq(instanceEvents.instanceId, "sim-1"));
+    expect(history.map((h) => [h.fromState, h.toState, h.source])).toEqual([
+      [null, "running", "reconcile"],
+      ["running", "exited", "reconcile"],
+    ]);
+    const [, sim2] = await stored(deps);
+    expect(sim2).toMatchObject({ label: "renamed", state: "running" });
+
+    deps.clock.advance(61_000);
+    expect(await reconcileFleet(deps, "default")).toMatchObject({ ran: true, changed: [], refreshed: [], gone: [] });
+    expect(await eventRows(deps)).toHaveLength(3);
+  });
+
+  it("asks the provider at most once per RECONCILE_INTERVAL_S", async () => {
+    const { deps, requests } = await vastDeps(() => ({ body: { instances: [vastInstance(1)] } }));
+    expect((await reconcileFleet(deps, "default")).ran).toBe(true);
+    deps.clock.advance(59_000);
+    expect((await reconcileFleet(deps, "default")).ran).toBe(false);
+    expect(requests).toHaveLength(1);
+    deps.clock.advance(1_000);
+    expect((await reconcileFleet(deps, "default")).ran).toBe(true);
+    expect(requests).toHaveLength(2);
+  });
+
+  it("an instance the provider no longer lists is marked gone, kept, and announced once", async () => {
+    const { deps, provider } = await simulatedDeps(2);
+    await reconcileFleet(deps, "default");
+    await provider.destroy("sim-2");
+    deps.clock.advance(61_000);
+    expect((await reconcileFleet(deps, "default")).gone).toEqual(["sim-2"]);
+    deps.clock.advance(61_000);
+    expect((await reconcileFleet(deps, "default")).gone).toEqual([]);
+    const [, sim2] = await stored(deps);
+    expect(sim2).toMatchObject({ id: "sim-2", goneAt: deps.clock.now() - 61_000, state: "running" });
+    const gone = (await eventRows(deps)).filter((e) => (e.payload as { gone?: boolean }).gone);
+    expect(gone).toEqual([expect.objectContaining({ source: "reconcile", priority: 1, status: "pending" })]);
+    const history = await deps.db.select().from(instanceEvents).where(and(eq(instanceEvents.instanceId, "sim-2"), eq(instanceEvents.toState, "gone")));
+    expect(history).toHaveLength(1);
+  });
+
+  it("a failed or malformed list records nothing, gives the turn back and reports the error", async () => {
+    for (const answer of [{ status: 500, body: { error: "boom" } }, { status: 410, body: {} }, { body: { instances: null } }] as Answer[]) {
+      const { deps } = await vastDeps(() => ({ body: { instances: [vastInstance(1), vastInstance(2)] } }));
+      await reconcileFleet(deps, "default");
+      await server!.close();
+      server = await startVastServer(() => answer);
+      const failing = { ...deps, provider: new VastProvider({ apiKey: "k", baseUrl: server.url, sleep: async () => {}, maxAttempts: 1 }) };
+      failing.clock.advance(61_000);
+      const before = await eventRows(deps);
+      await expect(reconcileFleet(failing, "default")).rejects.toThrow(/Vast.ai/);
+      expect(await eventRows(deps)).toEqual(before);
+      expect((await stored(deps)).every((row) => row.goneAt === null)).toBe(true);
+      const [agent] = await deps.db.select().from(agents).where(eq(agents.id, "default"));
+      expect(agent!.lastReconciledAt).toBe(deps.clock.now() - 61_000);
+      await server.close();
+      server = null;
+    }
+  });
+
+  it("an instance that reappears is no longer gone and its return is an event", async () => {
+    const { deps } = await simulatedDeps(0);
+    await recordInstanceState(deps, { agentId: "default", instanceId: "sim-1", state: "running", source: "webhook", dedupKey: "w1" });
+    await reconcileFleet(deps, "default");
+    expect((await stored(deps))[0]!.goneAt).not.toBeNull();
+    await deps.provider.seed(1);
+    deps.clock.advance(61_000);
+    expect((await reconcileFleet(deps, "default")).changed).toEqual(["sim-1"]);
+    expect((await stored(deps))[0]!.goneAt).toBeNull();
+  });
+
+  it("runs from the cron tick; a provider failure is logged against the check and the tick goes on", async () => {
+    let failing = false;
+    const { deps } = await vastDeps(() => (failing ? { status: 401, body: { error: "auth_error" } } : { body: { instances: [vastInstance(77)] } }));
+    const errors: Record<string, unknown>[] = [];
+    const logged = { ...deps, log: { info: () => {}, error: (_m: string, fields?: Record<string, unknown>) => void errors.push(fields ?? {}) } };
+    await runCronTick(logged);
+    expect((await stored(deps)).map((r) => r.id)).toEqual(["77"]);
+    failing = true;
+    deps.clock.advance(61_000);
+    const report = await runCronTick(logged);
+    expect(report.map((r) => r.agentId)).toEqual(["default"]);
+    expect(errors.some((f) => f.check === "reconcileInstances" && String(f.error).includes("401"))).toBe(true);
+    expect((await stored(deps))[0]!.goneAt).toBeNull();
+  });
+});
