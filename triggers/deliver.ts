@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import type { Deps } from "../runtime/deps.ts";
+import { deliverNotification } from "../notify/deliver-notification.ts";
 import { performRun } from "./perform-run.ts";
 import type { DeliveryBody } from "./scheduler.ts";
 import { handleWakeDelivery } from "./wakes.ts";
@@ -15,18 +16,14 @@ export const deliveryBodySchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("notify"), deliveryId: z.number().int().positive() }),
 ]);
 
-/** Handlers for delivery kinds owned outside the pipeline (notifications), set by the wiring. */
-export type NotifyHandler = (deps: Deps, deliveryId: number) => Promise<unknown>;
-
-export async function handleDelivery(deps: Deps, body: DeliveryBody, notify?: NotifyHandler): Promise<string> {
+export async function handleDelivery(deps: Deps, body: DeliveryBody): Promise<string> {
   switch (body.type) {
     case "run":
       return performRun(deps, body.agentId, body.slot);
     case "wake":
       return handleWakeDelivery(deps, body.agentId, body.wakeId);
     case "notify":
-      if (!notify) throw new Error("no notification handler is wired");
-      await notify(deps, body.deliveryId);
+      await deliverNotification(deps, body.deliveryId);
       return "notified";
   }
 }

@@ -1,0 +1,126 @@
+/**
+ * The actions table as the audit of every provider action: the atomic claim of an idempotency
+ * key (with the per-instance rate limit decided in the same statement), the answer a repeated
+ * key gets, and how a successful action updates fleetwarden's view of the instance.
+ */
+import { and, eq, sql } from "drizzle-orm";
+import type { Deps } from "../runtime/deps.ts";
+import { actions, instanceEvents, instances } from "../schema/index.ts";
+import type { ActionKind, ActionRequest, ActionResult } from "./actions.ts";
+import type { InstanceState } from "./provider.ts";
+
+export type ActionRow = typeof actions.$inferSelect;
+
+const HOUR_MS = 3_600_000;
+
+/** What a successful action implies about the instance until the provider next reports. */
+export const IMPLIED_STATE: Record<ActionKind, InstanceState | null> = {
+  start: "running",
+  stop: "stopped",
+  reboot: "rebooting",
+  destroy: "offline",
+  label: null,
+};
+
+/**
+ * Inserts the action for a new idempotency key as `pending`, or as `rate_limited` when the
+ * instance already had its quota of provider calls in the last hour (human approvals are exempt:
+ * a person decided). Returns nothing when the key was already used. One statement, so two
+ * concurrent callers cannot both slip under the limit or both claim the key.
+ */
+export async function claimAction(deps: Deps, request: ActionRequest): Promise<{ id: number; status: string } | undefined> {
+  const now = deps.clock.now();
+  const exempt = request.decidedBy === "human" ? 1 : 0;
+  const calls = sql`(select count(*) from ${actions}
+    where agent_id = ${request.agentId} and instance_id = ${request.instanceId} and created_at > ${now - HOUR_MS}
+      and (status = 'pending' or json_extract(result, '$.providerCalled') = 1))`;
+  const [row] = await deps.db.all<{ id: number; status: string }>(sql`insert into ${actions}
+      (agent_id, run_id, instance_id, kind, decided_by, idempotency_key, status, reason, approval_id, created_at)
+    select ${request.agentId}, ${request.runId}, ${request.instanceId}, ${request.kind}, ${request.decidedBy},
+      ${request.idempotencyKey},
+      case when ${exempt} = 0 and ${calls} >= ${deps.config.actionRateLimitPerHour} then 'rate_limited' else 'pending' end,
+      ${request.reason ?? null}, ${request.approvalId ?? null}, ${now}
+    where true
+    on conflict do nothing
+    returning id, status`);
+  return row;
+}
+
+export async function findAction(deps: Deps, agentId: string, idempotencyKey: string): Promise<ActionRow | undefined> {
+  const [row] = await deps.db
+    .select()
+    .from(actions)
+    .where(and(eq(actions.agentId, agentId), eq(actions.idempotencyKey, idempotencyKey)));
+  return row;
+}
+
+/** The answer for a key already used: what was recorded, without acting again. */
+export async function recordedResult(deps: Deps, row: ActionRow): Promise<ActionResult> {
+  const base = { actionId: row.id, repeated: true, ...(row.approvalId !== null ? { approvalId: row.approvalId } : {}) };
+  switch (row.status) {
+    case "succeeded":
+      return { ...base, status: "succeeded" };
+    case "awaiting_approval":
+      return { ...base, status: "awaiting_approval" };
+    case "rate_limited":
+      return { ...base, status: "rate_limited", error: row.error ?? "rate limited" };
+    case "approved": {
+      // The approved request's outcome is the human-decided execution's.
+      const executed = await findAction(deps, row.agentId, approvalActionKey(row.approvalId ?? 0));
+      if (executed && executed.id !== row.id) return { ...(await recordedResult(deps, executed)), actionId: row.id };
+      return { ...base, status: "failed", error: "approved, but its execution was not recorded" };
+    }
+    case "rejected":
+      return { ...base, status: "failed", error: row.error ?? "rejected by a human" };
+    case "pending":
+      return { ...base, status: "failed", error: "an action with this idempotency key is in progress or was interrupted; outcome unknown" };
+    default:
+      return { ...base, status: "failed", error: row.error ?? `action ${row.status}` };
+  }
+}
+
+/** The idempotency key of the execution an approval triggers: one approval, one execution. */
+export const approvalActionKey = (approvalId: number) => `approval:${approvalId}`;
+
+/** Finishes an action row; `providerCalled` is what the rate limit counts. */
+export function finishAction(deps: Deps, actionId: number, outcome: { status: string; result: Record<string, unknown>; error?: string }) {
+  return deps.db
+    .update(actions)
+    .set({ status: outcome.status, result: outcome.result, error: outcome.error?.slice(0, 1000) ?? null, finishedAt: deps.clock.now() })
+    .where(eq(actions.id, actionId));
+}
+
+/**
+ * Records a successful action: the action row, the instance's implied state (never over a newer
+ * reported change) and an instance history row with source `action`, in one batch. Deliberately
+ * no inbox event and no run request: runs never trigger runs.
+ */
+export async function recordSuccess(deps: Deps, actionId: number, request: ActionRequest): Promise<void> {
+  const { db, clock } = deps;
+  const now = clock.now();
+  const implied = IMPLIED_STATE[request.kind];
+  const { agentId, instanceId } = request;
+  const stored = sql`(select state from ${instances} where agent_id = ${agentId} and id = ${instanceId})`;
+  const message = request.kind === "label" ? `label set to ${request.label ?? ""}` : `${request.kind} by ${request.decidedBy}`;
+  const result = { providerCalled: true, provider: deps.provider.kind, state: implied, ...(request.label !== undefined ? { label: request.label } : {}) };
+  await db.batch([
+    finishAction(deps, actionId, { status: "succeeded", result }),
+    db.run(sql`insert into ${instanceEvents} (agent_id, instance_id, from_state, to_state, source, message, at, event_id, created_at)
+      values (${agentId}, ${instanceId}, ${stored}, coalesce(${implied}, ${stored}, 'unknown'), 'action', ${message}, ${now}, null, ${now})`),
+    db
+      .update(instances)
+      .set({
+        ...(implied
+          ? {
+              state: sql`case when ${instances.stateAt} <= ${now} then ${implied} else ${instances.state} end`,
+              stateAt: sql`max(${instances.stateAt}, ${now})`,
+              statusMessage: message,
+            }
+          : {}),
+        ...(request.kind === "label" ? { label: request.label ?? null } : {}),
+        ...(request.kind === "destroy" ? { goneAt: now } : {}),
+        updatedAt: now,
+      })
+      .where(and(eq(instances.agentId, agentId), eq(instances.id, instanceId))),
+  ]);
+}

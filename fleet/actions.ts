@@ -1,0 +1,123 @@
+/**
+ * executeAction: the one way anything (the agent's tools, the rules policy, a human approval)
+ * acts on an instance through the provider, and the audit of every attempt. An idempotency key
+ * makes a repeat return the recorded result without calling the provider again; kinds that need
+ * approval become a pending approval instead of a call; a per-instance hourly quota bounds how
+ * often the provider is called. A provider failure is recorded and returned, never thrown: an
+ * outage in the middle of a run must not crash the run, and nothing here retries on its own.
+ */
+import { desc, eq } from "drizzle-orm";
+import type { Deps } from "../runtime/deps.ts";
+import { actions } from "../schema/index.ts";
+import { iso } from "../triggers/agent-state.ts";
+import { claimAction, findAction, finishAction, recordedResult, recordSuccess } from "./action-records.ts";
+import { ProviderError } from "./provider.ts";
+import { requestApproval } from "./request-approval.ts";
+
+export const ACTION_KINDS = ["start", "stop", "reboot", "destroy", "label"] as const;
+export type ActionKind = (typeof ACTION_KINDS)[number];
+
+export interface ActionRequest {
+  agentId: string;
+  runId: number | null;
+  instanceId: string;
+  kind: ActionKind;
+  /** The new label, for kind `label`. */
+  label?: string;
+  decidedBy: "llm" | "rules" | "human";
+  /** Same key (per agent) = same action: a repeat does not call the provider again. */
+  idempotencyKey: string;
+  reason?: string;
+  approvalId?: number;
+}
+
+export interface ActionResult {
+  actionId: number;
+  status: "succeeded" | "failed" | "awaiting_approval" | "rate_limited";
+  /** True when the key was already used and this is the recorded result. */
+  repeated: boolean;
+  approvalId?: number;
+  error?: string;
+}
+
+export function needsApproval(deps: Deps, request: Pick<ActionRequest, "kind" | "decidedBy">): boolean {
+  return request.decidedBy !== "human" && deps.config.approvalRequired.includes(request.kind);
+}
+
+export async function executeAction(deps: Deps, request: ActionRequest): Promise<ActionResult> {
+  if (needsApproval(deps, request)) return requestApproval(deps, request);
+
+  const claimed = await claimAction(deps, request);
+  if (!claimed) return recordedResult(deps, (await findAction(deps, request.agentId, request.idempotencyKey))!);
+  const base = { actionId: claimed.id, repeated: false, ...(request.approvalId !== undefined ? { approvalId: request.approvalId } : {}) };
+
+  if (claimed.status === "rate_limited") {
+    const error = `rate limit: at most ${deps.config.actionRateLimitPerHour} provider actions per instance per hour`;
+    await finishAction(deps, claimed.id, { status: "rate_limited", result: { providerCalled: false }, error });
+    return { ...base, status: "rate_limited", error };
+  }
+  if (request.kind === "label" && !request.label) {
+    const error = "a label action needs a label";
+    await finishAction(deps, claimed.id, { status: "failed", result: { providerCalled: false }, error });
+    return { ...base, status: "failed", error };
+  }
+
+  try {
+    await callProvider(deps, request);
+  } catch (err) {
+    const error = err instanceof Error ? err.message : String(err);
+    deps.log.error("provider action failed", { agentId: request.agentId, actionId: claimed.id, kind: request.kind, error });
+    await finishAction(deps, claimed.id, {
+      status: "failed",
+      result: {
+        providerCalled: true,
+        provider: deps.provider.kind,
+        ...(err instanceof ProviderError ? { httpStatus: err.status, retryable: err.retryable } : {}),
+      },
+      error,
+    });
+    return { ...base, status: "failed", error };
+  }
+  await recordSuccess(deps, claimed.id, request);
+  return { ...base, status: "succeeded" };
+}
+
+function callProvider(deps: Deps, request: ActionRequest): Promise<void> {
+  const { provider } = deps;
+  switch (request.kind) {
+    case "start":
+      return provider.start(request.instanceId);
+    case "stop":
+      return provider.stop(request.instanceId);
+    case "reboot":
+      return provider.reboot(request.instanceId);
+    case "destroy":
+      return provider.destroy(request.instanceId);
+    case "label":
+      return provider.setLabel(request.instanceId, request.label!);
+  }
+}
+
+export function presentAction(row: typeof actions.$inferSelect) {
+  return {
+    id: row.id,
+    runId: row.runId,
+    instanceId: row.instanceId,
+    kind: row.kind,
+    decidedBy: row.decidedBy,
+    idempotencyKey: row.idempotencyKey,
+    status: row.status,
+    reason: row.reason,
+    result: row.result,
+    error: row.error,
+    approvalId: row.approvalId,
+    createdAt: iso(row.createdAt),
+    finishedAt: iso(row.finishedAt),
+  };
+}
+
+/** The audit, newest first. */
+export async function listActions(deps: Deps, agentId: string, limit = 50) {
+  const rows = await deps.db.select().from(actions).where(eq(actions.agentId, agentId)).orderBy(desc(actions.id)).limit(limit);
+  return rows.map(presentAction);
+}

@@ -1,0 +1,134 @@
+/**
+ * Human approvals of destructive actions: listing them, and deciding one. A decision is taken
+ * once (an atomic pending → approved|rejected update; a second decision is a 409). Approving
+ * executes the action through executeAction as `human` with a key derived from the approval, so
+ * it can run at most once whatever is repeated. Either way the decision becomes an inbox event,
+ * so the agent learns of it on its next run.
+ */
+import { and, desc, eq, inArray } from "drizzle-orm";
+import type { Deps } from "../runtime/deps.ts";
+import { actions, approvals } from "../schema/index.ts";
+import { iso } from "../triggers/agent-state.ts";
+import { ingestEvent } from "../triggers/ingest.ts";
+import { approvalActionKey } from "./action-records.ts";
+import { executeAction, type ActionKind, type ActionResult } from "./actions.ts";
+
+export const APPROVAL_STATUSES = ["pending", "approved", "rejected"] as const;
+export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number];
+export type Decision = "approve" | "reject";
+
+/** An expected failure of a decision; `status` is the HTTP status the API answers with. */
+export class ApprovalError extends Error {
+  constructor(
+    readonly status: 404 | 409,
+    message: string,
+  ) {
+    super(message);
+    this.name = "ApprovalError";
+  }
+}
+
+type ApprovalRow = typeof approvals.$inferSelect;
+type Execution = { actionId: number; status: string; error: string | null } | null;
+
+export function presentApproval(row: ApprovalRow, execution: Execution = null) {
+  return {
+    id: row.id,
+    runId: row.runId,
+    requestedBy: row.requestedBy,
+    kind: row.kind,
+    instanceId: row.instanceId,
+    reason: row.reason,
+    status: row.status,
+    note: row.note,
+    actionId: row.actionId,
+    /** The action a human approval executed, once it has. */
+    execution,
+    createdAt: iso(row.createdAt),
+    decidedAt: iso(row.decidedAt),
+  };
+}
+
+export async function listApprovals(deps: Deps, agentId: string, status?: string, limit = 100) {
+  const rows = await deps.db
+    .select()
+    .from(approvals)
+    .where(and(eq(approvals.agentId, agentId), status ? eq(approvals.status, status) : undefined))
+    .orderBy(desc(approvals.id))
+    .limit(limit);
+  if (rows.length === 0) return [];
+  const executed = await deps.db
+    .select()
+    .from(actions)
+    .where(and(eq(actions.agentId, agentId), inArray(actions.idempotencyKey, rows.map((r) => approvalActionKey(r.id)))));
+  return rows.map((row) => {
+    const action = executed.find((a) => a.idempotencyKey === approvalActionKey(row.id));
+    return presentApproval(row, action ? { actionId: action.id, status: action.status, error: action.error } : null);
+  });
+}
+
+export async function decideApproval(
+  deps: Deps,
+  agentId: string,
+  approvalId: number,
+  decision: Decision,
+  note?: string,
+): Promise<{ approval: ReturnType<typeof presentApproval>; action?: ActionResult }> {
+  const { db, clock } = deps;
+  const mine = and(eq(approvals.id, approvalId), eq(approvals.agentId, agentId));
+  const [decided] = await db
+    .update(approvals)
+    .set({ status: decision === "approve" ? "approved" : "rejected", decidedAt: clock.now(), note: note ?? null })
+    .where(and(mine, eq(approvals.status, "pending")))
+    .returning();
+  if (!decided) {
+    const [existing] = await db.select().from(approvals).where(mine);
+    if (!existing) throw new ApprovalError(404, `unknown approval: ${approvalId}`);
+    throw new ApprovalError(409, `approval ${approvalId} is already ${existing.status}`);
+  }
+
+  const [requested] = decided.actionId !== null ? await db.select().from(actions).where(eq(actions.id, decided.actionId)) : [];
+  let action: ActionResult | undefined;
+  if (decision === "approve") {
+    const label = (requested?.result as { label?: unknown } | null)?.label;
+    action = await executeAction(deps, {
+      agentId,
+      runId: decided.runId,
+      instanceId: decided.instanceId ?? "",
+      kind: decided.kind as ActionKind,
+      ...(typeof label === "string" ? { label } : {}),
+      decidedBy: "human",
+      idempotencyKey: approvalActionKey(approvalId),
+      reason: note ? `approved: ${note}` : `approved: ${decided.reason}`,
+      approvalId,
+    });
+  }
+  if (requested) {
+    await db
+      .update(actions)
+      .set({
+        status: decision === "approve" ? "approved" : "rejected",
+        error: decision === "reject" ? `rejected by a human${note ? `: ${note}` : ""}` : null,
+        finishedAt: clock.now(),
+      })
+      .where(and(eq(actions.id, requested.id), eq(actions.status, "awaiting_approval")));
+  }
+
+  await ingestEvent(deps, {
+    agentId,
+    source: "approval",
+    priority: 0,
+    dedupKey: `approval:${approvalId}`,
+    payload: {
+      approvalId,
+      decision,
+      note: note ?? null,
+      kind: decided.kind,
+      instanceId: decided.instanceId,
+      reason: decided.reason,
+      action: action ? { actionId: action.actionId, status: action.status, error: action.error ?? null } : null,
+    },
+  });
+  const execution = action ? { actionId: action.actionId, status: action.status, error: action.error ?? null } : null;
+  return { approval: presentApproval(decided, execution), ...(action ? { action } : {}) };
+}

@@ -1,0 +1,16 @@
+/** Request shapes of the approval routes. */
+import { z } from "zod";
+import { APPROVAL_STATUSES } from "../../fleet/approvals.ts";
+import { agentParam } from "../agents/agents.schemas.ts";
+
+export const approvalsQuery = z.object({
+  status: z.enum(APPROVAL_STATUSES).optional(),
+  limit: z.coerce.number().int().min(1).max(500).default(100),
+});
+
+export const approvalParam = agentParam.extend({ id: z.coerce.number().int().positive() });
+
+export const decisionBody = z.object({
+  decision: z.enum(["approve", "reject"]),
+  note: z.string().trim().max(1000, "must be at most 1000 characters").optional(),
+});

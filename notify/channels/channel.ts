@@ -1,0 +1,51 @@
+/**
+ * What every outbound channel shares: the message it is given, the error it throws, and one
+ * bounded HTTP POST. A channel classifies failures so the caller knows whether retrying can help
+ * (timeouts, network errors, 429 and 5xx) or not (any other 4xx: a wrong URL or a rejected body).
+ */
+export type Severity = "info" | "warning" | "critical";
+
+export const CHANNEL_NAMES = ["slack", "discord", "ntfy"] as const;
+export type ChannelName = (typeof CHANNEL_NAMES)[number];
+
+export interface ChannelMessage {
+  title: string;
+  body: string;
+  severity: Severity;
+}
+
+/** Long enough for a slow webhook, short enough that a hung one never holds a delivery long. */
+export const CHANNEL_TIMEOUT_MS = 10_000;
+
+export class ChannelError extends Error {
+  constructor(
+    message: string,
+    readonly retryable: boolean,
+    readonly status: number | null = null,
+  ) {
+    super(message);
+    this.name = "ChannelError";
+  }
+}
+
+/** POSTs once with a timeout; resolves on a 2xx, otherwise throws a classified ChannelError. */
+export async function postOnce(
+  channel: ChannelName,
+  url: string,
+  init: { headers: Record<string, string>; body: string },
+  timeoutMs = CHANNEL_TIMEOUT_MS,
+): Promise<void> {
+  let response: Response;
+  try {
+    response = await fetch(url, { method: "POST", ...init, signal: AbortSignal.timeout(timeoutMs) });
+  } catch (err) {
+    const timedOut = err instanceof Error && (err.name === "TimeoutError" || err.name === "AbortError");
+    throw new ChannelError(`${channel}: ${timedOut ? `no answer within ${timeoutMs} ms` : `request failed: ${String(err)}`}`, true);
+  }
+  const text = await response.text().catch(() => "");
+  if (response.ok) return;
+  const retryable = response.status === 429 || response.status >= 500;
+  throw new ChannelError(`${channel}: HTTP ${response.status} ${text.slice(0, 200)}`.trim(), retryable, response.status);
+}
+
+export const severityLabel = (severity: Severity) => severity.toUpperCase();

@@ -1,0 +1,72 @@
+/**
+ * Sends one notification delivery (one notification to one channel), called for a scheduler
+ * delivery `{type: "notify", deliveryId}`. Every attempt is counted and its error recorded on the
+ * row. A retryable failure (timeout, network, 429, 5xx) is thrown so the scheduler retries with
+ * backoff; a permanent one, or the last allowed attempt, marks the row failed and returns, so a
+ * dead channel is retried a bounded number of times and the outcome is visible in the API.
+ * Idempotent: a delivered or failed row is left alone when the scheduler repeats itself.
+ */
+import { and, eq, sql } from "drizzle-orm";
+import type { Deps } from "../runtime/deps.ts";
+import { notificationDeliveries, notifications } from "../schema/index.ts";
+import { CHANNEL_NAMES, ChannelError, type ChannelName, type Severity } from "./channels/channel.ts";
+import { sendToChannel } from "./channels/send-to-channel.ts";
+
+/** Attempts per channel delivery before it is recorded failed. */
+export const NOTIFY_MAX_ATTEMPTS = 4;
+
+/** Our bound must not outlast the scheduler's own retries, or the final failure goes unrecorded. */
+export function maxAttempts(deps: Deps): number {
+  if (deps.scheduler.kind !== "qstash") return NOTIFY_MAX_ATTEMPTS;
+  return Math.max(1, Math.min(NOTIFY_MAX_ATTEMPTS, deps.config.qstash.retries + 1));
+}
+
+export async function deliverNotification(deps: Deps, deliveryId: number): Promise<void> {
+  const { db, clock, log } = deps;
+  // Count the attempt before sending, so even a crash mid-send uses one up.
+  const [claimed] = await db
+    .update(notificationDeliveries)
+    .set({ attempts: sql`${notificationDeliveries.attempts} + 1` })
+    .where(and(eq(notificationDeliveries.id, deliveryId), eq(notificationDeliveries.status, "pending")))
+    .returning();
+  if (!claimed) return; // unknown, delivered or failed: nothing left to do
+  const [notification] = await db.select().from(notifications).where(eq(notifications.id, claimed.notificationId));
+
+  const channel = claimed.channel as ChannelName;
+  const url = CHANNEL_NAMES.includes(channel) ? deps.config.channels[channel] : undefined;
+  if (!notification || !url) {
+    await recordOutcome(deps, deliveryId, "failed", notification ? `channel ${channel} is not configured` : "notification is gone");
+    return;
+  }
+
+  try {
+    await sendToChannel(channel, url, {
+      title: notification.title,
+      body: notification.body,
+      severity: notification.severity as Severity,
+    });
+  } catch (err) {
+    const error = err instanceof Error ? err.message : String(err);
+    const retryable = err instanceof ChannelError ? err.retryable : true;
+    const lastAttempt = claimed.attempts >= maxAttempts(deps);
+    if (!retryable || lastAttempt) {
+      log.error("notification delivery failed for good", { deliveryId, channel, attempts: claimed.attempts, error });
+      await recordOutcome(deps, deliveryId, "failed", error);
+      return;
+    }
+    await recordOutcome(deps, deliveryId, "pending", error);
+    throw err instanceof Error ? err : new Error(error);
+  }
+  await recordOutcome(deps, deliveryId, "delivered", null);
+}
+
+async function recordOutcome(deps: Deps, deliveryId: number, status: "pending" | "delivered" | "failed", error: string | null) {
+  await deps.db
+    .update(notificationDeliveries)
+    .set({
+      status,
+      ...(error === null ? {} : { lastError: error.slice(0, 1000) }),
+      ...(status === "delivered" ? { deliveredAt: deps.clock.now() } : {}),
+    })
+    .where(eq(notificationDeliveries.id, deliveryId));
+}

@@ -1,0 +1,52 @@
+/** Read model of notifications for the API and dashboard: newest first, with each channel's outcome. */
+import { desc, eq, inArray } from "drizzle-orm";
+import type { Deps } from "../runtime/deps.ts";
+import { notificationDeliveries, notifications } from "../schema/index.ts";
+import { iso } from "../triggers/agent-state.ts";
+
+export interface NotificationView {
+  id: number;
+  runId: number | null;
+  title: string;
+  body: string;
+  severity: string;
+  dedupKey: string;
+  repeats: number;
+  createdAt: string;
+  deliveries: { id: number; channel: string; status: string; attempts: number; lastError: string | null; deliveredAt: string | null }[];
+}
+
+export async function listNotifications(deps: Deps, agentId: string, limit = 50): Promise<NotificationView[]> {
+  const rows = await deps.db
+    .select()
+    .from(notifications)
+    .where(eq(notifications.agentId, agentId))
+    .orderBy(desc(notifications.id))
+    .limit(limit);
+  if (rows.length === 0) return [];
+  const sends = await deps.db
+    .select()
+    .from(notificationDeliveries)
+    .where(inArray(notificationDeliveries.notificationId, rows.map((r) => r.id)))
+    .orderBy(notificationDeliveries.id);
+  return rows.map((n) => ({
+    id: n.id,
+    runId: n.runId,
+    title: n.title,
+    body: n.body,
+    severity: n.severity,
+    dedupKey: n.dedupKey,
+    repeats: n.repeats,
+    createdAt: iso(n.createdAt)!,
+    deliveries: sends
+      .filter((d) => d.notificationId === n.id)
+      .map((d) => ({
+        id: d.id,
+        channel: d.channel,
+        status: d.status,
+        attempts: d.attempts,
+        lastError: d.lastError,
+        deliveredAt: iso(d.deliveredAt),
+      })),
+  }));
+}

@@ -1,0 +1,94 @@
+/**
+ * notifyHuman: the one way anything tells a person something. A notification is stored (and so
+ * listed in the API and dashboard) and fanned out to every configured outbound channel. The same
+ * alert inside the dedup window is folded into the stored one (`repeats` + 1) and sends nothing,
+ * so a flapping instance cannot flood a channel. Channel sends never happen here: each channel
+ * gets a notification_deliveries row and a scheduler delivery, so a slow or failing webhook never
+ * blocks the run that raised the alert.
+ */
+import { sql } from "drizzle-orm";
+import type { Deps } from "../runtime/deps.ts";
+import { notificationDeliveries, notifications } from "../schema/index.ts";
+import { CHANNEL_NAMES, type ChannelName, type Severity } from "./channels/channel.ts";
+
+export type { Severity } from "./channels/channel.ts";
+
+export interface HumanNotification {
+  agentId: string;
+  runId: number | null;
+  title: string;
+  body: string;
+  severity: Severity;
+  /** Identifies "the same alert"; defaults to the normalised title. */
+  dedupKey?: string;
+}
+
+export interface NotifyResult {
+  notificationId: number;
+  deduplicated: boolean;
+}
+
+/** The default dedup key: the title, case- and whitespace-insensitive. */
+export function titleDedupKey(title: string): string {
+  return `title:${title.trim().toLowerCase().replace(/\s+/g, " ").slice(0, 200)}`;
+}
+
+export function configuredChannels(deps: Deps): ChannelName[] {
+  return CHANNEL_NAMES.filter((name) => Boolean(deps.config.channels[name]));
+}
+
+export async function notifyHuman(deps: Deps, n: HumanNotification): Promise<NotifyResult> {
+  const { db, clock, config } = deps;
+  const now = clock.now();
+  const dedupKey = n.dedupKey ?? titleDedupKey(n.title);
+  const since = now - config.notifyDedupWindowMs;
+  const inWindow = sql`agent_id = ${n.agentId} and dedup_key = ${dedupKey} and created_at > ${since}`;
+  const channels = configuredChannels(deps);
+
+  // One batch (one transaction): fold into the stored alert, or store a new one with its
+  // channel deliveries. Never half of it, so a crash cannot leave an alert that is never sent.
+  const statements = [
+    db.all<{ id: number }>(sql`update ${notifications} set repeats = repeats + 1
+      where id = (select id from ${notifications} where ${inWindow} order by id desc limit 1)
+      returning id`),
+    db.all<{ id: number }>(sql`insert into ${notifications} (agent_id, run_id, title, body, severity, dedup_key, repeats, created_at)
+      select ${n.agentId}, ${n.runId}, ${n.title}, ${n.body}, ${n.severity}, ${dedupKey}, 0, ${now}
+      where not exists (select 1 from ${notifications} where ${inWindow})
+      returning id`),
+  ] as const;
+  const fanOut = channels.length
+    ? db.all<{ id: number; channel: ChannelName }>(sql`insert into ${notificationDeliveries} (notification_id, channel, status, attempts)
+        select n.id, c.column1, 'pending', 0
+        from ${notifications} n, (values ${sql.join(channels.map((c) => sql`(${c})`), sql`, `)}) c
+        where n.id = (select max(id) from ${notifications}
+                      where agent_id = ${n.agentId} and dedup_key = ${dedupKey} and created_at = ${now} and repeats = 0)
+          and not exists (select 1 from ${notificationDeliveries} d where d.notification_id = n.id)
+        returning id, channel`)
+    : null;
+  const [folded, inserted, deliveries = []] = fanOut
+    ? await db.batch([...statements, fanOut])
+    : await db.batch(statements);
+
+  const notificationId = inserted[0]?.id ?? folded[0]?.id;
+  if (notificationId === undefined) throw new Error("notification was neither stored nor folded");
+  if (!inserted[0]) return { notificationId, deduplicated: true };
+
+  for (const delivery of deliveries) {
+    try {
+      await deps.scheduler.publish({
+        dedupKey: `notify:${delivery.id}`,
+        notBefore: now,
+        body: { type: "notify", deliveryId: delivery.id },
+      });
+    } catch (err) {
+      // The notification is stored and listed; only this channel's send is at risk.
+      deps.log.error("publishing a notification delivery failed", {
+        notificationId,
+        deliveryId: delivery.id,
+        channel: delivery.channel,
+        error: String(err),
+      });
+    }
+  }
+  return { notificationId, deduplicated: false };
+}
