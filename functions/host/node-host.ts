@@ -19,6 +19,7 @@ import { DEFAULT_AGENT, ensureAgent, listAgentIds } from "../../triggers/agents.
 import { handleDelivery } from "../../triggers/deliver.ts";
 import { recoverDeadLease } from "../../triggers/lease.ts";
 import { LocalScheduler } from "../../triggers/local-scheduler.ts";
+import { qstashSchedulerFromConfig } from "../../triggers/qstash-scheduler.ts";
 import { runCronTick } from "../../triggers/tick.ts";
 import { SimulatorProvider } from "../../fleet/simulator.ts";
 import { buildApp } from "../app.ts";
@@ -70,7 +71,11 @@ export async function startNodeHost(
   await applyMigrations(db);
   await ensureAgent(db, DEFAULT_AGENT, clock.now());
 
-  const scheduler = new LocalScheduler({ db, clock, log, visibilityMs: config.runLeaseMs + 60_000 });
+  // With QStash, deliveries arrive at POST /internal/deliveries; no local timer runs.
+  const scheduler =
+    config.scheduler === "qstash"
+      ? qstashSchedulerFromConfig(config)
+      : new LocalScheduler({ db, clock, log, visibilityMs: config.runLeaseMs + 60_000 });
   const deps = wireDeps({ db, clock, config, scheduler, log });
   if (deps.provider instanceof SimulatorProvider) await deps.provider.seed(config.simulator.instances);
 
@@ -85,7 +90,7 @@ export async function startNodeHost(
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : config.port;
 
-  await scheduler.start((body) => handleDelivery(deps, body));
+  if (scheduler instanceof LocalScheduler) await scheduler.start((body) => handleDelivery(deps, body));
   const cron = setInterval(() => {
     runCronTick(deps).catch((err: unknown) => log.error("cron tick failed", { error: String(err) }));
   }, options.cronIntervalMs ?? CRON_INTERVAL_MS);
@@ -108,7 +113,7 @@ export async function startNodeHost(
       stopped = true;
       clearInterval(cron);
       await new Promise<void>((done) => server.close(() => done()));
-      await scheduler.stop();
+      if (scheduler instanceof LocalScheduler) await scheduler.stop();
       client.close();
     },
   };

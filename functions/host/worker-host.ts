@@ -1,0 +1,103 @@
+/**
+ * The Cloudflare Workers host: `fetch` serves the app, `scheduled` runs the cron tick. Dependencies
+ * are built once per isolate from the Worker's vars and secrets (Turso over HTTP, QStash), never
+ * per request. The `default` agent is ensured lazily and an unreachable database is tolerated, so
+ * health, routing and auth still answer; a configuration error answers a 500 naming the variable.
+ */
+import { createClient } from "@libsql/client/web";
+import type { ExecutionContext } from "hono";
+import { openDatabase } from "../../db/client.ts";
+import { systemClock } from "../../runtime/clock.ts";
+import { ConfigError, parseConfig } from "../../runtime/config.ts";
+import type { Deps } from "../../runtime/deps.ts";
+import { consoleLogger } from "../../runtime/log.ts";
+import { DEFAULT_AGENT, ensureAgent } from "../../triggers/agents.ts";
+import { qstashSchedulerFromConfig } from "../../triggers/qstash-scheduler.ts";
+import { runCronTick } from "../../triggers/tick.ts";
+import { SimulatorProvider } from "../../fleet/simulator.ts";
+import { buildApp } from "../app.ts";
+import { wireDeps } from "./wire-deps.ts";
+
+/** The Worker's vars and secrets (the generated `Env`, or any record of strings). */
+type WorkerEnv = object;
+
+interface Isolate {
+  deps: Deps;
+  /** Settles once the default agent (and simulator fleet) exist; reset on failure to retry. */
+  ready: Promise<void> | null;
+}
+
+let isolate: Isolate | null = null;
+let reportedConfigError = false;
+
+/** Turso over HTTP; a URL the client cannot use is a configuration error, not a crash. */
+function remoteClient(url: string, authToken: string | undefined) {
+  try {
+    return createClient({ url, authToken });
+  } catch (err) {
+    throw new ConfigError("DATABASE_URL", `is not a usable libSQL URL (${err instanceof Error ? err.message : String(err)})`);
+  }
+}
+
+/** Builds the isolate's dependencies on first use; throws ConfigError for bad variables. */
+function isolateFor(env: WorkerEnv): Isolate {
+  if (isolate) return isolate;
+  const config = parseConfig({ ...env }, "worker");
+  if (config.scheduler !== "qstash") throw new ConfigError("SCHEDULER", "must be qstash on Workers: no long-lived process runs the local timer");
+  const db = openDatabase(remoteClient(config.databaseUrl, config.databaseAuthToken));
+  const scheduler = qstashSchedulerFromConfig(config);
+  isolate = { deps: wireDeps({ db, clock: systemClock, config, scheduler, log: consoleLogger }), ready: null };
+  return isolate;
+}
+
+/** Creates what must exist before the app is useful; a failure is logged and retried next time. */
+function ensureReady(state: Isolate): Promise<void> {
+  if (state.ready) return state.ready;
+  const { deps } = state;
+  state.ready = (async () => {
+    await ensureAgent(deps.db, DEFAULT_AGENT, deps.clock.now());
+    if (deps.provider instanceof SimulatorProvider) await deps.provider.seed(deps.config.simulator.instances);
+  })().catch((err: unknown) => {
+    state.ready = null;
+    deps.log.error("could not prepare the database (will retry)", { error: String(err) });
+  });
+  return state.ready;
+}
+
+/** The isolate, ready as far as the database allows; a ConfigError is logged once and rethrown. */
+async function readyIsolate(env: WorkerEnv): Promise<Isolate> {
+  let state: Isolate;
+  try {
+    state = isolateFor(env);
+  } catch (err) {
+    if (err instanceof ConfigError && !reportedConfigError) {
+      reportedConfigError = true;
+      consoleLogger.error("invalid Worker configuration", { variable: err.variable, error: err.message });
+    }
+    throw err;
+  }
+  await ensureReady(state);
+  return state;
+}
+
+const app = buildApp((env) => isolateFor(env).deps);
+
+export async function handleFetch(request: Request, env: WorkerEnv, ctx: ExecutionContext): Promise<Response> {
+  try {
+    await readyIsolate(env);
+  } catch (err) {
+    if (err instanceof ConfigError) return Response.json({ error: err.message, variable: err.variable }, { status: 500 });
+    throw err;
+  }
+  return app.fetch(request, env, ctx);
+}
+
+/** The cron trigger: the same tick as the Node interval and POST /api/cron. */
+export function handleScheduled(env: WorkerEnv, ctx: ExecutionContext): void {
+  ctx.waitUntil(
+    readyIsolate(env).then(async ({ deps }) => {
+      const agents = await runCronTick(deps);
+      deps.log.info("cron tick", { agents });
+    }),
+  );
+}

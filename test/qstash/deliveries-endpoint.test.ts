@@ -1,0 +1,164 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { buildApp } from "../../functions/app.ts";
+import { listRuns } from "../../triggers/agent-state.ts";
+import { ingestEvent } from "../../triggers/ingest.ts";
+import { createWake } from "../../triggers/wakes.ts";
+import { createTestDeps } from "../support/test-deps.ts";
+import {
+  deliveryRequest,
+  signQStash,
+  startFakeQStash,
+  TEST_CURRENT_KEY,
+  TEST_NEXT_KEY,
+  TEST_PUBLIC_URL,
+  type FakeQStash,
+} from "./fake-qstash.ts";
+import { createQStashDeps, tableCounts } from "./qstash-deps.ts";
+
+const URL_ = `${TEST_PUBLIC_URL}/internal/deliveries`;
+
+let fake: FakeQStash;
+beforeEach(async () => {
+  fake = await startFakeQStash();
+});
+afterEach(async () => {
+  await fake.close();
+});
+
+async function setup() {
+  const deps = await createQStashDeps(fake);
+  return { deps, app: buildApp(() => deps) };
+}
+
+function signed(body: string, options: { key?: string; url?: string; signedBody?: string; now?: number; jti?: string; issuer?: string } = {}) {
+  const signature = signQStash({
+    key: options.key ?? TEST_CURRENT_KEY,
+    url: options.url ?? URL_,
+    body: options.signedBody ?? body,
+    now: options.now,
+    jti: options.jti,
+    issuer: options.issuer,
+  });
+  return new Request(URL_, { method: "POST", headers: { "Content-Type": "application/json", "Upstash-Signature": signature }, body });
+}
+
+describe("POST /internal/deliveries", () => {
+  it("a signed run delivery from QStash performs the run", async () => {
+    const { deps, app } = await setup();
+    await ingestEvent(deps, { agentId: "default", source: "human", priority: 0, dedupKey: "m1", payload: { text: "status?" } });
+    deps.clock.advance(deps.config.debounceHumanMs);
+    const res = await app.request(deliveryRequest(fake.messages[0]!));
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ result: "succeeded" });
+    const runs = await listRuns(deps, "default", 10);
+    expect(runs).toHaveLength(1);
+    expect(runs[0]!.status).toBe("succeeded");
+  });
+
+  it("a signed wake delivery requests a run, which is published back to QStash", async () => {
+    const { deps, app } = await setup();
+    await createWake(deps, "default", { dueAt: deps.clock.now(), reason: "check", createdByRun: null });
+    expect(fake.messages).toHaveLength(1);
+    const res = await app.request(deliveryRequest(fake.messages[0]!));
+    expect(await res.json()).toEqual({ result: "requested" });
+    expect(fake.messages).toHaveLength(2);
+    expect(JSON.parse(fake.messages[1]!.body)).toMatchObject({ type: "run", agentId: "default" });
+  });
+
+  it("accepts a signature made with the next signing key (rotation)", async () => {
+    const { deps, app } = await setup();
+    await createWake(deps, "default", { dueAt: deps.clock.now(), reason: "rotate", createdByRun: null });
+    const res = await app.request(deliveryRequest(fake.messages[0]!, TEST_NEXT_KEY));
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ result: "requested" });
+  });
+
+  const body = JSON.stringify({ type: "wake", agentId: "default", wakeId: 1 });
+  const rejected: [string, () => Request, RegExp][] = [
+    ["unsigned", () => new Request(URL_, { method: "POST", body }), /missing Upstash-Signature/],
+    ["signed with an unknown key", () => signed(body, { key: "sig_attacker" }), /signature rejected/],
+    ["expired", () => signed(body, { now: Math.floor(Date.now() / 1000) - 3600 }), /signature rejected/],
+    ["tampered body", () => signed(body.replace('"wakeId":1', '"wakeId":2'), { signedBody: body }), /body hash/],
+    ["signed for another url", () => signed(body, { url: "https://evil.test/internal/deliveries" }), /subject/],
+    ["not issued by Upstash", () => signed(body, { issuer: "Mallory" }), /signature rejected/],
+    ["garbage signature", () => new Request(URL_, { method: "POST", headers: { "Upstash-Signature": "not.a.jwt" }, body }), /signature rejected/],
+  ];
+  for (const [name, request, message] of rejected) {
+    it(`refuses a delivery ${name} with 401 and writes nothing`, async () => {
+      const { deps, app } = await setup();
+      await createWake(deps, "default", { dueAt: deps.clock.now(), reason: "x", createdByRun: null });
+      const before = await tableCounts(deps);
+      const published = fake.messages.length;
+      const res = await app.request(request());
+      expect(res.status).toBe(401);
+      expect((await res.json()).error).toMatch(message);
+      expect(await tableCounts(deps)).toEqual(before);
+      expect(fake.messages).toHaveLength(published);
+    });
+  }
+
+  it("refuses a replayed signature (same jti) with 401 and writes nothing", async () => {
+    const { deps, app } = await setup();
+    await createWake(deps, "default", { dueAt: deps.clock.now(), reason: "x", createdByRun: null });
+    const first = signed(body, { jti: "jwt_replay_1" });
+    const replay = first.clone();
+    expect((await app.request(first)).status).toBe(200);
+    const before = await tableCounts(deps);
+    const published = fake.messages.length;
+    const res = await app.request(replay);
+    expect(res.status).toBe(401);
+    expect((await res.json()).error).toMatch(/already accepted/);
+    expect(await tableCounts(deps)).toEqual(before);
+    expect(fake.messages).toHaveLength(published);
+  });
+
+  it("answers 400 naming the problem for a signed but malformed body, writing nothing", async () => {
+    const { deps, app } = await setup();
+    const before = await tableCounts(deps);
+    const notJson = await app.request(signed("{nope"));
+    expect(notJson.status).toBe(400);
+    expect((await notJson.json()).error).toMatch(/not JSON/);
+    const badShape = await app.request(signed(JSON.stringify({ type: "run", agentId: "default", slot: -1 })));
+    expect(badShape.status).toBe(400);
+    expect((await badShape.json()).error).toMatch(/slot/);
+    const unknownType = await app.request(signed(JSON.stringify({ type: "explode" })));
+    expect(unknownType.status).toBe(400);
+    expect((await unknownType.json()).error).toMatch(/type/);
+    expect(await tableCounts(deps)).toEqual(before);
+  });
+
+  it("a failing handler answers 500 so QStash retries, and that retry is not taken for a replay", async () => {
+    const { deps, app } = await setup();
+    await createWake(deps, "default", { dueAt: deps.clock.now(), reason: "x", createdByRun: null });
+    // QStash is down while the handler publishes the run it requests: the handler fails.
+    fake.failWith = 503;
+    const request = signed(body, { jti: "jwt_retry_1" });
+    const retry = request.clone();
+    const res = await app.request(request);
+    expect(res.status).toBe(500);
+    expect((await tableCounts(deps)).accepted_signatures).toBe(0);
+    fake.failWith = null;
+    const retried = await app.request(retry);
+    expect(retried.status).toBe(200);
+    expect((await tableCounts(deps)).accepted_signatures).toBe(1);
+  });
+
+  it("prunes accepted token ids once their signatures have expired", async () => {
+    const { deps, app } = await setup();
+    const now = Math.floor(Date.now() / 1000);
+    await createWake(deps, "default", { dueAt: deps.clock.now(), reason: "x", createdByRun: null });
+    expect((await app.request(signed(body, { jti: "jwt_old", now }))).status).toBe(200);
+    expect((await tableCounts(deps)).accepted_signatures).toBe(1);
+    deps.clock.advance(301_000 + 5_000 + 1);
+    expect((await app.request(signed(body, { jti: "jwt_new", now }))).status).toBe(200);
+    const rows = await deps.db.$client.execute("select jti from accepted_signatures");
+    expect(rows.rows.map((r) => r.jti)).toEqual(["jwt_new"]);
+  });
+
+  it("is disabled (503) when no signing keys are configured", async () => {
+    const deps = await createTestDeps();
+    const res = await buildApp(() => deps).request(signed(body));
+    expect(res.status).toBe(503);
+    expect((await res.json()).error).toMatch(/QSTASH_CURRENT_SIGNING_KEY/);
+  });
+});

@@ -1,0 +1,88 @@
+import fc from "fast-check";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { ingestEvent } from "../../triggers/ingest.ts";
+import { QStashScheduler, toQStashId } from "../../triggers/qstash-scheduler.ts";
+import { startFakeQStash, TEST_PUBLIC_URL, TEST_QSTASH_TOKEN, type FakeQStash } from "./fake-qstash.ts";
+import { createQStashDeps } from "./qstash-deps.ts";
+
+let fake: FakeQStash;
+beforeEach(async () => {
+  fake = await startFakeQStash();
+});
+afterEach(async () => {
+  await fake.close();
+});
+
+const scheduler = (token = TEST_QSTASH_TOKEN) =>
+  new QStashScheduler({ token, publicUrl: `${TEST_PUBLIC_URL}/`, baseUrl: fake.baseUrl, retries: 4 });
+
+describe("QStashScheduler publishes through the QStash publish API", () => {
+  it("sends the destination, token, notBefore, dedup id, retries and per-agent flow control", async () => {
+    const notBefore = Date.UTC(2026, 10, 29, 12, 0, 0, 250);
+    await scheduler().publish({ dedupKey: "run:default:7", notBefore, body: { type: "run", agentId: "default", slot: 7 } });
+
+    expect(fake.messages).toHaveLength(1);
+    const [message] = fake.messages;
+    expect(message!.destination).toBe(`${TEST_PUBLIC_URL}/internal/deliveries`);
+    expect(message!.headers.authorization).toBe(`Bearer ${TEST_QSTASH_TOKEN}`);
+    expect(message!.headers["content-type"]).toBe("application/json");
+    // seconds, rounded up so the message never arrives before notBefore
+    expect(message!.headers["upstash-not-before"]).toBe(String(Math.ceil(notBefore / 1000)));
+    expect(message!.headers["upstash-deduplication-id"]).toBe("run_3adefault_3a7");
+    expect(message!.headers["upstash-retries"]).toBe("4");
+    expect(message!.headers["upstash-flow-control-key"]).toBe("agent-default");
+    expect(message!.headers["upstash-flow-control-value"]).toBe("parallelism=1");
+    expect(message!.headers["upstash-method"]).toBe("POST");
+    expect(JSON.parse(message!.body)).toEqual({ type: "run", agentId: "default", slot: 7 });
+  });
+
+  it("gives notifications their own flow-control key", async () => {
+    await scheduler().publish({ dedupKey: "notify:12", notBefore: 0, body: { type: "notify", deliveryId: 12 } });
+    expect(fake.messages[0]!.headers["upstash-flow-control-key"]).toBe("notify");
+  });
+
+  it("a repeated dedup key is sent with the same id, so QStash enqueues it once", async () => {
+    const request = { dedupKey: "wake:default:3", notBefore: 0, body: { type: "wake", agentId: "default", wakeId: 3 } as const };
+    await scheduler().publish(request);
+    await scheduler().publish(request);
+    expect(fake.requests).toHaveLength(2);
+    expect(fake.requests[0]!.headers["upstash-deduplication-id"]).toBe(fake.requests[1]!.headers["upstash-deduplication-id"]);
+    expect(fake.messages).toHaveLength(1);
+  });
+
+  it("a QStash error or a bad token fails the publish instead of losing it silently", async () => {
+    fake.failWith = 500;
+    await expect(scheduler().publish({ dedupKey: "a", notBefore: 0, body: { type: "notify", deliveryId: 1 } })).rejects.toThrow();
+    fake.failWith = null;
+    await expect(scheduler("wrong-token").publish({ dedupKey: "b", notBefore: 0, body: { type: "notify", deliveryId: 1 } })).rejects.toThrow();
+    expect(fake.messages).toHaveLength(0);
+  });
+
+  it("the pipeline publishes a debounced run through it", async () => {
+    const deps = await createQStashDeps(fake);
+    const now = deps.clock.now();
+    await ingestEvent(deps, { agentId: "default", source: "human", priority: 0, dedupKey: "msg-1", payload: { text: "hi" } });
+    expect(fake.messages).toHaveLength(1);
+    const [message] = fake.messages;
+    expect(JSON.parse(message!.body)).toMatchObject({ type: "run", agentId: "default" });
+    expect(Number(message!.headers["upstash-not-before"])).toBe(Math.ceil((now + deps.config.debounceHumanMs) / 1000));
+    expect(message!.headers["upstash-retries"]).toBe(String(deps.config.qstash.retries));
+  });
+});
+
+describe("toQStashId", () => {
+  it("keeps only letters, digits, '-' and '_' and never maps two keys to one id", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.string({ maxLength: 40 }), fc.string({ maxLength: 40 }), async (a, b) => {
+        const [idA, idB] = [await toQStashId(a), await toQStashId(b)];
+        expect(idA).toMatch(/^[A-Za-z0-9_-]*$/);
+        if (a !== b) expect(idA).not.toBe(idB);
+      }),
+    );
+  });
+
+  it("hashes keys too long for a header id", async () => {
+    const id = await toQStashId(`run:${"x".repeat(200)}`);
+    expect(id).toMatch(/^h-[0-9a-f]{64}$/);
+  });
+});

@@ -1,0 +1,95 @@
+/**
+ * The QStash scheduler (Workers, or Node with SCHEDULER=qstash): the scheduler contract carried
+ * by Upstash. Each publish becomes one QStash message to `PUBLIC_URL/internal/deliveries` with
+ * `notBefore` (delay), `deduplicationId` (the dedup key), `retries` (QStash backs off
+ * exponentially between them) and flow control `{key: agent, parallelism: 1}`, so QStash itself
+ * never runs two deliveries of one agent at once (defence in depth: the lease row is the guard).
+ */
+import { Client } from "@upstash/qstash";
+import { ConfigError, type Config } from "../runtime/config.ts";
+import type { DeliveryBody, PublishRequest, Scheduler } from "./scheduler.ts";
+
+export const DELIVERIES_PATH = "/internal/deliveries";
+
+export interface QStashSchedulerOptions {
+  token: string;
+  /** Where the deployment is reachable; QStash delivers to `${publicUrl}/internal/deliveries`. */
+  publicUrl: string;
+  /** QStash API base URL; unset means Upstash's default (tests point it at a local server). */
+  baseUrl?: string;
+  /** How many times QStash retries a delivery that did not answer 2xx. */
+  retries: number;
+}
+
+/** The URL QStash delivers to, which is also the `sub` claim its signatures carry. */
+export function deliveriesUrl(publicUrl: string): string {
+  return `${publicUrl.replace(/\/+$/, "")}${DELIVERIES_PATH}`;
+}
+
+const SAFE = /[A-Za-z0-9-]/;
+const MAX_ID_LENGTH = 100;
+
+/**
+ * Makes a key safe for QStash's deduplication id and flow-control key headers: letters, digits
+ * and `-` are kept, every other byte becomes `_xx` (hex). The mapping is one-to-one, so distinct
+ * keys never collide; an over-long result is replaced by its SHA-256 (still one-to-one in
+ * practice).
+ */
+export async function toQStashId(key: string): Promise<string> {
+  let id = "";
+  for (const char of key) {
+    if (SAFE.test(char)) id += char;
+    else for (const byte of new TextEncoder().encode(char)) id += `_${byte.toString(16).padStart(2, "0")}`;
+  }
+  if (id.length <= MAX_ID_LENGTH) return id;
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(key));
+  return `h-${[...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("")}`;
+}
+
+/** Deliveries of one agent share a flow-control key; notifications share their own. */
+export function flowControlKeyOf(body: DeliveryBody): string {
+  return body.type === "notify" ? "notify" : `agent-${body.agentId}`;
+}
+
+export class QStashScheduler implements Scheduler {
+  readonly kind = "qstash" as const;
+  private readonly client: Client;
+  private readonly destination: string;
+
+  constructor(private readonly options: QStashSchedulerOptions) {
+    this.client = new Client({
+      token: options.token,
+      baseUrl: options.baseUrl,
+      // Never let QSTASH_DEV in a process environment swap in the SDK's downloaded dev server.
+      devMode: false,
+      enableTelemetry: false,
+      // Network failures reaching QStash are retried briefly; a QStash error answer is not.
+      retry: { retries: 3, backoff: (attempt) => 100 * 2 ** attempt },
+    });
+    this.destination = deliveriesUrl(options.publicUrl);
+  }
+
+  async publish(request: PublishRequest): Promise<void> {
+    await this.client.publishJSON({
+      url: this.destination,
+      body: request.body,
+      // QStash takes seconds; rounding up keeps "no earlier than notBefore".
+      notBefore: Math.ceil(request.notBefore / 1000),
+      deduplicationId: await toQStashId(request.dedupKey),
+      retries: this.options.retries,
+      flowControl: { key: await toQStashId(flowControlKeyOf(request.body)), parallelism: 1 },
+    });
+  }
+}
+
+/** The QStash scheduler a host's configuration describes (parseConfig already required its parts). */
+export function qstashSchedulerFromConfig(config: Config): QStashScheduler {
+  if (!config.qstash.token) throw new ConfigError("QSTASH_TOKEN", "is required when the scheduler is qstash");
+  if (!config.publicUrl) throw new ConfigError("PUBLIC_URL", "is required when the scheduler is qstash");
+  return new QStashScheduler({
+    token: config.qstash.token,
+    publicUrl: config.publicUrl,
+    baseUrl: config.qstash.url,
+    retries: config.qstash.retries,
+  });
+}
