@@ -1,0 +1,85 @@
+/**
+ * The operator's form posts (already origin- and CSRF-checked by the routes): Trigger now and
+ * chat become inbox events, reset starts a new epoch, approval decisions go to the fleet's
+ * decideApproval. Each answers with a redirect back (post/redirect/get), so a reload never
+ * re-submits; the hidden nonce makes a double-clicked form one event.
+ */
+import type { Context } from "hono";
+import { z } from "zod";
+import type { AppEnv } from "../functions/app-env.ts";
+import { RequestError } from "../functions/errors.ts";
+import { decideApproval } from "../fleet/approvals.ts";
+import { DEFAULT_AGENT } from "../triggers/agents.ts";
+import { ingestEvent } from "../triggers/ingest.ts";
+import { resetSession } from "../triggers/reset-session.ts";
+import { chatPage } from "./page-handlers.tsx";
+import { sendPage } from "./render.tsx";
+import { ResetConfirmPage } from "./reset-confirm.tsx";
+import { csrfToken, safeNext } from "./session.ts";
+import { describeIssues } from "../functions/validate.ts";
+
+type Ctx = Context<AppEnv>;
+const agentId = DEFAULT_AGENT;
+
+const nonce = z.string().regex(/^[\w-]{8,64}$/, "must be 8-64 word characters");
+const triggerForm = z.object({ back: z.string().optional(), nonce: nonce.optional() });
+const chatForm = z.object({
+  text: z.string().trim().min(1, "must not be empty").max(8000, "must be at most 8000 characters"),
+  nonce: nonce.optional(),
+});
+const decisionForm = z.object({
+  decision: z.enum(["approve", "reject"], "must be approve or reject"),
+  note: z.string().trim().max(500, "must be at most 500 characters").optional(),
+});
+const approvalIdParam = z.coerce.number().int().positive();
+
+async function form<T extends z.ZodType>(c: Ctx, schema: T): Promise<z.infer<T>> {
+  const parsed = schema.safeParse(await c.req.parseBody());
+  if (!parsed.success) throw new RequestError(400, `invalid form: ${describeIssues(parsed.error.issues)}`);
+  return parsed.data;
+}
+
+const withNotice = (path: string, done: string) => `${path}${path.includes("?") ? "&" : "?"}done=${done}`;
+
+export async function postTrigger(c: Ctx) {
+  const { back, nonce: key } = await form(c, triggerForm);
+  const { duplicate } = await ingestEvent(c.get("deps"), {
+    agentId,
+    source: "manual",
+    priority: 0,
+    dedupKey: `trigger:dashboard-${key ?? crypto.randomUUID()}`,
+    payload: { reason: "Trigger now (dashboard)" },
+  });
+  return c.redirect(withNotice(safeNext(back), duplicate ? "duplicate" : "triggered"), 303);
+}
+
+export async function postChat(c: Ctx) {
+  const parsed = chatForm.safeParse(await c.req.parseBody());
+  if (!parsed.success) return chatPage(c, `The message was not sent: ${describeIssues(parsed.error.issues)}.`);
+  const { duplicate } = await ingestEvent(c.get("deps"), {
+    agentId,
+    source: "human",
+    priority: 0,
+    dedupKey: `message:dashboard-${parsed.data.nonce ?? crypto.randomUUID()}`,
+    payload: { text: parsed.data.text },
+  });
+  return c.redirect(duplicate ? "/chat?done=duplicate" : "/chat?done=sent", 303);
+}
+
+/** Without `confirmed=yes` (no JavaScript dialog ran) this shows the confirmation page instead. */
+export async function postReset(c: Ctx) {
+  const body = await c.req.parseBody();
+  if (body.confirmed !== "yes") {
+    return sendPage(c, { title: "Reset the session?", current: "overview" }, <ResetConfirmPage csrf={await csrfToken(c)} />);
+  }
+  await resetSession(c.get("deps"), agentId);
+  return c.redirect("/?done=reset", 303);
+}
+
+export async function postDecision(c: Ctx) {
+  const id = approvalIdParam.safeParse(c.req.param("approvalId"));
+  if (!id.success) throw new RequestError(400, "invalid approval id: must be a positive integer");
+  const { decision, note } = await form(c, decisionForm);
+  await decideApproval(c.get("deps"), agentId, id.data, decision, note || undefined);
+  return c.redirect(`/approvals?done=${decision === "approve" ? "approved" : "rejected"}`, 303);
+}

@@ -1,0 +1,96 @@
+/**
+ * The page frame every dashboard page shares: skip link, navigation (current page marked for
+ * screen readers too), sign-out form, the simulated-fleet banner, a one-line notice after an
+ * action, and the stylesheet and script routes.
+ */
+import type { Child } from "hono/jsx";
+import { CSRF_FIELD } from "./session.ts";
+
+export const NAV = [
+  { key: "overview", href: "/", label: "Overview" },
+  { key: "fleet", href: "/fleet", label: "Fleet" },
+  { key: "runs", href: "/runs", label: "Runs" },
+  { key: "wakes", href: "/wakes", label: "Wakes" },
+  { key: "notifications", href: "/notifications", label: "Notifications" },
+  { key: "approvals", href: "/approvals", label: "Approvals" },
+  { key: "chat", href: "/chat", label: "Chat" },
+] as const;
+
+export type NavKey = (typeof NAV)[number]["key"];
+
+export interface Frame {
+  csrf: string;
+  simulated: boolean;
+  notice?: string | null;
+}
+
+/** Hidden CSRF field: put inside every signed-in form. */
+export const CsrfField = ({ token }: { token: string }) => <input type="hidden" name={CSRF_FIELD} value={token} />;
+
+export function Document({ title, children }: { title: string; children: Child }) {
+  return (
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <title>{`${title} · fleetwarden`}</title>
+        <link rel="stylesheet" href="/assets/dashboard.css" />
+      </head>
+      {children}
+    </html>
+  );
+}
+
+export function Layout(props: { title: string; current: NavKey | null; frame: Frame; busy?: boolean; children: Child }) {
+  const { frame } = props;
+  return (
+    <Document title={props.title}>
+      <body data-busy={props.busy ? "" : undefined}>
+        <a class="skip" href="#main">
+          Skip to content
+        </a>
+        <header class="top">
+          <nav aria-label="Dashboard">
+            <a class="brand" href="/">
+              fleetwarden
+            </a>
+            <ul>
+              {NAV.map((item) => (
+                <li>
+                  <a href={item.href} aria-current={item.key === props.current ? "page" : undefined}>
+                    {item.label}
+                  </a>
+                </li>
+              ))}
+              <li>
+                <form method="post" action="/sign-out">
+                  <CsrfField token={frame.csrf} />
+                  <button type="submit" class="signout">
+                    Sign out
+                  </button>
+                </form>
+              </li>
+            </ul>
+          </nav>
+        </header>
+        <main id="main">
+          {frame.simulated ? (
+            <p class="banner" role="note">
+              <strong>Simulated fleet.</strong> No VAST_API_KEY is set, so these instances are fleetwarden's built-in simulator,
+              not rented machines. Actions change nothing outside this database.
+            </p>
+          ) : null}
+          {frame.notice ? (
+            <p class="notice" role="status">
+              {frame.notice}
+            </p>
+          ) : null}
+          <h1>{props.title}</h1>
+          {props.children}
+          <p class="muted" data-live-indicator aria-live="off"></p>
+        </main>
+        <script src="/assets/dashboard.js" defer></script>
+      </body>
+    </Document>
+  );
+}

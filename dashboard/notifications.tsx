@@ -1,0 +1,43 @@
+/** Notifications page: what the agent told humans, and whether each channel got it. */
+import type { NotificationView } from "../notify/list-notifications.ts";
+import { Badge, Severity } from "./badges.tsx";
+import { relative, utcTime } from "./format.ts";
+
+export function NotificationsList({ notifications, now }: { notifications: NotificationView[]; now: number }) {
+  if (notifications.length === 0) return <p>No notifications yet.</p>;
+  return (
+    <ul class="cards">
+      {notifications.map((n) => (
+        <li class="card" data-notification-id={String(n.id)}>
+          <h3>
+            <Severity severity={n.severity} /> {n.title}
+          </h3>
+          <p class="said">{n.body}</p>
+          <p class="muted">
+            {`${utcTime(n.createdAt)} (${relative(n.createdAt, now)})`}
+            {n.runId !== null ? (
+              <>
+                {" · from "}
+                <a href={`/runs/${n.runId}`}>{`run #${n.runId}`}</a>
+              </>
+            ) : null}
+            {n.repeats > 0 ? ` · repeated ${n.repeats} more time${n.repeats === 1 ? "" : "s"}` : ""}
+          </p>
+          {n.deliveries.length ? (
+            <ul>
+              {n.deliveries.map((d) => (
+                <li>
+                  {`${d.channel}: `}
+                  <Badge tone={d.status === "delivered" ? "ok" : d.status === "failed" ? "bad" : "info"}>{d.status}</Badge>
+                  {d.lastError ? ` (${d.lastError})` : ""}
+                </li>
+              ))}
+            </ul>
+          ) : (
+            <p class="muted">Shown here only (no outbound channel configured).</p>
+          )}
+        </li>
+      ))}
+    </ul>
+  );
+}

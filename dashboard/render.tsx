@@ -1,0 +1,53 @@
+/**
+ * Rendering a dashboard response: the doctype, the frame every signed-in page shares (CSRF
+ * token, simulated-fleet banner, the notice after an action), and no caching of operator data.
+ */
+import type { Context } from "hono";
+import type { Child } from "hono/jsx";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import type { AppEnv } from "../functions/app-env.ts";
+import { Layout, type Frame, type NavKey } from "./layout.tsx";
+import { csrfToken } from "./session.ts";
+
+type Ctx = Context<AppEnv>;
+
+/** Notices shown after an action, chosen by key so no request text is ever echoed. */
+const NOTICES: Record<string, string> = {
+  triggered: "Trigger received: a run starts within the short (human) debounce window.",
+  duplicate: "That form was already submitted; nothing new was queued.",
+  sent: "Message sent. The reply appears in the thread when the agent’s run finishes.",
+  reset: "Session reset: a new conversation epoch started. The run counter, wakes and fleet are unchanged.",
+  approved: "Approved: the agent is woken to carry the action out.",
+  rejected: "Rejected: the agent is woken and will not take the action.",
+};
+
+export async function frameFor(c: Ctx): Promise<Frame> {
+  const done = c.req.query("done");
+  return {
+    csrf: await csrfToken(c),
+    simulated: c.get("deps").provider.kind === "simulator",
+    notice: done ? (NOTICES[done] ?? null) : null,
+  };
+}
+
+export async function sendHtml(c: Ctx, node: Child, status: ContentfulStatusCode = 200) {
+  c.header("Cache-Control", "no-store");
+  const body = await (<>{node}</>).toString();
+  return c.html(`<!DOCTYPE html>${body}`, status);
+}
+
+/** A signed-in page inside the shared layout. */
+export async function sendPage(
+  c: Ctx,
+  page: { title: string; current: NavKey | null; busy?: boolean; frame?: Frame; status?: ContentfulStatusCode },
+  content: Child,
+) {
+  const frame = page.frame ?? (await frameFor(c));
+  return sendHtml(
+    c,
+    <Layout title={page.title} current={page.current} frame={frame} busy={page.busy}>
+      {content}
+    </Layout>,
+    page.status,
+  );
+}

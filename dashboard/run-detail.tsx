@@ -1,0 +1,109 @@
+/**
+ * One run's page: why it ran (the events and wakes it consumed), what it did (its turns: tool
+ * calls with their results), what it said (the reply), what it scheduled, and what compaction did.
+ */
+import { NoopBadge, RunStatus, WakeStatus } from "./badges.tsx";
+import { duration, prettyJson, relative, tokens, utcTime } from "./format.ts";
+import type { RunRecord } from "./run-record.ts";
+import { deciderLabel, triggerSummary } from "./runs-timeline.tsx";
+
+function ConsumedEvents({ events }: { events: RunRecord["events"] }) {
+  if (events.length === 0) return <p>No inbox events.</p>;
+  return (
+    <ul class="cards">
+      {events.map((e) => (
+        <li class="card">
+          <h3>{`Event #${e.id} · ${e.source}`}</h3>
+          <p class="muted">{`received ${utcTime(e.createdAt)}${e.attempts > 0 ? ` · retried ${e.attempts}×` : ""}`}</p>
+          <pre>{prettyJson(e.payload)}</pre>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+function WakeRows({ wakes, empty }: { wakes: RunRecord["consumedWakes"]; empty: string }) {
+  if (wakes.length === 0) return <p>{empty}</p>;
+  return (
+    <ul>
+      {wakes.map((w) => (
+        <li>
+          {`Wake #${w.id} due ${utcTime(w.dueAt)}: ${w.reason} `}
+          <WakeStatus status={w.status} />
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+function Turns({ turns }: { turns: RunRecord["turns"] }) {
+  if (turns.length === 0) return <p>No conversation turns were recorded (a no-op run, or no LLM decided).</p>;
+  return (
+    <ol class="cards" data-testid="run-turns">
+      {turns.map((t) => (
+        <li class="card">
+          <h3>{t.role === "tool" ? `Tool result${t.toolCallId ? ` for ${t.toolCallId}` : ""}` : t.role}</h3>
+          {t.toolCalls.map((call) => (
+            <div>
+              <p>
+                <strong>{`Calls ${call.name}`}</strong> <span class="muted">{call.id}</span>
+              </p>
+              <pre>{prettyJson(call.arguments)}</pre>
+            </div>
+          ))}
+          {t.content ? t.role === "tool" ? <pre>{prettyJson(t.content)}</pre> : <p class="said">{t.content}</p> : null}
+          <p class="muted">{tokens(t.tokens)}</p>
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+export function RunDetailPage({ record, now }: { record: RunRecord; now: number }) {
+  const { run } = record;
+  return (
+    <>
+      <p>
+        <a href="/runs">← All runs</a>
+      </p>
+      <section class="panel" aria-labelledby="summary-heading">
+        <h2 id="summary-heading">Summary</h2>
+        <p>
+          <RunStatus status={run.status} /> <NoopBadge noop={run.noop} />
+        </p>
+        <dl class="facts">
+          <dt>Triggers</dt>
+          <dd>{triggerSummary(run)}</dd>
+          <dt>Decider</dt>
+          <dd>{deciderLabel(run.decider)}</dd>
+          <dt>Session epoch</dt>
+          <dd>{String(run.sessionEpoch)}</dd>
+          <dt>Tokens</dt>
+          <dd>{`${tokens(run.promptTokens)} prompt, ${tokens(run.completionTokens)} completion; last prompt ${tokens(run.contextTokens)}`}</dd>
+          <dt>Started</dt>
+          <dd>{`${utcTime(run.startedAt)} (${relative(run.startedAt, now)})`}</dd>
+          <dt>Duration</dt>
+          <dd>{duration(run.startedAt, run.finishedAt, now)}</dd>
+          {run.error ? (
+            <>
+              <dt>Error</dt>
+              <dd>{run.error}</dd>
+            </>
+          ) : null}
+        </dl>
+      </section>
+      <h2>Reply</h2>
+      {run.reply ? <p class="said reply" data-testid="run-reply">{run.reply}</p> : <p>No reply (only runs that consumed a chat message reply).</p>}
+      <h2>Events consumed</h2>
+      <ConsumedEvents events={record.events} />
+      <h2>Wakes consumed</h2>
+      <WakeRows wakes={record.consumedWakes} empty="No wakes." />
+      <h2>Tool calls and results</h2>
+      <Turns turns={record.turns} />
+      <h2>Wakes it scheduled</h2>
+      <WakeRows wakes={record.createdWakes} empty="None." />
+      <h2>Compaction</h2>
+      {run.compaction === null || run.compaction === undefined ? <p>No compaction record.</p> : <pre>{prettyJson(run.compaction)}</pre>}
+    </>
+  );
+}

@@ -1,0 +1,20 @@
+/** Runs page: the full timeline, newest first, updating live, with a Trigger now button. */
+import { TriggerForm } from "./action-forms.tsx";
+import { RunsTimeline, type RunView } from "./runs-timeline.tsx";
+
+export function RunsPage({ runs, now, csrf }: { runs: RunView[]; now: number; csrf: string }) {
+  return (
+    <>
+      <div class="actions">
+        <TriggerForm csrf={csrf} back="/runs" />
+      </div>
+      <p class="muted">
+        Each run consumed the events and wakes listed as its triggers. A run is “no-op” when it consumed no chat message and
+        changed nothing; it then costs nothing further and triggers nothing.
+      </p>
+      <div data-live="runs">
+        <RunsTimeline runs={runs} now={now} />
+      </div>
+    </>
+  );
+}
