@@ -7,11 +7,13 @@ import { cronTick, type TickCheck } from "./cron-tick.ts";
 import { simulateFleet } from "../fleet/simulator-reports.ts";
 import { reconcileInstances } from "../fleet/reconcile.ts";
 import { checkHeartbeats } from "../fleet/heartbeat.ts";
+import { republishStalledDeliveries } from "../notify/repair-deliveries.ts";
 
 /** Fleet checks run by every tick, after the pipeline's own repairs. */
 // Order matters: simulated failures report first (as webhooks), reconciliation then records only
 // what no report told, and the heartbeat check sees the freshest last-seen times.
-export const FLEET_CHECKS: readonly TickCheck[] = [simulateFleet, reconcileInstances, checkHeartbeats];
+// Last, notification deliveries whose publish was lost are published again.
+export const FLEET_CHECKS: readonly TickCheck[] = [simulateFleet, reconcileInstances, checkHeartbeats, republishStalledDeliveries];
 
 export function runCronTick(deps: Deps) {
   return cronTick(deps, FLEET_CHECKS);

@@ -1,0 +1,24 @@
+/**
+ * A cron check: channel deliveries whose scheduler publish was lost (the scheduler was down when
+ * the alert was raised) are never attempted. A pending delivery with no attempt after
+ * STALLED_AFTER_MS is published again, under a fresh dedup key per interval, so an alert is never
+ * silently dropped. deliverNotification is idempotent, so a late original does no harm.
+ */
+import { sql } from "drizzle-orm";
+import type { Deps } from "../runtime/deps.ts";
+import { notificationDeliveries, notifications } from "../schema/index.ts";
+
+export const STALLED_AFTER_MS = 5 * 60_000;
+
+export async function republishStalledDeliveries(deps: Deps, agentId: string): Promise<number> {
+  const now = deps.clock.now();
+  const stalled = await deps.db.all<{ id: number }>(sql`select d.id from ${notificationDeliveries} d
+    join ${notifications} n on n.id = d.notification_id
+    where n.agent_id = ${agentId} and d.status = 'pending' and d.attempts = 0 and n.created_at <= ${now - STALLED_AFTER_MS}
+    limit 100`);
+  const bucket = Math.floor(now / STALLED_AFTER_MS);
+  for (const { id } of stalled) {
+    await deps.scheduler.publish({ dedupKey: `notify:${id}:repair:${bucket}`, notBefore: now, body: { type: "notify", deliveryId: id } });
+  }
+  return stalled.length;
+}
