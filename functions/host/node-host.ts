@@ -91,9 +91,10 @@ export async function startNodeHost(
   const port = typeof address === "object" && address ? address.port : config.port;
 
   if (scheduler instanceof LocalScheduler) await scheduler.start((body) => handleDelivery(deps, body));
-  const cron = setInterval(() => {
-    runCronTick(deps).catch((err: unknown) => log.error("cron tick failed", { error: String(err) }));
-  }, options.cronIntervalMs ?? CRON_INTERVAL_MS);
+  const tick = () => runCronTick(deps).catch((err: unknown) => log.error("cron tick failed", { error: String(err) }));
+  // One tick now, so the fleet is reconciled (and visible) before the first interval elapses.
+  await tick();
+  const cron = setInterval(tick, options.cronIntervalMs ?? CRON_INTERVAL_MS);
 
   log.info("fleetwarden is running", {
     url: `http://localhost:${port}`,
