@@ -26,6 +26,7 @@ const variables = z.object({
   QSTASH_TOKEN: optionalString,
   QSTASH_CURRENT_SIGNING_KEY: optionalString,
   QSTASH_NEXT_SIGNING_KEY: optionalString,
+  QSTASH_RETRIES: z.coerce.number().int().min(0).max(20).default(3),
   PUBLIC_URL: optionalUrl,
   VAST_API_KEY: optionalString,
   VAST_URL: z.url().default("https://console.vast.ai"),
@@ -33,14 +34,21 @@ const variables = z.object({
   DEBOUNCE_STATE_MS: nonNegativeNumber(10000),
   RUN_LEASE_MS: positiveInt(600000),
   CONTEXT_BUDGET_TOKENS: positiveInt(30000),
+  LLM_TIMEOUT_MS: positiveInt(60000),
+  LLM_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(2),
+  AGENT_MAX_ITERATIONS: positiveInt(8),
+  RULES_MAX_RESTARTS_PER_HOUR: z.coerce.number().int().min(0).default(3),
   MAX_PENDING_WAKES: positiveInt(50),
   RECONCILE_INTERVAL_S: positiveInt(60),
+  HEARTBEAT_TIMEOUT_S: positiveInt(300),
   SIMULATOR_INSTANCES: z.coerce.number().int().min(0).max(500).default(4),
   SIMULATOR_FAILURE_RATE: nonNegativeNumber(2),
   APPROVAL_REQUIRED_ACTIONS: z.string().default("destroy"),
   SLACK_WEBHOOK_URL: optionalUrl,
   DISCORD_WEBHOOK_URL: optionalUrl,
   NTFY_URL: optionalUrl,
+  NOTIFY_DEDUP_WINDOW_S: z.coerce.number().int().min(0).default(3600),
+  ACTION_RATE_LIMIT_PER_HOUR: positiveInt(6),
   PORT: z.coerce.number().int().min(0).max(65535).default(8787),
 });
 
@@ -78,7 +86,13 @@ function toConfig(v: z.infer<typeof variables>, host: Host) {
     webhookSecret: v.WEBHOOK_SECRET,
     llm:
       v.OPENAI_API_KEY || v.OPENAI_BASE_URL
-        ? { apiKey: v.OPENAI_API_KEY ?? "not-needed", baseUrl: v.OPENAI_BASE_URL, model: v.AGENT_MODEL }
+        ? {
+            apiKey: v.OPENAI_API_KEY ?? "not-needed",
+            baseUrl: v.OPENAI_BASE_URL,
+            model: v.AGENT_MODEL,
+            timeoutMs: v.LLM_TIMEOUT_MS,
+            maxRetries: v.LLM_MAX_RETRIES,
+          }
         : null,
     scheduler,
     qstash: {
@@ -86,6 +100,7 @@ function toConfig(v: z.infer<typeof variables>, host: Host) {
       token: v.QSTASH_TOKEN,
       currentSigningKey: v.QSTASH_CURRENT_SIGNING_KEY,
       nextSigningKey: v.QSTASH_NEXT_SIGNING_KEY,
+      retries: v.QSTASH_RETRIES,
     },
     publicUrl: v.PUBLIC_URL,
     provider: v.VAST_API_KEY ? ("vast" as const) : ("simulator" as const),
@@ -95,10 +110,15 @@ function toConfig(v: z.infer<typeof variables>, host: Host) {
     debounceStateMs: v.DEBOUNCE_STATE_MS,
     runLeaseMs: v.RUN_LEASE_MS,
     contextBudgetTokens: v.CONTEXT_BUDGET_TOKENS,
+    agentMaxIterations: v.AGENT_MAX_ITERATIONS,
+    rulesMaxRestartsPerHour: v.RULES_MAX_RESTARTS_PER_HOUR,
     maxPendingWakes: v.MAX_PENDING_WAKES,
     reconcileIntervalMs: v.RECONCILE_INTERVAL_S * 1000,
+    heartbeatTimeoutMs: v.HEARTBEAT_TIMEOUT_S * 1000,
     approvalRequired: v.APPROVAL_REQUIRED_ACTIONS.split(",").map((s) => s.trim()).filter(Boolean),
     channels: { slack: v.SLACK_WEBHOOK_URL, discord: v.DISCORD_WEBHOOK_URL, ntfy: v.NTFY_URL },
+    notifyDedupWindowMs: v.NOTIFY_DEDUP_WINDOW_S * 1000,
+    actionRateLimitPerHour: v.ACTION_RATE_LIMIT_PER_HOUR,
     port: v.PORT,
   };
 }

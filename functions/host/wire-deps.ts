@@ -9,8 +9,10 @@ import type { Config } from "../../runtime/config.ts";
 import type { Deps } from "../../runtime/deps.ts";
 import type { Logger } from "../../runtime/log.ts";
 import type { Scheduler } from "../../triggers/scheduler.ts";
-import { minimalRunStep } from "../../triggers/run-step.ts";
+import { OpenAiChatModel } from "../../agent/openai-model.ts";
+import { agentRunStep } from "../../agent/run-agent.ts";
 import { SimulatorProvider } from "../../fleet/simulator.ts";
+import { VastProvider } from "../../fleet/vast.ts";
 
 export interface HostParts {
   db: Db;
@@ -23,8 +25,12 @@ export interface HostParts {
 export function wireDeps(parts: HostParts): Deps {
   return {
     ...parts,
-    provider: new SimulatorProvider(parts.db, parts.clock),
-    llm: null,
-    runStep: minimalRunStep,
+    provider:
+      parts.config.provider === "vast" && parts.config.vast.apiKey
+        ? new VastProvider({ apiKey: parts.config.vast.apiKey, baseUrl: parts.config.vast.url })
+        : new SimulatorProvider(parts.db, parts.clock),
+    llm: parts.config.llm ? new OpenAiChatModel(parts.config.llm) : null,
+    // With no LLM the agent step decides by the rules policy (decider "rules").
+    runStep: agentRunStep,
   };
 }

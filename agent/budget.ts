@@ -1,0 +1,173 @@
+/**
+ * The budget guarantee: before every LLM call the whole request (system prompt, memory, fleet
+ * snapshot, summary, history, this run's input and turns, tool schemas) is measured, and while
+ * it is over budget the compaction strategies run in order: stub old tool outputs, drop no-op
+ * turns, summarise the oldest turns (persisted), trim the oldest turns, and at last cut this
+ * run's latest tool outputs and input with a visible marker. What was done is reported per call.
+ * A failed summary is reported and trimming takes over; nothing is skipped silently.
+ */
+import type { ChatMessage, ChatTool } from "./chat-model.ts";
+import { chooseTurnsToSummarize, stubToolOutputs, truncateToolOutputs, type Summarize } from "./compaction.ts";
+import { countMessage, countPrompt, countTools, truncateToTokens } from "./tokens.ts";
+import type { Turn } from "./turns.ts";
+
+export interface PromptDraft {
+  /** System prompt, then pinned memory and the fleet snapshot; already capped when built. */
+  fixed: ChatMessage[];
+  /** The epoch's persisted summary of older turns. */
+  summary: string;
+  /** Stored turns of the epoch after the summary, oldest first. */
+  history: Turn[];
+  /** This run's events and due wakes. */
+  input: ChatMessage;
+  /** This run's tool rounds so far. */
+  current: Turn[];
+}
+
+export interface FitReport {
+  budget: number;
+  before: number;
+  after: number;
+  stubbedToolOutputs: number;
+  droppedNoopTurns: number;
+  summarized: { turns: number; through: number } | null;
+  summaryError?: string;
+  trimmedTurns: number;
+  truncatedToolOutputs: boolean;
+  truncatedInput: boolean;
+}
+
+export interface FittedPrompt {
+  messages: ChatMessage[];
+  tokens: number;
+  report: FitReport;
+}
+
+export class BudgetError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "BudgetError";
+  }
+}
+
+const REPLY_PRIMING = countPrompt([]);
+/** After summarising, aim this far under the budget so the next calls and runs do not redo it. */
+const SUMMARY_TARGET = 0.7;
+/** The most of the budget one summarisation request may carry as transcript. */
+const SUMMARY_INPUT_SHARE = 0.5;
+
+export function summaryMessage(summary: string): ChatMessage[] {
+  return summary ? [{ role: "system", content: `Summary of the earlier conversation in this session:\n${summary}` }] : [];
+}
+
+export function assemble(draft: PromptDraft): ChatMessage[] {
+  return [
+    ...draft.fixed,
+    ...summaryMessage(draft.summary),
+    ...draft.history.flatMap((t) => t.messages),
+    draft.input,
+    ...draft.current.flatMap((t) => t.messages),
+  ];
+}
+
+function measure(draft: PromptDraft, toolTokens: number): number {
+  const sum = (ms: ChatMessage[]) => ms.reduce((s, m) => s + countMessage(m), 0);
+  const turns = (ts: Turn[]) => ts.reduce((s, t) => s + t.tokens, 0);
+  return REPLY_PRIMING + toolTokens + sum(draft.fixed) + sum(summaryMessage(draft.summary)) + turns(draft.history) + countMessage(draft.input) + turns(draft.current);
+}
+
+/**
+ * Fits the draft into `budget` tokens and returns the messages to send. `draft` is updated in
+ * place where the change must outlast this call (a persisted summary replaces the turns it
+ * folded); the other strategies apply to this request only. Throws BudgetError only when the
+ * fixed part and tool schemas alone cannot fit.
+ */
+export async function fitPrompt(draft: PromptDraft, tools: readonly ChatTool[], budget: number, summarize: Summarize | null): Promise<FittedPrompt> {
+  const toolTokens = countTools(tools);
+  const report: FitReport = {
+    budget,
+    before: measure(draft, toolTokens),
+    after: 0,
+    stubbedToolOutputs: 0,
+    droppedNoopTurns: 0,
+    summarized: null,
+    trimmedTurns: 0,
+    truncatedToolOutputs: false,
+    truncatedInput: false,
+  };
+  const work: PromptDraft = { ...draft, history: [...draft.history], current: [...draft.current] };
+  const over = () => measure(work, toolTokens) - budget;
+
+  // 1. Stub old tool outputs: history first, then this run's rounds except the latest.
+  const stubbable: [Turn[], number][] = [
+    ...work.history.map((_, i): [Turn[], number] => [work.history, i]),
+    ...work.current.slice(0, -1).map((_, i): [Turn[], number] => [work.current, i]),
+  ];
+  for (const [list, i] of stubbable) {
+    if (over() <= 0) break;
+    const stubbed = stubToolOutputs(list[i]!);
+    if (stubbed) {
+      list[i] = stubbed;
+      report.stubbedToolOutputs++;
+    }
+  }
+  // 2. Drop no-op turns (read-only tool exchanges) of the history, oldest first.
+  for (let i = 0; i < work.history.length && over() > 0; ) {
+    if (work.history[i]!.readOnly) {
+      work.history.splice(i, 1);
+      report.droppedNoopTurns++;
+    } else i++;
+  }
+  // 3. Summarise the oldest stored turns into the epoch's summary (from their full text).
+  if (over() > 0 && summarize && draft.history.some((t) => t.lastId !== null)) {
+    const toFree = measure(work, toolTokens) - Math.floor(budget * SUMMARY_TARGET);
+    const count = chooseTurnsToSummarize(draft.history, toFree, Math.floor(budget * SUMMARY_INPUT_SHARE));
+    const folded = draft.history.slice(0, count);
+    try {
+      const summary = await summarize(folded, draft.summary);
+      const through = Math.max(...folded.map((t) => t.lastId ?? 0));
+      draft.summary = summary;
+      draft.history = draft.history.slice(count);
+      work.summary = summary;
+      work.history = work.history.filter((t) => (t.lastId ?? Infinity) > through);
+      report.summarized = { turns: count, through };
+    } catch (err) {
+      report.summaryError = err instanceof Error ? err.message : String(err);
+    }
+  }
+  // 4. Trim the oldest turns: history, then this run's rounds except the latest.
+  while (over() > 0 && work.history.length > 0) {
+    work.history.shift();
+    report.trimmedTurns++;
+  }
+  while (over() > 0 && work.current.length > 1) {
+    work.current.shift();
+    report.trimmedTurns++;
+  }
+  // 5. Last resort: cut this run's latest tool outputs, then the input, with visible markers.
+  const last = work.current.length - 1;
+  if (over() > 0 && last >= 0) {
+    work.current[last] = truncateToolOutputs(work.current[last]!, work.current[last]!.tokens - over());
+    report.truncatedToolOutputs = true;
+  }
+  if (over() > 0 && typeof work.input.content === "string") {
+    const room = countMessage(work.input) - over() - 4;
+    work.input = { role: "user", content: truncateToTokens(work.input.content, Math.max(0, room), "input") };
+    report.truncatedInput = true;
+  }
+
+  // The request is counted again as sent; a stored count that differs can only cost more trimming.
+  let messages = assemble(work);
+  let tokens = countPrompt(messages, tools);
+  while (tokens > budget && work.history.length > 0) {
+    work.history.shift();
+    report.trimmedTurns++;
+    messages = assemble(work);
+    tokens = countPrompt(messages, tools);
+  }
+  if (tokens > budget) {
+    throw new BudgetError(`the prompt cannot fit the budget: ${tokens} tokens after compaction, budget ${budget} (system prompt, memory, fleet snapshot and tool schemas are too large)`);
+  }
+  report.after = tokens;
+  return { messages, tokens, report };
+}

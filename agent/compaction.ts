@@ -1,0 +1,110 @@
+/**
+ * The compaction strategies, in the order the budget applies them: stub old tool outputs, drop
+ * no-op (read-only) turns, summarise the oldest turns into the epoch's summary, trim the oldest
+ * turns. Each works on whole turns, so tool calls and results stay together. The summariser is
+ * the one strategy with side effects: it calls the LLM and persists the summary in `sessions`,
+ * so a later run starts from it instead of redoing it.
+ */
+import { lt } from "drizzle-orm";
+import type { Deps } from "../runtime/deps.ts";
+import { sessions } from "../schema/index.ts";
+import type { ChatMessage } from "./chat-model.ts";
+import { countMessage, countPrompt, countText, truncateToTokens } from "./tokens.ts";
+import { makeTurn, type Turn } from "./turns.ts";
+
+/** Replaces a turn's tool outputs by a short stub; null when there is nothing worth stubbing. */
+export function stubToolOutputs(turn: Turn): Turn | null {
+  let changed = false;
+  const messages = turn.messages.map((m): ChatMessage => {
+    if (m.role !== "tool" || typeof m.content !== "string") return m;
+    const stub = `[tool output omitted to save context (${countText(m.content)} tokens)]`;
+    if (countText(m.content) <= countText(stub)) return m;
+    changed = true;
+    return { ...m, content: stub };
+  });
+  return changed ? makeTurn(messages, turn.lastId) : null;
+}
+
+/** Cuts a turn's tool outputs (equal shares, visible markers) so the whole turn fits `maxTurnTokens`. */
+export function truncateToolOutputs(turn: Turn, maxTurnTokens: number): Turn {
+  const outputs = turn.messages.filter((m) => m.role === "tool").map((m) => countText(typeof m.content === "string" ? m.content : ""));
+  const framing = turn.tokens - outputs.reduce((a, b) => a + b, 0);
+  const share = Math.max(0, Math.floor((maxTurnTokens - framing) / Math.max(1, outputs.length)));
+  return makeTurn(
+    turn.messages.map((m) => (m.role === "tool" && typeof m.content === "string" ? { ...m, content: truncateToTokens(m.content, share, "tool output") } : m)),
+    turn.lastId,
+  );
+}
+
+/** Renders turns as a plain transcript for the summariser, each tool result kept short. */
+export function renderTranscript(turns: readonly Turn[]): string {
+  const lines: string[] = [];
+  for (const turn of turns) {
+    for (const m of turn.messages) {
+      const text = typeof m.content === "string" ? m.content : "";
+      if (m.role === "tool") lines.push(`tool result: ${truncateToTokens(text, 150, "result")}`);
+      else if (m.role === "assistant" && m.tool_calls?.length) {
+        const calls = m.tool_calls.map((c) => (c.type === "function" ? `${c.function.name}(${c.function.arguments})` : c.type));
+        lines.push(`assistant called: ${calls.join(", ")}${text ? ` — ${text}` : ""}`);
+      } else lines.push(`${m.role}: ${text}`);
+    }
+  }
+  return lines.join("\n");
+}
+
+/** Oldest stored turns to fold so that about `toFree` tokens leave the prompt, within `maxInput`. */
+export function chooseTurnsToSummarize(history: readonly Turn[], toFree: number, maxInput: number): number {
+  let count = 0;
+  let freed = 0;
+  for (const turn of history) {
+    if (turn.lastId === null || freed >= toFree) break;
+    if (count > 0 && freed + turn.tokens > maxInput) break;
+    freed += turn.tokens;
+    count++;
+  }
+  return count;
+}
+
+export type Summarize = (turns: readonly Turn[], previous: string) => Promise<string>;
+
+const SUMMARY_INSTRUCTIONS =
+  "You maintain the running summary of an operations agent's conversation about a GPU fleet. " +
+  "Merge the existing summary with the new turns into one concise summary: what humans asked and were told, " +
+  "actions taken and their results, open problems, promises made. Plain text, no preamble.";
+
+/**
+ * A summariser that asks the LLM (through `complete`, which owns breaker and usage accounting)
+ * and persists the merged summary for the epoch, moving `summarizedThrough` forward only.
+ * Its own request is fitted to the budget like every other request.
+ */
+export function createSummarizer(options: {
+  deps: Deps;
+  agentId: string;
+  epoch: number;
+  budget: number;
+  summaryCap: number;
+  complete: (messages: ChatMessage[]) => Promise<string>;
+}): Summarize {
+  const { deps, agentId, epoch, budget, summaryCap } = options;
+  return async (turns, previous) => {
+    const through = Math.max(...turns.map((t) => t.lastId ?? 0));
+    const system: ChatMessage = { role: "system", content: `${SUMMARY_INSTRUCTIONS} At most ${summaryCap} tokens.` };
+    const head = `Existing summary:\n${previous || "(none)"}\n\nNew turns:\n`;
+    const room = budget - countPrompt([system, { role: "user", content: head }]) - 16;
+    if (room < 64) throw new Error("no room in the budget for a summarisation request");
+    const request: ChatMessage[] = [system, { role: "user", content: head + truncateToTokens(renderTranscript(turns), room, "transcript") }];
+    const answer = (await options.complete(request)).trim();
+    if (!answer) throw new Error("the summariser returned an empty summary");
+    const summary = truncateToTokens(answer, summaryCap, "summary");
+    const summaryTokens = countMessage({ role: "system", content: summary });
+    await deps.db
+      .insert(sessions)
+      .values({ agentId, epoch, summary, summaryTokens, summarizedThrough: through, startedAt: deps.clock.now() })
+      .onConflictDoUpdate({
+        target: [sessions.agentId, sessions.epoch],
+        set: { summary, summaryTokens, summarizedThrough: through },
+        setWhere: lt(sessions.summarizedThrough, through),
+      });
+    return summary;
+  };
+}

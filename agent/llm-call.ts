@@ -1,0 +1,55 @@
+/**
+ * One run's access to the LLM: every call (tool loop and summariser) goes through here, so each
+ * is bounded by the run's deadline, passes the circuit breaker, and adds its usage to the run's
+ * totals. Whatever goes wrong with the endpoint becomes an LlmFault, which the run answers by
+ * handing the decision to the rules policy; only database faults propagate.
+ */
+import type { Deps } from "../runtime/deps.ts";
+import type { Breaker } from "./breaker.ts";
+import type { ChatCompletion, ChatMessage, ChatModel, ChatTool } from "./chat-model.ts";
+
+export class LlmFault extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "LlmFault";
+  }
+}
+
+export class LlmCaller {
+  promptTokens = 0;
+  completionTokens = 0;
+  calls = 0;
+  /** The largest request sent, in tokens as counted by agent/tokens.ts. */
+  largestRequest = 0;
+
+  constructor(
+    private readonly deps: Deps,
+    private readonly model: ChatModel,
+    private readonly breaker: Breaker,
+    private readonly deadline: number,
+    private breakerFailures: number,
+  ) {}
+
+  async complete(messages: ChatMessage[], tools: readonly ChatTool[], requestTokens: number): Promise<ChatCompletion> {
+    const remaining = this.deadline - this.deps.clock.now();
+    if (remaining <= 0) throw new LlmFault("the run's deadline passed before the LLM answered");
+    this.calls++;
+    this.largestRequest = Math.max(this.largestRequest, requestTokens);
+    let completion: ChatCompletion;
+    try {
+      completion = await this.model.complete({ messages, ...(tools.length ? { tools: [...tools] } : {}), signal: AbortSignal.timeout(remaining) });
+    } catch (err) {
+      await this.breaker.recordFailure();
+      this.breakerFailures++;
+      throw new LlmFault(`the LLM failed after retries: ${err instanceof Error ? `${err.name}: ${err.message}` : String(err)}`);
+    }
+    if (this.breakerFailures > 0) {
+      await this.breaker.recordSuccess();
+      this.breakerFailures = 0;
+    }
+    this.promptTokens += completion.usage?.prompt_tokens ?? 0;
+    this.completionTokens += completion.usage?.completion_tokens ?? 0;
+    if (!completion.choices?.[0]?.message) throw new LlmFault("the LLM answered without a message (malformed response)");
+    return completion;
+  }
+}

@@ -1,0 +1,50 @@
+/**
+ * Pinned memory: facts the agent saves with `remember` and drops with `forget`. They are sent with
+ * every prompt (within a cap) and survive session resets, so they stay few and short.
+ */
+import { and, asc, eq, sql } from "drizzle-orm";
+import type { Deps } from "../runtime/deps.ts";
+import { memory } from "../schema/index.ts";
+import { countText } from "./tokens.ts";
+
+export const MAX_MEMORY_FACTS = 50;
+
+export class MemoryFullError extends Error {
+  constructor() {
+    super(`memory is full (${MAX_MEMORY_FACTS} facts); forget one first`);
+    this.name = "MemoryFullError";
+  }
+}
+
+export async function listMemory(deps: Deps, agentId: string) {
+  return deps.db
+    .select({ key: memory.key, fact: memory.fact, tokens: memory.tokens })
+    .from(memory)
+    .where(eq(memory.agentId, agentId))
+    .orderBy(asc(memory.key));
+}
+
+/** Saves or replaces a fact; refuses a new key once the agent holds MAX_MEMORY_FACTS. */
+export async function remember(deps: Deps, agentId: string, key: string, fact: string, runId: number | null): Promise<{ replaced: boolean }> {
+  const now = deps.clock.now();
+  const count = sql`(select count(*) from ${memory} where ${memory.agentId} = ${agentId})`;
+  const [existing, inserted] = await deps.db.batch([
+    deps.db.select({ key: memory.key }).from(memory).where(and(eq(memory.agentId, agentId), eq(memory.key, key))),
+    deps.db.all<{ key: string }>(sql`insert into ${memory} (agent_id, key, fact, tokens, created_by_run, updated_at)
+      select ${agentId}, ${key}, ${fact}, ${countText(fact)}, ${runId}, ${now}
+      where exists (select 1 from ${memory} where ${memory.agentId} = ${agentId} and ${memory.key} = ${key}) or ${count} < ${MAX_MEMORY_FACTS}
+      on conflict (agent_id, key) do update set fact = excluded.fact, tokens = excluded.tokens,
+        created_by_run = excluded.created_by_run, updated_at = excluded.updated_at
+      returning key`),
+  ]);
+  if (!inserted[0]) throw new MemoryFullError();
+  return { replaced: existing.length > 0 };
+}
+
+export async function forget(deps: Deps, agentId: string, key: string): Promise<boolean> {
+  const rows = await deps.db
+    .delete(memory)
+    .where(and(eq(memory.agentId, agentId), eq(memory.key, key)))
+    .returning({ key: memory.key });
+  return rows.length > 0;
+}

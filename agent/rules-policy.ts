@@ -1,0 +1,135 @@
+/**
+ * The deterministic fallback that decides when no LLM is configured or the LLM is failing:
+ * restart an instance that exited unexpectedly, at most RULES_MAX_RESTARTS_PER_HOUR times an hour
+ * (and look again in a few minutes); tell a human when restarts are exhausted or fail, or when an
+ * instance this run heard about is offline or unknown; answer a human message with the fleet's
+ * state. Every action goes through executeAction (decidedBy `rules`), so the audit, rate limit
+ * and approvals hold here too. Same inputs, same decisions.
+ */
+import { and, eq, gt, inArray, isNull, sql } from "drizzle-orm";
+import type { Deps } from "../runtime/deps.ts";
+import type { RunContext } from "../triggers/run-step.ts";
+import { actions, instances } from "../schema/index.ts";
+import { executeAction } from "../fleet/actions.ts";
+import { notifyHuman } from "../notify/notify-human.ts";
+import { createWake, WakeLimitError } from "../triggers/wakes.ts";
+
+export const RECHECK_AFTER_MS = 5 * 60_000;
+const HOUR_MS = 3_600_000;
+/** States that a restart cannot fix from here, but a human should know about. */
+const ATTENTION_STATES = new Set(["offline", "unknown", "frozen"]);
+
+export interface RulesDecision {
+  mutated: boolean;
+  /** One line per decision, for the run's record and the conversation. */
+  decisions: string[];
+  /** The answer to a human message, when the run consumed one. */
+  reply: string | null;
+}
+
+type Context = Pick<RunContext, "agentId" | "runId" | "events" | "wakes">;
+
+export async function decideByRules(deps: Deps, context: Context, why: string): Promise<RulesDecision> {
+  const { db, clock, config } = deps;
+  const { agentId, runId } = context;
+  const now = clock.now();
+  const fleet = await db
+    .select()
+    .from(instances)
+    .where(and(eq(instances.agentId, agentId), isNull(instances.goneAt)))
+    .orderBy(instances.id);
+  const decisions: string[] = [];
+  let mutated = false;
+  const notify = async (title: string, body: string, severity: "warning" | "critical", dedupKey: string) => {
+    const sent = await notifyHuman(deps, { agentId, runId, title, body, severity, dedupKey });
+    if (!sent.deduplicated) mutated = true;
+    decisions.push(`notified a human: ${title}${sent.deduplicated ? " (already notified recently)" : ""}`);
+  };
+
+  for (const instance of fleet.filter((i) => i.state === "exited")) {
+    const restarts = await recentRestarts(deps, agentId, instance.id, now);
+    if (restarts >= config.rulesMaxRestartsPerHour) {
+      await notify(
+        `Instance ${instance.id} keeps failing`,
+        `${instance.id} exited again after ${restarts} restart attempts in the last hour; the rules policy stopped restarting it. Last message: ${instance.statusMessage ?? "none"}.`,
+        "critical",
+        `rules:repeated-failure:${instance.id}`,
+      );
+      continue;
+    }
+    const result = await executeAction(deps, {
+      agentId,
+      runId,
+      instanceId: instance.id,
+      kind: "start",
+      decidedBy: "rules",
+      idempotencyKey: `rules:${agentId}:run:${runId}:start:${instance.id}`,
+      reason: `rules policy: instance exited unexpectedly (restart ${restarts + 1} of at most ${config.rulesMaxRestartsPerHour} per hour)`,
+    });
+    if (result.status === "succeeded" || result.status === "awaiting_approval") {
+      if (!result.repeated) mutated = true;
+      decisions.push(`restarted ${instance.id} (exited; restart ${restarts + 1}/${config.rulesMaxRestartsPerHour} this hour): ${result.status}`);
+      await scheduleRecheck(deps, context, instance.id, decisions, () => (mutated = true));
+    } else {
+      await notify(
+        `Restart of ${instance.id} failed`,
+        `The rules policy tried to restart ${instance.id} (exited) and got: ${result.status}${result.error ? ` — ${result.error}` : ""}.`,
+        "warning",
+        `rules:restart-failed:${instance.id}`,
+      );
+    }
+  }
+
+  const mentioned = new Set(context.events.map((e) => (e.payload as { instanceId?: unknown } | null)?.instanceId).filter((id) => typeof id === "string"));
+  for (const instance of fleet.filter((i) => ATTENTION_STATES.has(i.state) && mentioned.has(i.id))) {
+    await notify(
+      `Instance ${instance.id} is ${instance.state}`,
+      `${instance.id} reported ${instance.state} at ${new Date(instance.stateAt).toISOString()}${instance.statusMessage ? ` (${instance.statusMessage})` : ""}. The rules policy cannot fix this; please take a look.`,
+      "warning",
+      `rules:attention:${instance.id}:${instance.state}`,
+    );
+  }
+
+  const human = context.events.some((e) => e.source === "human");
+  const reply = human ? composeReply(why, fleet, decisions) : null;
+  return { mutated, decisions, reply };
+}
+
+async function recentRestarts(deps: Deps, agentId: string, instanceId: string, now: number): Promise<number> {
+  const [row] = await deps.db
+    .select({ count: sql<number>`count(*)` })
+    .from(actions)
+    .where(
+      and(
+        eq(actions.agentId, agentId),
+        eq(actions.instanceId, instanceId),
+        inArray(actions.kind, ["start", "reboot"]),
+        inArray(actions.status, ["succeeded", "failed", "pending"]),
+        gt(actions.createdAt, now - HOUR_MS),
+      ),
+    );
+  return Number(row?.count ?? 0);
+}
+
+async function scheduleRecheck(deps: Deps, context: Context, instanceId: string, decisions: string[], onCreated: () => void) {
+  try {
+    await createWake(deps, context.agentId, {
+      dueAt: deps.clock.now() + RECHECK_AFTER_MS,
+      reason: `rules policy: check that ${instanceId} came back after its restart`,
+      createdByRun: context.runId,
+    });
+    onCreated();
+    decisions.push(`scheduled a re-check of ${instanceId} in ${RECHECK_AFTER_MS / 60_000} minutes`);
+  } catch (err) {
+    if (!(err instanceof WakeLimitError)) throw err;
+    decisions.push(`could not schedule a re-check of ${instanceId}: ${err.message}`);
+  }
+}
+
+function composeReply(why: string, fleet: readonly (typeof instances.$inferSelect)[], decisions: readonly string[]): string {
+  const counts = new Map<string, number>();
+  for (const i of fleet) counts.set(i.state, (counts.get(i.state) ?? 0) + 1);
+  const states = [...counts].map(([state, n]) => `${n} ${state}`).join(", ") || "no instances known";
+  const done = decisions.length ? ` This run: ${decisions.join("; ")}.` : " No action was needed.";
+  return `The automatic rules policy answered (${why}). Fleet: ${states}.${done}`;
+}

@@ -1,0 +1,146 @@
+/**
+ * The agent's run step: build the prompt, fit it to the budget, call the LLM, execute the tools
+ * it asks for, and loop until it answers without tool calls — bounded by AGENT_MAX_ITERATIONS and
+ * the run's deadline. With no LLM configured, an open circuit breaker, or an LLM that fails
+ * (after the SDK's retries), keeps sending malformed tool calls or cannot be fitted, the rules
+ * policy decides instead (decider `rules`); the run still finishes and releases its lease.
+ *
+ * The verdict is by code: the run is a no-op unless it consumed a human message or a mutating
+ * tool actually executed. Only a run that is not a no-op stores its turns in the conversation.
+ * Only database faults escape (the pipeline then records the run failed and retries its work).
+ */
+import type { RunContext, RunOutcome, RunStep } from "../triggers/run-step.ts";
+import { isNoop } from "../triggers/run-step.ts";
+import { Breaker, DEFAULT_BREAKER, type BreakerPolicy } from "./breaker.ts";
+import { BudgetError, fitPrompt, type FitReport } from "./budget.ts";
+import type { ChatMessage } from "./chat-model.ts";
+import { createSummarizer } from "./compaction.ts";
+import { storeRunTurns } from "./conversation.ts";
+import { LlmCaller, LlmFault } from "./llm-call.ts";
+import { buildPromptDraft, iso, PROMPT_SHARES } from "./prompt.ts";
+import { decideByRules } from "./rules-policy.ts";
+import { CHAT_TOOLS, runToolCall } from "./tools/index.ts";
+import { countPrompt } from "./tokens.ts";
+import { makeTurn } from "./turns.ts";
+
+export const LLM_BREAKER = "llm";
+/** Rounds in a row where every tool call was malformed before the LLM counts as failing. */
+const MAX_MALFORMED_ROUNDS = 2;
+
+export interface AgentRunOptions {
+  breaker?: BreakerPolicy;
+}
+
+export function createAgentRunStep(options: AgentRunOptions = {}): RunStep {
+  return (context) => runAgent(context, options.breaker ?? DEFAULT_BREAKER);
+}
+
+export const agentRunStep: RunStep = createAgentRunStep();
+
+interface Progress {
+  mutated: boolean;
+  /** This run's messages in order, stored only if the run is not a no-op. */
+  turns: ChatMessage[];
+  calls: FitReport[];
+  errors: string[];
+}
+
+async function runAgent(context: RunContext, breakerPolicy: BreakerPolicy): Promise<RunOutcome> {
+  const { deps } = context;
+  const draft = await buildPromptDraft(deps, context);
+  const progress: Progress = { mutated: false, turns: [draft.input], calls: [], errors: [] };
+  if (!deps.llm) return decideWithRules(context, progress, null, "no LLM is configured");
+
+  const breaker = new Breaker(deps, LLM_BREAKER, breakerPolicy);
+  const breakerState = await breaker.state();
+  if (breakerState.openUntil !== null && breakerState.openUntil > deps.clock.now()) {
+    return decideWithRules(context, progress, null, `the LLM circuit breaker is open until ${iso(breakerState.openUntil)}`);
+  }
+  const llm = new LlmCaller(deps, deps.llm, breaker, context.deadline, breakerState.failures);
+  const budget = deps.config.contextBudgetTokens;
+  const summarize = createSummarizer({
+    deps,
+    agentId: context.agentId,
+    epoch: context.sessionEpoch,
+    budget,
+    summaryCap: Math.floor(budget * PROMPT_SHARES.summary),
+    complete: async (messages) => {
+      const completion = await llm.complete(messages, [], countPrompt(messages));
+      return completion.choices[0]!.message.content ?? "";
+    },
+  });
+
+  let final: string | null = null;
+  let malformedRounds = 0;
+  try {
+    for (let iteration = 1; final === null; iteration++) {
+      if (iteration > deps.config.agentMaxIterations) {
+        progress.errors.push(`stopped after ${deps.config.agentMaxIterations} LLM calls without a final answer`);
+        break;
+      }
+      const fitted = await fitPrompt(draft, CHAT_TOOLS, budget, summarize);
+      progress.calls.push(fitted.report);
+      if (fitted.report.summaryError) progress.errors.push(`compaction could not summarise (${fitted.report.summaryError}); trimmed instead`);
+      const completion = await llm.complete(fitted.messages, CHAT_TOOLS, fitted.tokens);
+      const message = completion.choices[0]!.message;
+      const calls = (message.tool_calls ?? []).map((call, i) => ({ ...call, id: call.id || `call_${iteration}_${i}` }));
+      if (calls.length === 0) {
+        final = message.content ?? "";
+        progress.turns.push({ role: "assistant", content: final });
+        break;
+      }
+      const assistant: ChatMessage = { role: "assistant", content: message.content ?? null, tool_calls: calls };
+      const results: ChatMessage[] = [];
+      let valid = 0;
+      for (const call of calls) {
+        const outcome =
+          call.type === "function"
+            ? await runToolCall({ deps, agentId: context.agentId, runId: context.runId, toolCallId: call.id }, call.function.name, call.function.arguments)
+            : { content: JSON.stringify({ error: "only function tools exist" }), mutated: false, invalid: true };
+        if (outcome.mutated) progress.mutated = true;
+        if (!outcome.invalid) valid++;
+        results.push({ role: "tool", tool_call_id: call.id, content: outcome.content });
+      }
+      draft.current.push(makeTurn([assistant, ...results]));
+      progress.turns.push(assistant, ...results);
+      malformedRounds = valid === 0 ? malformedRounds + 1 : 0;
+      if (malformedRounds >= MAX_MALFORMED_ROUNDS) throw new LlmFault(`the LLM sent only malformed tool calls ${malformedRounds} times in a row`);
+    }
+  } catch (err) {
+    if (!(err instanceof LlmFault || err instanceof BudgetError)) throw err;
+    return decideWithRules(context, progress, llm, err.message);
+  }
+  return finish(context, progress, llm, { decider: "llm", reply: final });
+}
+
+/** The rules policy decides the rest of the run; what the LLM already did stays recorded. */
+async function decideWithRules(context: RunContext, progress: Progress, llm: LlmCaller | null, why: string): Promise<RunOutcome> {
+  const decision = await decideByRules(context.deps, context, why);
+  if (decision.mutated) progress.mutated = true;
+  progress.errors.push(`rules policy decided: ${why}`);
+  const note = decision.reply ?? `[rules policy, because ${why}] ${decision.decisions.join("; ") || "no action needed"}`;
+  progress.turns.push({ role: "assistant", content: note });
+  return finish(context, progress, llm, { decider: "rules", reply: decision.reply });
+}
+
+async function finish(
+  context: RunContext,
+  progress: Progress,
+  llm: LlmCaller | null,
+  result: { decider: "llm" | "rules"; reply: string | null },
+): Promise<RunOutcome> {
+  const human = context.events.some((e) => e.source === "human");
+  if (!isNoop(context.events, { mutated: progress.mutated })) {
+    await storeRunTurns(context.deps, context, progress.turns);
+  }
+  return {
+    decider: result.decider,
+    mutated: progress.mutated,
+    reply: human ? (result.reply ?? "(the agent finished without a reply)") : null,
+    promptTokens: llm?.promptTokens ?? 0,
+    completionTokens: llm?.completionTokens ?? 0,
+    contextTokens: llm?.largestRequest ?? 0,
+    compaction: llm ? { budget: context.deps.config.contextBudgetTokens, calls: progress.calls } : null,
+    ...(progress.errors.length ? { error: progress.errors.join("; ") } : {}),
+  };
+}

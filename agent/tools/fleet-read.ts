@@ -1,0 +1,54 @@
+/**
+ * Read-only fleet tools: the provider's live view (list_instances, get_instance), joined with
+ * what fleetwarden last recorded. They never count as mutations.
+ */
+import { z } from "zod";
+import { listInstanceEvents } from "../../fleet/list-instances.ts";
+import { INSTANCE_STATES, type FleetInstance } from "../../fleet/provider.ts";
+import { defineTool, instanceId, toolError } from "./tool.ts";
+
+function present(i: FleetInstance) {
+  return {
+    id: i.id,
+    state: i.state,
+    label: i.label,
+    gpu: i.gpuName ? `${i.gpuCount ?? 1}x ${i.gpuName}` : null,
+    pricePerHour: i.pricePerHour,
+    statusMessage: i.statusMessage,
+    startedAt: i.startedAt === null ? null : new Date(i.startedAt).toISOString(),
+  };
+}
+
+export const listInstancesTool = defineTool({
+  name: "list_instances",
+  description: "List the fleet's instances as the provider reports them now, optionally only those in one state.",
+  schema: z.object({ state: z.enum(INSTANCE_STATES).optional().describe("Only instances in this state") }).strict(),
+  async run({ deps }, args) {
+    try {
+      const all = await deps.provider.list();
+      const shown = args.state ? all.filter((i) => i.state === args.state) : all;
+      return { output: { count: shown.length, instances: shown.map(present) }, mutated: false };
+    } catch (err) {
+      return toolError(`the provider could not list instances: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  },
+});
+
+export const getInstanceTool = defineTool({
+  name: "get_instance",
+  description: "Get one instance as the provider reports it now, with its recent state history.",
+  schema: z.object({ instance_id: instanceId }).strict(),
+  async run({ deps, agentId }, args) {
+    try {
+      const live = await deps.provider.get(args.instance_id);
+      if (!live) return toolError(`unknown instance: ${args.instance_id}`);
+      const history = await listInstanceEvents(deps, agentId, args.instance_id, 5);
+      return {
+        output: { ...present(live), recentStates: history.map((h) => ({ to: h.toState, from: h.fromState, at: h.at, source: h.source, message: h.message })) },
+        mutated: false,
+      };
+    } catch (err) {
+      return toolError(`the provider could not get instance ${args.instance_id}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  },
+});

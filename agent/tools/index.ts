@@ -1,0 +1,59 @@
+/**
+ * The tool registry and the one way a model's tool call runs: look the tool up, parse the JSON
+ * arguments, validate them with the tool's zod schema, run it, cap the output. Unknown tools,
+ * malformed JSON and invalid arguments become error results for the model, never exceptions.
+ *
+ * Which calls count as mutations (they decide the no-op verdict): an instance action that
+ * succeeded or filed an approval, a notification that was not folded into an earlier one, a
+ * created or cancelled wake, a fact remembered or forgotten. Read-only tools, refused or failed
+ * calls, and repeats of an already-recorded action never do.
+ */
+import type { ChatTool } from "../chat-model.ts";
+import { getInstanceTool, listInstancesTool } from "./fleet-read.ts";
+import { instanceActionTools } from "./instance-actions.ts";
+import { forgetTool, rememberTool } from "./memory.ts";
+import { notifyHumanTool } from "./notify.ts";
+import { capOutput, describeIssues, toChatTool, type AgentTool, type ToolContext } from "./tool.ts";
+import { cancelWakeTool, scheduleNextCheckTool } from "./wakes.ts";
+
+export const AGENT_TOOLS: readonly AgentTool[] = [
+  listInstancesTool,
+  getInstanceTool,
+  ...instanceActionTools,
+  notifyHumanTool,
+  scheduleNextCheckTool,
+  cancelWakeTool,
+  rememberTool,
+  forgetTool,
+];
+
+const byName = new Map(AGENT_TOOLS.map((t) => [t.name, t]));
+
+export const CHAT_TOOLS: readonly ChatTool[] = AGENT_TOOLS.map(toChatTool);
+
+export interface ToolCallOutcome {
+  /** The capped text given back to the model. */
+  content: string;
+  mutated: boolean;
+  /** Set when the call was refused before running: unknown tool or bad arguments. */
+  invalid: boolean;
+}
+
+export async function runToolCall(context: ToolContext, name: string, rawArguments: string): Promise<ToolCallOutcome> {
+  const tool = byName.get(name);
+  if (!tool) return invalid(`unknown tool: ${name}; available: ${[...byName.keys()].join(", ")}`);
+  let parsedJson: unknown;
+  try {
+    parsedJson = rawArguments.trim() === "" ? {} : JSON.parse(rawArguments);
+  } catch {
+    return invalid(`arguments of ${name} are not valid JSON: ${rawArguments.slice(0, 200)}`);
+  }
+  const args = tool.schema.safeParse(parsedJson);
+  if (!args.success) return invalid(`invalid arguments for ${name}: ${describeIssues(args.error)}`);
+  const result = await tool.run(context, args.data as never);
+  return { content: capOutput(result.output), mutated: result.mutated, invalid: false };
+}
+
+function invalid(error: string): ToolCallOutcome {
+  return { content: capOutput({ error }), mutated: false, invalid: true };
+}

@@ -1,0 +1,28 @@
+/** notify_human: tell a person (stored, listed, and sent to the configured channels; deduplicated). */
+import { z } from "zod";
+import { notifyHuman } from "../../notify/notify-human.ts";
+import { defineTool } from "./tool.ts";
+
+export const notifyHumanTool = defineTool({
+  name: "notify_human",
+  description: "Notify a human operator. Repeats of the same alert (same dedup_key, or same title) within a window are folded into one.",
+  schema: z
+    .object({
+      title: z.string().trim().min(1, "must not be empty").max(200),
+      body: z.string().trim().min(1, "must not be empty").max(4000),
+      severity: z.enum(["info", "warning", "critical"]),
+      dedup_key: z.string().trim().min(1).max(200).optional().describe("Identifies the same alert across runs"),
+    })
+    .strict(),
+  async run({ deps, agentId, runId }, args) {
+    const result = await notifyHuman(deps, {
+      agentId,
+      runId,
+      title: args.title,
+      body: args.body,
+      severity: args.severity,
+      ...(args.dedup_key ? { dedupKey: args.dedup_key } : {}),
+    });
+    return { output: result, mutated: !result.deduplicated };
+  },
+});

@@ -1,0 +1,65 @@
+/**
+ * What a tool is: a name, a description and a zod schema (from which the JSON schema the model
+ * sees is generated), and a function that runs with validated arguments. Running a tool call
+ * never throws for bad input or a refused action: the model gets an error result it can read.
+ * Every output is capped, so one tool cannot flood the context.
+ */
+import { z } from "zod";
+import type { Deps } from "../../runtime/deps.ts";
+import type { ChatTool } from "../chat-model.ts";
+import { truncateToTokens } from "../tokens.ts";
+
+export interface ToolContext {
+  deps: Deps;
+  agentId: string;
+  runId: number;
+  toolCallId: string;
+}
+
+export interface ToolResult {
+  output: unknown;
+  /** Whether the call changed something durable (see agent/tools/index.ts for which do). */
+  mutated: boolean;
+}
+
+export interface AgentTool {
+  name: string;
+  description: string;
+  schema: z.ZodType;
+  run(context: ToolContext, args: never): Promise<ToolResult>;
+}
+
+/** Defines a tool whose `run` gets the schema's parsed output type. */
+export function defineTool<S extends z.ZodType>(tool: {
+  name: string;
+  description: string;
+  schema: S;
+  run(context: ToolContext, args: z.output<S>): Promise<ToolResult>;
+}): AgentTool {
+  return tool as AgentTool;
+}
+
+/** The most tokens a tool result may put into the context. */
+export const TOOL_OUTPUT_MAX_TOKENS = 1500;
+
+export function toChatTool(tool: AgentTool): ChatTool {
+  const { $schema: _ignored, ...parameters } = z.toJSONSchema(tool.schema, { io: "input" }) as Record<string, unknown>;
+  return { type: "function", function: { name: tool.name, description: tool.description, parameters } };
+}
+
+export function capOutput(output: unknown): string {
+  const text = typeof output === "string" ? output : JSON.stringify(output);
+  return truncateToTokens(text, TOOL_OUTPUT_MAX_TOKENS, "tool output");
+}
+
+/** A readable error for the model, never an exception for the run. */
+export function toolError(message: string): ToolResult {
+  return { output: { error: message }, mutated: false };
+}
+
+export function describeIssues(error: z.ZodError): string {
+  return error.issues.map((i) => `${i.path.length ? i.path.join(".") : "arguments"}: ${i.message}`).join("; ");
+}
+
+export const instanceId = z.string().trim().min(1, "must not be empty").max(128).describe("The instance id, as in the fleet snapshot");
+export const reason = z.string().trim().min(1, "must not be empty").max(500).describe("Why, in one sentence (recorded in the audit)");

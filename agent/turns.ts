@@ -1,0 +1,83 @@
+/**
+ * Turns: the units the budget works in. A turn is one user message, one assistant answer, or one
+ * assistant tool-call message together with all of its tool results, so compaction that drops,
+ * summarises or trims whole turns can never separate a tool call from its result.
+ */
+import type { ChatMessage } from "./chat-model.ts";
+import { countMessage } from "./tokens.ts";
+
+export interface Turn {
+  messages: ChatMessage[];
+  /** Sum of the messages' token counts (stored counts for history). */
+  tokens: number;
+  /** Highest stored message id in the turn; null for this run's turns, not yet stored. */
+  lastId: number | null;
+  /** Only read-only tools ran in it: it changed nothing, and the fresh fleet snapshot supersedes it. */
+  readOnly: boolean;
+}
+
+/** Tools that only read; a turn that called only these is a no-op turn. */
+export const READ_ONLY_TOOLS: ReadonlySet<string> = new Set(["list_instances", "get_instance"]);
+
+export function makeTurn(messages: ChatMessage[], lastId: number | null = null, tokens?: number): Turn {
+  const first = messages[0];
+  const calls = first?.role === "assistant" ? (first.tool_calls ?? []) : [];
+  return {
+    messages,
+    tokens: tokens ?? messages.reduce((sum, m) => sum + countMessage(m), 0),
+    lastId,
+    readOnly: calls.length > 0 && calls.every((c) => c.type === "function" && READ_ONLY_TOOLS.has(c.function.name)),
+  };
+}
+
+export interface StoredMessage {
+  id: number;
+  role: string;
+  content: string;
+  toolCalls: unknown;
+  toolCallId: string | null;
+  tokens: number;
+}
+
+/** Rebuilds turns from stored rows (oldest first); incomplete tool exchanges are left out whole. */
+export function turnsFromStored(rows: readonly StoredMessage[]): Turn[] {
+  const turns: Turn[] = [];
+  let i = 0;
+  while (i < rows.length) {
+    const row = rows[i]!;
+    i++;
+    if (row.role === "user") turns.push(makeTurn([{ role: "user", content: row.content }], row.id, row.tokens));
+    else if (row.role === "assistant" && Array.isArray(row.toolCalls) && row.toolCalls.length > 0) {
+      const calls = row.toolCalls as Extract<ChatMessage, { role: "assistant" }>["tool_calls"] & object;
+      const wanted = new Set(calls.map((c) => c.id));
+      const messages: ChatMessage[] = [{ role: "assistant", content: row.content || null, tool_calls: calls }];
+      let tokens = row.tokens;
+      let lastId = row.id;
+      while (i < rows.length && rows[i]!.role === "tool" && wanted.has(rows[i]!.toolCallId ?? "")) {
+        const result = rows[i]!;
+        wanted.delete(result.toolCallId!);
+        messages.push({ role: "tool", tool_call_id: result.toolCallId!, content: result.content });
+        tokens += result.tokens;
+        lastId = result.id;
+        i++;
+      }
+      if (wanted.size === 0) turns.push(makeTurn(messages, lastId, tokens));
+    } else if (row.role === "assistant") turns.push(makeTurn([{ role: "assistant", content: row.content }], row.id, row.tokens));
+    // A tool row without its call (its call was folded into the summary) is never sent alone.
+  }
+  return turns;
+}
+
+/** True when every tool call is followed by its result and every result follows its call. */
+export function pairsIntact(messages: readonly ChatMessage[]): boolean {
+  let open = new Set<string>();
+  for (const m of messages) {
+    if (m.role === "tool") {
+      if (!open.delete(m.tool_call_id)) return false;
+      continue;
+    }
+    if (open.size > 0) return false;
+    open = new Set(m.role === "assistant" ? (m.tool_calls ?? []).map((c) => c.id) : []);
+  }
+  return open.size === 0;
+}

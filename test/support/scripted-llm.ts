@@ -1,0 +1,111 @@
+/**
+ * A scripted OpenAI-compatible server on loopback (real HTTP, so the real SDK is exercised):
+ * POST /v1/chat/completions answers from a queue of scripted responses — text, tool calls (with
+ * any argument string, malformed included), error statuses, slow answers for timeouts, raw
+ * bodies — and records every request body so tests can assert what was sent. Requests without
+ * tools (the summariser's) can be answered by a separate handler.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+
+export type ScriptedCall = { name: string; arguments: string | Record<string, unknown>; id?: string };
+
+export type Scripted =
+  | { text: string; usage?: { prompt: number; completion: number } }
+  | { tools: ScriptedCall[]; text?: string }
+  | { status: number; message?: string }
+  | { delayMs: number; then: Scripted }
+  | { raw: unknown };
+
+export interface ChatRequestBody {
+  model: string;
+  messages: { role: string; content: string | null; tool_calls?: { id: string; function: { name: string; arguments: string } }[]; tool_call_id?: string }[];
+  tools?: { type: string; function: { name: string; parameters: unknown } }[];
+}
+
+export class ScriptedLlm {
+  readonly requests: ChatRequestBody[] = [];
+  private readonly queue: Scripted[] = [];
+  private server: Server | null = null;
+  private callCounter = 0;
+  /** Answers requests that carry no tools (the summariser); falls back to the queue when unset. */
+  onSummary: ((body: ChatRequestBody) => Scripted) | null = null;
+  url = "";
+
+  push(...responses: Scripted[]): this {
+    this.queue.push(...responses);
+    return this;
+  }
+
+  get pending(): number {
+    return this.queue.length;
+  }
+
+  async start(): Promise<this> {
+    this.server = createServer((req, res) => void this.handle(req, res));
+    await new Promise<void>((resolve) => this.server!.listen(0, "127.0.0.1", resolve));
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/v1`;
+    return this;
+  }
+
+  async close(): Promise<void> {
+    if (!this.server) return;
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server!.close(() => resolve()));
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    if (req.method !== "POST" || req.url !== "/v1/chat/completions") {
+      res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: "not found" } }));
+      return;
+    }
+    const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as ChatRequestBody;
+    this.requests.push(body);
+    const scripted = !body.tools && this.onSummary ? this.onSummary(body) : this.queue.shift();
+    await this.answer(res, body, scripted ?? { status: 500, message: "scripted LLM: no response queued" });
+  }
+
+  private async answer(res: ServerResponse, body: ChatRequestBody, scripted: Scripted): Promise<void> {
+    if ("delayMs" in scripted) {
+      await new Promise((resolve) => setTimeout(resolve, scripted.delayMs));
+      if (res.destroyed) return;
+      return this.answer(res, body, scripted.then);
+    }
+    if ("status" in scripted) {
+      // retry-after-ms keeps the SDK's backoff short in tests; the retries themselves still happen.
+      res.writeHead(scripted.status, { "content-type": "application/json", "retry-after-ms": "5" });
+      res.end(JSON.stringify({ error: { message: scripted.message ?? "scripted failure", type: "server_error" } }));
+      return;
+    }
+    const payload = "raw" in scripted ? scripted.raw : this.completion(body, scripted);
+    res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(payload));
+  }
+
+  private completion(body: ChatRequestBody, scripted: Extract<Scripted, { text: string }> | Extract<Scripted, { tools: ScriptedCall[] }>) {
+    const toolCalls =
+      "tools" in scripted
+        ? scripted.tools.map((c) => ({
+            id: c.id ?? `call_${++this.callCounter}`,
+            type: "function",
+            function: { name: c.name, arguments: typeof c.arguments === "string" ? c.arguments : JSON.stringify(c.arguments) },
+          }))
+        : undefined;
+    const usage = "usage" in scripted && scripted.usage ? scripted.usage : { prompt: 100, completion: 10 };
+    return {
+      id: `chatcmpl-${this.requests.length}`,
+      object: "chat.completion",
+      created: 1_767_225_600,
+      model: body.model,
+      choices: [
+        {
+          index: 0,
+          message: { role: "assistant", content: scripted.text ?? null, ...(toolCalls ? { tool_calls: toolCalls } : {}) },
+          finish_reason: toolCalls ? "tool_calls" : "stop",
+        },
+      ],
+      usage: { prompt_tokens: usage.prompt, completion_tokens: usage.completion, total_tokens: usage.prompt + usage.completion },
+    };
+  }
+}
