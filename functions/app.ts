@@ -13,11 +13,24 @@ import { healthRoutes } from "./health/health.ts";
 import { agentRoutes } from "./agents/agents.index.ts";
 import { cronRoutes } from "./cron/cron.ts";
 import { webhookRoutes } from "./webhooks/instances.ts";
+import { fleetRoutes } from "./fleet/fleet.index.ts";
+import { notificationRoutes } from "./notifications/notifications.index.ts";
+import { actionRoutes } from "./actions/actions.index.ts";
+import { approvalRoutes } from "./approvals/approvals.index.ts";
+import { deliveryRoutes } from "./internal/deliveries.ts";
+import { dashboardRoutes } from "../dashboard/routes.tsx";
 
 export const MAX_BODY_BYTES = 256 * 1024;
 
 export function buildApp(resolveDeps: ResolveDeps) {
-  const api = new Hono<AppEnv>().use(adminAuth()).route("/agents", agentRoutes).route("/", cronRoutes);
+  const api = new Hono<AppEnv>()
+    .use(adminAuth())
+    .route("/agents", agentRoutes)
+    .route("/agents", notificationRoutes)
+    .route("/agents", actionRoutes)
+    .route("/agents", approvalRoutes)
+    .route("/", cronRoutes)
+    .route("/", fleetRoutes);
 
   return new Hono<AppEnv>()
     .use(requestId())
@@ -31,6 +44,8 @@ export function buildApp(resolveDeps: ResolveDeps) {
     .route("/", healthRoutes)
     .route("/api", api)
     .route("/webhooks", webhookRoutes)
+    .route("/internal", deliveryRoutes)
+    .route("/", dashboardRoutes)
     .onError(handleError)
     .notFound(handleNotFound);
 }

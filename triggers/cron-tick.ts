@@ -16,7 +16,7 @@ import { publishRunSlot, requestRun, type Priority } from "./request-run.ts";
 export const OVERDUE_MS = 60_000;
 
 /** Extra per-agent work of the tick (fleet reconciliation, heartbeats), added by the host wiring. */
-export type TickCheck = (deps: Deps, agentId: string) => Promise<void>;
+export type TickCheck = (deps: Deps, agentId: string) => Promise<unknown>;
 
 export interface AgentTick {
   agentId: string;
