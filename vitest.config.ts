@@ -6,5 +6,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",
+    // The simulation is split into shard files; let both cores of a small CI machine work.
+    maxWorkers: 2,
   },
 });

@@ -23,7 +23,7 @@ describe("Node host with SCHEDULER=qstash", () => {
   it("publishes to QStash and performs the run QStash delivers back over HTTP", async () => {
     const dir = mkdtempSync(join(tmpdir(), "fw-qstash-host-"));
     host = await startNodeHost(
-      { ...qstashVars(fake), PORT: "0", DATABASE_URL: `file:${join(dir, "fw.db")}`, ADMIN_TOKEN: TEST_ADMIN_TOKEN, DEBOUNCE_HUMAN_MS: "0" },
+      { ...qstashVars(fake), PORT: "0", DATABASE_URL: `file:${join(dir, "fw.db")}`, ADMIN_TOKEN: TEST_ADMIN_TOKEN, DEBOUNCE_HUMAN_MS: "0", SIMULATOR_INSTANCES: "0" },
       { log: silentLogger },
     );
     const auth = { Authorization: `Bearer ${TEST_ADMIN_TOKEN}`, "Content-Type": "application/json" };

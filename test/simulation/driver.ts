@@ -24,6 +24,8 @@ import { faultyClient, type FaultSwitch } from "./faulty-client.ts";
 import { Rng } from "./rng.ts";
 import { SimScheduler, type Queued } from "./sim-scheduler.ts";
 import { SimStep } from "./sim-step.ts";
+import { SimModel } from "./sim-model.ts";
+import { createAgentRunStep } from "../../agent/run-agent.ts";
 import { checkInvariants, checkSettled } from "./invariants.ts";
 
 const flush = () => new Promise((resolve) => setImmediate(resolve));
@@ -33,10 +35,20 @@ export interface SimResult {
   steps: number;
   runs: number;
   faults: number;
+  llmRequests: number;
+  /** LLM calls before which compaction had to act. */
+  compactedCalls: number;
   violations: string[];
 }
 
-export async function simulate(seed: number, steps = 60): Promise<SimResult> {
+export type SimMode = "pipeline" | "agent";
+
+/**
+ * One seeded scenario. In `agent` mode each run is the real agent step with the simulated LLM
+ * (tool calls, malformed calls, failures, slow answers) and a small context budget, so the
+ * agent's guarantees are checked on every request as well.
+ */
+export async function simulate(seed: number, steps = 60, mode: SimMode = "pipeline"): Promise<SimResult> {
   const rng = new Rng(seed);
   const faults: FaultSwitch = { rate: rng.pick([0, 0.02, 0.08]), on: false, injected: 0 };
   const raw = createClient({ url: ":memory:" });
@@ -44,16 +56,17 @@ export async function simulate(seed: number, steps = 60): Promise<SimResult> {
   await applyMigrations(checkDb);
   const clock = new FakeClock();
   await ensureAgent(checkDb, DEFAULT_AGENT, clock.now());
-  const config = testConfig({ RUN_LEASE_MS: "60000" });
+  const config = testConfig({ RUN_LEASE_MS: "60000", CONTEXT_BUDGET_TOKENS: "5000", SIMULATOR_FAILURE_RATE: "0" });
   const scheduler = new SimScheduler(rng, faults);
-  const sim = new SimStep(rng, config.runLeaseMs);
+  const model = mode === "agent" ? new SimModel(rng, clock, config.contextBudgetTokens, config.runLeaseMs) : null;
+  const sim = new SimStep(rng, config.runLeaseMs, model ? createAgentRunStep() : null);
   const deps: Deps = {
     db: openDatabase(faultyClient(raw, rng, faults)),
     clock,
     config,
     scheduler,
     provider: new SimulatorProvider(checkDb, clock),
-    llm: null,
+    llm: model,
     runStep: sim.step,
     log: silentLogger,
   };
@@ -133,7 +146,7 @@ export async function simulate(seed: number, steps = 60): Promise<SimResult> {
       await burstPhase();
     }
     faults.on = false;
-    violations.push(...sim.violations.splice(0), ...(await checkInvariants(checkDb, sim)));
+    violations.push(...sim.violations.splice(0), ...(model?.violations.splice(0) ?? []), ...(await checkInvariants(checkDb, sim)));
     if (violations.length) break;
   }
 
@@ -142,15 +155,17 @@ export async function simulate(seed: number, steps = 60): Promise<SimResult> {
     faults.on = false;
     sim.calm = true;
     await settle();
-    const before = sim.runs.length;
+    const burst = new Set<number>();
     for (let i = rng.int(2, 20); i > 0; i--) {
-      await ingest(rng.pick(["human", "webhook"] as const));
+      const ingested = await ingest(rng.pick(["human", "webhook"] as const));
+      if (ingested) burst.add(ingested.eventId);
       clock.advance(rng.int(0, 50));
     }
     await settle();
     sim.calm = false;
-    const runsForBurst = sim.runs.length - before;
-    if (runsForBurst < 1 || runsForBurst > 2) violations.push(`a burst inside one window gave ${runsForBurst} runs`);
+    const succeeded = new Set((await raw.execute("select run_id from runs where status = 'succeeded'")).rows.map((r) => Number(r.run_id)));
+    const consuming = sim.runs.filter((r) => succeeded.has(r.runId) && r.eventIds.some((id) => burst.has(id)));
+    if (consuming.length < 1 || consuming.length > 2) violations.push(`a burst of ${burst.size} events inside one window was consumed by ${consuming.length} runs`);
   }
 
   /** Without faults: finish live runs, let dead leases expire, deliver everything due, until quiet. */
@@ -186,6 +201,12 @@ export async function simulate(seed: number, steps = 60): Promise<SimResult> {
     await settle();
     violations.push(...sim.violations.splice(0), ...(await checkInvariants(checkDb, sim)), ...(await checkSettled(checkDb, sim, clock.now())));
   }
+  violations.push(...(model?.violations ?? []));
+  const compacted = await raw.execute(
+    `select count(*) as n from runs, json_each(runs.compaction, '$.calls') as call
+     where json_extract(call.value, '$.stubbedToolOutputs') > 0 or json_extract(call.value, '$.summarized') is not null
+        or json_extract(call.value, '$.trimmedTurns') > 0 or json_extract(call.value, '$.droppedNoopTurns') > 0`,
+  );
   raw.close();
-  return { seed, steps, runs: sim.runs.length, faults: faults.injected, violations };
+  return { seed, steps, runs: sim.runs.length, faults: faults.injected, llmRequests: model?.requests ?? 0, compactedCalls: Number(compacted.rows[0]!.n), violations };
 }

@@ -24,9 +24,14 @@ export class SimStep {
   /** When calm, runs neither fail nor schedule wakes (the burst phase measures debounce alone). */
   calm = false;
 
+  /**
+   * `agent`: after its gate, the run is the real agent step (driven by the simulated LLM); the
+   * simulation's own failures and wakes are then left to the agent and its tools.
+   */
   constructor(
     private readonly rng: Rng,
     private readonly leaseMs: number,
+    private readonly agent: RunStep | null = null,
   ) {}
 
   /** Runs still waiting at their gate. */
@@ -56,6 +61,11 @@ export class SimStep {
       run.open = () => resolve(!this.calm && this.rng.chance(0.1) ? "throw" : "finish");
     });
     run.returned = true;
+    if (this.agent) {
+      const outcome = await this.agent(context);
+      run.mutated = outcome.mutated;
+      return outcome;
+    }
     if (fate === "throw") throw new Error("simulated step failure");
     if (run.mutated && !this.calm && this.rng.chance(0.5)) {
       await createWake(context.deps, context.agentId, {
