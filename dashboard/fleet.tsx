@@ -2,6 +2,7 @@
 import type { InstanceView } from "../fleet/list-instances.ts";
 import { Badge, InstanceStateBadge } from "./badges.tsx";
 import { dollarsPerHour, relative, utcTime } from "./format.ts";
+import { OptionalFact } from "./facts.tsx";
 
 const gpu = (i: InstanceView) => (i.gpuName ? `${i.gpuCount ?? 1}× ${i.gpuName}` : "unknown GPU");
 
@@ -22,12 +23,7 @@ function InstanceCard({ instance: i, now }: { instance: InstanceView; now: numbe
         <dd>{`${utcTime(i.lastSeenAt)} (${relative(i.lastSeenAt, now)})`}</dd>
         <dt>State since</dt>
         <dd>{utcTime(i.stateAt)}</dd>
-        {i.statusMessage ? (
-          <>
-            <dt>Status</dt>
-            <dd>{i.statusMessage}</dd>
-          </>
-        ) : null}
+        <OptionalFact term="Status" value={i.statusMessage} />
       </dl>
       {i.recentEvents.length ? (
         <details>

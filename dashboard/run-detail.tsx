@@ -6,6 +6,7 @@ import { NoopBadge, RunStatus, WakeStatus } from "./badges.tsx";
 import { duration, prettyJson, relative, tokens, utcTime } from "./format.ts";
 import type { RunRecord } from "./run-record.ts";
 import { deciderLabel, triggerSummary } from "./runs-timeline.tsx";
+import { OptionalFact } from "./facts.tsx";
 
 function ConsumedEvents({ events }: { events: RunRecord["events"] }) {
   if (events.length === 0) return <p>No inbox events.</p>;
@@ -84,12 +85,7 @@ export function RunDetailPage({ record, now }: { record: RunRecord; now: number 
           <dd>{`${utcTime(run.startedAt)} (${relative(run.startedAt, now)})`}</dd>
           <dt>Duration</dt>
           <dd>{duration(run.startedAt, run.finishedAt, now)}</dd>
-          {run.error ? (
-            <>
-              <dt>Error</dt>
-              <dd>{run.error}</dd>
-            </>
-          ) : null}
+          <OptionalFact term="Error" value={run.error} />
         </dl>
       </section>
       <h2>Reply</h2>

@@ -6,6 +6,7 @@
 import type { listRuns } from "../triggers/agent-state.ts";
 import { NoopBadge, RunStatus } from "./badges.tsx";
 import { duration, relative, tokens, utcTime } from "./format.ts";
+import { OptionalFact } from "./facts.tsx";
 
 export type RunView = Awaited<ReturnType<typeof listRuns>>[number];
 
@@ -41,12 +42,7 @@ export function RunCard({ run, now }: { run: RunView; now: number }) {
         <dd>{duration(run.startedAt, run.finishedAt, now)}</dd>
         <dt>Started</dt>
         <dd>{`${utcTime(run.startedAt)} (${relative(run.startedAt, now)})`}</dd>
-        {run.error ? (
-          <>
-            <dt>Error</dt>
-            <dd>{run.error}</dd>
-          </>
-        ) : null}
+        <OptionalFact term="Error" value={run.error} />
       </dl>
     </li>
   );
