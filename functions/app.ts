@@ -11,6 +11,7 @@ import { requestId } from "./middleware/request-id.ts";
 import { adminAuth } from "./middleware/admin-auth.ts";
 import { healthRoutes } from "./health/health.ts";
 import { agentRoutes } from "./agents/agents.index.ts";
+import { loadAgent } from "./agents/load-agent.ts";
 import { cronRoutes } from "./cron/cron.ts";
 import { webhookRoutes } from "./webhooks/instances.ts";
 import { fleetRoutes } from "./fleet/fleet.index.ts";
@@ -25,6 +26,8 @@ export const MAX_BODY_BYTES = 256 * 1024;
 export function buildApp(resolveDeps: ResolveDeps) {
   const api = new Hono<AppEnv>()
     .use(adminAuth())
+    .use("/agents/:agent", loadAgent)
+    .use("/agents/:agent/*", loadAgent)
     .route("/agents", agentRoutes)
     .route("/agents", notificationRoutes)
     .route("/agents", actionRoutes)

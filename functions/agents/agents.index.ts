@@ -5,13 +5,10 @@ import type { AppEnv } from "../app-env.ts";
 import { validate } from "../validate.ts";
 import { agentParam, messageBody, runsQuery, triggerBody, wakesQuery } from "./agents.schemas.ts";
 import * as h from "./agents.handlers.ts";
-import { loadAgent } from "./load-agent.ts";
 
 const runParam = agentParam.extend({ runId: z.coerce.number().int().positive() });
 
 export const agentRoutes = new Hono<AppEnv>()
-  .use("/:agent/*", validate("param", agentParam), loadAgent)
-  .use("/:agent", validate("param", agentParam), loadAgent)
   .get("/:agent", (c) => h.getState(c, c.req.param("agent")))
   .post("/:agent/messages", validate("json", messageBody), (c) => h.postMessage(c, c.req.param("agent"), c.req.valid("json").text))
   .post("/:agent/trigger", validate("json", triggerBody), (c) => h.postTrigger(c, c.req.param("agent"), c.req.valid("json").reason))

@@ -2,14 +2,10 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../app-env.ts";
 import { validate } from "../validate.ts";
-import { agentParam } from "../agents/agents.schemas.ts";
-import { loadAgent } from "../agents/load-agent.ts";
 import { approvalParam, approvalsQuery, decisionBody } from "./approvals.schemas.ts";
 import * as h from "./approvals.handlers.ts";
 
 export const approvalRoutes = new Hono<AppEnv>()
-  .use("/:agent/approvals", validate("param", agentParam), loadAgent)
-  .use("/:agent/approvals/*", validate("param", agentParam), loadAgent)
   .get("/:agent/approvals", validate("query", approvalsQuery), (c) => {
     const { status, limit } = c.req.valid("query");
     return h.getApprovals(c, c.req.param("agent"), status, limit);

@@ -7,15 +7,14 @@ import { Hono } from "hono";
 import type { AppEnv } from "../app-env.ts";
 import { validate } from "../validate.ts";
 import { agentParam } from "../agents/agents.schemas.ts";
-import { loadAgent } from "../agents/load-agent.ts";
 import { failBody, instanceEventsQuery, instanceParam } from "./fleet.schemas.ts";
 import * as h from "./fleet.handlers.ts";
 
 const agentInstanceParam = agentParam.extend(instanceParam.shape);
 
 export const fleetRoutes = new Hono<AppEnv>()
-  .get("/agents/:agent/instances", validate("param", agentParam), loadAgent, (c) => h.getInstances(c, c.req.valid("param").agent))
-  .get("/agents/:agent/instances/:id/events", validate("param", agentInstanceParam), loadAgent, validate("query", instanceEventsQuery), (c) => {
+  .get("/agents/:agent/instances", validate("param", agentParam), (c) => h.getInstances(c, c.req.valid("param").agent))
+  .get("/agents/:agent/instances/:id/events", validate("param", agentInstanceParam), validate("query", instanceEventsQuery), (c) => {
     const { agent, id } = c.req.valid("param");
     return h.getInstanceEvents(c, agent, id, c.req.valid("query").limit);
   })

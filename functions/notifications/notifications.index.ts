@@ -2,13 +2,10 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../app-env.ts";
 import { validate } from "../validate.ts";
-import { agentParam } from "../agents/agents.schemas.ts";
-import { loadAgent } from "../agents/load-agent.ts";
 import { notificationsQuery } from "./notifications.schemas.ts";
 import * as h from "./notifications.handlers.ts";
 
 export const notificationRoutes = new Hono<AppEnv>()
-  .use("/:agent/notifications", validate("param", agentParam), loadAgent)
   .get("/:agent/notifications", validate("query", notificationsQuery), (c) =>
     h.getNotifications(c, c.req.param("agent"), c.req.valid("query").limit),
   );

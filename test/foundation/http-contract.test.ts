@@ -71,11 +71,16 @@ describe("error shapes", () => {
     expect(await res.json()).toEqual({ error: "not found: GET /no/such/route" });
   });
 
-  it("unknown agent → 404 JSON", async () => {
+  it("unknown agent → 404 JSON on every route group; a malformed agent id → 400", async () => {
     const { app } = await setup();
-    const res = await app.request("/api/agents/ghost", { headers: authHeaders() });
-    expect(res.status).toBe(404);
-    expect((await res.json()).error).toBe("unknown agent: ghost");
+    for (const path of ["/api/agents/ghost", "/api/agents/ghost/runs", "/api/agents/ghost/notifications", "/api/agents/ghost/instances", "/api/agents/ghost/approvals"]) {
+      const res = await app.request(path, { headers: authHeaders() });
+      expect(res.status, path).toBe(404);
+      expect((await res.json()).error).toBe("unknown agent: ghost");
+    }
+    const bad = await app.request("/api/agents/not%20an%20id/runs", { headers: authHeaders() });
+    expect(bad.status).toBe(400);
+    expect((await bad.json()).error).toMatch(/^invalid param: agent/);
   });
 
   it("invalid input → 400 naming the field, nothing written", async () => {
