@@ -17,9 +17,31 @@ import type { Claim } from "./claim-run.ts";
 
 type Claimed = Extract<Claim, { kind: "claimed" }>;
 
-export type FinishResult = "succeeded" | "failed" | "lost";
+export type FinishResult = "succeeded" | "failed" | "skipped" | "lost";
 
-export async function finishRun(deps: Deps, claim: Claimed, result: { outcome: RunOutcome } | { error: string }): Promise<FinishResult> {
+/** What the run came to: the step's outcome, its error, or skipped (it had nothing to consume). */
+export type RunResult = { outcome: RunOutcome } | { error: string } | { skipped: true };
+
+/** The run row's final fields; the no-op verdict is computed here, by code. */
+function runRecord(claim: Claimed, result: RunResult, now: number) {
+  if ("error" in result) return { status: "failed", error: result.error, finishedAt: now };
+  if ("skipped" in result) return { status: "skipped", noop: true, finishedAt: now };
+  const { outcome } = result;
+  return {
+    status: "succeeded",
+    noop: isNoop(claim.events, outcome),
+    decider: outcome.decider,
+    reply: outcome.reply,
+    promptTokens: outcome.promptTokens,
+    completionTokens: outcome.completionTokens,
+    contextTokens: outcome.contextTokens,
+    compaction: outcome.compaction ?? null,
+    error: outcome.error ?? null,
+    finishedAt: now,
+  };
+}
+
+export async function finishRun(deps: Deps, claim: Claimed, result: RunResult): Promise<FinishResult> {
   const { db, clock } = deps;
   const now = clock.now();
   const { agentId, runId, token } = claim;
@@ -27,20 +49,7 @@ export async function finishRun(deps: Deps, claim: Claimed, result: { outcome: R
   const failed = "error" in result;
   const retryAt = now + deps.config.debounceStateMs;
 
-  const runUpdate = failed
-    ? { status: "failed", error: result.error, finishedAt: now }
-    : {
-        status: "succeeded",
-        noop: isNoop(claim.events, result.outcome),
-        decider: result.outcome.decider,
-        reply: result.outcome.reply,
-        promptTokens: result.outcome.promptTokens,
-        completionTokens: result.outcome.completionTokens,
-        contextTokens: result.outcome.contextTokens,
-        compaction: result.outcome.compaction ?? null,
-        error: result.outcome.error ?? null,
-        finishedAt: now,
-      };
+  const runUpdate = runRecord(claim, result, now);
 
   const giveBack = failed
     ? [
@@ -72,7 +81,7 @@ export async function finishRun(deps: Deps, claim: Claimed, result: { outcome: R
         leaseRunId: null,
         leaseToken: null,
         leaseExpiresAt: null,
-        ...(!failed && result.outcome.contextTokens > 0 ? { contextTokens: result.outcome.contextTokens } : {}),
+        ...("outcome" in result && result.outcome.contextTokens > 0 ? { contextTokens: result.outcome.contextTokens } : {}),
         runSlot: sql`case when ${nextRunAt} is null then ${agents.runSlot} else ${agents.runSlot} + 1 end`,
         nextRunAt,
       })
@@ -84,5 +93,5 @@ export async function finishRun(deps: Deps, claim: Claimed, result: { outcome: R
   if (!released[0]) return "lost";
   const followUp = released[0];
   if (followUp.runAt !== null) await publishRunSlot(deps, agentId, followUp.slot, followUp.runAt);
-  return failed ? "failed" : "succeeded";
+  return failed ? "failed" : "skipped" in result ? "skipped" : "succeeded";
 }

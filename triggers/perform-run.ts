@@ -6,7 +6,7 @@
  */
 import type { Deps } from "../runtime/deps.ts";
 import { claimRun, type Claim } from "./claim-run.ts";
-import { finishRun, type FinishResult } from "./finish-run.ts";
+import { finishRun, type FinishResult, type RunResult } from "./finish-run.ts";
 import { publishRunSlot } from "./request-run.ts";
 
 /** Time kept between the step's deadline and the lease's expiry, for recording the outcome. */
@@ -26,9 +26,12 @@ export async function performRun(deps: Deps, agentId: string, slot: number): Pro
       await publishRunSlot(deps, agentId, slot, claim.retryAt, `:at:${claim.retryAt}`);
       return "early";
   }
+  // Its events and wakes were already consumed by an earlier run (a wake that fell due inside
+  // another run, a recovered lease with nothing to re-claim): nothing to decide, no LLM tokens.
+  if (claim.events.length === 0 && claim.wakes.length === 0) return finishRun(deps, claim, { skipped: true });
   const lease = deps.config.runLeaseMs;
   const deadline = claim.claimedAt + Math.max(lease - FINISH_MARGIN_MS, lease / 2);
-  let result: Parameters<typeof finishRun>[2];
+  let result: RunResult;
   try {
     const outcome = await deps.runStep({
       deps,

@@ -78,3 +78,23 @@ describe("wakes", () => {
     expect(await deliverDue(deps)).toEqual([]);
   });
 });
+
+describe("a run with nothing left to consume", () => {
+  it("is recorded skipped, without calling the run step", async () => {
+    let steps = 0;
+    const deps = await createTestDeps({
+      runStep: async () => {
+        steps++;
+        return { decider: "none", mutated: false, reply: null, promptTokens: 0, completionTokens: 0, contextTokens: 0, compaction: null };
+      },
+    });
+    const wake = await createWake(deps, "default", { dueAt: deps.clock.now() + 1000, reason: "due soon", createdByRun: null });
+    expect(await advance(deps, 1000)).toEqual(["requested"]); // the due wake asks for a run 10 s out
+    expect(await cancelWake(deps, "default", wake.id)).toBe(true); // and is cancelled before it runs
+    expect(await advance(deps, deps.config.debounceStateMs)).toEqual(["skipped"]);
+    expect(steps).toBe(0);
+    const [run] = await listRuns(deps, "default", 1);
+    expect(run).toMatchObject({ runId: 1, status: "skipped", noop: true, triggers: [], wakesConsumed: [] });
+    expect((deps.scheduler as RecordingScheduler).published).toHaveLength(0);
+  });
+});
