@@ -1,9 +1,11 @@
 /**
  * Human approvals of destructive actions: listing them, and deciding one. A decision is taken
- * once (an atomic pending → approved|rejected update; a second decision is a 409). Approving
- * executes the action through executeAction as `human` with a key derived from the approval, so
- * it can run at most once whatever is repeated. Either way the decision becomes an inbox event,
- * so the agent learns of it on its next run.
+ * once (an atomic pending → approved|rejected update; the opposite decision later is a 409).
+ * Approving executes the action through executeAction as `human` with a key derived from the
+ * approval, so it runs at most once whatever is repeated. Either way the decision becomes an
+ * inbox event, so the agent learns of it on its next run. Repeating the same decision is safe
+ * and finishes whatever a crash interrupted after the decision was stored: every step after it is
+ * idempotent.
  */
 import { and, desc, eq, inArray } from "drizzle-orm";
 import type { Deps } from "../runtime/deps.ts";
@@ -76,15 +78,17 @@ export async function decideApproval(
 ): Promise<{ approval: ReturnType<typeof presentApproval>; action?: ActionResult }> {
   const { db, clock } = deps;
   const mine = and(eq(approvals.id, approvalId), eq(approvals.agentId, agentId));
-  const [decided] = await db
+  const status = decision === "approve" ? "approved" : "rejected";
+  let [decided] = await db
     .update(approvals)
-    .set({ status: decision === "approve" ? "approved" : "rejected", decidedAt: clock.now(), note: note ?? null })
+    .set({ status, decidedAt: clock.now(), note: note ?? null })
     .where(and(mine, eq(approvals.status, "pending")))
     .returning();
   if (!decided) {
     const [existing] = await db.select().from(approvals).where(mine);
     if (!existing) throw new ApprovalError(404, `unknown approval: ${approvalId}`);
-    throw new ApprovalError(409, `approval ${approvalId} is already ${existing.status}`);
+    if (existing.status !== status) throw new ApprovalError(409, `approval ${approvalId} is already ${existing.status}`);
+    decided = existing; // the same decision again: complete what may have been interrupted
   }
 
   const [requested] = decided.actionId !== null ? await db.select().from(actions).where(eq(actions.id, decided.actionId)) : [];

@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
 import { executeAction, type ActionRequest } from "../../fleet/actions.ts";
 import { decideApproval } from "../../fleet/approvals.ts";
-import { actions, events, instances, notifications } from "../../schema/index.ts";
+import { actions, approvals, events, instances, notifications } from "../../schema/index.ts";
 import { buildApp } from "../../functions/app.ts";
 import { authHeaders } from "../support/test-deps.ts";
 import { fleetFixture } from "./fleet-fixture.ts";
@@ -102,11 +102,16 @@ describe("POST /api/agents/:agent/approvals/:id", () => {
     expect(event!.payload).toMatchObject({ approvalId, decision: "approve", note: "yes, it's dead", kind: "destroy", instanceId: "sim-2", action: { status: "succeeded" } });
     expect(scheduler.published.map((p) => p.body.type)).toContain("run");
 
-    // A second decision is refused, and nothing acts twice.
+    // The same decision again is answered with the outcome, and nothing acts twice.
     const twice = await app.request(`/api/agents/default/approvals/${approvalId}`, post({ decision: "approve" }));
-    expect(twice.status).toBe(409);
-    expect(await twice.json()).toEqual({ error: `approval ${approvalId} is already approved` });
+    expect(twice.status).toBe(200);
+    expect(((await twice.json()) as { action: unknown }).action).toMatchObject({ status: "succeeded", repeated: true });
     expect(provider.calls).toHaveLength(1);
+    expect(await deps.db.select().from(events)).toHaveLength(1);
+    // The opposite decision is refused.
+    const reversed = await app.request(`/api/agents/default/approvals/${approvalId}`, post({ decision: "reject" }));
+    expect(reversed.status).toBe(409);
+    expect(await reversed.json()).toEqual({ error: `approval ${approvalId} is already approved` });
 
     // The tool repeating its original request learns the outcome, without a call.
     expect(await executeAction(deps, destroy)).toMatchObject({ actionId, status: "succeeded", repeated: true });
@@ -179,5 +184,22 @@ describe("POST /api/agents/:agent/approvals/:id", () => {
     const res = await buildApp(() => deps).request(`/api/agents/other/approvals/${approvalId}`, post({ decision: "approve" }));
     expect(res.status).toBe(404);
     expect(provider.calls).toEqual([]);
+  });
+});
+
+describe("an approval interrupted after its decision was stored", () => {
+  it("is completed by repeating the decision: the action runs once and the agent hears of it", async () => {
+    const { deps, provider } = await fleetFixture();
+    const app = buildApp(() => deps);
+    const { approvalId } = await executeAction(deps, destroy);
+    // the process died right after storing the decision, before executing it
+    await deps.db.update(approvals).set({ status: "approved", decidedAt: deps.clock.now() }).where(eq(approvals.id, approvalId!));
+    expect(provider.calls).toEqual([]);
+
+    const retried = await app.request(`/api/agents/default/approvals/${approvalId}`, post({ decision: "approve" }));
+    expect(retried.status).toBe(200);
+    expect(provider.calls).toEqual(["destroy sim-2"]);
+    const [event] = await deps.db.select().from(events);
+    expect(event).toMatchObject({ source: "approval", dedupKey: `approval:${approvalId}` });
   });
 });

@@ -8,7 +8,7 @@ import { executeAction } from "../../fleet/actions.ts";
 import { ProviderError } from "../../fleet/provider.ts";
 import { buildApp } from "../../functions/app.ts";
 import { performRun } from "../../triggers/perform-run.ts";
-import { requestRun } from "../../triggers/request-run.ts";
+import { ingestEvent } from "../../triggers/ingest.ts";
 import type { RunStep } from "../../triggers/run-step.ts";
 import { authHeaders } from "../support/test-deps.ts";
 import { fleetFixture } from "./fleet-fixture.ts";
@@ -38,7 +38,7 @@ describe("provider outage during a run", () => {
     const { deps, provider, scheduler } = await fleetFixture({}, stubbornStep);
     provider.outage = new ProviderError("Vast.ai API unavailable (HTTP 503)", 503, true);
 
-    await requestRun(deps, "default", 0);
+    await ingestEvent(deps, { agentId: "default", source: "manual", priority: 0, dedupKey: "outage-1", payload: { reason: "check the fleet" } });
     deps.clock.advance(deps.config.debounceHumanMs);
     const [delivery] = scheduler.takeDue(deps.clock.now());
     expect(delivery!.body.type).toBe("run");
@@ -75,7 +75,7 @@ describe("provider outage during a run", () => {
     };
     const { deps, provider, scheduler } = await fleetFixture({}, step);
     provider.outage = new ProviderError("connection reset", null, true);
-    await requestRun(deps, "default", 1);
+    await ingestEvent(deps, { agentId: "default", source: "reconcile", priority: 1, dedupKey: "outage-2", payload: { instanceId: "sim-1", state: "exited" } });
     deps.clock.advance(deps.config.debounceStateMs);
     const body = scheduler.takeDue(deps.clock.now())[0]!.body as { type: "run"; agentId: string; slot: number };
     expect(await performRun(deps, body.agentId, body.slot)).toBe("succeeded");
