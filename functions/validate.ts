@@ -4,7 +4,7 @@
  */
 import { zValidator } from "@hono/zod-validator";
 import type { ValidationTargets } from "hono";
-import type { ZodType } from "zod";
+import type { z, ZodType } from "zod";
 import { RequestError } from "./errors.ts";
 
 export function describeIssues(issues: readonly { path: PropertyKey[]; message: string }[]): string {
@@ -12,6 +12,22 @@ export function describeIssues(issues: readonly { path: PropertyKey[]; message: 
     .slice(0, 5)
     .map((issue) => `${issue.path.length ? issue.path.map(String).join(".") : "body"}: ${issue.message}`)
     .join("; ");
+}
+
+/**
+ * Parses a raw body (routes that must verify a signature on the exact bytes read the text first)
+ * as JSON and validates it: 400 naming the problem otherwise.
+ */
+export function parseJsonBody<T extends ZodType>(raw: string, schema: T): z.infer<T> {
+  let json: unknown;
+  try {
+    json = JSON.parse(raw);
+  } catch {
+    throw new RequestError(400, "invalid body: not JSON");
+  }
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) throw new RequestError(400, `invalid body: ${describeIssues(parsed.error.issues)}`);
+  return parsed.data;
 }
 
 export const validate = <T extends ZodType, Target extends keyof ValidationTargets>(target: Target, schema: T) =>

@@ -8,7 +8,7 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../app-env.ts";
 import { RequestError } from "../errors.ts";
-import { describeIssues } from "../validate.ts";
+import { parseJsonBody } from "../validate.ts";
 import { deliveryBodySchema, handleDelivery } from "../../triggers/deliver.ts";
 import type { DeliveryBody } from "../../triggers/scheduler.ts";
 import { verifyQStashSignature } from "./qstash-signature.ts";
@@ -16,24 +16,12 @@ import { acceptSignature, isAccepted, releaseSignature } from "./replay-guard.ts
 
 const REPLAYED = "QStash signature rejected: this signature (jti) was already accepted";
 
-function parseDeliveryBody(raw: string): DeliveryBody {
-  let json: unknown;
-  try {
-    json = JSON.parse(raw);
-  } catch {
-    throw new RequestError(400, "invalid body: not JSON");
-  }
-  const parsed = deliveryBodySchema.safeParse(json);
-  if (!parsed.success) throw new RequestError(400, `invalid body: ${describeIssues(parsed.error.issues)}`);
-  return parsed.data;
-}
-
 export const deliveryRoutes = new Hono<AppEnv>().post("/deliveries", async (c) => {
   const deps = c.get("deps");
   const raw = await c.req.text();
   const claims = await verifyQStashSignature(deps.config, c.req.header("Upstash-Signature"), raw);
   if (await isAccepted(deps.db, claims.jti)) throw new RequestError(401, REPLAYED);
-  const body = parseDeliveryBody(raw);
+  const body: DeliveryBody = parseJsonBody(raw, deliveryBodySchema);
   if (!(await acceptSignature(deps.db, claims.jti, claims.expiresAt, deps.clock.now()))) {
     throw new RequestError(401, REPLAYED);
   }

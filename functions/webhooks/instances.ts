@@ -8,7 +8,7 @@ import { Webhook, WebhookVerificationError } from "standardwebhooks";
 import { z } from "zod";
 import type { AppEnv } from "../app-env.ts";
 import { RequestError } from "../errors.ts";
-import { describeIssues } from "../validate.ts";
+import { parseJsonBody } from "../validate.ts";
 import { findAgent } from "../../triggers/agents.ts";
 import { recordInstanceState } from "../../fleet/instance-state.ts";
 import { INSTANCE_STATES } from "../../fleet/provider.ts";
@@ -40,17 +40,9 @@ export const webhookRoutes = new Hono<AppEnv>().post("/:agent/instances", async 
     "webhook-timestamp": c.req.header("webhook-timestamp") ?? "",
     "webhook-signature": c.req.header("webhook-signature") ?? "",
   });
-  let json: unknown;
-  try {
-    json = JSON.parse(raw);
-  } catch {
-    throw new RequestError(400, "invalid body: not JSON");
-  }
-  const parsed = instanceReport.safeParse(json);
-  if (!parsed.success) throw new RequestError(400, `invalid body: ${describeIssues(parsed.error.issues)}`);
+  const report = parseJsonBody(raw, instanceReport);
   const agentId = c.req.param("agent");
   if (!(await findAgent(deps.db, agentId))) throw new RequestError(404, `unknown agent: ${agentId}`);
-  const report = parsed.data;
   const recorded = await recordInstanceState(deps, {
     agentId,
     instanceId: report.instanceId,

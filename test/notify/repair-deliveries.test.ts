@@ -4,8 +4,7 @@ import { notifyHuman } from "../../notify/notify-human.ts";
 import { republishStalledDeliveries, STALLED_AFTER_MS } from "../../notify/repair-deliveries.ts";
 import { runCronTick } from "../../triggers/tick.ts";
 import { handleDelivery } from "../../triggers/deliver.ts";
-import type { Scheduler } from "../../triggers/scheduler.ts";
-import { createTestDeps, RecordingScheduler } from "../support/test-deps.ts";
+import { createTestDeps, FlakyScheduler } from "../support/test-deps.ts";
 import { startReceiver, type Receiver } from "./receiver.ts";
 
 const receivers: Receiver[] = [];
@@ -15,23 +14,15 @@ describe("stalled notification deliveries", () => {
   it("are re-published after the scheduler lost them, then delivered once", async () => {
     const slack = await startReceiver();
     receivers.push(slack);
-    const recording = new RecordingScheduler();
-    let down = true;
-    const scheduler: Scheduler = {
-      kind: "test",
-      publish: async (r) => {
-        if (down) throw new Error("scheduler unreachable");
-        await recording.publish(r);
-      },
-    };
+    const scheduler = new FlakyScheduler();
     const deps = await createTestDeps({ scheduler, vars: { SLACK_WEBHOOK_URL: slack.url } });
     await notifyHuman(deps, { agentId: "default", runId: null, title: "sim-1 exited", body: "exit 1", severity: "warning" }).catch(() => undefined);
-    down = false;
+    scheduler.down = false;
 
     expect(await republishStalledDeliveries(deps, "default")).toBe(0); // too early to call it lost
     deps.clock.advance(STALLED_AFTER_MS);
     await runCronTick(deps);
-    const due = recording.takeDue(deps.clock.now());
+    const due = scheduler.takeDue(deps.clock.now());
     expect(due.map((d) => d.body.type)).toEqual(["notify"]);
     for (const d of due) await handleDelivery(deps, d.body);
     expect(slack.received.map((r) => JSON.parse(r.body).text)).toEqual([expect.stringContaining("sim-1 exited")]);

@@ -36,6 +36,15 @@ export class RecordingScheduler implements Scheduler {
   }
 }
 
+/** A recording scheduler that refuses every publish while `down` (an unreachable QStash). */
+export class FlakyScheduler extends RecordingScheduler {
+  down = true;
+  override async publish(request: PublishRequest): Promise<void> {
+    if (this.down) throw new Error("scheduler unreachable");
+    await super.publish(request);
+  }
+}
+
 export async function createTestDb(): Promise<Db> {
   const db = openDatabase(createClient({ url: ":memory:" }));
   await applyMigrations(db);

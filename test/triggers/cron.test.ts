@@ -3,8 +3,7 @@ import { buildApp } from "../../functions/app.ts";
 import { ingestEvent } from "../../triggers/ingest.ts";
 import { listRuns } from "../../triggers/agent-state.ts";
 import { runCronTick } from "../../triggers/tick.ts";
-import type { Scheduler } from "../../triggers/scheduler.ts";
-import { authHeaders, createTestDeps, RecordingScheduler } from "../support/test-deps.ts";
+import { authHeaders, createTestDeps, FlakyScheduler, RecordingScheduler } from "../support/test-deps.ts";
 import { advance } from "../support/drive.ts";
 
 describe("cron tick", () => {
@@ -23,23 +22,15 @@ describe("cron tick", () => {
   });
 
   it("requests a run for an event whose publish failed, so nothing is lost", async () => {
-    const recording = new RecordingScheduler();
-    let down = true;
-    const flaky: Scheduler = {
-      kind: "test",
-      publish: async (request) => {
-        if (down) throw new Error("scheduler unreachable");
-        await recording.publish(request);
-      },
-    };
+    const flaky = new FlakyScheduler();
     const deps = await createTestDeps({ scheduler: flaky });
     const { eventId } = await ingestEvent(deps, { agentId: "default", source: "human", priority: 0, dedupKey: "m1", payload: { text: "hi" } });
     expect(eventId).toBe(1);
-    down = false;
+    flaky.down = false;
     deps.clock.advance(2000 + 60_000); // the scheduled run is now a minute overdue
     const [report] = await runCronTick(deps);
     expect(report).toMatchObject({ republishedRun: true });
-    for (const p of recording.takeDue(deps.clock.now())) {
+    for (const p of flaky.takeDue(deps.clock.now())) {
       const { handleDelivery } = await import("../../triggers/deliver.ts");
       expect(await handleDelivery(deps, p.body)).toBe("succeeded");
     }
