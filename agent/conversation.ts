@@ -1,6 +1,7 @@
 /** The conversation of the current epoch, as the API and dashboard show it. */
 import { and, asc, eq } from "drizzle-orm";
 import type { Deps } from "../runtime/deps.ts";
+import type { ConversationTurn } from "../triggers/run-step.ts";
 import { agents, messages, sessions } from "../schema/index.ts";
 import type { ChatMessage } from "./chat-model.ts";
 import { countMessage } from "./tokens.ts";
@@ -33,27 +34,15 @@ export async function listConversation(deps: Deps, agentId: string) {
 }
 
 /**
- * Stores a run's turns in its epoch with each message's token count, measured as written. Only
- * runs that are not no-ops call this: a no-op run adds nothing to the conversation.
+ * A run's messages as conversation turns, each with its token count measured now, as written.
+ * The pipeline stores them (triggers/finish-run.ts) only for a run that is not a no-op.
  */
-export async function storeRunTurns(
-  deps: Deps,
-  run: { agentId: string; sessionEpoch: number; runId: number },
-  turns: readonly ChatMessage[],
-): Promise<void> {
-  if (turns.length === 0) return;
-  const now = deps.clock.now();
-  await deps.db.insert(messages).values(
-    turns.map((m) => ({
-      agentId: run.agentId,
-      sessionEpoch: run.sessionEpoch,
-      runId: run.runId,
-      role: m.role,
-      content: typeof m.content === "string" ? m.content : "",
-      toolCalls: m.role === "assistant" && m.tool_calls?.length ? m.tool_calls : null,
-      toolCallId: m.role === "tool" ? m.tool_call_id : null,
-      tokens: countMessage(m),
-      createdAt: now,
-    })),
-  );
+export function toConversationTurns(turns: readonly ChatMessage[]): ConversationTurn[] {
+  return turns.map((m) => ({
+    role: m.role as ConversationTurn["role"],
+    content: typeof m.content === "string" ? m.content : "",
+    toolCalls: m.role === "assistant" && m.tool_calls?.length ? m.tool_calls : null,
+    toolCallId: m.role === "tool" ? m.tool_call_id : null,
+    tokens: countMessage(m),
+  }));
 }

@@ -6,16 +6,16 @@
  * policy decides instead (decider `rules`); the run still finishes and releases its lease.
  *
  * The verdict is by code: the run is a no-op unless it consumed a human message or a mutating
- * tool actually executed. Only a run that is not a no-op stores its turns in the conversation.
+ * tool actually executed. The run's turns are returned with its outcome; the pipeline stores them
+ * only for a run that is not a no-op, in the batch that records it succeeded.
  * Only database faults escape (the pipeline then records the run failed and retries its work).
  */
 import type { RunContext, RunOutcome, RunStep } from "../triggers/run-step.ts";
-import { isNoop } from "../triggers/run-step.ts";
 import { Breaker, DEFAULT_BREAKER, type BreakerPolicy } from "./breaker.ts";
 import { BudgetError, fitPrompt, type FitReport } from "./budget.ts";
 import type { ChatMessage } from "./chat-model.ts";
 import { createSummarizer } from "./compaction.ts";
-import { storeRunTurns } from "./conversation.ts";
+import { toConversationTurns } from "./conversation.ts";
 import { LlmCaller, LlmFault } from "./llm-call.ts";
 import { buildPromptDraft, iso, PROMPT_SHARES } from "./prompt.ts";
 import { decideByRules } from "./rules-policy.ts";
@@ -130,9 +130,6 @@ async function finish(
   result: { decider: "llm" | "rules"; reply: string | null },
 ): Promise<RunOutcome> {
   const human = context.events.some((e) => e.source === "human");
-  if (!isNoop(context.events, { mutated: progress.mutated })) {
-    await storeRunTurns(context.deps, context, progress.turns);
-  }
   return {
     decider: result.decider,
     mutated: progress.mutated,
@@ -142,5 +139,6 @@ async function finish(
     contextTokens: llm?.largestRequest ?? 0,
     compaction: llm ? { budget: context.deps.config.contextBudgetTokens, calls: progress.calls } : null,
     ...(progress.errors.length ? { error: progress.errors.join("; ") } : {}),
+    turns: toConversationTurns(progress.turns),
   };
 }

@@ -1,7 +1,8 @@
 /**
- * finishRun: records the run's outcome and releases the lease in one batch, and schedules the
- * one follow-up run if anything requested a run while this one held the lease. A run that
- * failed hands its events and wakes back (pending) and schedules a retry. All of it happens only
+ * finishRun: records the run's outcome (and, for a run that is not a no-op, its conversation
+ * turns) and releases the lease in one batch, and schedules the one follow-up run if anything
+ * requested a run while this one held the lease. A run that failed hands its events and wakes
+ * back (pending) and schedules a retry. All of it happens only
  * while the run still holds its lease: a run declared dead meanwhile changes nothing, because
  * recovery already gave its work to another run.
  *
@@ -10,7 +11,7 @@
  */
 import { and, eq, sql } from "drizzle-orm";
 import type { Deps } from "../runtime/deps.ts";
-import { agents, events, runs, wakes } from "../schema/index.ts";
+import { agents, events, messages, runs, wakes } from "../schema/index.ts";
 import { publishRunSlot } from "./request-run.ts";
 import { isNoop, type RunOutcome } from "./run-step.ts";
 import type { Claim } from "./claim-run.ts";
@@ -50,6 +51,13 @@ export async function finishRun(deps: Deps, claim: Claimed, result: RunResult): 
   const retryAt = now + deps.config.debounceStateMs;
 
   const runUpdate = runRecord(claim, result, now);
+  // The conversation gains the run's turns only with its success, and only if it was no no-op.
+  const turns = "outcome" in result && !runUpdate.noop ? (result.outcome.turns ?? []) : [];
+  const storeTurns = turns.map((t) =>
+    db.run(sql`insert into ${messages} (agent_id, session_epoch, run_id, role, content, tool_calls, tool_call_id, tokens, created_at)
+      select ${agentId}, ${claim.sessionEpoch}, ${runId}, ${t.role}, ${t.content}, ${t.toolCalls == null ? null : JSON.stringify(t.toolCalls)}, ${t.toolCallId}, ${t.tokens}, ${now}
+      where ${holdsLease}`),
+  );
 
   const giveBack = failed
     ? [
@@ -74,6 +82,7 @@ export async function finishRun(deps: Deps, claim: Claimed, result: RunResult): 
       .set(runUpdate)
       .where(and(eq(runs.agentId, agentId), eq(runs.runId, runId), eq(runs.status, "running"), holdsLease))
       .returning({ runId: runs.runId }),
+    ...storeTurns,
     ...giveBack,
     db
       .update(agents)

@@ -31,6 +31,15 @@ export interface RunContext {
   deadline: number;
 }
 
+/** One message of the run for the conversation, with its token count measured when written. */
+export interface ConversationTurn {
+  role: "user" | "assistant" | "tool";
+  content: string;
+  toolCalls: unknown;
+  toolCallId: string | null;
+  tokens: number;
+}
+
 export interface RunOutcome {
   /** none = the minimal step; llm or rules when the agent decided. */
   decider: "none" | "llm" | "rules";
@@ -43,6 +52,11 @@ export interface RunOutcome {
   compaction: unknown;
   /** Set when the step ran but something it tried failed (recorded, not fatal). */
   error?: string;
+  /**
+   * The run's turns for the conversation. finishRun stores them in the same batch that records
+   * the run succeeded, only if the run is not a no-op and still holds its lease.
+   */
+  turns?: ConversationTurn[];
 }
 
 export type RunStep = (context: RunContext) => Promise<RunOutcome>;

@@ -84,9 +84,10 @@ export async function setInstanceState(deps: TestDeps, id: string, state: string
   await deps.db.update(instances).set({ state, stateAt: deps.clock.now() }).where(and(eq(instances.agentId, "default"), eq(instances.id, id)));
 }
 
-/** Stores earlier runs' turns (through the real writer) until the history reaches `tokens`. */
+/** Stores earlier runs' turns (as the pipeline writes them) until the history reaches `tokens`. */
 export async function seedHistory(deps: TestDeps, tokens: number, options: { withToolPairs?: boolean; startRun?: number } = {}) {
-  const { storeRunTurns } = await import("../../agent/conversation.ts");
+  const { toConversationTurns } = await import("../../agent/conversation.ts");
+  const { messages } = await import("../../schema/index.ts");
   const { countMessage } = await import("../../agent/tokens.ts");
   let total = 0;
   let runId = options.startRun ?? 1000;
@@ -103,7 +104,8 @@ export async function seedHistory(deps: TestDeps, tokens: number, options: { wit
       );
     }
     turns.push({ role: "assistant", content: `Run ${runId}: ${"sim-1 was restarted after exiting; throughput is nominal again. ".repeat(20)}` });
-    await storeRunTurns(deps, { agentId: "default", sessionEpoch: 1, runId }, turns);
+    const rows = toConversationTurns(turns).map((t) => ({ ...t, agentId: "default", sessionEpoch: 1, runId, createdAt: deps.clock.now() }));
+    await deps.db.insert(messages).values(rows);
     total += turns.reduce((sum, m) => sum + countMessage(m), 0);
   }
   return total;

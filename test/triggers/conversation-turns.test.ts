@@ -1,0 +1,65 @@
+/**
+ * The conversation gains a run's turns only in the batch that records the run succeeded: never
+ * for a no-op run, and never for a run declared dead whose step finished late.
+ */
+import { describe, expect, it } from "vitest";
+import { ingestEvent } from "../../triggers/ingest.ts";
+import { handleDelivery } from "../../triggers/deliver.ts";
+import { listConversation } from "../../agent/conversation.ts";
+import type { RunOutcome, RunStep } from "../../triggers/run-step.ts";
+import { runCronTick } from "../../triggers/tick.ts";
+import { createTestDeps, RecordingScheduler } from "../support/test-deps.ts";
+import { advance } from "../support/drive.ts";
+import { tick } from "../support/gated-step.ts";
+
+const outcome = (mutated: boolean): RunOutcome => ({
+  decider: "llm",
+  mutated,
+  reply: null,
+  promptTokens: 0,
+  completionTokens: 0,
+  contextTokens: 0,
+  compaction: null,
+  turns: [
+    { role: "user", content: "Events: sim-1 exited", toolCalls: null, toolCallId: null, tokens: 9 },
+    { role: "assistant", content: "Restarted sim-1.", toolCalls: null, toolCallId: null, tokens: 8 },
+  ],
+});
+
+const state = (n: number) => ({ agentId: "default", source: "webhook" as const, priority: 1 as const, dedupKey: `w${n}`, payload: {} });
+
+describe("conversation turns", () => {
+  it("are stored with a successful run that is not a no-op, in the run's epoch", async () => {
+    const deps = await createTestDeps({ runStep: async () => outcome(true) });
+    await ingestEvent(deps, state(1));
+    expect(await advance(deps, 10_000)).toEqual(["succeeded"]);
+    const conversation = await listConversation(deps, "default");
+    expect(conversation.messages.map((m) => [m.runId, m.role, m.content, m.tokens])).toEqual([
+      [1, "user", "Events: sim-1 exited", 9],
+      [1, "assistant", "Restarted sim-1.", 8],
+    ]);
+  });
+
+  it("are not stored for a no-op run", async () => {
+    const deps = await createTestDeps({ runStep: async () => outcome(false) });
+    await ingestEvent(deps, state(1));
+    expect(await advance(deps, 10_000)).toEqual(["succeeded"]);
+    expect((await listConversation(deps, "default")).messages).toEqual([]);
+  });
+
+  it("are not stored for a run declared dead whose step finished late", async () => {
+    let release = () => {};
+    const slow: RunStep = () => new Promise((resolve) => (release = () => resolve(outcome(true))));
+    const deps = await createTestDeps({ runStep: slow });
+    const scheduler = deps.scheduler as RecordingScheduler;
+    await ingestEvent(deps, state(1));
+    deps.clock.advance(10_000);
+    const late = handleDelivery(deps, scheduler.takeDue(deps.clock.now())[0]!.body);
+    await tick();
+    deps.clock.advance(deps.config.runLeaseMs);
+    await runCronTick(deps); // the lease expired: run 1 is crashed, its event handed back
+    release();
+    expect(await late).toBe("lost");
+    expect((await listConversation(deps, "default")).messages).toEqual([]);
+  });
+});
