@@ -30,6 +30,11 @@ const MAX_RETRY_AFTER_MS = 30_000;
 
 const wait = (ms: number) => new Promise<void>((done) => setTimeout(done, ms));
 
+interface CallOptions {
+  /** The call removes the resource, so a 404 after a lost answer means it was done. */
+  goneOnRetryIsDone?: boolean;
+}
+
 export class VastProvider implements FleetProvider {
   readonly kind = "vast" as const;
   private readonly base: string;
@@ -80,23 +85,27 @@ export class VastProvider implements FleetProvider {
     return this.act("PUT", `/api/v0/instances/reboot/${requireId(id)}/`, {});
   }
 
+  /**
+   * A 404 on a retry means an earlier attempt, whose answer was lost to a 5xx or the network,
+   * already destroyed the instance: that is success, not an error.
+   */
   async destroy(id: string): Promise<void> {
-    return this.act("DELETE", `/api/v0/instances/${requireId(id)}/`);
+    return this.act("DELETE", `/api/v0/instances/${requireId(id)}/`, undefined, { goneOnRetryIsDone: true });
   }
 
   async setLabel(id: string, label: string): Promise<void> {
     return this.act("PUT", `/api/v0/instances/${requireId(id)}/`, { label });
   }
 
-  private async act(method: string, path: string, body?: unknown): Promise<void> {
-    const answer = parse(vastActionAnswer, await this.call(method, path, body), `${method} ${path}`);
+  private async act(method: string, path: string, body?: unknown, options: CallOptions = {}): Promise<void> {
+    const answer = parse(vastActionAnswer, await this.call(method, path, body, options), `${method} ${path}`);
     if (answer.success === false) {
       throw new ProviderError(`Vast.ai refused ${method} ${path}: ${answer.msg ?? answer.error ?? "no reason given"}`, 400);
     }
   }
 
   /** One API call with retries; returns the parsed JSON body of a 2xx answer. */
-  private async call(method: string, path: string, body?: unknown): Promise<unknown> {
+  private async call(method: string, path: string, body?: unknown, options: CallOptions = {}): Promise<unknown> {
     const attempts = Math.max(1, this.options.maxAttempts ?? 4);
     let last: ProviderError | null = null;
     for (let attempt = 1; attempt <= attempts; attempt++) {
@@ -119,6 +128,7 @@ export class VastProvider implements FleetProvider {
       }
       const raw = await response.text();
       if (response.ok) return parseJson(raw, `${method} ${path}`);
+      if (response.status === 404 && attempt > 1 && options.goneOnRetryIsDone) return { success: true };
       last = failure(response.status, method, path, raw);
       if (!last.retryable) throw last;
       await this.backoff(attempt, attempts, response.headers.get("retry-after"));

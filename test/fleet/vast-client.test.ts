@@ -171,6 +171,15 @@ describe("Vast.ai client: one instance and actions", () => {
     expect((await providerError(vast.stop("5"))).message).toContain("machine busy");
   });
 
+  it("a destroy whose first answer was lost (502) and whose retry finds the instance gone has succeeded", async () => {
+    const { vast, requests } = await client((_req, i) => (i === 0 ? { status: 502, raw: "bad gateway" } : { status: 404, body: { success: false, error: "no_such_instance" } }));
+    await expect(vast.destroy("77")).resolves.toBeUndefined();
+    expect(requests.map((r) => r.method)).toEqual(["DELETE", "DELETE"]);
+    // a 404 on the first attempt is still an error, and so is one for any other action
+    expect((await providerError(vast.destroy("404"))).status).toBe(404);
+    expect(requests).toHaveLength(3);
+  });
+
   it("a non-numeric id never reaches the network", async () => {
     const { vast, requests } = await client(() => ({ body: { success: true } }));
     expect(await vast.get("../accounts")).toBeNull();
