@@ -1,6 +1,6 @@
 /**
- * The cron tick with its fleet checks wired in: the one function the Worker's `scheduled`
- * handler, the Node interval and `POST /api/cron` all call.
+ * The cron tick with its fleet checks and retention wired in: the one function the Worker's
+ * `scheduled` handler, the Node interval and `POST /api/cron` all call.
  */
 import type { Deps } from "../runtime/deps.ts";
 import { cronTick, type TickCheck } from "./cron-tick.ts";
@@ -8,6 +8,7 @@ import { simulateFleet } from "../fleet/simulator-reports.ts";
 import { reconcileInstances } from "../fleet/reconcile.ts";
 import { checkHeartbeats } from "../fleet/heartbeat.ts";
 import { republishStalledDeliveries } from "../notify/repair-deliveries.ts";
+import { pruneOldRecords } from "./retention.ts";
 
 /** Fleet checks run by every tick, after the pipeline's own repairs. */
 // Order matters: simulated failures report first (as webhooks), reconciliation then records only
@@ -15,6 +16,8 @@ import { republishStalledDeliveries } from "../notify/repair-deliveries.ts";
 // Last, notification deliveries whose publish was lost are published again.
 export const FLEET_CHECKS: readonly TickCheck[] = [simulateFleet, reconcileInstances, checkHeartbeats, republishStalledDeliveries];
 
-export function runCronTick(deps: Deps) {
-  return cronTick(deps, FLEET_CHECKS);
+export async function runCronTick(deps: Deps) {
+  const agents = await cronTick(deps, FLEET_CHECKS);
+  await pruneOldRecords(deps).catch((err: unknown) => deps.log.error("pruning old records failed", { error: String(err) }));
+  return agents;
 }
