@@ -3,10 +3,9 @@
  * calls with their results), what it said (the reply), what it scheduled, and what compaction did.
  */
 import { NoopBadge, RunStatus, WakeStatus } from "./badges.tsx";
-import { duration, prettyJson, relative, tokens, utcTime } from "./format.ts";
+import { prettyJson, tokens, utcTime } from "./format.ts";
 import type { RunRecord } from "./run-record.ts";
-import { deciderLabel, triggerSummary } from "./runs-timeline.tsx";
-import { OptionalFact } from "./facts.tsx";
+import { RunFacts } from "./runs-timeline.tsx";
 
 function ConsumedEvents({ events }: { events: RunRecord["events"] }) {
   if (events.length === 0) return <p>No inbox events.</p>;
@@ -72,21 +71,7 @@ export function RunDetailPage({ record, now }: { record: RunRecord; now: number 
         <p>
           <RunStatus status={run.status} /> <NoopBadge noop={run.noop} />
         </p>
-        <dl class="facts">
-          <dt>Triggers</dt>
-          <dd>{triggerSummary(run)}</dd>
-          <dt>Decider</dt>
-          <dd>{deciderLabel(run.decider)}</dd>
-          <dt>Session epoch</dt>
-          <dd>{String(run.sessionEpoch)}</dd>
-          <dt>Tokens</dt>
-          <dd>{`${tokens(run.promptTokens)} prompt, ${tokens(run.completionTokens)} completion; last prompt ${tokens(run.contextTokens)}`}</dd>
-          <dt>Started</dt>
-          <dd>{`${utcTime(run.startedAt)} (${relative(run.startedAt, now)})`}</dd>
-          <dt>Duration</dt>
-          <dd>{duration(run.startedAt, run.finishedAt, now)}</dd>
-          <OptionalFact term="Error" value={run.error} />
-        </dl>
+        <RunFacts run={run} now={now} showEpoch />
       </section>
       <h2>Reply</h2>
       {run.reply ? <p class="said reply" data-testid="run-reply">{run.reply}</p> : <p>No reply (only runs that consumed a chat message reply).</p>}

@@ -23,6 +23,26 @@ export function triggerSummary(run: Pick<RunView, "triggers" | "wakesConsumed">)
 
 export const deciderLabel = (decider: string | null) => (decider ? (DECIDERS[decider] ?? decider) : "not decided yet");
 
+/** A run's facts, the same on its card and its page: why, who decided, tokens, when, how long. */
+export function RunFacts({ run, now, showEpoch = false }: { run: RunView; now: number; showEpoch?: boolean }) {
+  return (
+    <dl class="facts">
+      <dt>Triggers</dt>
+      <dd>{triggerSummary(run)}</dd>
+      <dt>Decider</dt>
+      <dd>{deciderLabel(run.decider)}</dd>
+      <OptionalFact term="Session epoch" value={showEpoch ? String(run.sessionEpoch) : null} />
+      <dt>Tokens</dt>
+      <dd>{`${tokens(run.promptTokens)} prompt, ${tokens(run.completionTokens)} completion; largest prompt ${tokens(run.contextTokens)}`}</dd>
+      <dt>Started</dt>
+      <dd>{`${utcTime(run.startedAt)} (${relative(run.startedAt, now)})`}</dd>
+      <dt>Duration</dt>
+      <dd>{duration(run.startedAt, run.finishedAt, now)}</dd>
+      <OptionalFact term="Error" value={run.error} />
+    </dl>
+  );
+}
+
 export function RunCard({ run, now }: { run: RunView; now: number }) {
   return (
     <li class="card" data-run-id={String(run.runId)}>
@@ -31,19 +51,7 @@ export function RunCard({ run, now }: { run: RunView; now: number }) {
         <RunStatus status={run.status} />
         <NoopBadge noop={run.noop} />
       </h3>
-      <dl class="facts">
-        <dt>Triggers</dt>
-        <dd>{triggerSummary(run)}</dd>
-        <dt>Decider</dt>
-        <dd>{deciderLabel(run.decider)}</dd>
-        <dt>Tokens</dt>
-        <dd>{`${tokens(run.promptTokens)} in, ${run.completionTokens.toLocaleString("en-US")} out; context ${run.contextTokens.toLocaleString("en-US")}`}</dd>
-        <dt>Duration</dt>
-        <dd>{duration(run.startedAt, run.finishedAt, now)}</dd>
-        <dt>Started</dt>
-        <dd>{`${utcTime(run.startedAt)} (${relative(run.startedAt, now)})`}</dd>
-        <OptionalFact term="Error" value={run.error} />
-      </dl>
+      <RunFacts run={run} now={now} />
     </li>
   );
 }
