@@ -33,6 +33,3 @@ export class GatedStep {
 }
 
 const quietOutcome: RunOutcome = { decider: "none", mutated: false, reply: null, promptTokens: 0, completionTokens: 0, contextTokens: 0, compaction: null };
-
-/** Resolves after pending microtasks and I/O callbacks have run. */
-export const tick = () => new Promise((resolve) => setTimeout(resolve, 5));

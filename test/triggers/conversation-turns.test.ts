@@ -4,13 +4,11 @@
  */
 import { describe, expect, it } from "vitest";
 import { ingestEvent } from "../../triggers/ingest.ts";
-import { handleDelivery } from "../../triggers/deliver.ts";
 import { listConversation } from "../../agent/conversation.ts";
 import type { RunOutcome, RunStep } from "../../triggers/run-step.ts";
 import { runCronTick } from "../../triggers/tick.ts";
 import { createTestDeps, RecordingScheduler } from "../support/test-deps.ts";
-import { advance } from "../support/drive.ts";
-import { tick } from "../support/gated-step.ts";
+import { advance, startDueDelivery } from "../support/drive.ts";
 
 const outcome = (mutated: boolean): RunOutcome => ({
   decider: "llm",
@@ -54,8 +52,7 @@ describe("conversation turns", () => {
     const scheduler = deps.scheduler as RecordingScheduler;
     await ingestEvent(deps, state(1));
     deps.clock.advance(10_000);
-    const late = handleDelivery(deps, scheduler.takeDue(deps.clock.now())[0]!.body);
-    await tick();
+    const late = (await startDueDelivery(deps)).done;
     deps.clock.advance(deps.config.runLeaseMs);
     await runCronTick(deps); // the lease expired: run 1 is crashed, its event handed back
     release();

@@ -3,10 +3,9 @@ import { buildApp } from "../../functions/app.ts";
 import { ingestEvent } from "../../triggers/ingest.ts";
 import { createWake } from "../../triggers/wakes.ts";
 import { getAgentState, listRuns } from "../../triggers/agent-state.ts";
-import { handleDelivery } from "../../triggers/deliver.ts";
 import { authHeaders, createTestDeps, RecordingScheduler } from "../support/test-deps.ts";
-import { advance } from "../support/drive.ts";
-import { GatedStep, tick } from "../support/gated-step.ts";
+import { advance, startDueDelivery } from "../support/drive.ts";
+import { GatedStep } from "../support/gated-step.ts";
 
 const trigger = (n: number) => ({ agentId: "default", source: "manual" as const, priority: 0 as const, dedupKey: `t${n}`, payload: {} });
 
@@ -39,8 +38,7 @@ describe("session reset", () => {
     const scheduler = deps.scheduler as RecordingScheduler;
     await ingestEvent(deps, trigger(1));
     deps.clock.advance(2000);
-    const running = handleDelivery(deps, scheduler.takeDue(deps.clock.now())[0]!.body);
-    await tick();
+    const running = (await startDueDelivery(deps)).done;
     const app = buildApp(() => deps);
     const reset = await (await app.request("/api/agents/default/session/reset", { method: "POST", headers: authHeaders() })).json();
     expect(reset).toEqual({ sessionEpoch: 2, runCounter: 1 });

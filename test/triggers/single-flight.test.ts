@@ -4,8 +4,8 @@ import { listRuns } from "../../triggers/agent-state.ts";
 import { handleDelivery } from "../../triggers/deliver.ts";
 import { runCronTick } from "../../triggers/tick.ts";
 import { createTestDeps, RecordingScheduler } from "../support/test-deps.ts";
-import { deliverDue } from "../support/drive.ts";
-import { GatedStep, tick } from "../support/gated-step.ts";
+import { deliverDue, startDueDelivery } from "../support/drive.ts";
+import { GatedStep } from "../support/gated-step.ts";
 
 const human = (n: number) => ({ agentId: "default", source: "human" as const, priority: 0 as const, dedupKey: `m${n}`, payload: { text: `m${n}` } });
 
@@ -21,9 +21,7 @@ describe("single-flight runs", () => {
     const scheduler = deps.scheduler as RecordingScheduler;
     await ingestEvent(deps, human(1));
     deps.clock.advance(2000);
-    const [first] = scheduler.takeDue(deps.clock.now());
-    const running = handleDelivery(deps, first!.body);
-    await tick();
+    const running = (await startDueDelivery(deps)).done;
     expect(gated.started).toHaveLength(1);
 
     for (let i = 2; i <= 6; i++) await ingestEvent(deps, human(i));
@@ -36,8 +34,7 @@ describe("single-flight runs", () => {
     // finishing published exactly one follow-up, due now
     const due = scheduler.published.filter((p) => p.notBefore <= deps.clock.now());
     expect(due).toHaveLength(1);
-    const followUp = handleDelivery(deps, scheduler.takeDue(deps.clock.now())[0]!.body);
-    await tick();
+    const followUp = (await startDueDelivery(deps)).done;
     gated.open();
     expect(await followUp).toBe("succeeded");
 
@@ -56,8 +53,7 @@ describe("single-flight runs", () => {
     const scheduler = deps.scheduler as RecordingScheduler;
     await ingestEvent(deps, human(1));
     deps.clock.advance(2000);
-    void handleDelivery(deps, scheduler.takeDue(deps.clock.now())[0]!.body); // never opened: the run "dies"
-    await tick();
+    await startDueDelivery(deps); // never opened: the run "dies"
     expect((await eventStatuses(deps))[0]).toMatchObject({ status: "consumed", runId: 1 });
 
     deps.clock.advance(deps.config.runLeaseMs);
@@ -65,8 +61,7 @@ describe("single-flight runs", () => {
     expect(report[0]).toMatchObject({ recoveredLease: true });
     expect((await eventStatuses(deps))[0]).toMatchObject({ status: "pending", runId: null });
 
-    const next = handleDelivery(deps, scheduler.takeDue(deps.clock.now())[0]!.body);
-    await tick();
+    const next = (await startDueDelivery(deps)).done;
     gated.open(); // opens the dead run's gate first: its finish must change nothing
     gated.open();
     expect(await next).toBe("succeeded");
@@ -82,14 +77,12 @@ describe("single-flight runs", () => {
     const scheduler = deps.scheduler as RecordingScheduler;
     await ingestEvent(deps, human(1));
     deps.clock.advance(2000);
-    void handleDelivery(deps, scheduler.takeDue(deps.clock.now())[0]!.body);
-    await tick();
+    await startDueDelivery(deps);
     await ingestEvent(deps, human(2));
     deps.clock.advance(2000);
     expect(await deliverDue(deps)).toEqual(["busy"]);
     deps.clock.advance(deps.config.runLeaseMs);
-    const recovered = handleDelivery(deps, scheduler.takeDue(deps.clock.now())[0]!.body);
-    await tick();
+    const recovered = (await startDueDelivery(deps)).done;
     gated.open();
     gated.open();
     expect(await recovered).toBe("succeeded");
@@ -105,16 +98,14 @@ describe("single-flight runs", () => {
     await ingestEvent(deps, human(1));
     deps.clock.advance(2000);
     gated.failNext = "database is locked";
-    const failing = handleDelivery(deps, scheduler.takeDue(deps.clock.now())[0]!.body);
-    await tick();
+    const failing = (await startDueDelivery(deps)).done;
     gated.open();
     expect(await failing).toBe("failed");
     expect((await eventStatuses(deps))[0]).toMatchObject({ status: "pending", runId: null });
     expect(scheduler.published).toHaveLength(1);
 
     deps.clock.advance(deps.config.debounceStateMs);
-    const retry = handleDelivery(deps, scheduler.takeDue(deps.clock.now())[0]!.body);
-    await tick();
+    const retry = (await startDueDelivery(deps)).done;
     gated.open();
     expect(await retry).toBe("succeeded");
     const runs = await listRuns(deps, "default", 10);
