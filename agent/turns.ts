@@ -17,7 +17,7 @@ export interface Turn {
 }
 
 /** Tools that only read; a turn that called only these is a no-op turn. */
-export const READ_ONLY_TOOLS: ReadonlySet<string> = new Set(["list_instances", "get_instance"]);
+export const READ_ONLY_TOOLS: ReadonlySet<string> = new Set(["list_instances", "get_instance", "get_instance_logs"]);
 
 export function makeTurn(messages: ChatMessage[], lastId: number | null = null, tokens?: number): Turn {
   const first = messages[0];
