@@ -11,7 +11,8 @@ import type { Breaker } from "./breaker.ts";
 import { LlmMisconfigured, type ChatCompletion, type ChatMessage, type ChatModel, type ChatTool } from "./chat-model.ts";
 
 /** What an operator can change when the server refuses tool_choice. */
-export const TOOL_CHOICE_HINT = "set LLM_TOOL_CHOICE=none-sent, or start vLLM with --enable-auto-tool-choice --tool-call-parser <parser>";
+export const TOOL_CHOICE_HINT =
+  "start vLLM with --enable-auto-tool-choice --tool-call-parser <parser for the model>; a server that refuses the tool_choice field itself needs LLM_TOOL_CHOICE=none-sent";
 
 export class LlmFault extends Error {
   constructor(message: string) {

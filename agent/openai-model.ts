@@ -4,10 +4,11 @@
  * exponential backoff for connection errors, timeouts, 429 and 5xx. What still fails after the
  * retries is thrown to the run, which falls back to the rules policy.
  *
- * `tool_choice: "auto"` is sent unless LLM_TOOL_CHOICE is `none-sent`: vLLM refuses it with a 400
- * unless started with --enable-auto-tool-choice --tool-call-parser (vllm-project/vllm
- * vllm/entrypoints/openai/serving_chat.py `create_chat_completion`), and "auto" is every server's
- * default when tools are given anyway. Such a 400 is thrown as LlmMisconfigured.
+ * `tool_choice: "auto"` is sent unless LLM_TOOL_CHOICE is `none-sent` (for servers and proxies
+ * that refuse the field; "auto" is the default when tools are given anyway). vLLM refuses "auto",
+ * sent or defaulted, with a 400 unless started with --enable-auto-tool-choice --tool-call-parser
+ * (vllm-project/vllm vllm/entrypoints/openai/serving_chat.py `create_chat_completion`). A 400
+ * naming tool_choice is thrown as LlmMisconfigured: an operator has to change a flag.
  */
 import OpenAI from "openai";
 import { LlmMisconfigured, type ChatCompletion, type ChatMessage, type ChatModel, type ChatTool } from "./chat-model.ts";

@@ -47,30 +47,31 @@ describe("tool-call arguments in history", () => {
 });
 
 describe("tool_choice and servers that refuse it", () => {
-  it("sends tool_choice auto by default and omits it with LLM_TOOL_CHOICE=none-sent, which vLLM without auto tool choice accepts", async () => {
-    const llm = await scriptedLlm();
-    llm.autoToolChoice = false;
-    const { deps } = await agentFixture({ llm, vars: { LLM_TOOL_CHOICE: "none-sent" } });
-    llm.push({ text: "All good." });
-    expect(await say(deps, "status?")).toMatchObject({ decider: "llm", reply: "All good." });
-    expect(llm.requests[0]!.tools?.length).toBeGreaterThan(0);
-    expect("tool_choice" in llm.requests[0]!).toBe(false);
-
+  it("sends tool_choice auto by default and omits it with LLM_TOOL_CHOICE=none-sent, which a server refusing the field accepts", async () => {
     const auto = await scriptedLlm();
     const { deps: autoDeps } = await agentFixture({ llm: auto });
     auto.push({ text: "ok" });
     await say(autoDeps, "status?");
     expect(auto.requests[0]!.tool_choice).toBe("auto");
+
+    const llm = await scriptedLlm();
+    llm.toolChoiceField = false;
+    const { deps } = await agentFixture({ llm, vars: { LLM_TOOL_CHOICE: "none-sent" } });
+    llm.push({ text: "All good." });
+    expect(await say(deps, "status?")).toMatchObject({ decider: "llm", reply: "All good." });
+    expect(llm.requests[0]!.tools?.length).toBeGreaterThan(0);
+    expect("tool_choice" in llm.requests[0]!).toBe(false);
+    expect(llm.refused).toEqual([]);
   });
 
-  it("a 400 naming tool_choice is said in the run's error and on /healthz, until a call succeeds", async () => {
+  it("vLLM without --enable-auto-tool-choice: the run's error and /healthz say misconfigured and name the flags, until a call succeeds", async () => {
     const llm = await scriptedLlm();
     llm.autoToolChoice = false;
     const { deps } = await agentFixture({ llm });
     const run = await say(deps, "status?");
     expect(run).toMatchObject({ decider: "rules" });
     expect(run.error).toMatch(/LLM server is misconfigured: the server refused tool_choice/);
-    expect(run.error).toMatch(/LLM_TOOL_CHOICE=none-sent/);
+    expect(run.error).toMatch(/--enable-auto-tool-choice --tool-call-parser/);
     expect(llm.requests).toHaveLength(1); // a 400 is not retried
     const app = buildApp(() => deps);
     const health = await (await app.request("/healthz")).json();
@@ -80,6 +81,15 @@ describe("tool_choice and servers that refuse it", () => {
     llm.push({ text: "Back." });
     expect(await say(deps, "again?")).toMatchObject({ decider: "llm", reply: "Back." });
     expect((await (await app.request("/healthz")).json()).llm).toBe("scripted-model");
+  });
+
+  it("vLLM defaults an omitted tool_choice to auto, so none-sent does not get around the missing flags", async () => {
+    const llm = await scriptedLlm();
+    llm.autoToolChoice = false;
+    const { deps } = await agentFixture({ llm, vars: { LLM_TOOL_CHOICE: "none-sent" } });
+    const run = await say(deps, "status?");
+    expect("tool_choice" in llm.requests[0]!).toBe(false);
+    expect(run.error).toMatch(/misconfigured/);
   });
 
   it("a 400 about something else is an ordinary LLM failure, not a misconfiguration", async () => {

@@ -14,10 +14,13 @@
  *   assistant message before it (OpenAI: "messages with role 'tool' must be a response to a
  *   preceding message with 'tool_calls'").
  * - `autoToolChoice = false` acts like vLLM started without --enable-auto-tool-choice
- *   --tool-call-parser (vllm-project/vllm 003fe593 vllm/entrypoints/openai/serving_chat.py
- *   `create_chat_completion`; https://docs.vllm.ai/en/stable/features/tool_calling/): a request
- *   with `tool_choice: "auto"` is a 400 `"auto" tool choice requires --enable-auto-tool-choice and
- *   --tool-call-parser to be set`.
+ *   --tool-call-parser (https://docs.vllm.ai/en/stable/features/tool_calling/): a request with
+ *   tools and `tool_choice` "auto" — or no `tool_choice` at all, which vLLM defaults to "auto"
+ *   when tools are given (vllm/entrypoints/openai/protocol.py `check_tool_usage`) — is a 400
+ *   `"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set`
+ *   (vllm-project/vllm 003fe593 vllm/entrypoints/openai/serving_chat.py `create_chat_completion`).
+ * - `toolChoiceField = false` acts like a server or proxy that does not accept the `tool_choice`
+ *   field at all: sending it is a 400 naming it.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -49,6 +52,8 @@ export class ScriptedLlm {
   strictHistory = true;
   /** False: act like vLLM without --enable-auto-tool-choice. */
   autoToolChoice = true;
+  /** False: refuse any request that carries `tool_choice`. */
+  toolChoiceField = true;
   /** Why each refused request was refused. */
   readonly refused: string[] = [];
   url = "";
@@ -95,7 +100,11 @@ export class ScriptedLlm {
   }
 
   private refusal(body: ChatRequestBody): { error: { message: string; type: string; param: string | null } } | null {
-    if (!this.autoToolChoice && body.tool_choice === "auto") {
+    if (!this.toolChoiceField && body.tool_choice !== undefined) {
+      return { error: { message: "Unrecognized request argument supplied: tool_choice", type: "invalid_request_error", param: "tool_choice" } };
+    }
+    const choice = body.tool_choice ?? (body.tools?.length ? "auto" : undefined);
+    if (!this.autoToolChoice && choice === "auto") {
       return { error: { message: '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set', type: "BadRequestError", param: null } };
     }
     if (!this.strictHistory) return null;
