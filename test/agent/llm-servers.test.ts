@@ -10,6 +10,7 @@ import { asc } from "drizzle-orm";
 import { buildApp } from "../../functions/app.ts";
 import { messages } from "../../schema/index.ts";
 import { storableArguments } from "../../agent/tool-call-args.ts";
+import { parseConfig } from "../../runtime/config.ts";
 import { agentFixture, say, scriptedLlm } from "./harness.ts";
 
 describe("tool-call arguments in history", () => {
@@ -47,6 +48,13 @@ describe("tool-call arguments in history", () => {
 });
 
 describe("tool_choice and servers that refuse it", () => {
+  it("LLM_TOOL_CHOICE is auto by default, accepts none-sent, and names itself when bad", () => {
+    const llm = { OPENAI_API_KEY: "sk-test" };
+    expect(parseConfig(llm, "node").llm?.toolChoice).toBe("auto");
+    expect(parseConfig({ ...llm, LLM_TOOL_CHOICE: "none-sent" }, "node").llm?.toolChoice).toBe("none-sent");
+    expect(() => parseConfig({ ...llm, LLM_TOOL_CHOICE: "required" }, "node")).toThrow(/LLM_TOOL_CHOICE/);
+  });
+
   it("sends tool_choice auto by default and omits it with LLM_TOOL_CHOICE=none-sent, which a server refusing the field accepts", async () => {
     const auto = await scriptedLlm();
     const { deps: autoDeps } = await agentFixture({ llm: auto });
