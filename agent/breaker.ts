@@ -3,6 +3,8 @@
  * same state. After `threshold` consecutive failures it opens for a cool-down that doubles with
  * each further failure (capped); once the cool-down has passed, calls are let through again, and
  * the first success closes it. While open, callers skip the endpoint instead of hammering it.
+ * A failure that retrying cannot fix (the endpoint is misconfigured) is also kept as text, so
+ * /healthz can name it until a call succeeds again.
  */
 import { eq, sql } from "drizzle-orm";
 import type { Deps } from "../runtime/deps.ts";
@@ -33,8 +35,14 @@ export class Breaker {
   async recordSuccess(): Promise<void> {
     await this.deps.db
       .update(breakers)
-      .set({ failures: 0, openUntil: null, updatedAt: this.deps.clock.now() })
+      .set({ failures: 0, openUntil: null, misconfigured: null, updatedAt: this.deps.clock.now() })
       .where(eq(breakers.name, this.name));
+  }
+
+  /** Counts a failure that retries cannot fix and keeps why, until the next success. */
+  async recordMisconfigured(reason: string): Promise<void> {
+    await this.recordFailure();
+    await this.deps.db.update(breakers).set({ misconfigured: reason.slice(0, 500) }).where(eq(breakers.name, this.name));
   }
 
   /** Counts a failure; opens (or re-opens, longer) once the count reaches the threshold. */
@@ -58,8 +66,8 @@ export class Breaker {
       });
   }
 
-  async state(): Promise<{ failures: number; openUntil: number | null }> {
+  async state(): Promise<{ failures: number; openUntil: number | null; misconfigured: string | null }> {
     const [row] = await this.deps.db.select().from(breakers).where(eq(breakers.name, this.name));
-    return { failures: row?.failures ?? 0, openUntil: row?.openUntil ?? null };
+    return { failures: row?.failures ?? 0, openUntil: row?.openUntil ?? null, misconfigured: row?.misconfigured ?? null };
   }
 }

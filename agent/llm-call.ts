@@ -2,11 +2,17 @@
  * One run's access to the LLM: every call (tool loop and summariser) goes through here, so each
  * is bounded by the run's deadline, passes the circuit breaker, and adds its usage to the run's
  * totals. Whatever goes wrong with the endpoint becomes an LlmFault, which the run answers by
- * handing the decision to the rules policy; only database faults propagate.
+ * handing the decision to the rules policy; only database faults propagate. A server that
+ * refuses the request as misconfigured is said so in the fault (and so in the run's error) and
+ * kept on the breaker row, where /healthz reads it.
  */
 import type { Deps } from "../runtime/deps.ts";
 import type { Breaker } from "./breaker.ts";
-import type { ChatCompletion, ChatMessage, ChatModel, ChatTool } from "./chat-model.ts";
+import { LlmMisconfigured, type ChatCompletion, type ChatMessage, type ChatModel, type ChatTool } from "./chat-model.ts";
+
+/** What an operator can change when the server refuses tool_choice. */
+export const TOOL_CHOICE_HINT =
+  "start vLLM with --enable-auto-tool-choice --tool-call-parser <parser for the model>; a server that refuses the tool_choice field itself needs LLM_TOOL_CHOICE=none-sent";
 
 export class LlmFault extends Error {
   constructor(message: string) {
@@ -39,8 +45,13 @@ export class LlmCaller {
     try {
       completion = await this.model.complete({ messages, ...(tools.length ? { tools: [...tools] } : {}), signal: AbortSignal.timeout(remaining) });
     } catch (err) {
-      await this.breaker.recordFailure();
       this.breakerFailures++;
+      if (err instanceof LlmMisconfigured) {
+        const reason = `${err.message}; ${TOOL_CHOICE_HINT}`;
+        await this.breaker.recordMisconfigured(reason);
+        throw new LlmFault(`the LLM server is misconfigured: ${reason}`);
+      }
+      await this.breaker.recordFailure();
       throw new LlmFault(`the LLM failed after retries: ${err instanceof Error ? `${err.name}: ${err.message}` : String(err)}`);
     }
     if (this.breakerFailures > 0) {

@@ -19,6 +19,7 @@ import { toConversationTurns } from "./conversation.ts";
 import { LlmCaller, LlmFault } from "./llm-call.ts";
 import { buildPromptDraft, iso, PROMPT_SHARES } from "./prompt.ts";
 import { decideByRules } from "./rules-policy.ts";
+import { withStorableArguments } from "./tool-call-args.ts";
 import { CHAT_TOOLS, runToolCall } from "./tools/index.ts";
 import { countPrompt } from "./tokens.ts";
 import { makeTurn } from "./turns.ts";
@@ -89,7 +90,8 @@ async function runAgent(context: RunContext, breakerPolicy: BreakerPolicy): Prom
         progress.turns.push({ role: "assistant", content: final });
         break;
       }
-      const assistant: ChatMessage = { role: "assistant", content: message.content ?? null, tool_calls: calls };
+      // History keeps arguments every strict server accepts; the tools below get what was sent.
+      const assistant: ChatMessage = { role: "assistant", content: message.content ?? null, tool_calls: calls.map(withStorableArguments) };
       const results: ChatMessage[] = [];
       let valid = 0;
       for (const call of calls) {

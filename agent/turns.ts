@@ -4,6 +4,7 @@
  * summarises or trims whole turns can never separate a tool call from its result.
  */
 import type { ChatMessage } from "./chat-model.ts";
+import { withStorableArguments } from "./tool-call-args.ts";
 import { countMessage } from "./tokens.ts";
 
 export interface Turn {
@@ -17,7 +18,7 @@ export interface Turn {
 }
 
 /** Tools that only read; a turn that called only these is a no-op turn. */
-export const READ_ONLY_TOOLS: ReadonlySet<string> = new Set(["list_instances", "get_instance"]);
+export const READ_ONLY_TOOLS: ReadonlySet<string> = new Set(["list_instances", "get_instance", "get_instance_logs"]);
 
 export function makeTurn(messages: ChatMessage[], lastId: number | null = null, tokens?: number): Turn {
   const first = messages[0];
@@ -48,7 +49,8 @@ export function turnsFromStored(rows: readonly StoredMessage[]): Turn[] {
     i++;
     if (row.role === "user") turns.push(makeTurn([{ role: "user", content: row.content }], row.id, row.tokens));
     else if (row.role === "assistant" && Array.isArray(row.toolCalls) && row.toolCalls.length > 0) {
-      const calls = row.toolCalls as Extract<ChatMessage, { role: "assistant" }>["tool_calls"] & object;
+      // Rows stored before arguments were normalised may hold malformed JSON: never send it back.
+      const calls = (row.toolCalls as Extract<ChatMessage, { role: "assistant" }>["tool_calls"] & object).map(withStorableArguments);
       const wanted = new Set(calls.map((c) => c.id));
       const messages: ChatMessage[] = [{ role: "assistant", content: row.content || null, tool_calls: calls }];
       let tokens = row.tokens;

@@ -38,6 +38,35 @@ export interface FleetProvider {
   reboot(id: string): Promise<void>;
   destroy(id: string): Promise<void>;
   setLabel(id: string, label: string): Promise<void>;
+  /**
+   * The last `tailLines` lines of the instance's container log (why a container exited), cut to
+   * at most `maxChars` from the end. A ProviderError with status 404 for an unknown instance.
+   */
+  logs(id: string, request: LogRequest): Promise<InstanceLogs>;
+}
+
+export interface LogRequest {
+  tailLines: number;
+  maxChars: number;
+}
+
+export interface InstanceLogs {
+  /** The log's tail, oldest line first. */
+  text: string;
+  /** True when the log had more than `maxChars` and its head was cut. */
+  truncated: boolean;
+}
+
+/** Keeps the end of a log: at most `maxChars`, cut on a line boundary when one is near. */
+export function tailOfLog(text: string, maxChars: number): InstanceLogs {
+  const cleaned = text.replace(/\n\s*\n/g, "\n").replace(/\s+$/, "");
+  if (cleaned.length <= maxChars) return { text: cleaned, truncated: false };
+  let tail = cleaned.slice(cleaned.length - maxChars);
+  const firstBreak = tail.indexOf("\n");
+  if (firstBreak >= 0 && firstBreak < maxChars / 4) tail = tail.slice(firstBreak + 1);
+  // Never start on the low half of a surrogate pair.
+  if (/^[\udc00-\udfff]/.test(tail)) tail = tail.slice(1);
+  return { text: tail, truncated: true };
 }
 
 export class ProviderError extends Error {

@@ -9,7 +9,8 @@ import { and, eq, isNull } from "drizzle-orm";
 import type { Db } from "../db/client.ts";
 import type { Clock } from "../runtime/clock.ts";
 import { simulatorInstances } from "../schema/index.ts";
-import { ProviderError, type FleetInstance, type FleetProvider, type InstanceState } from "./provider.ts";
+import { ProviderError, tailOfLog, type FleetInstance, type FleetProvider, type InstanceLogs, type InstanceState, type LogRequest } from "./provider.ts";
+import { lastLines, simulatedLog } from "./simulator-logs.ts";
 
 const GPUS = [
   { gpuName: "RTX 4090", gpuCount: 1, pricePerHour: 0.42 },
@@ -110,6 +111,12 @@ export class SimulatorProvider implements FleetProvider {
   async setLabel(id: string, label: string): Promise<void> {
     await this.require(id);
     await this.db.update(simulatorInstances).set({ label, updatedAt: this.clock.now() }).where(eq(simulatorInstances.id, id));
+  }
+
+  async logs(id: string, request: LogRequest): Promise<InstanceLogs> {
+    const row = await this.require(id);
+    const log = simulatedLog(toInstance(row), (row.failure as FailureKind | null) ?? null, this.clock.now());
+    return tailOfLog(lastLines(log, request.tailLines), request.maxChars);
   }
 
   /** Puts the instance into the failure's state now; null when there is no such instance. */

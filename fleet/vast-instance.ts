@@ -42,6 +42,14 @@ export const vastActionAnswer = z.object({
   msg: z.string().nullish(),
 });
 
+/** `PUT /api/v0/instances/request_logs/{id}/`: where the log will appear. */
+export const vastLogsAnswer = z.object({
+  success: z.boolean().optional(),
+  result_url: z.string().nullish(),
+  error: z.string().nullish(),
+  msg: z.string().nullish(),
+});
+
 const KNOWN = new Set<string>(INSTANCE_STATES);
 const MAX_MESSAGE = 1000;
 

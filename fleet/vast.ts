@@ -1,13 +1,18 @@
 /**
- * The Vast.ai provider: the REST API over fetch (Web APIs only, so it runs in Workers too).
- * Listing uses the paginated v1 endpoint (the v0 list answers 410 Gone); show, start/stop, label,
- * reboot and destroy use v0. 429 and 5xx answers and network failures are retried with backoff
- * (honouring Retry-After); every other failure, and any answer that does not parse, is a
- * ProviderError: the list is all pages or an error, never "the fleet is empty".
+ * The Vast.ai provider: the REST API over fetch (Web APIs only, so it runs in Workers too), with
+ * the request shapes vast-cli uses (vast-ai/vast-cli 55679830, vastai/api/instances.py and
+ * vastai/api/client.py `_build_url`): listing pages through `GET /api/v1/instances/` with
+ * `select_filters={}`, `order_by=[{"col":"id","dir":"asc"}]` and `limit=25`, each query value
+ * JSON-encoded unless it is a string, and sends each answer's `next_token` back as
+ * `after_token`; show adds `owner=me`; mutating calls always carry a JSON body (`{}` on DELETE).
+ * 429 and 5xx answers and network failures are retried with backoff (honouring Retry-After);
+ * every other failure, and any answer that does not parse, is a ProviderError: the list is all
+ * pages or an error, never "the fleet is empty".
  */
 import type { z } from "zod";
-import { ProviderError, type FleetInstance, type FleetProvider } from "./provider.ts";
-import { toFleetInstance, vastActionAnswer, vastInstancePage, vastInstanceShow } from "./vast-instance.ts";
+import { ProviderError, tailOfLog, type FleetInstance, type FleetProvider, type InstanceLogs, type LogRequest } from "./provider.ts";
+import { toFleetInstance, vastActionAnswer, vastInstancePage, vastInstanceShow, vastLogsAnswer } from "./vast-instance.ts";
+import { fetchLogResult } from "./vast-logs.ts";
 
 export interface VastOptions {
   apiKey: string;
@@ -21,10 +26,17 @@ export interface VastOptions {
   /** First backoff delay, doubled on each retry (default 500 ms). */
   backoffMs?: number;
   timeoutMs?: number;
-  /** Instances per list page (Vast allows 1-25). */
+  /** Instances per list page (vast-cli always asks for 25). */
   pageSize?: number;
+  /** Polls of a log's result_url before giving up (vast-cli: 30, 300 ms apart). */
+  logPolls?: number;
+  logPollDelayMs?: number;
 }
 
+/** Sent on every call, so Vast can tell fleetwarden's traffic from vast-cli's (`vastai-sdk/…`). */
+export const VAST_USER_AGENT = "fleetwarden/0.1 (+vast provider)";
+/** Every list page is ordered by id, as vast-cli asks, so `after_token` paging is stable. */
+const LIST_ORDER = [{ col: "id", dir: "asc" }];
 const MAX_PAGES = 400;
 const MAX_RETRY_AFTER_MS = 30_000;
 
@@ -48,8 +60,12 @@ export class VastProvider implements FleetProvider {
     const seenTokens = new Set<string>();
     let token: string | null = null;
     for (let page = 0; page < MAX_PAGES; page++) {
-      const query = new URLSearchParams({ limit: String(this.options.pageSize ?? 25) });
-      if (token) query.set("next_token", token);
+      const query = vastQuery({
+        select_filters: {},
+        order_by: LIST_ORDER,
+        limit: this.options.pageSize ?? 25,
+        ...(token ? { after_token: token } : {}),
+      });
       const body = await this.call("GET", `/api/v1/instances/?${query}`);
       const parsed = parse(vastInstancePage, body, "instance list");
       found.push(...parsed.instances.map(toFleetInstance));
@@ -64,7 +80,7 @@ export class VastProvider implements FleetProvider {
   async get(id: string): Promise<FleetInstance | null> {
     if (!isVastId(id)) return null;
     try {
-      const body = await this.call("GET", `/api/v0/instances/${id}/`);
+      const body = await this.call("GET", `/api/v0/instances/${id}/?${vastQuery({ owner: "me" })}`);
       const shown = parse(vastInstanceShow, body, `instance ${id}`).instances;
       return shown ? toFleetInstance(shown) : null;
     } catch (err) {
@@ -90,11 +106,29 @@ export class VastProvider implements FleetProvider {
    * already destroyed the instance: that is success, not an error.
    */
   async destroy(id: string): Promise<void> {
-    return this.act("DELETE", `/api/v0/instances/${requireId(id)}/`, undefined, { goneOnRetryIsDone: true });
+    return this.act("DELETE", `/api/v0/instances/${requireId(id)}/`, {}, { goneOnRetryIsDone: true });
   }
 
   async setLabel(id: string, label: string): Promise<void> {
     return this.act("PUT", `/api/v0/instances/${requireId(id)}/`, { label });
+  }
+
+  /** vast-cli `logs`: ask for the log, then poll the result_url it answers with. */
+  async logs(id: string, request: LogRequest): Promise<InstanceLogs> {
+    const path = `/api/v0/instances/request_logs/${requireId(id)}/`;
+    const answer = parse(vastLogsAnswer, await this.call("PUT", path, { tail: String(request.tailLines) }), `log request for instance ${id}`);
+    if (answer.success === false || !answer.result_url) {
+      throw new ProviderError(`Vast.ai gave no log for instance ${id}: ${answer.msg ?? answer.error ?? "no result_url"}`, 502);
+    }
+    const text = await fetchLogResult(id, answer.result_url, {
+      fetch: this.options.fetch ?? fetch,
+      sleep: this.options.sleep ?? wait,
+      userAgent: VAST_USER_AGENT,
+      attempts: this.options.logPolls ?? 30,
+      delayMs: this.options.logPollDelayMs ?? 300,
+      timeoutMs: this.options.timeoutMs ?? 30_000,
+    });
+    return tailOfLog(text, request.maxChars);
   }
 
   private async act(method: string, path: string, body?: unknown, options: CallOptions = {}): Promise<void> {
@@ -115,6 +149,7 @@ export class VastProvider implements FleetProvider {
           method,
           headers: {
             Authorization: `Bearer ${this.options.apiKey}`,
+            "User-Agent": VAST_USER_AGENT,
             Accept: "application/json",
             ...(body === undefined ? {} : { "Content-Type": "application/json" }),
           },
@@ -142,6 +177,24 @@ export class VastProvider implements FleetProvider {
     const told = retryAfter !== null && /^\d+$/.test(retryAfter.trim()) ? Number(retryAfter) * 1000 : 0;
     await (this.options.sleep ?? wait)(Math.min(Math.max(base, told), MAX_RETRY_AFTER_MS));
   }
+}
+
+/**
+ * A query string as vast-cli's `_build_url` builds it: strings as they are, every other value
+ * through Python's `json.dumps`, then form-encoded (`quote_plus`), in the order given, so the
+ * API sees byte for byte what vast-cli sends.
+ */
+export function vastQuery(args: Record<string, unknown>): string {
+  return new URLSearchParams(Object.entries(args).map(([name, value]) => [name, typeof value === "string" ? value : pythonJsonDumps(value)])).toString();
+}
+
+/** Python's `json.dumps` with its defaults: `", "` and `": "` separators, ASCII only. */
+function pythonJsonDumps(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(pythonJsonDumps).join(", ")}]`;
+  if (value !== null && typeof value === "object") {
+    return `{${Object.entries(value).map(([k, v]) => `${pythonJsonDumps(k)}: ${pythonJsonDumps(v)}`).join(", ")}}`;
+  }
+  return JSON.stringify(value).replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
 function isVastId(id: string): boolean {

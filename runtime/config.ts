@@ -21,6 +21,8 @@ const variables = z.object({
   OPENAI_API_KEY: optionalString,
   OPENAI_BASE_URL: optionalUrl,
   AGENT_MODEL: z.string().default("gpt-4o-mini"),
+  /** `auto` sends tool_choice:"auto"; `none-sent` omits it (vLLM without --enable-auto-tool-choice). */
+  LLM_TOOL_CHOICE: z.enum(["auto", "none-sent"]).default("auto"),
   SCHEDULER: z.enum(["local", "qstash"]).optional(),
   QSTASH_URL: optionalUrl,
   QSTASH_TOKEN: optionalString,
@@ -92,6 +94,7 @@ function toConfig(v: z.infer<typeof variables>, host: Host) {
             model: v.AGENT_MODEL,
             timeoutMs: v.LLM_TIMEOUT_MS,
             maxRetries: v.LLM_MAX_RETRIES,
+            toolChoice: v.LLM_TOOL_CHOICE,
           }
         : null,
     scheduler,

@@ -32,5 +32,7 @@ export const breakers = sqliteTable("breakers", {
   name: text().primaryKey(),
   failures: integer().notNull().default(0),
   openUntil: integer(),
+  /** A failure retries cannot fix (the server refuses the request's shape), until a call succeeds. */
+  misconfigured: text(),
   updatedAt: integer().notNull(),
 });

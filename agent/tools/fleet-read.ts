@@ -1,6 +1,8 @@
 /**
  * Read-only fleet tools: the provider's live view (list_instances, get_instance), joined with
- * what fleetwarden last recorded. They never count as mutations.
+ * what fleetwarden last recorded, and an instance's container log (get_instance_logs), so the
+ * agent can see why a container exited before deciding to restart it. They never count as
+ * mutations.
  */
 import { z } from "zod";
 import { listInstanceEvents } from "../../fleet/list-instances.ts";
@@ -49,6 +51,28 @@ export const getInstanceTool = defineTool({
       };
     } catch (err) {
       return toolError(`the provider could not get instance ${args.instance_id}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  },
+});
+
+/** Characters of log the tool returns at most: the tail, well inside the tool output cap. */
+export const LOG_TAIL_MAX_CHARS = 4000;
+
+export const getInstanceLogsTool = defineTool({
+  name: "get_instance_logs",
+  description: "Read the end of an instance's container log (for example why it exited). Returns at most the last tail_lines lines, cut to the last 4000 characters.",
+  schema: z
+    .object({
+      instance_id: instanceId,
+      tail_lines: z.number().int().min(1).max(1000).default(100).describe("How many lines from the end of the log (1-1000, default 100)"),
+    })
+    .strict(),
+  async run({ deps }, args) {
+    try {
+      const logs = await deps.provider.logs(args.instance_id, { tailLines: args.tail_lines, maxChars: LOG_TAIL_MAX_CHARS });
+      return { output: { instanceId: args.instance_id, truncated: logs.truncated, log: logs.text }, mutated: false };
+    } catch (err) {
+      return toolError(`the provider could not get the logs of instance ${args.instance_id}: ${err instanceof Error ? err.message : String(err)}`);
     }
   },
 });

@@ -9,7 +9,7 @@
  * calls, and repeats of an already-recorded action never do.
  */
 import type { ChatTool } from "../chat-model.ts";
-import { getInstanceTool, listInstancesTool } from "./fleet-read.ts";
+import { getInstanceLogsTool, getInstanceTool, listInstancesTool } from "./fleet-read.ts";
 import { instanceActionTools } from "./instance-actions.ts";
 import { forgetTool, rememberTool } from "./memory.ts";
 import { notifyHumanTool } from "./notify.ts";
@@ -19,6 +19,7 @@ import { cancelWakeTool, scheduleNextCheckTool } from "./wakes.ts";
 export const AGENT_TOOLS: readonly AgentTool[] = [
   listInstancesTool,
   getInstanceTool,
+  getInstanceLogsTool,
   ...instanceActionTools,
   notifyHumanTool,
   scheduleNextCheckTool,

@@ -2,6 +2,7 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../app-env.ts";
 import { pingDatabase } from "../../db/client.ts";
+import { describeLlm } from "../../agent/llm-health.ts";
 
 export const healthRoutes = new Hono<AppEnv>().get("/healthz", async (c) => {
   const deps = c.get("deps");
@@ -11,7 +12,7 @@ export const healthRoutes = new Hono<AppEnv>().get("/healthz", async (c) => {
       ok: db,
       db: db ? "ok" : "unreachable",
       scheduler: deps.scheduler.kind,
-      llm: deps.llm ? deps.llm.model : "none",
+      llm: await describeLlm(deps, db),
       provider: deps.provider.kind,
       simulated: deps.provider.kind === "simulator",
     },

@@ -2,7 +2,7 @@
  * The simulator provider with every call counted, and an outage switch: while `outage` is set,
  * every mutating call throws that ProviderError (as the Vast client does after its own retries).
  */
-import type { FleetInstance, FleetProvider, ProviderError } from "../../fleet/provider.ts";
+import type { FleetInstance, FleetProvider, LogRequest, ProviderError } from "../../fleet/provider.ts";
 import { SimulatorProvider } from "../../fleet/simulator.ts";
 import type { Db } from "../../db/client.ts";
 import type { Clock } from "../../runtime/clock.ts";
@@ -40,6 +40,9 @@ export class CountingProvider implements FleetProvider {
   }
   destroy(id: string) {
     return this.act(`destroy ${id}`, () => this.inner.destroy(id));
+  }
+  logs(id: string, request: LogRequest) {
+    return this.inner.logs(id, request);
   }
   setLabel(id: string, label: string) {
     return this.act(`label ${id} ${label}`, () => this.inner.setLabel(id, label));

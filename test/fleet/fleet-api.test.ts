@@ -111,7 +111,7 @@ describe("POST /api/simulator/instances/:id/fail", () => {
     expect(missing.status).toBe(404);
     expect((await missing.json()).error).toMatch(/sim-9/);
 
-    server = await startVastServer(() => ({ body: { success: true } }));
+    server = await startVastServer({ apiKey: "k" });
     const vastApp = buildApp(() => ({ ...deps, provider: new VastProvider({ apiKey: "k", baseUrl: server!.url }) }));
     const conflict = await vastApp.request("/api/simulator/instances/sim-1/fail", fail("exit"));
     expect(conflict.status).toBe(409);

@@ -7,7 +7,7 @@ import { VastProvider } from "../../fleet/vast.ts";
 import { agents, events, instanceEvents, instances } from "../../schema/index.ts";
 import { runCronTick } from "../../triggers/tick.ts";
 import { createTestDeps, RecordingScheduler } from "../support/test-deps.ts";
-import { startVastServer, vastInstance, type Answer, type VastServer } from "./vast-server.ts";
+import { startVastServer, vastInstance, type Answer, type VastFakeOptions, type VastServer } from "./vast-server.ts";
 
 let server: VastServer | null = null;
 afterEach(async () => {
@@ -22,8 +22,8 @@ async function simulatedDeps(count: number) {
   return { deps: { ...base, provider }, provider };
 }
 
-async function vastDeps(answer: () => Answer) {
-  server = await startVastServer(answer);
+async function vastDeps(options: VastFakeOptions) {
+  server = await startVastServer({ apiKey: "k", ...options });
   const base = await createTestDeps({ vars: { RECONCILE_INTERVAL_S: "60" } });
   const provider = new VastProvider({ apiKey: "k", baseUrl: server.url, sleep: async () => {}, maxAttempts: 1 });
   return { deps: { ...base, provider }, requests: server.requests };
@@ -74,7 +74,7 @@ describe("reconciliation", () => {
   });
 
   it("asks the provider at most once per RECONCILE_INTERVAL_S", async () => {
-    const { deps, requests } = await vastDeps(() => ({ body: { instances: [vastInstance(1)] } }));
+    const { deps, requests } = await vastDeps({ instances: [vastInstance(1)] });
     expect((await reconcileFleet(deps, "default")).ran).toBe(true);
     deps.clock.advance(59_000);
     expect((await reconcileFleet(deps, "default")).ran).toBe(false);
@@ -102,19 +102,18 @@ describe("reconciliation", () => {
 
   it("a failed or malformed list records nothing, gives the turn back and reports the error", async () => {
     for (const answer of [{ status: 500, body: { error: "boom" } }, { status: 410, body: {} }, { body: { instances: null } }] as Answer[]) {
-      const { deps } = await vastDeps(() => ({ body: { instances: [vastInstance(1), vastInstance(2)] } }));
+      let fault: Answer | undefined;
+      const { deps } = await vastDeps({ instances: [vastInstance(1), vastInstance(2)], intercept: () => fault });
       await reconcileFleet(deps, "default");
-      await server!.close();
-      server = await startVastServer(() => answer);
-      const failing = { ...deps, provider: new VastProvider({ apiKey: "k", baseUrl: server.url, sleep: async () => {}, maxAttempts: 1 }) };
-      failing.clock.advance(61_000);
+      fault = answer;
+      deps.clock.advance(61_000);
       const before = await eventRows(deps);
-      await expect(reconcileFleet(failing, "default")).rejects.toThrow(/Vast.ai/);
+      await expect(reconcileFleet(deps, "default")).rejects.toThrow(/Vast.ai/);
       expect(await eventRows(deps)).toEqual(before);
       expect((await stored(deps)).every((row) => row.goneAt === null)).toBe(true);
       const [agent] = await deps.db.select().from(agents).where(eq(agents.id, "default"));
       expect(agent!.lastReconciledAt).toBe(deps.clock.now() - 61_000);
-      await server.close();
+      await server!.close();
       server = null;
     }
   });
@@ -132,7 +131,7 @@ describe("reconciliation", () => {
 
   it("runs from the cron tick; a provider failure is logged against the check and the tick goes on", async () => {
     let failing = false;
-    const { deps } = await vastDeps(() => (failing ? { status: 401, body: { error: "auth_error" } } : { body: { instances: [vastInstance(77)] } }));
+    const { deps } = await vastDeps({ instances: [vastInstance(77)], intercept: () => (failing ? { status: 401, body: { error: "auth_error" } } : undefined) });
     const errors: Record<string, unknown>[] = [];
     const logged = { ...deps, log: { info: () => {}, error: (_m: string, fields?: Record<string, unknown>) => void errors.push(fields ?? {}) } };
     await runCronTick(logged);

@@ -115,7 +115,7 @@ describe("simulated fleet, end to end", () => {
   });
 
   it("the host chooses the Vast.ai client when VAST_API_KEY is set, talking to VAST_URL", async () => {
-    const server = await startVastServer(() => ({ body: { instances: [vastInstance(31)] } }));
+    const server = await startVastServer({ apiKey: "secret-key", instances: [vastInstance(31)] });
     servers.push(server);
     const base = await createTestDeps();
     const deps = wireDeps({ db: base.db, clock: base.clock, scheduler: base.scheduler, log: silentLogger, config: testConfig({ VAST_API_KEY: "secret-key", VAST_URL: server.url }) });

@@ -1,15 +1,49 @@
 /**
- * A local Vast.ai stand-in for contract tests: a real node:http server on port 0 that records
- * every request and answers through a handler the test writes in Vast's wire shapes.
+ * A strict local Vast.ai stand-in for contract tests: a real node:http server on port 0 holding a
+ * fleet of instance rows, answering the calls vast-cli makes, in the shapes vast-cli sends them.
+ *
+ * Written from vast-ai/vast-cli at commit 55679830a2c2adcf5c7fad08bf08717a9591062a, not from
+ * fleetwarden's client:
+ * - vastai/api/client.py `_build_url` / `_build_headers` (and vast.py `apiurl`, `http_request`):
+ *   paths without `/api/vN/` get `/api/v0`; query values are strings as-is or `json.dumps`, then
+ *   `quote_plus`; every call carries `Authorization: Bearer <key>`; PUT/POST/DELETE always send a
+ *   JSON body (`json_data if json_data is not None else {}`).
+ * - vastai/api/instances.py `show_instances` and vast.py `_fetch_all_instances_v1` (also
+ *   vastai/async_/client.py `show_instances`): `GET /api/v1/instances/` always with
+ *   `select_filters={}`, `order_by=[{"col": "id", "dir": "asc"}]`, `limit=25`, and from the
+ *   second page on `after_token=<previous next_token>`; answer `{instances, next_token,
+ *   total_instances, label_counts}`; paging stops when `next_token` is empty.
+ * - `show_instance`: `GET /api/v0/instances/{id}/?owner=me`, answer `{instances: row | null}`.
+ * - `start_instance` / `stop_instance` / `label_instance`: `PUT /api/v0/instances/{id}/` with
+ *   `{"state": "running"|"stopped"}` or `{"label": …}`; `reboot_instance`:
+ *   `PUT /api/v0/instances/reboot/{id}/` with `{}`; `destroy_instance`:
+ *   `DELETE /api/v0/instances/{id}/` with `{}`.
+ * - `logs` / `_poll_result_url`: `PUT /api/v0/instances/request_logs/{id}/` with a subset of
+ *   `{tail, filter, daemon_logs}` (strings), answer `{success, result_url, msg}`; the result URL
+ *   is fetched with a plain GET until it answers 200. Here it is served under `/storage/` and, like
+ *   a presigned S3 URL, refuses a request that also carries an Authorization header (S3 answers
+ *   400 InvalidArgument "Only one auth mechanism allowed") and answers 404 NoSuchKey until the
+ *   log is written.
+ *
+ * Strict: an unknown query parameter, a missing one vast-cli always sends, a value that is not
+ * what vast-cli encodes, a body vast-cli would not send, or a foreign page token is a 400; a
+ * missing or wrong Bearer key is a 401; a known path with the wrong method is a 405; an unknown
+ * instance is a 404 `{success:false, error:"no_such_instance"}`. Faults (429, 5xx, malformed
+ * answers) are injected per request with `intercept`.
  */
-import { createServer, type IncomingMessage } from "node:http";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 
 export interface SeenRequest {
   method: string;
   path: string;
+  /** The query string exactly as sent, without the `?`. */
+  rawQuery: string;
   query: URLSearchParams;
   authorization: string | undefined;
+  userAgent: string | undefined;
+  contentType: string | undefined;
+  /** The parsed JSON body; undefined when none was sent. */
   body: unknown;
 }
 
@@ -21,46 +55,257 @@ export interface Answer {
   headers?: Record<string, string>;
 }
 
+export type VastRow = Record<string, unknown> & { id: number };
+
+export interface VastFakeOptions {
+  /** The only key accepted (default "vast-test-key"). */
+  apiKey?: string;
+  instances?: VastRow[];
+  /** Answers a request before the fake does when it returns an Answer (fault injection). */
+  intercept?: (req: SeenRequest, index: number) => Answer | undefined;
+  /** Polls of a log's result_url answered 404 before the log is there (default 1). */
+  logPollsBeforeReady?: number;
+  /** The container log of an instance (default: a few lines naming it). */
+  logOf?: (row: VastRow) => string;
+}
+
 export interface VastServer {
   url: string;
   requests: SeenRequest[];
+  /** The fake's fleet by id, as it is now. */
+  instances: Map<number, VastRow>;
   close(): Promise<void>;
 }
 
-async function readBody(req: IncomingMessage): Promise<unknown> {
+/** What vast-cli sends and the real API answers with, by rule. */
+const LIST_REQUIRED = ["select_filters", "order_by", "limit"] as const;
+const LIST_ALLOWED = new Set<string>([...LIST_REQUIRED, "after_token", "select_cols"]);
+const LOG_BODY_KEYS = new Set(["tail", "filter", "daemon_logs"]);
+
+type Reply = { status: number; body: unknown; raw?: string };
+const refuse = (status: number, error: string, msg: string): Reply => ({ status, body: { success: false, error, msg } });
+const ok = (body: unknown): Reply => ({ status: 200, body });
+
+async function readBody(req: IncomingMessage): Promise<{ text: string; json: unknown; invalid: boolean }> {
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
   const text = Buffer.concat(chunks).toString("utf8");
-  return text ? JSON.parse(text) : undefined;
+  if (!text) return { text, json: undefined, invalid: false };
+  try {
+    return { text, json: JSON.parse(text), invalid: false };
+  } catch {
+    return { text, json: undefined, invalid: true };
+  }
 }
 
-export async function startVastServer(handler: (req: SeenRequest, index: number) => Answer): Promise<VastServer> {
+function parseJsonValue(raw: string | null): unknown {
+  if (raw === null) return undefined;
+  try {
+    return JSON.parse(raw);
+  } catch {
+    return undefined;
+  }
+}
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+class VastFake {
+  readonly instances = new Map<number, VastRow>();
+  private readonly tokens = new Map<string, number>();
+  private readonly logs = new Map<string, { text: string; polls: number }>();
+  private counter = 0;
+  url = "";
+
+  constructor(private readonly options: VastFakeOptions) {
+    for (const row of options.instances ?? []) this.instances.set(row.id, { ...row });
+  }
+
+  private get key() {
+    return this.options.apiKey ?? "vast-test-key";
+  }
+
+  handle(req: SeenRequest, bodyInvalid: boolean): Reply {
+    if (req.path.startsWith("/storage/")) return this.storage(req);
+    if (req.authorization !== `Bearer ${this.key}`) return refuse(401, "auth_error", "Invalid user key");
+    if (bodyInvalid) return refuse(400, "invalid_request", "the body is not JSON");
+    if (req.method !== "GET" && req.contentType?.split(";")[0]?.trim() !== "application/json") {
+      return refuse(400, "invalid_request", `${req.method} needs a JSON body (vast-cli always sends one)`);
+    }
+    let m: RegExpMatchArray | null;
+    if (req.path === "/api/v1/instances/") return req.method === "GET" ? this.list(req) : this.methodNotAllowed(req);
+    if ((m = req.path.match(/^\/api\/v0\/instances\/reboot\/(\d+)\/$/))) return this.only(req, "PUT") ?? this.reboot(req, Number(m[1]));
+    if ((m = req.path.match(/^\/api\/v0\/instances\/request_logs\/(\d+)\/$/))) return this.only(req, "PUT") ?? this.requestLogs(req, Number(m[1]));
+    if ((m = req.path.match(/^\/api\/v0\/instances\/(\d+)\/$/))) {
+      const id = Number(m[1]);
+      if (req.method === "GET") return this.show(req, id);
+      if (req.method === "PUT") return this.noQuery(req) ?? this.update(req, id);
+      if (req.method === "DELETE") return this.noQuery(req) ?? this.destroy(req, id);
+      return this.methodNotAllowed(req);
+    }
+    return { status: 404, body: { detail: "Not found." } };
+  }
+
+  private methodNotAllowed(req: SeenRequest): Reply {
+    return { status: 405, body: { detail: `Method "${req.method}" not allowed.` } };
+  }
+
+  private only(req: SeenRequest, method: string): Reply | undefined {
+    if (req.method !== method) return this.methodNotAllowed(req);
+    return this.noQuery(req);
+  }
+
+  private noQuery(req: SeenRequest): Reply | undefined {
+    const names = [...req.query.keys()];
+    return names.length ? refuse(400, "invalid_args", `unexpected query parameter(s): ${names.join(", ")}`) : undefined;
+  }
+
+  private list(req: SeenRequest): Reply {
+    for (const name of req.query.keys()) if (!LIST_ALLOWED.has(name)) return refuse(400, "invalid_args", `unknown query parameter: ${name}`);
+    for (const name of LIST_REQUIRED) if (!req.query.has(name)) return refuse(400, "invalid_args", `missing query parameter: ${name}`);
+    const filters = parseJsonValue(req.query.get("select_filters"));
+    if (!isPlainObject(filters)) return refuse(400, "invalid_args", "select_filters must be a JSON object");
+    if (Object.keys(filters).length) return refuse(400, "invalid_args", "this fake implements no select_filters");
+    const order = parseJsonValue(req.query.get("order_by"));
+    const validOrder = Array.isArray(order) && order.length > 0 && order.every((o) => isPlainObject(o) && typeof o.col === "string" && (o.dir === "asc" || o.dir === "desc"));
+    if (!validOrder) return refuse(400, "invalid_args", 'order_by must be a JSON list of {"col", "dir": "asc"|"desc"}');
+    const limit = parseJsonValue(req.query.get("limit"));
+    if (typeof limit !== "number" || !Number.isInteger(limit) || limit < 1 || limit > 25) return refuse(400, "invalid_args", "limit must be an integer from 1 to 25");
+    const descending = (order as { dir: string }[])[0]!.dir === "desc";
+    const ids = [...this.instances.keys()].sort((a, b) => (descending ? b - a : a - b));
+    let start = 0;
+    const token = req.query.get("after_token");
+    if (token !== null) {
+      const after = this.tokens.get(token);
+      if (after === undefined) return refuse(400, "invalid_args", "after_token is not a token this server issued");
+      start = ids.findIndex((id) => (descending ? id < after : id > after));
+      if (start < 0) start = ids.length;
+    }
+    const page = ids.slice(start, start + limit);
+    let next: string | null = null;
+    if (start + limit < ids.length) {
+      next = `tok_${Buffer.from(`${page.at(-1)}:${++this.counter}`).toString("base64url")}`;
+      this.tokens.set(next, page.at(-1)!);
+    }
+    return ok({ instances: page.map((id) => this.instances.get(id)), next_token: next, total_instances: ids.length, label_counts: {} });
+  }
+
+  private show(req: SeenRequest, id: number): Reply {
+    const extra = [...req.query.keys()].filter((k) => k !== "owner");
+    if (extra.length) return refuse(400, "invalid_args", `unexpected query parameter(s): ${extra.join(", ")}`);
+    if (req.query.get("owner") !== "me") return refuse(400, "invalid_args", "owner=me is required");
+    return ok({ instances: this.instances.get(id) ?? null });
+  }
+
+  private find(id: number): VastRow | Reply {
+    return this.instances.get(id) ?? refuse(404, "no_such_instance", `Instance ${id} not found.`);
+  }
+
+  private update(req: SeenRequest, id: number): Reply {
+    const instance = this.find(id);
+    if (!("id" in instance)) return instance;
+    const body = req.body;
+    if (!isPlainObject(body)) return refuse(400, "invalid_args", "body must be a JSON object");
+    const keys = Object.keys(body).sort().join(",");
+    if (keys === "state" && (body.state === "running" || body.state === "stopped")) {
+      Object.assign(instance, { intended_status: body.state, cur_state: body.state, actual_status: body.state, status_msg: body.state === "running" ? "starting" : "stopped" });
+      return ok({ success: true });
+    }
+    if (keys === "label" && typeof body.label === "string") {
+      instance.label = body.label;
+      return ok({ success: true });
+    }
+    return refuse(400, "invalid_args", `unsupported update body: ${JSON.stringify(body)}`);
+  }
+
+  private reboot(req: SeenRequest, id: number): Reply {
+    const row = this.find(id);
+    if (!("id" in row)) return row;
+    if (!isPlainObject(req.body) || Object.keys(req.body).length) return refuse(400, "invalid_args", "reboot takes the body {}");
+    Object.assign(row, { actual_status: "running", status_msg: "rebooted" });
+    return ok({ success: true });
+  }
+
+  private destroy(req: SeenRequest, id: number): Reply {
+    if (!isPlainObject(req.body) || Object.keys(req.body).length) return refuse(400, "invalid_args", "destroy takes the body {}");
+    const row = this.find(id);
+    if (!("id" in row)) return row;
+    this.instances.delete(id);
+    return ok({ success: true });
+  }
+
+  private requestLogs(req: SeenRequest, id: number): Reply {
+    const row = this.find(id);
+    if (!("id" in row)) return row;
+    const body = req.body;
+    if (!isPlainObject(body)) return refuse(400, "invalid_args", "body must be a JSON object");
+    for (const [name, value] of Object.entries(body)) {
+      if (!LOG_BODY_KEYS.has(name) || typeof value !== "string") return refuse(400, "invalid_args", `unexpected log request field: ${name}`);
+    }
+    if (body.tail !== undefined && !/^\d+$/.test(body.tail as string)) return refuse(400, "invalid_args", "tail must be a number of lines");
+    const lines = (this.options.logOf ?? ((r: VastRow) => `container for instance ${r.id} started\n${String(r.status_msg ?? "")}`))(row).split("\n");
+    const tail = body.tail === undefined ? lines : lines.slice(-Number(body.tail));
+    const key = `logs-${id}-${++this.counter}.txt`;
+    this.logs.set(key, { text: tail.join("\n"), polls: 0 });
+    return ok({ success: true, result_url: `${this.url}/storage/${key}?X-Amz-Signature=fake`, msg: "Logs requested" });
+  }
+
+  private storage(req: SeenRequest): Reply {
+    if (req.method !== "GET") return this.methodNotAllowed(req);
+    if (req.authorization !== undefined) {
+      return { status: 400, body: null, raw: "<Error><Code>InvalidArgument</Code><Message>Only one auth mechanism allowed</Message></Error>" };
+    }
+    const log = this.logs.get(req.path.slice("/storage/".length));
+    if (!log || log.polls++ < (this.options.logPollsBeforeReady ?? 1)) {
+      return { status: 404, body: null, raw: "<Error><Code>NoSuchKey</Code><Message>The specified key does not exist.</Message></Error>" };
+    }
+    return { status: 200, body: null, raw: log.text };
+  }
+}
+
+export async function startVastServer(options: VastFakeOptions = {}): Promise<VastServer> {
+  const fake = new VastFake(options);
   const requests: SeenRequest[] = [];
-  const server = createServer(async (req, res) => {
+  const server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? "/", "http://localhost");
+    const body = await readBody(req);
     const seen: SeenRequest = {
       method: req.method ?? "GET",
       path: url.pathname,
+      rawQuery: url.search.replace(/^\?/, ""),
       query: url.searchParams,
       authorization: req.headers.authorization,
-      body: await readBody(req),
+      userAgent: req.headers["user-agent"],
+      contentType: req.headers["content-type"],
+      body: body.json,
     };
     requests.push(seen);
-    const answer = handler(seen, requests.length - 1);
-    res.writeHead(answer.status ?? 200, { "Content-Type": "application/json", ...answer.headers });
-    res.end(answer.raw ?? JSON.stringify(answer.body ?? { success: true }));
+    const injected = options.intercept?.(seen, requests.length - 1);
+    if (injected) {
+      res.writeHead(injected.status ?? 200, { "Content-Type": "application/json", ...injected.headers });
+      res.end(injected.raw ?? JSON.stringify(injected.body ?? { success: true }));
+      return;
+    }
+    const reply = fake.handle(seen, body.invalid);
+    res.writeHead(reply.status, { "Content-Type": reply.raw === undefined ? "application/json" : "application/xml" });
+    res.end(reply.raw ?? JSON.stringify(reply.body));
   });
   await new Promise<void>((ready) => server.listen(0, "127.0.0.1", ready));
   const { port } = server.address() as AddressInfo;
+  fake.url = `http://127.0.0.1:${port}`;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: fake.url,
     requests,
-    close: () => new Promise<void>((done) => server.close(() => done())),
+    instances: fake.instances,
+    close: () =>
+      new Promise<void>((done) => {
+        server.closeAllConnections();
+        server.close(() => done());
+      }),
   };
 }
 
-/** A Vast instance object as the API sends it (only the fields fleetwarden reads, plus noise). */
-export function vastInstance(id: number, overrides: Record<string, unknown> = {}) {
+/** A Vast instance row as the API sends it (the fields fleetwarden reads, plus some it ignores). */
+export function vastInstance(id: number, overrides: Record<string, unknown> = {}): VastRow {
   return {
     id,
     actual_status: "running",
@@ -75,6 +320,7 @@ export function vastInstance(id: number, overrides: Record<string, unknown> = {}
     start_date: 1767225600.5,
     machine_id: 12,
     ssh_host: "ssh1.vast.ai",
+    extra_env: [],
     ...overrides,
   };
 }

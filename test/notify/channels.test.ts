@@ -13,7 +13,7 @@ const message = { title: "sim-2 exited", body: "exit code 137 (OOM)", severity: 
 
 describe("channel wire formats", () => {
   it("Slack gets a JSON {text} with the severity and title", async () => {
-    receiver = await startReceiver("/services/T000/B000/XXX");
+    receiver = await startReceiver("/services/T000/B000/XXX", 200, "slack");
     await sendSlack(receiver.url, message);
     const [req] = receiver.received;
     expect(req!.method).toBe("POST");
@@ -23,7 +23,7 @@ describe("channel wire formats", () => {
   });
 
   it("Discord gets a JSON {content} cut to 2,000 characters, with mentions disabled", async () => {
-    receiver = await startReceiver("/api/webhooks/1/abc", 204);
+    receiver = await startReceiver("/api/webhooks/1/abc", 204, "discord");
     await sendDiscord(receiver.url, { ...message, body: "x".repeat(5000) });
     const sent = JSON.parse(receiver.received[0]!.body) as { content: string; allowed_mentions: unknown };
     expect(Array.from(sent.content)).toHaveLength(DISCORD_MAX_CONTENT);
@@ -33,13 +33,13 @@ describe("channel wire formats", () => {
   });
 
   it("Discord leaves a short message whole", async () => {
-    receiver = await startReceiver("/api/webhooks/1/abc", 204);
+    receiver = await startReceiver("/api/webhooks/1/abc", 204, "discord");
     await sendDiscord(receiver.url, message);
     expect(JSON.parse(receiver.received[0]!.body).content).toBe("**[CRITICAL] sim-2 exited**\nexit code 137 (OOM)");
   });
 
   it("ntfy gets the body as text with Title and a Priority mapped from severity", async () => {
-    receiver = await startReceiver("/fleet-alerts");
+    receiver = await startReceiver("/fleet-alerts", 200, "ntfy");
     await sendNtfy(receiver.url, message);
     await sendNtfy(receiver.url, { ...message, severity: "warning" });
     await sendNtfy(receiver.url, { ...message, severity: "info" });
@@ -51,7 +51,7 @@ describe("channel wire formats", () => {
   });
 
   it("ntfy sends a non-ASCII title as an RFC 2047 encoded word", async () => {
-    receiver = await startReceiver("/fleet-alerts");
+    receiver = await startReceiver("/fleet-alerts", 200, "ntfy");
     await sendNtfy(receiver.url, { ...message, title: "Müller’s GPU — down ⚠" });
     const header = receiver.received[0]!.headers["title"] as string;
     const match = /^=\?UTF-8\?B\?(.+)\?=$/.exec(header);

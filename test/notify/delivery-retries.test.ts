@@ -43,7 +43,7 @@ async function driveScheduler(deps: TestDeps, scheduler: LocalScheduler, rounds:
 
 describe("notification deliveries", () => {
   it("records a successful send", async () => {
-    const slack = await startReceiver("/slack");
+    const slack = await startReceiver("/slack", 200, "slack");
     open.receivers.push(slack);
     const { deps, scheduler } = await withLocalScheduler({ SLACK_WEBHOOK_URL: slack.url });
     await notifyHuman(deps, alert);
@@ -58,7 +58,7 @@ describe("notification deliveries", () => {
   });
 
   it("retries a failing channel with backoff and succeeds when it recovers", async () => {
-    const ntfy = await startReceiver("/alerts");
+    const ntfy = await startReceiver("/alerts", 200, "ntfy");
     ntfy.script = [503, 502];
     open.receivers.push(ntfy);
     const { deps, scheduler } = await withLocalScheduler({ NTFY_URL: ntfy.url });
@@ -78,7 +78,7 @@ describe("notification deliveries", () => {
   });
 
   it("gives up after a bounded number of attempts and records the failure", async () => {
-    const discord = await startReceiver("/discord", 500);
+    const discord = await startReceiver("/discord", 500, "discord");
     open.receivers.push(discord);
     const { deps, scheduler } = await withLocalScheduler({ DISCORD_WEBHOOK_URL: discord.url });
     await notifyHuman(deps, alert);
@@ -93,7 +93,7 @@ describe("notification deliveries", () => {
   });
 
   it("does not retry a permanent rejection", async () => {
-    const slack = await startReceiver("/slack", 404);
+    const slack = await startReceiver("/slack", 404, "slack");
     open.receivers.push(slack);
     const { deps, scheduler } = await withLocalScheduler({ SLACK_WEBHOOK_URL: slack.url });
     await notifyHuman(deps, alert);
@@ -104,8 +104,8 @@ describe("notification deliveries", () => {
   });
 
   it("one failing channel does not hold back another", async () => {
-    const slack = await startReceiver("/slack", 500);
-    const ntfy = await startReceiver("/alerts");
+    const slack = await startReceiver("/slack", 500, "slack");
+    const ntfy = await startReceiver("/alerts", 200, "ntfy");
     open.receivers.push(slack, ntfy);
     const { deps, scheduler } = await withLocalScheduler({ SLACK_WEBHOOK_URL: slack.url, NTFY_URL: ntfy.url });
     await notifyHuman(deps, alert);
@@ -115,7 +115,7 @@ describe("notification deliveries", () => {
   });
 
   it("is idempotent: a repeated delivery of a delivered row sends nothing", async () => {
-    const slack = await startReceiver("/slack");
+    const slack = await startReceiver("/slack", 200, "slack");
     open.receivers.push(slack);
     const deps = await createTestDeps({ vars: { SLACK_WEBHOOK_URL: slack.url } });
     await notifyHuman(deps, alert);
@@ -129,7 +129,7 @@ describe("notification deliveries", () => {
   });
 
   it("throws a retryable failure so the scheduler retries, and stops throwing at the bound", async () => {
-    const ntfy = await startReceiver("/alerts", 503);
+    const ntfy = await startReceiver("/alerts", 503, "ntfy");
     open.receivers.push(ntfy);
     const deps = await createTestDeps({ vars: { NTFY_URL: ntfy.url } });
     await notifyHuman(deps, alert);

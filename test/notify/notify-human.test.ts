@@ -71,8 +71,8 @@ describe("notifyHuman", () => {
   });
 
   it("creates one delivery per configured channel and publishes each, without contacting any channel", async () => {
-    const slack = await startReceiver("/slack");
-    const ntfy = await startReceiver("/alerts");
+    const slack = await startReceiver("/slack", 200, "slack");
+    const ntfy = await startReceiver("/alerts", 200, "ntfy");
     receivers.push(slack, ntfy);
     const deps = await createTestDeps({ vars: { SLACK_WEBHOOK_URL: slack.url, NTFY_URL: ntfy.url } });
     const scheduler = deps.scheduler as RecordingScheduler;

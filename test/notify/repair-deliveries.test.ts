@@ -12,7 +12,7 @@ afterEach(async () => void (await Promise.all(receivers.splice(0).map((r) => r.c
 
 describe("stalled notification deliveries", () => {
   it("are re-published after the scheduler lost them, then delivered once", async () => {
-    const slack = await startReceiver();
+    const slack = await startReceiver("/hook", 200, "slack");
     receivers.push(slack);
     const scheduler = new FlakyScheduler();
     const deps = await createTestDeps({ scheduler, vars: { SLACK_WEBHOOK_URL: slack.url } });

@@ -1,0 +1,1 @@
+ALTER TABLE `breakers` ADD `misconfigured` text;
