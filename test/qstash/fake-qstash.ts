@@ -125,6 +125,8 @@ export interface FakeQStash {
   deliverDue(): Promise<number>;
   /** deliverDue until nothing is due (deliveries publish follow-ups); bounded by `rounds`. */
   drain(rounds?: number): Promise<number>;
+  /** Delivers the first due message alone (one invocation at a time, for measuring); null when none is due. */
+  deliverNext(): Promise<PublishedMessage | null>;
   close(): Promise<void>;
 }
 
@@ -326,6 +328,12 @@ export async function startFakeQStash(options: FakeQStashOptions = {}): Promise<
   return Object.assign(fake, {
     baseUrl: `http://127.0.0.1:${port}`,
     deliverDue,
+    deliverNext: async () => {
+      const message = fake.messages.find((m) => m.state === "pending" && m.nextAttemptAt <= fake.now());
+      if (!message) return null;
+      await attempt(message);
+      return message;
+    },
     drain: async (rounds = 50) => {
       let total = 0;
       for (let round = 0; round < rounds; round++) {
