@@ -100,6 +100,8 @@ export interface HranaServer {
   path: string;
   /** HTTP requests received, in order (`POST /v2/pipeline` …). */
   requests: string[];
+  /** The SQL text of every statement, batch step and sequence received, in order. */
+  statements: string[];
   /** Streams currently open (not closed, not expired). */
   openStreams(): number;
   close(): Promise<void>;
@@ -112,6 +114,7 @@ export async function startHranaServer(options: HranaServerOptions = {}): Promis
   const streams = new Map<bigint, Stream>();
   const expired = new Set<bigint>();
   const requests: string[] = [];
+  const statements: string[] = [];
 
   // WAL, so one stream's open write transaction does not block another stream's reads.
   const setup = new Database(path);
@@ -216,6 +219,11 @@ export async function startHranaServer(options: HranaServerOptions = {}): Promis
     }
     const parsed = pipelineBody.safeParse(json);
     if (!parsed.success) throw new ProtocolError(`Cannot deserialize client message from JSON: ${parsed.error.issues[0]!.message} at ${parsed.error.issues[0]!.path.join(".")}`);
+    for (const request of parsed.data.requests) {
+      if (request.type === "execute") statements.push(request.stmt.sql ?? `sql_id ${request.stmt.sql_id}`);
+      if (request.type === "batch") for (const step of request.batch.steps) statements.push(step.stmt.sql ?? `sql_id ${step.stmt.sql_id}`);
+      if (request.type === "sequence" || request.type === "store_sql") statements.push(request.sql ?? `sql_id ${request.sql_id}`);
+    }
     const stream = acquire(parsed.data.baton ?? null, version);
     // Any protocol error below fails the request and, like the reference server, drops the stream.
     try {
@@ -275,6 +283,7 @@ export async function startHranaServer(options: HranaServerOptions = {}): Promis
     url: `http://127.0.0.1:${port}`,
     path,
     requests,
+    statements,
     openStreams: () => streams.size,
     close: async () => {
       for (const s of streams.values()) closeConn(s);
