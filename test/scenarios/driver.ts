@@ -114,7 +114,7 @@ export async function deliverAll(host: ScenarioHost): Promise<number> {
  * Delivers until `check` holds (deliveries may be re-published for later: an early wake, a busy
  * lease), polling real time; fails after `limitMs`.
  */
-export async function settleUntil<T>(host: ScenarioHost, check: () => Promise<T | undefined | false>, limitMs = 15_000): Promise<T> {
+export async function settleUntil<T>(host: ScenarioHost, check: () => Promise<T | undefined | false>, limitMs = 30_000): Promise<T> {
   const give = Date.now() + limitMs;
   for (;;) {
     await deliverAll(host);

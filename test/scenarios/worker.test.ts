@@ -13,6 +13,7 @@ function reportSubrequests(host: ScenarioHost) {
   for (const row of summary) expect(row.subrequestsMax, row.label).toBeLessThan(FREE_PLAN_SUBREQUESTS);
 }
 
-describe("shared scenarios on the Worker in workerd (Turso via the Hrana test server, QStash fake)", () => {
+// Generous per-test timeouts: workerd over loopback on a shared machine; nothing here is timed.
+describe("shared scenarios on the Worker in workerd (Turso via the Hrana test server, QStash fake)", { timeout: 90_000 }, () => {
   defineScenarios(startWorkerScenarioHost, reportSubrequests);
 });
