@@ -26,7 +26,6 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "libsql";
-import { z } from "zod";
 import {
   executeBatch,
   executeSequence,
@@ -35,48 +34,13 @@ import {
   ProtocolError,
   resolveSql,
   StmtError,
-  type BatchCond,
   type Connection,
 } from "./hrana-exec.ts";
+import { pipelineBody, type StreamRequest } from "./hrana-proto.ts";
 
 const MAX_SQL_COUNT = 50;
 const MAX_STORED_SQL_BYTES = 5_000;
 
-const value = z.discriminatedUnion("type", [
-  z.object({ type: z.literal("null") }),
-  z.object({ type: z.literal("integer"), value: z.string().regex(/^-?\d+$/) }),
-  z.object({ type: z.literal("float"), value: z.number() }),
-  z.object({ type: z.literal("text"), value: z.string() }),
-  z.object({ type: z.literal("blob"), base64: z.string() }),
-]);
-const stmt = z.object({
-  sql: z.string().nullish(),
-  sql_id: z.number().int().nullish(),
-  args: z.array(value).optional(),
-  named_args: z.array(z.object({ name: z.string(), value })).optional(),
-  want_rows: z.boolean().optional(),
-});
-const cond: z.ZodType<BatchCond> = z.lazy(() =>
-  z.discriminatedUnion("type", [
-    z.object({ type: z.literal("ok"), step: z.number().int() }),
-    z.object({ type: z.literal("error"), step: z.number().int() }),
-    z.object({ type: z.literal("not"), cond }),
-    z.object({ type: z.literal("and"), conds: z.array(cond) }),
-    z.object({ type: z.literal("or"), conds: z.array(cond) }),
-    z.object({ type: z.literal("is_autocommit") }),
-  ]),
-);
-const streamRequest = z.discriminatedUnion("type", [
-  z.object({ type: z.literal("close") }),
-  z.object({ type: z.literal("execute"), stmt }),
-  z.object({ type: z.literal("batch"), batch: z.object({ steps: z.array(z.object({ condition: cond.nullish(), stmt })) }) }),
-  z.object({ type: z.literal("sequence"), sql: z.string().nullish(), sql_id: z.number().int().nullish() }),
-  z.object({ type: z.literal("store_sql"), sql_id: z.number().int(), sql: z.string() }),
-  z.object({ type: z.literal("close_sql"), sql_id: z.number().int() }),
-  z.object({ type: z.literal("get_autocommit") }),
-]);
-const pipelineBody = z.object({ baton: z.string().nullish(), requests: z.array(streamRequest) });
-type StreamRequest = z.infer<typeof streamRequest>;
 
 interface Stream {
   id: bigint;
