@@ -78,7 +78,7 @@ export async function notifyHuman(deps: Deps, n: HumanNotification): Promise<Not
       await deps.scheduler.publish({
         dedupKey: `notify:${delivery.id}`,
         notBefore: now,
-        body: { type: "notify", deliveryId: delivery.id },
+        body: { type: "notify", agentId: n.agentId, deliveryId: delivery.id },
       });
     } catch (err) {
       // The notification is stored and listed; only this channel's send is at risk.

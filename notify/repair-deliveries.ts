@@ -18,7 +18,7 @@ export async function republishStalledDeliveries(deps: Deps, agentId: string): P
     limit 100`);
   const bucket = Math.floor(now / STALLED_AFTER_MS);
   for (const { id } of stalled) {
-    await deps.scheduler.publish({ dedupKey: `notify:${id}:repair:${bucket}`, notBefore: now, body: { type: "notify", deliveryId: id } });
+    await deps.scheduler.publish({ dedupKey: `notify:${id}:repair:${bucket}`, notBefore: now, body: { type: "notify", agentId, deliveryId: id } });
   }
   return stalled.length;
 }

@@ -29,6 +29,7 @@ const variables = z.object({
   QSTASH_CURRENT_SIGNING_KEY: optionalString,
   QSTASH_NEXT_SIGNING_KEY: optionalString,
   QSTASH_RETRIES: z.coerce.number().int().min(0).max(20).default(3),
+  QSTASH_FLOW_PREFIX: z.string().regex(/^[A-Za-z0-9-]{1,32}$/, "must be 1-32 letters, digits or '-'").optional(),
   PUBLIC_URL: optionalUrl,
   VAST_API_KEY: optionalString,
   VAST_URL: z.url().default("https://console.vast.ai"),
@@ -104,6 +105,8 @@ function toConfig(v: z.infer<typeof variables>, host: Host) {
       currentSigningKey: v.QSTASH_CURRENT_SIGNING_KEY,
       nextSigningKey: v.QSTASH_NEXT_SIGNING_KEY,
       retries: v.QSTASH_RETRIES,
+      /** Prefix of every flow-control key; unset means a short hash of PUBLIC_URL (see qstash-scheduler). */
+      flowPrefix: v.QSTASH_FLOW_PREFIX,
     },
     publicUrl: v.PUBLIC_URL,
     provider: v.VAST_API_KEY ? ("vast" as const) : ("simulator" as const),

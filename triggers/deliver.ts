@@ -13,7 +13,7 @@ import { handleWakeDelivery } from "./wakes.ts";
 export const deliveryBodySchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("run"), agentId: z.string().min(1).max(64), slot: z.number().int().nonnegative() }),
   z.object({ type: z.literal("wake"), agentId: z.string().min(1).max(64), wakeId: z.number().int().positive() }),
-  z.object({ type: z.literal("notify"), deliveryId: z.number().int().positive() }),
+  z.object({ type: z.literal("notify"), agentId: z.string().min(1).max(64), deliveryId: z.number().int().positive() }),
 ]);
 
 export async function handleDelivery(deps: Deps, body: DeliveryBody): Promise<string> {

@@ -1,9 +1,13 @@
 /**
  * The QStash scheduler (Workers, or Node with SCHEDULER=qstash): the scheduler contract carried
  * by Upstash. Each publish becomes one QStash message to `PUBLIC_URL/internal/deliveries` with
- * `notBefore` (delay), `deduplicationId` (the dedup key), `retries` (QStash backs off
- * exponentially between them) and flow control `{key: agent, parallelism: 1}`, so QStash itself
- * never runs two deliveries of one agent at once (defence in depth: the lease row is the guard).
+ * `notBefore` (delay), `deduplicationId` (the dedup key; QStash keeps it 10 minutes), `retries`
+ * (QStash backs off exponentially between them) and flow control with parallelism 1, so QStash
+ * itself never runs two deliveries of one key at once (defence in depth: the lease row is the
+ * guard). Flow-control keys are per agent — `<prefix>-agent-<id>` for runs and wakes,
+ * `<prefix>-notify-<id>` for its notifications — and carry a deployment prefix
+ * (QSTASH_FLOW_PREFIX, default a short hash of PUBLIC_URL), because QStash applies limits per key
+ * across every deployment sharing one token: staging must not serialise production.
  */
 import { Client } from "@upstash/qstash";
 import { ConfigError, type Config } from "../runtime/config.ts";
@@ -19,6 +23,8 @@ export interface QStashSchedulerOptions {
   baseUrl?: string;
   /** How many times QStash retries a delivery that did not answer 2xx. */
   retries: number;
+  /** Prefix of every flow-control key (one per deployment sharing a QStash token). */
+  flowPrefix: string;
 }
 
 /** The URL QStash delivers to, which is also the `sub` claim its signatures carry. */
@@ -46,9 +52,25 @@ export async function toQStashId(key: string): Promise<string> {
   return `h-${[...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("")}`;
 }
 
-/** Deliveries of one agent share a flow-control key; notifications share their own. */
-export function flowControlKeyOf(body: DeliveryBody): string {
-  return body.type === "notify" ? "notify" : `agent-${body.agentId}`;
+/**
+ * Runs and wakes of one agent share a flow-control key; its notifications have their own, so one
+ * agent's alert backlog never holds up another's (or its runs).
+ */
+export function flowControlKeyOf(prefix: string, body: DeliveryBody): string {
+  return body.type === "notify" ? `${prefix}-notify-${body.agentId}` : `${prefix}-agent-${body.agentId}`;
+}
+
+/**
+ * The default flow-control prefix: 8 hex digits of FNV-1a over the public URL. Synchronous and
+ * host-neutral; distinct deployments (distinct URLs) get distinct prefixes in practice.
+ */
+export function defaultFlowPrefix(publicUrl: string): string {
+  let hash = 0x811c9dc5;
+  for (const byte of new TextEncoder().encode(publicUrl.replace(/\/+$/, ""))) {
+    hash ^= byte;
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash.toString(16).padStart(8, "0");
 }
 
 export class QStashScheduler implements Scheduler {
@@ -77,7 +99,7 @@ export class QStashScheduler implements Scheduler {
       notBefore: Math.ceil(request.notBefore / 1000),
       deduplicationId: await toQStashId(request.dedupKey),
       retries: this.options.retries,
-      flowControl: { key: await toQStashId(flowControlKeyOf(request.body)), parallelism: 1 },
+      flowControl: { key: await toQStashId(flowControlKeyOf(this.options.flowPrefix, request.body)), parallelism: 1 },
     });
   }
 }
@@ -91,5 +113,6 @@ export function qstashSchedulerFromConfig(config: Config): QStashScheduler {
     publicUrl: config.publicUrl,
     baseUrl: config.qstash.url,
     retries: config.qstash.retries,
+    flowPrefix: config.qstash.flowPrefix ?? defaultFlowPrefix(config.publicUrl),
   });
 }

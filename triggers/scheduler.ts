@@ -1,8 +1,11 @@
 /**
  * The scheduler contract both adapters honour (local: deliveries table + timer; qstash: Upstash):
  * a message is delivered no earlier than `notBefore`, at least once, retried with backoff until
- * its handler succeeds; a second publish with the same dedup key is dropped. Handlers therefore
- * must be idempotent, and every one in triggers/deliver.ts is.
+ * its handler succeeds. A second publish with the same dedup key is dropped **within 10 minutes**
+ * of the first — QStash's deduplication window (upstash/docs qstash/features/deduplication.mdx);
+ * the local scheduler keeps a key as long as its row (days), but nothing may rely on more than 10
+ * minutes. Dedup only saves work: every handler in triggers/deliver.ts is idempotent, so a
+ * duplicate delivered after the window (or by at-least-once delivery) changes nothing.
  */
 export type DeliveryBody =
   /** Claim and perform the run scheduled in debounce slot `slot`. */
@@ -10,7 +13,7 @@ export type DeliveryBody =
   /** A wake is due: request a run if it is still pending. */
   | { type: "wake"; agentId: string; wakeId: number }
   /** Send one notification delivery to its outbound channel. */
-  | { type: "notify"; deliveryId: number };
+  | { type: "notify"; agentId: string; deliveryId: number };
 
 export interface PublishRequest {
   dedupKey: string;

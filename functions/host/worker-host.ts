@@ -3,10 +3,13 @@
  * are built once per isolate from the Worker's vars and secrets (Turso over HTTP, QStash), never
  * per request. The `default` agent is ensured lazily and an unreachable database is tolerated, so
  * health, routing and auth still answer; a configuration error answers a 500 naming the variable.
+ * A database behind the bundled migrations answers 503 naming `npm run db:migrate` (checked once
+ * per isolate; re-checked while behind).
  */
 import { createClient } from "@libsql/client/web";
 import type { ExecutionContext } from "hono";
 import { openDatabase } from "../../db/client.ts";
+import { schemaBehindMessage, schemaStatus } from "../../db/schema-version.ts";
 import { systemClock } from "../../runtime/clock.ts";
 import { ConfigError, parseConfig } from "../../runtime/config.ts";
 import type { Deps } from "../../runtime/deps.ts";
@@ -20,6 +23,11 @@ import { wireDeps } from "./wire-deps.ts";
 
 /** The Worker's vars and secrets (the generated `Env`, or any record of strings). */
 type WorkerEnv = object;
+
+/** The database is behind this build's migrations: every request answers 503 until it is migrated. */
+class SchemaBehindError extends Error {
+  override name = "SchemaBehindError";
+}
 
 interface Isolate {
   deps: Deps;
@@ -55,10 +63,18 @@ function ensureReady(state: Isolate): Promise<void> {
   if (state.ready) return state.ready;
   const { deps } = state;
   state.ready = (async () => {
+    // Checked once per isolate (a behind database is re-checked on the next request, so a
+    // migration is picked up without a redeploy); an unreachable database is not "behind".
+    const schema = await schemaStatus(deps.db);
+    if (schema.state === "behind") throw new SchemaBehindError(schemaBehindMessage(schema));
     await ensureAgent(deps.db, DEFAULT_AGENT, deps.clock.now());
     if (deps.provider instanceof SimulatorProvider) await deps.provider.seed(deps.config.simulator.instances);
   })().catch((err: unknown) => {
     state.ready = null;
+    if (err instanceof SchemaBehindError) {
+      deps.log.error("database schema is behind", { error: err.message });
+      throw err;
+    }
     deps.log.error("could not prepare the database (will retry)", { error: String(err) });
   });
   return state.ready;
@@ -87,6 +103,7 @@ export async function handleFetch(request: Request, env: WorkerEnv, ctx: Executi
     await readyIsolate(env);
   } catch (err) {
     if (err instanceof ConfigError) return Response.json({ error: err.message, variable: err.variable }, { status: 500 });
+    if (err instanceof SchemaBehindError) return Response.json({ error: err.message }, { status: 503 });
     throw err;
   }
   return app.fetch(request, env, ctx);

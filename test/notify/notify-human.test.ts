@@ -84,7 +84,7 @@ describe("notifyHuman", () => {
       [notificationId, "ntfy", "pending", 0],
     ]);
     expect(scheduler.published).toEqual(
-      rows.map((r) => ({ dedupKey: `notify:${r.id}`, notBefore: deps.clock.now(), body: { type: "notify", deliveryId: r.id } })),
+      rows.map((r) => ({ dedupKey: `notify:${r.id}`, notBefore: deps.clock.now(), body: { type: "notify", agentId: "default", deliveryId: r.id } })),
     );
     // The send happens on the scheduler's delivery, never inside the caller (a run).
     expect(slack.received).toHaveLength(0);

@@ -1,24 +1,48 @@
 /**
- * A local QStash for tests: a node:http server speaking the publish API the SDK uses
- * (`POST /v2/publish/<destination url>`, bearer token, `Upstash-*` headers, 201/202 with a
- * messageId, deduplication on `Upstash-Deduplication-Id`), which can then deliver what it holds
- * to the app with a real QStash-style signature (HS256 JWT over the body) made from test keys.
+ * A local QStash for tests: a node:http server with QStash's publish API that really delivers.
+ *
+ * Written from Upstash's documentation (github.com/upstash/docs), not from our client:
+ * - `qstash/api/publish.mdx` (commit 0e866ca26eb75635017e703a092ee6e048c048fd): `POST
+ *   /v2/publish/{destination}` with a bearer token; `Upstash-Not-Before` is a unix timestamp in
+ *   **seconds** and wins over `Upstash-Delay` (`10s`, `3m`, `10h`, `1d`); the answer is
+ *   `{messageId, url}`.
+ * - `qstash/features/deduplication.mdx` (commit e0567bd31852da44ed5753531290c5062e23b400):
+ *   `Upstash-Deduplication-Id`; a duplicate is accepted with 202 and the existing messageId, not
+ *   enqueued; "The deduplication window is 10 minutes".
+ * - `qstash/features/flowcontrol.mdx` (commit 21008c9320bea27d7414405a41f59d16133c6d95):
+ *   `Upstash-Flow-Control-Key` with `Upstash-Flow-Control-Value` (`Parallelism=n`, `Rate=n`,
+ *   comma-separated); parallelism is how many calls per key may be in flight at once.
+ * - `qstash/features/retry.mdx` (commit 00e81fb9118882ed94e760c2f9071f8b618d64a5): a non-2xx answer
+ *   is retried `Upstash-Retries` times (at most the plan's maximum) after `min(86400, e^(2.5n))`
+ *   seconds; each attempt carries `Upstash-Retried: n`.
+ * - `qstash/howto/signature.mdx`: each delivery carries `Upstash-Signature`, an HS256 JWT signed with
+ *   the current signing key: iss "Upstash", sub = the destination URL, exp, nbf, iat, a fresh jti,
+ *   and body = base64url(SHA-256(body)).
+ *
+ * Strict: a missing or wrong token is a 401; a malformed `Upstash-*` header (non-integer or
+ * millisecond Not-Before, bad Delay, Retries above the plan, a flow-control key without a value or
+ * a value it cannot read, an unknown method, an `Upstash-*` header QStash does not define) is a 400
+ * naming the header, and nothing is enqueued.
+ *
+ * Delivery is driven by the test (`deliverDue`, `drain`) at the fake's clock (`now`, settable), so
+ * Not-Before, the dedup window and retry back-off are exercised without waiting; signatures use
+ * real time, because the receiver checks them against its own clock. `route` maps the published
+ * destination (PUBLIC_URL…) to where the app listens on loopback.
  */
 import { createHash, createHmac, randomUUID } from "node:crypto";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { BadPublish, header, readPublish } from "./publish-headers.ts";
 
 export const TEST_QSTASH_TOKEN = "test-qstash-token";
 export const TEST_CURRENT_KEY = "sig_test_current_4f1c2a9e7b";
 export const TEST_NEXT_KEY = "sig_test_next_8d3e6b0c5a";
 export const TEST_PUBLIC_URL = "https://fleetwarden.test";
 
-export interface PublishedMessage {
-  messageId: string;
-  destination: string;
-  headers: IncomingHttpHeaders;
-  body: string;
-}
+/** Upstash's documented deduplication window. */
+export const DEDUP_WINDOW_MS = 10 * 60_000;
+/** The free plan's retry maximum (the fake's default `maxRetries`). */
+export const PLAN_MAX_RETRIES = 3;
 
 const b64url = (data: string | Buffer) => Buffer.from(data).toString("base64url");
 
@@ -52,51 +76,207 @@ export function signQStash(options: SignOptions): string {
   return `${header}.${claims}.${signature}`;
 }
 
+export interface PublishedMessage {
+  messageId: string;
+  destination: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+  /** ms epoch: not delivered before. */
+  notBefore: number;
+  retries: number;
+  flowControl: { key: string; parallelism: number | null } | null;
+  method: string;
+  state: "pending" | "in-flight" | "delivered" | "failed";
+  /** Attempts made so far (the next attempt's `Upstash-Retried`). */
+  retried: number;
+  nextAttemptAt: number;
+  /** Status of each attempt (0 when the destination could not be reached). */
+  attempts: number[];
+}
+
+export interface FakeQStashOptions {
+  token?: string;
+  /** The key deliveries are signed with (QStash's current signing key). */
+  signingKey?: string;
+  /** The fake's clock in ms (default real time); settable later as `fake.now`. */
+  now?: () => number;
+  /** Where a destination is really reached (default: itself). */
+  route?: (destination: string) => string;
+  /** Seconds before retry n (default QStash's `min(86400, e^(2.5n))`). */
+  retryDelaySeconds?: (retried: number) => number;
+  maxRetries?: number;
+}
+
 export interface FakeQStash {
   baseUrl: string;
-  /** Every accepted publish, in order (duplicates excluded). */
+  /** Every accepted (enqueued) message, in order. */
   messages: PublishedMessage[];
-  /** Every publish request received, duplicates included. */
-  requests: PublishedMessage[];
+  /** Every publish request received, refused and duplicates included. */
+  requests: { destination: string; headers: IncomingHttpHeaders; body: string; status: number }[];
   /** Makes the next publishes answer this status (e.g. 500) until reset to null. */
   failWith: number | null;
+  now: () => number;
+  route: (destination: string) => string;
+  /** Most deliveries of one flow-control key seen in flight at once. */
+  maxInFlight: Map<string, number>;
+  /**
+   * Delivers every message due at `now()` (respecting flow-control parallelism) and waits for
+   * the answers; returns how many attempts were made.
+   */
+  deliverDue(): Promise<number>;
+  /** deliverDue until nothing is due (deliveries publish follow-ups); bounded by `rounds`. */
+  drain(rounds?: number): Promise<number>;
+  /** Delivers the first due message alone (one invocation at a time, for measuring); null when none is due. */
+  deliverNext(): Promise<PublishedMessage | null>;
   close(): Promise<void>;
 }
 
-export async function startFakeQStash(token = TEST_QSTASH_TOKEN): Promise<FakeQStash> {
-  const seen = new Map<string, string>();
-  const fake: Omit<FakeQStash, "baseUrl" | "close"> = { messages: [], requests: [], failWith: null };
+export async function startFakeQStash(options: FakeQStashOptions = {}): Promise<FakeQStash> {
+  const token = options.token ?? TEST_QSTASH_TOKEN;
+  const maxRetries = options.maxRetries ?? PLAN_MAX_RETRIES;
+  const retryDelay = options.retryDelaySeconds ?? ((n: number) => Math.min(86400, Math.exp(2.5 * n)));
+  const dedup = new Map<string, { messageId: string; at: number }>();
+  const inFlight = new Map<string, number>();
+
+  const fake = {
+    messages: [] as PublishedMessage[],
+    requests: [] as FakeQStash["requests"],
+    failWith: null as number | null,
+    now: options.now ?? (() => Date.now()),
+    route: options.route ?? ((destination: string) => destination),
+    maxInFlight: new Map<string, number>(),
+  };
+
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
     req.on("end", () => {
+      const body = Buffer.concat(chunks).toString("utf8");
+      const prefix = "/v2/publish/";
+      const destination = req.url?.startsWith(prefix) ? decodeURIComponent(req.url.slice(prefix.length)) : "";
       const reply = (status: number, json: unknown) => {
+        fake.requests.push({ destination, headers: req.headers, body, status });
         res.writeHead(status, { "Content-Type": "application/json" });
         res.end(JSON.stringify(json));
       };
-      const prefix = "/v2/publish/";
       if (req.method !== "POST" || !req.url?.startsWith(prefix)) return reply(404, { error: "not found" });
+      if (!req.headers.authorization) return reply(401, { error: "Authorization header is missing" });
       if (req.headers.authorization !== `Bearer ${token}`) return reply(401, { error: "invalid token" });
+      if (!/^https?:\/\/[^/]+/.test(destination)) return reply(400, { error: `destination must be a URL with http:// or https://: ${destination}` });
+      if (fake.failWith) return reply(fake.failWith, { error: "injected failure" });
+      const now = fake.now();
+      let schedule: ReturnType<typeof readPublish>;
+      try {
+        schedule = readPublish(req.headers, now, maxRetries);
+      } catch (err) {
+        if (err instanceof BadPublish) return reply(400, { error: err.message });
+        throw err;
+      }
+      const dedupId = header(req.headers, "upstash-deduplication-id");
+      if (dedupId !== undefined) {
+        const seen = dedup.get(dedupId);
+        if (seen && now - seen.at < DEDUP_WINDOW_MS) return reply(202, { messageId: seen.messageId, url: destination, deduplicated: true });
+      }
       const message: PublishedMessage = {
         messageId: `msg_${randomUUID()}`,
-        destination: req.url.slice(prefix.length),
+        destination,
         headers: req.headers,
-        body: Buffer.concat(chunks).toString("utf8"),
+        body,
+        ...schedule,
+        state: "pending",
+        retried: 0,
+        nextAttemptAt: schedule.notBefore,
+        attempts: [],
       };
-      fake.requests.push(message);
-      if (fake.failWith) return reply(fake.failWith, { error: "injected failure" });
-      const dedupId = req.headers["upstash-deduplication-id"];
-      if (typeof dedupId === "string" && seen.has(dedupId)) return reply(202, { messageId: seen.get(dedupId) });
-      if (typeof dedupId === "string") seen.set(dedupId, message.messageId);
+      if (dedupId !== undefined) dedup.set(dedupId, { messageId: message.messageId, at: now });
       fake.messages.push(message);
-      reply(201, { messageId: message.messageId });
+      reply(201, { messageId: message.messageId, url: destination });
     });
   });
+
+  /** One attempt: a signed request to the destination; non-2xx or unreachable schedules a retry. */
+  const attempt = async (message: PublishedMessage) => {
+    const key = message.flowControl?.key;
+    if (key !== undefined) {
+      const n = (inFlight.get(key) ?? 0) + 1;
+      inFlight.set(key, n);
+      fake.maxInFlight.set(key, Math.max(fake.maxInFlight.get(key) ?? 0, n));
+    }
+    message.state = "in-flight";
+    const forwarded = Object.entries(message.headers)
+      .filter(([name]) => name.startsWith("upstash-forward-"))
+      .map(([name, value]) => [name.slice("upstash-forward-".length), String(value)]);
+    let status = 0;
+    try {
+      const res = await fetch(fake.route(message.destination), {
+        method: message.method,
+        headers: {
+          ...Object.fromEntries(forwarded),
+          "Content-Type": String(message.headers["content-type"] ?? "text/plain"),
+          "Upstash-Signature": signQStash({ key: options.signingKey ?? TEST_CURRENT_KEY, url: message.destination, body: message.body }),
+          "Upstash-Message-Id": message.messageId,
+          "Upstash-Retried": String(message.retried),
+        },
+        body: message.method === "GET" || message.method === "HEAD" ? undefined : message.body,
+      });
+      status = res.status;
+      await res.arrayBuffer();
+    } catch {
+      status = 0;
+    } finally {
+      if (key !== undefined) inFlight.set(key, inFlight.get(key)! - 1);
+    }
+    message.attempts.push(status);
+    if (status >= 200 && status < 300) {
+      message.state = "delivered";
+      return;
+    }
+    if (message.retried >= message.retries) {
+      message.state = "failed"; // QStash's DLQ: no more attempts
+      return;
+    }
+    message.retried += 1;
+    message.state = "pending";
+    message.nextAttemptAt = fake.now() + retryDelay(message.retried) * 1000;
+  };
+
+  const deliverDue = async () => {
+    const started: Promise<void>[] = [];
+    for (const message of fake.messages) {
+      if (message.state !== "pending" || message.nextAttemptAt > fake.now()) continue;
+      const fc = message.flowControl;
+      // attempt() counts itself in flight before its first await, so this sees this round's starts.
+      if (fc?.parallelism && (inFlight.get(fc.key) ?? 0) >= fc.parallelism) continue; // waits for a slot
+      started.push(attempt(message));
+    }
+    await Promise.all(started);
+    return started.length;
+  };
+
   await new Promise<void>((ready) => server.listen(0, "127.0.0.1", () => ready()));
   const { port } = server.address() as AddressInfo;
   return Object.assign(fake, {
     baseUrl: `http://127.0.0.1:${port}`,
-    close: () => new Promise<void>((done) => server.close(() => done())),
+    deliverDue,
+    deliverNext: async () => {
+      const message = fake.messages.find((m) => m.state === "pending" && m.nextAttemptAt <= fake.now());
+      if (!message) return null;
+      await attempt(message);
+      return message;
+    },
+    drain: async (rounds = 50) => {
+      let total = 0;
+      for (let round = 0; round < rounds; round++) {
+        const n = await deliverDue();
+        if (n === 0) return total;
+        total += n;
+      }
+      throw new Error(`deliveries were still due after ${rounds} rounds`);
+    },
+    close: () => {
+      server.closeAllConnections();
+      return new Promise<void>((done) => server.close(() => done()));
+    },
   });
 }
 

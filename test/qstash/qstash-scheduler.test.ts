@@ -1,9 +1,10 @@
 import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ingestEvent } from "../../triggers/ingest.ts";
-import { QStashScheduler, toQStashId } from "../../triggers/qstash-scheduler.ts";
+import { defaultFlowPrefix, qstashSchedulerFromConfig, QStashScheduler, toQStashId } from "../../triggers/qstash-scheduler.ts";
+import { testConfig } from "../support/test-deps.ts";
 import { startFakeQStash, TEST_PUBLIC_URL, TEST_QSTASH_TOKEN, type FakeQStash } from "./fake-qstash.ts";
-import { createQStashDeps } from "./qstash-deps.ts";
+import { createQStashDeps, qstashVars } from "./qstash-deps.ts";
 
 let fake: FakeQStash;
 beforeEach(async () => {
@@ -14,7 +15,7 @@ afterEach(async () => {
 });
 
 const scheduler = (token = TEST_QSTASH_TOKEN) =>
-  new QStashScheduler({ token, publicUrl: `${TEST_PUBLIC_URL}/`, baseUrl: fake.baseUrl, retries: 4 });
+  new QStashScheduler({ token, publicUrl: `${TEST_PUBLIC_URL}/`, baseUrl: fake.baseUrl, retries: 3, flowPrefix: "stage" });
 
 describe("QStashScheduler publishes through the QStash publish API", () => {
   it("sends the destination, token, notBefore, dedup id, retries and per-agent flow control", async () => {
@@ -29,16 +30,34 @@ describe("QStashScheduler publishes through the QStash publish API", () => {
     // seconds, rounded up so the message never arrives before notBefore
     expect(message!.headers["upstash-not-before"]).toBe(String(Math.ceil(notBefore / 1000)));
     expect(message!.headers["upstash-deduplication-id"]).toBe("run_3adefault_3a7");
-    expect(message!.headers["upstash-retries"]).toBe("4");
-    expect(message!.headers["upstash-flow-control-key"]).toBe("agent-default");
+    expect(message!.headers["upstash-retries"]).toBe("3");
+    expect(message!.headers["upstash-flow-control-key"]).toBe("stage-agent-default");
     expect(message!.headers["upstash-flow-control-value"]).toBe("parallelism=1");
     expect(message!.headers["upstash-method"]).toBe("POST");
     expect(JSON.parse(message!.body)).toEqual({ type: "run", agentId: "default", slot: 7 });
   });
 
-  it("gives notifications their own flow-control key", async () => {
-    await scheduler().publish({ dedupKey: "notify:12", notBefore: 0, body: { type: "notify", deliveryId: 12 } });
-    expect(fake.messages[0]!.headers["upstash-flow-control-key"]).toBe("notify");
+  it("gives each agent's notifications their own flow-control key, apart from its runs", async () => {
+    await scheduler().publish({ dedupKey: "notify:12", notBefore: 0, body: { type: "notify", agentId: "default", deliveryId: 12 } });
+    await scheduler().publish({ dedupKey: "notify:13", notBefore: 0, body: { type: "notify", agentId: "gpu-east", deliveryId: 13 } });
+    expect(fake.messages.map((m) => m.headers["upstash-flow-control-key"])).toEqual(["stage-notify-default", "stage-notify-gpu-east"]);
+  });
+
+  it("prefixes flow-control keys per deployment: a short hash of PUBLIC_URL by default, QSTASH_FLOW_PREFIX when set", async () => {
+    const body = { type: "run", agentId: "default", slot: 1 } as const;
+    const production = qstashSchedulerFromConfig(testConfig({ ...qstashVars(fake), PUBLIC_URL: "https://fleet.example.com" }));
+    const staging = qstashSchedulerFromConfig(testConfig({ ...qstashVars(fake), PUBLIC_URL: "https://staging.fleet.example.com" }));
+    const named = qstashSchedulerFromConfig(testConfig({ ...qstashVars(fake), QSTASH_FLOW_PREFIX: "prod-eu" }));
+    await production.publish({ dedupKey: "a", notBefore: 0, body });
+    await staging.publish({ dedupKey: "b", notBefore: 0, body });
+    await named.publish({ dedupKey: "c", notBefore: 0, body });
+    const keys = fake.messages.map((m) => m.headers["upstash-flow-control-key"]);
+    expect(keys[0]).toBe(`${defaultFlowPrefix("https://fleet.example.com")}-agent-default`);
+    expect(keys[0]).toMatch(/^[0-9a-f]{8}-agent-default$/);
+    expect(keys[1]).not.toBe(keys[0]);
+    expect(keys[2]).toBe("prod-eu-agent-default");
+    expect(defaultFlowPrefix("https://fleet.example.com/")).toBe(defaultFlowPrefix("https://fleet.example.com"));
+    expect(() => testConfig({ ...qstashVars(fake), QSTASH_FLOW_PREFIX: "has space" })).toThrow(/QSTASH_FLOW_PREFIX/);
   });
 
   it("a repeated dedup key is sent with the same id, so QStash enqueues it once", async () => {
@@ -52,9 +71,9 @@ describe("QStashScheduler publishes through the QStash publish API", () => {
 
   it("a QStash error or a bad token fails the publish instead of losing it silently", async () => {
     fake.failWith = 500;
-    await expect(scheduler().publish({ dedupKey: "a", notBefore: 0, body: { type: "notify", deliveryId: 1 } })).rejects.toThrow();
+    await expect(scheduler().publish({ dedupKey: "a", notBefore: 0, body: { type: "notify", agentId: "default", deliveryId: 1 } })).rejects.toThrow();
     fake.failWith = null;
-    await expect(scheduler("wrong-token").publish({ dedupKey: "b", notBefore: 0, body: { type: "notify", deliveryId: 1 } })).rejects.toThrow();
+    await expect(scheduler("wrong-token").publish({ dedupKey: "b", notBefore: 0, body: { type: "notify", agentId: "default", deliveryId: 1 } })).rejects.toThrow();
     expect(fake.messages).toHaveLength(0);
   });
 

@@ -84,6 +84,8 @@ export async function bootWorker(vars: Record<string, string>) {
   await worker.ready;
   const base = await worker.url;
   return {
+    /** The Worker's origin on loopback, without a trailing slash. */
+    url: base.origin,
     fetch: (path: string, init?: RequestInit) => fetch(new URL(path, base), init),
     dispose: () => worker.dispose(),
   };

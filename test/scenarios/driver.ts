@@ -1,0 +1,170 @@
+/**
+ * The host-agnostic driver of the shared scenario suite: one interface over a running host (the
+ * Node host, or the built Worker in workerd) reached only over HTTP, with QStash played by the
+ * strict fake that delivers back to the host, the scripted LLM, and direct access to the host's
+ * database for what the scenarios set up "from outside" (the provider's side of the simulator, a
+ * claim by an isolate that then died). The same scenarios run against both hosts.
+ */
+import { Webhook } from "standardwebhooks";
+import type { Db } from "../../db/client.ts";
+import type { FakeQStash } from "../qstash/fake-qstash.ts";
+import type { ScriptedLlm } from "../support/scripted-llm.ts";
+import { TEST_ADMIN_TOKEN, TEST_WEBHOOK_SECRET } from "../support/test-deps.ts";
+
+/** Variables both hosts get (besides their database, scheduler and LLM addresses). */
+export const SCENARIO_VARS = {
+  ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+  WEBHOOK_SECRET: TEST_WEBHOOK_SECRET,
+  DEBOUNCE_HUMAN_MS: "0",
+  DEBOUNCE_STATE_MS: "0",
+  SIMULATOR_INSTANCES: "3",
+  SIMULATOR_FAILURE_RATE: "0",
+  RECONCILE_INTERVAL_S: "1",
+  LLM_MAX_RETRIES: "0",
+  LLM_TIMEOUT_MS: "10000",
+  AGENT_MODEL: "scripted-model",
+};
+
+/** What one invocation of the host cost in outside calls (the Worker's subrequests). */
+export interface InvocationCost {
+  label: string;
+  db: number;
+  qstash: number;
+  llm: number;
+}
+
+export interface ScenarioHost {
+  name: "node" | "worker";
+  baseUrl: string;
+  qstash: FakeQStash;
+  llm: ScriptedLlm;
+  /** The host's database, opened from outside (a file client on Node, Hrana over HTTP for the Worker). */
+  db: Db;
+  /** Database round trips the host made so far, when they can be counted (Worker: Hrana requests). */
+  dbRequests(): number | null;
+  /** Every invocation measured so far. */
+  costs: InvocationCost[];
+  close(): Promise<void>;
+}
+
+export type StartHost = () => Promise<ScenarioHost>;
+
+/** Runs one invocation of the host and records what it cost. */
+async function measured<T>(host: ScenarioHost, label: string, call: () => Promise<T>): Promise<T> {
+  const before = { db: host.dbRequests() ?? 0, qstash: host.qstash.requests.length, llm: host.llm.requests.length };
+  const result = await call();
+  host.costs.push({
+    label,
+    db: (host.dbRequests() ?? 0) - before.db,
+    qstash: host.qstash.requests.length - before.qstash,
+    llm: host.llm.requests.length - before.llm,
+  });
+  return result;
+}
+
+export async function api(host: ScenarioHost, method: string, path: string, body?: unknown) {
+  const res = await measured(host, `${method} ${path.replace(/\/\d+(?=\/|$)/g, "/:id")}`, () =>
+    fetch(`${host.baseUrl}${path}`, {
+      method,
+      headers: { Authorization: `Bearer ${TEST_ADMIN_TOKEN}`, "Content-Type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    }),
+  );
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${method} ${path} answered ${res.status}: ${text}`);
+  return JSON.parse(text);
+}
+
+const signer = new Webhook(TEST_WEBHOOK_SECRET);
+let webhookCounter = 0;
+
+/** A signed instance webhook (Standard Webhooks), as an instance would send it. */
+export async function instanceWebhook(host: ScenarioHost, body: { instanceId: string; state: string; message?: string }) {
+  const id = `msg_${host.name}_${++webhookCounter}_${Date.now()}`;
+  const raw = JSON.stringify(body);
+  const at = new Date();
+  return measured(host, "POST /webhooks/:agent/instances", () =>
+    fetch(`${host.baseUrl}/webhooks/default/instances`, {
+      method: "POST",
+      headers: {
+        "webhook-id": id,
+        "webhook-timestamp": String(Math.floor(at.getTime() / 1000)),
+        "webhook-signature": signer.sign(id, at, raw),
+        "content-type": "application/json",
+      },
+      body: raw,
+    }),
+  );
+}
+
+/** Lets QStash deliver, one invocation at a time, everything due; bounded. */
+export async function deliverAll(host: ScenarioHost): Promise<number> {
+  for (let n = 0; n < 100; n++) {
+    const delivered = await measured(host, "delivery", () => host.qstash.deliverNext());
+    if (!delivered) {
+      host.costs.pop(); // nothing was invoked
+      return n;
+    }
+    host.costs[host.costs.length - 1]!.label = `delivery ${(JSON.parse(delivered.body) as { type: string }).type}`;
+  }
+  throw new Error("QStash kept delivering: something re-publishes itself");
+}
+
+/**
+ * Delivers until `check` holds (deliveries may be re-published for later: an early wake, a busy
+ * lease), polling real time; fails after `limitMs`.
+ */
+export async function settleUntil<T>(host: ScenarioHost, check: () => Promise<T | undefined | false>, limitMs = 30_000): Promise<T> {
+  const give = Date.now() + limitMs;
+  for (;;) {
+    await deliverAll(host);
+    const result = await check();
+    if (result) return result;
+    if (Date.now() > give) {
+      const recent = host.qstash.messages.slice(-6).map((m) => `${m.body} ${m.state} attempts=${m.attempts.join(",")} due=${m.nextAttemptAt - Date.now()}ms`);
+      throw new Error(`${host.name}: condition not met within ${limitMs} ms; last QStash messages:\n${recent.join("\n")}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+export interface RunView {
+  runId: number;
+  status: string;
+  noop: boolean;
+  decider: string;
+  triggers: { source: string; id: number }[];
+  wakesConsumed: number[];
+  reply: string | null;
+}
+
+export async function runs(host: ScenarioHost): Promise<RunView[]> {
+  return (await api(host, "GET", "/api/agents/default/runs?limit=100")).runs;
+}
+
+export async function lastRunId(host: ScenarioHost): Promise<number> {
+  return (await api(host, "GET", "/api/agents/default")).runCounter;
+}
+
+/** Runs the cron tick (the same code as the scheduled handler). */
+export function cron(host: ScenarioHost) {
+  return api(host, "POST", "/api/cron");
+}
+
+/** Per label: invocations, and the most and mean outside calls one invocation made. */
+export function summariseCosts(costs: InvocationCost[]) {
+  const byLabel = new Map<string, InvocationCost[]>();
+  for (const c of costs) byLabel.set(c.label, [...(byLabel.get(c.label) ?? []), c]);
+  return [...byLabel].map(([label, list]) => {
+    const total = list.map((c) => c.db + c.qstash + c.llm);
+    return {
+      label,
+      invocations: list.length,
+      dbMax: Math.max(...list.map((c) => c.db)),
+      qstashMax: Math.max(...list.map((c) => c.qstash)),
+      llmMax: Math.max(...list.map((c) => c.llm)),
+      subrequestsMax: Math.max(...total),
+      subrequestsMean: Math.round((total.reduce((a, b) => a + b, 0) / list.length) * 10) / 10,
+    };
+  });
+}

@@ -1,0 +1,82 @@
+/**
+ * The two hosts the shared scenarios run against, each started once per test file:
+ * - node: `startNodeHost` on an embedded libSQL file, SCHEDULER=qstash;
+ * - worker: the deploy bundle in workerd (`unstable_startWorker`), DATABASE_URL pointing at the
+ *   Hrana test server (migrated through the same protocol, as `npm run db:migrate` would), with
+ *   Hrana requests counted as the Worker's database subrequests.
+ * Both publish to one strict QStash fake that delivers back to them (PUBLIC_URL is routed to the
+ * host's loopback address), and both ask the scripted LLM.
+ */
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createClient as createWebClient } from "@libsql/client/web";
+import { openDatabase } from "../../db/client.ts";
+import { applyMigrations } from "../../db/migrate.ts";
+import { createNodeClient } from "../../db/node-client.ts";
+import { startNodeHost } from "../../functions/host/node-host.ts";
+import { silentLogger } from "../../runtime/log.ts";
+import { startFakeQStash, TEST_PUBLIC_URL } from "../qstash/fake-qstash.ts";
+import { qstashVars } from "../qstash/qstash-deps.ts";
+import { startHranaServer } from "../support/hrana-server.ts";
+import { ScriptedLlm } from "../support/scripted-llm.ts";
+import { bootWorker } from "../worker/worker-boot.ts";
+import { SCENARIO_VARS, type ScenarioHost } from "./driver.ts";
+
+async function outside() {
+  // Real time: QStash's Not-Before is whole seconds rounded up, so a hop can wait up to a second.
+  const qstash = await startFakeQStash();
+  const llm = await new ScriptedLlm().start();
+  return { qstash, llm, vars: { ...qstashVars(qstash), ...SCENARIO_VARS, OPENAI_BASE_URL: llm.url, OPENAI_API_KEY: "sk-scripted" } };
+}
+
+export async function startNodeScenarioHost(): Promise<ScenarioHost> {
+  const { qstash, llm, vars } = await outside();
+  const url = `file:${join(mkdtempSync(join(tmpdir(), "fw-scenario-node-")), "fw.db")}`;
+  // The cron interval is pushed out of the way: the scenarios run the tick themselves.
+  const host = await startNodeHost({ ...vars, PORT: "0", DATABASE_URL: url }, { log: silentLogger, cronIntervalMs: 3_600_000 });
+  qstash.route = (destination) => destination.replace(TEST_PUBLIC_URL, host.url);
+  const client = await createNodeClient(url);
+  return {
+    name: "node",
+    baseUrl: host.url,
+    qstash,
+    llm,
+    db: openDatabase(client),
+    dbRequests: () => null,
+    costs: [],
+    close: async () => {
+      await host.stop();
+      client.close();
+      await qstash.close();
+      await llm.close();
+    },
+  };
+}
+
+export async function startWorkerScenarioHost(): Promise<ScenarioHost> {
+  const { qstash, llm, vars } = await outside();
+  const hrana = await startHranaServer({ authToken: "turso-scenario-token" });
+  const client = createWebClient({ url: hrana.url, authToken: "turso-scenario-token" });
+  const db = openDatabase(client);
+  await applyMigrations(db);
+  const worker = await bootWorker({ ...vars, DATABASE_URL: hrana.url, DATABASE_AUTH_TOKEN: "turso-scenario-token" });
+  qstash.route = (destination) => destination.replace(TEST_PUBLIC_URL, worker.url);
+  return {
+    name: "worker",
+    baseUrl: worker.url,
+    qstash,
+    llm,
+    db,
+    // Costs are measured around one Worker invocation at a time, while the suite itself reads nothing.
+    dbRequests: () => hrana.requests.length,
+    costs: [],
+    close: async () => {
+      await worker.dispose();
+      client.close();
+      await hrana.close();
+      await qstash.close();
+      await llm.close();
+    },
+  };
+}

@@ -1,0 +1,165 @@
+/**
+ * The shared scenario suite: the trigger pipeline's promises checked end to end through HTTP, with
+ * the same assertions on every host (test/scenarios/node.test.ts, worker.test.ts). Each scenario
+ * measures what it changed (run ids, runs, wakes) from where the previous one left the agent, and
+ * leaves nothing pending behind it.
+ */
+import { eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SimulatorProvider } from "../../fleet/simulator.ts";
+import { systemClock } from "../../runtime/clock.ts";
+import type { Deps } from "../../runtime/deps.ts";
+import { silentLogger } from "../../runtime/log.ts";
+import { simulatorInstances } from "../../schema/index.ts";
+import { claimRun } from "../../triggers/claim-run.ts";
+import { minimalRunStep } from "../../triggers/run-step.ts";
+import { RecordingScheduler, testConfig } from "../support/test-deps.ts";
+import { api, cron, instanceWebhook, lastRunId, runs, settleUntil, type RunView, type ScenarioHost, type StartHost } from "./driver.ts";
+
+/** Nothing scheduled, nothing running, nothing waiting. */
+async function idle(host: ScenarioHost) {
+  const state = await api(host, "GET", "/api/agents/default");
+  return !state.running && state.nextRunAt === null && state.pendingEvents === 0 ? state : undefined;
+}
+
+/** The run with this id, once it has finished. */
+async function finished(host: ScenarioHost, runId: number): Promise<RunView | undefined> {
+  const run = (await runs(host)).find((r) => r.runId === runId);
+  return run && run.status !== "running" ? run : undefined;
+}
+
+export function defineScenarios(start: StartHost, onDone?: (host: ScenarioHost) => void) {
+  let host: ScenarioHost;
+  beforeAll(async () => {
+    host = await start();
+  });
+  afterAll(async () => {
+    if (host) onDone?.(host);
+    await host?.close();
+  });
+
+  describe("the trigger pipeline end to end", () => {
+    it("a burst of state changes gives one run", async () => {
+      const before = await lastRunId(host);
+      host.llm.push({ text: "Noted: every instance is back to running." });
+      // Each instance blips and recovers; the final states agree with the provider.
+      for (const [instanceId, state] of [["sim-1", "exited"], ["sim-2", "exited"], ["sim-3", "loading"], ["sim-1", "running"], ["sim-2", "running"], ["sim-3", "running"]]) {
+        expect((await instanceWebhook(host, { instanceId: instanceId!, state: state! })).status).toBe(202);
+      }
+      await settleUntil(host, () => idle(host));
+      expect(await lastRunId(host)).toBe(before + 1);
+      const run = await finished(host, before + 1);
+      expect(run).toMatchObject({ status: "succeeded", decider: "llm" });
+      // It consumed all six reports (and whatever else was pending, such as the fleet's first sighting).
+      expect(run!.triggers.filter((t) => t.source === "webhook")).toHaveLength(6);
+    });
+
+    it("a chat message gets the model's reply", async () => {
+      const before = await lastRunId(host);
+      host.llm.push({ text: "All three instances are running." });
+      await api(host, "POST", "/api/agents/default/messages", { text: "status?" });
+      const run = await settleUntil(host, () => finished(host, before + 1));
+      expect(run).toMatchObject({ status: "succeeded", decider: "llm", reply: "All three instances are running." });
+      expect(run.triggers.map((t) => t.source)).toEqual(["human"]);
+      await settleUntil(host, () => idle(host));
+    });
+
+    it("a wake the agent scheduled is consumed once, however often it is delivered", async () => {
+      const before = await lastRunId(host);
+      host.llm.push({ tools: [{ name: "schedule_next_check", arguments: { in_seconds: 1, reason: "re-check sim-1" } }] }, { text: "I will look again shortly." });
+      await api(host, "POST", "/api/agents/default/messages", { text: "check sim-1 again in a second" });
+      await settleUntil(host, () => finished(host, before + 1));
+      const [wake] = (await api(host, "GET", "/api/agents/default/wakes?status=pending")).wakes;
+      expect(wake).toMatchObject({ reason: "re-check sim-1", createdByRun: before + 1 });
+
+      host.llm.push({ text: "sim-1 is fine." });
+      const consumed = await settleUntil(host, async () => {
+        const wakes = (await api(host, "GET", "/api/agents/default/wakes?status=consumed")).wakes as { id: number; consumedByRun: number }[];
+        return wakes.find((w) => w.id === wake.id);
+      });
+      await settleUntil(host, () => finished(host, consumed.consumedByRun));
+      await settleUntil(host, () => idle(host));
+      const after = await lastRunId(host);
+
+      // At least once: QStash delivers the wake again, and the cron tick looks for due wakes.
+      const wakeMessage = host.qstash.messages.find((m) => m.body.includes('"type":"wake"') && JSON.parse(m.body).wakeId === wake.id)!;
+      wakeMessage.state = "pending";
+      wakeMessage.nextAttemptAt = 0;
+      await cron(host);
+      await settleUntil(host, () => idle(host));
+      expect(wakeMessage.attempts.length).toBeGreaterThanOrEqual(2);
+      expect(await lastRunId(host)).toBe(after);
+      const consumers = (await runs(host)).filter((r) => r.wakesConsumed.includes(wake.id));
+      expect(consumers.map((r) => r.runId)).toEqual([consumed.consumedByRun]);
+    });
+
+    it("a session reset keeps run ids going up and starts a fresh conversation", async () => {
+      host.llm.push({ text: "Before the reset." });
+      const before = await lastRunId(host);
+      await api(host, "POST", "/api/agents/default/messages", { text: "first" });
+      await settleUntil(host, () => finished(host, before + 1));
+
+      const reset = await api(host, "POST", "/api/agents/default/session/reset");
+      expect(reset.runCounter).toBe(before + 1);
+
+      host.llm.push({ text: "After the reset." });
+      await api(host, "POST", "/api/agents/default/messages", { text: "second" });
+      const run = await settleUntil(host, () => finished(host, before + 2));
+      expect(run).toMatchObject({ status: "succeeded", reply: "After the reset." });
+      const conversation = JSON.stringify(await api(host, "GET", "/api/agents/default/conversation"));
+      expect(conversation).toContain("After the reset.");
+      expect(conversation).not.toContain("Before the reset.");
+      await settleUntil(host, () => idle(host));
+    });
+
+    it("a run whose isolate died mid-flight is recovered by the cron tick, its message answered by the next run", async () => {
+      const before = await lastRunId(host);
+      await api(host, "POST", "/api/agents/default/messages", { text: "are you there?" });
+      const published = host.qstash.messages.filter((m) => m.body.includes('"type":"run"')).at(-1)!;
+      const { slot } = JSON.parse(published.body) as { slot: number };
+
+      // Another isolate claims the run on the same database and dies before finishing: its
+      // short lease (1 ms) expires with the run still recorded as running.
+      const dying: Deps = {
+        db: host.db,
+        clock: systemClock,
+        config: testConfig({ RUN_LEASE_MS: "1" }),
+        scheduler: new RecordingScheduler(),
+        provider: new SimulatorProvider(host.db, systemClock),
+        llm: null,
+        runStep: minimalRunStep,
+        log: silentLogger,
+      };
+      const claim = await claimRun(dying, "default", slot);
+      expect(claim).toMatchObject({ kind: "claimed", runId: before + 1 });
+      await new Promise((r) => setTimeout(r, 20));
+
+      host.llm.push({ text: "Yes, back after a crash." });
+      await cron(host);
+      const next = await settleUntil(host, () => finished(host, before + 2));
+      expect(await finished(host, before + 1)).toMatchObject({ status: "crashed" });
+      expect(next).toMatchObject({ status: "succeeded", reply: "Yes, back after a crash." });
+      expect(next.triggers.map((t) => t.source)).toEqual(["human"]);
+      await settleUntil(host, () => idle(host));
+      expect(await lastRunId(host)).toBe(before + 2);
+    });
+
+    it("reconciliation sees an instance the provider changed without a webhook", async () => {
+      const before = await lastRunId(host);
+      await host.db
+        .update(simulatorInstances)
+        .set({ state: "exited", statusMessage: "exit code 1 (scenario)", updatedAt: Date.now() })
+        .where(eq(simulatorInstances.id, "sim-2"));
+      await new Promise((r) => setTimeout(r, 1_100)); // RECONCILE_INTERVAL_S=1 since the last tick
+      host.llm.push({ text: "sim-2 exited; watching it." });
+      await cron(host);
+      const fleet = await api(host, "GET", "/api/agents/default/instances");
+      expect(fleet.instances.find((i: { id: string }) => i.id === "sim-2")).toMatchObject({ state: "exited" });
+      const run = await settleUntil(host, () => finished(host, before + 1));
+      expect(run.triggers.map((t) => t.source)).toEqual(["reconcile"]);
+      await settleUntil(host, () => idle(host));
+    });
+  });
+
+  return () => host;
+}
