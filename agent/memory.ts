@@ -16,7 +16,7 @@ export class MemoryFullError extends Error {
   }
 }
 
-export async function listMemory(deps: Deps, agentId: string) {
+export async function listMemory(deps: Pick<Deps, "db">, agentId: string) {
   return deps.db
     .select({ key: memory.key, fact: memory.fact, tokens: memory.tokens })
     .from(memory)
@@ -25,7 +25,7 @@ export async function listMemory(deps: Deps, agentId: string) {
 }
 
 /** Saves or replaces a fact; refuses a new key once the agent holds MAX_MEMORY_FACTS. */
-export async function remember(deps: Deps, agentId: string, key: string, fact: string, runId: number | null): Promise<{ replaced: boolean }> {
+export async function remember(deps: Pick<Deps, "db" | "clock">, agentId: string, key: string, fact: string, runId: number | null): Promise<{ replaced: boolean }> {
   const now = deps.clock.now();
   const count = sql`(select count(*) from ${memory} where ${memory.agentId} = ${agentId})`;
   const [existing, inserted] = await deps.db.batch([
@@ -41,7 +41,7 @@ export async function remember(deps: Deps, agentId: string, key: string, fact: s
   return { replaced: existing.length > 0 };
 }
 
-export async function forget(deps: Deps, agentId: string, key: string): Promise<boolean> {
+export async function forget(deps: Pick<Deps, "db" | "clock">, agentId: string, key: string): Promise<boolean> {
   const rows = await deps.db
     .delete(memory)
     .where(and(eq(memory.agentId, agentId), eq(memory.key, key)))

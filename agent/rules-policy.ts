@@ -8,14 +8,14 @@
  */
 import { and, eq, gt, inArray, isNull, sql } from "drizzle-orm";
 import type { Deps } from "../runtime/deps.ts";
+import { HOUR_MS, MINUTE_MS } from "../runtime/time.ts";
 import type { RunContext } from "../triggers/run-step.ts";
 import { actions, instances } from "../schema/index.ts";
 import { executeAction } from "../fleet/actions.ts";
 import { notifyHuman } from "../notify/notify-human.ts";
 import { createWake, WakeLimitError } from "../triggers/wakes.ts";
 
-export const RECHECK_AFTER_MS = 5 * 60_000;
-const HOUR_MS = 3_600_000;
+export const RECHECK_AFTER_MS = 5 * MINUTE_MS;
 /** States that a restart cannot fix from here, but a human should know about. */
 const ATTENTION_STATES = new Set(["offline", "unknown", "frozen"]);
 

@@ -9,13 +9,16 @@
 import { desc, eq } from "drizzle-orm";
 import type { Deps } from "../runtime/deps.ts";
 import { actions } from "../schema/index.ts";
-import { iso } from "../triggers/agent-state.ts";
+import { iso } from "../runtime/time.ts";
 import { claimAction, findAction, finishAction, recordedResult, recordSuccess } from "./action-records.ts";
 import { ProviderError } from "./provider.ts";
 import { requestApproval } from "./request-approval.ts";
 
 export const ACTION_KINDS = ["start", "stop", "reboot", "destroy", "label"] as const;
 export type ActionKind = (typeof ACTION_KINDS)[number];
+
+/** What acting on an instance needs: the provider, and what recording and notifying need. */
+export type ActionDeps = Pick<Deps, "db" | "clock" | "config" | "provider" | "scheduler" | "log">;
 
 export interface ActionRequest {
   agentId: string;
@@ -40,11 +43,11 @@ export interface ActionResult {
   error?: string;
 }
 
-export function needsApproval(deps: Deps, request: Pick<ActionRequest, "kind" | "decidedBy">): boolean {
+export function needsApproval(deps: Pick<Deps, "config">, request: Pick<ActionRequest, "kind" | "decidedBy">): boolean {
   return request.decidedBy !== "human" && deps.config.approvalRequired.includes(request.kind);
 }
 
-export async function executeAction(deps: Deps, request: ActionRequest): Promise<ActionResult> {
+export async function executeAction(deps: ActionDeps, request: ActionRequest): Promise<ActionResult> {
   if (needsApproval(deps, request)) return requestApproval(deps, request);
 
   const claimed = await claimAction(deps, request);
@@ -82,7 +85,7 @@ export async function executeAction(deps: Deps, request: ActionRequest): Promise
   return { ...base, status: "succeeded" };
 }
 
-function callProvider(deps: Deps, request: ActionRequest): Promise<void> {
+function callProvider(deps: Pick<Deps, "provider">, request: ActionRequest): Promise<void> {
   const { provider } = deps;
   switch (request.kind) {
     case "start":
@@ -117,7 +120,7 @@ export function presentAction(row: typeof actions.$inferSelect) {
 }
 
 /** The audit, newest first. */
-export async function listActions(deps: Deps, agentId: string, limit = 50) {
+export async function listActions(deps: Pick<Deps, "db">, agentId: string, limit = 50) {
   const rows = await deps.db.select().from(actions).where(eq(actions.agentId, agentId)).orderBy(desc(actions.id)).limit(limit);
   return rows.map(presentAction);
 }

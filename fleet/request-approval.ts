@@ -6,13 +6,12 @@
  * human twice. The provider is not called; decideApproval executes it once approved.
  */
 import { sql } from "drizzle-orm";
-import type { Deps } from "../runtime/deps.ts";
 import { actions, approvals } from "../schema/index.ts";
-import { notifyHuman } from "../notify/notify-human.ts";
+import { notifyHuman, type NotifyDeps } from "../notify/notify-human.ts";
 import type { ActionRequest, ActionResult } from "./actions.ts";
 import { findAction, recordedResult } from "./action-records.ts";
 
-export async function requestApproval(deps: Deps, request: ActionRequest): Promise<ActionResult> {
+export async function requestApproval(deps: NotifyDeps, request: ActionRequest): Promise<ActionResult> {
   const { db, clock } = deps;
   const now = clock.now();
   const { agentId, idempotencyKey } = request;

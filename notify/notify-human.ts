@@ -13,6 +13,9 @@ import { CHANNEL_NAMES, type ChannelName, type Severity } from "./channels/chann
 
 export type { Severity } from "./channels/channel.ts";
 
+/** What telling a person needs: storing the alert and publishing its channel deliveries. */
+export type NotifyDeps = Pick<Deps, "db" | "clock" | "config" | "scheduler" | "log">;
+
 export interface HumanNotification {
   agentId: string;
   runId: number | null;
@@ -33,11 +36,11 @@ export function titleDedupKey(title: string): string {
   return `title:${title.trim().toLowerCase().replace(/\s+/g, " ").slice(0, 200)}`;
 }
 
-export function configuredChannels(deps: Deps): ChannelName[] {
+export function configuredChannels(deps: Pick<Deps, "config">): ChannelName[] {
   return CHANNEL_NAMES.filter((name) => Boolean(deps.config.channels[name]));
 }
 
-export async function notifyHuman(deps: Deps, n: HumanNotification): Promise<NotifyResult> {
+export async function notifyHuman(deps: NotifyDeps, n: HumanNotification): Promise<NotifyResult> {
   const { db, clock, config } = deps;
   const now = clock.now();
   const dedupKey = n.dedupKey ?? titleDedupKey(n.title);

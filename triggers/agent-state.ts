@@ -4,6 +4,7 @@
 import { and, desc, eq, sql } from "drizzle-orm";
 import type { Deps } from "../runtime/deps.ts";
 import { agents, events, runs, wakes } from "../schema/index.ts";
+import { iso } from "../runtime/time.ts";
 
 export async function getAgentState(deps: Deps, agentId: string) {
   const { db, clock, config } = deps;
@@ -27,10 +28,6 @@ export async function getAgentState(deps: Deps, agentId: string) {
     contextTokens: agent.contextTokens,
     contextBudget: config.contextBudgetTokens,
   };
-}
-
-export function iso(ms: number | null | undefined): string | null {
-  return ms === null || ms === undefined ? null : new Date(ms).toISOString();
 }
 
 export function presentRun(run: typeof runs.$inferSelect) {

@@ -25,7 +25,7 @@ export interface NewWake {
 }
 
 /** Stores a wake (unless the agent is at its cap) and publishes its delivery for the due time. */
-export async function createWake(deps: Deps, agentId: string, wake: NewWake): Promise<{ id: number; dueAt: number }> {
+export async function createWake(deps: Pick<Deps, "db" | "clock" | "config" | "scheduler">, agentId: string, wake: NewWake): Promise<{ id: number; dueAt: number }> {
   const { db, clock, config } = deps;
   const now = clock.now();
   const pending = sql`(select count(*) from ${wakes} where ${wakes.agentId} = ${agentId} and ${wakes.status} = 'pending')`;
@@ -39,7 +39,7 @@ export async function createWake(deps: Deps, agentId: string, wake: NewWake): Pr
   return { id: created.id, dueAt: wake.dueAt };
 }
 
-export async function publishWake(deps: Deps, agentId: string, wakeId: number, dueAt: number, suffix = ""): Promise<void> {
+export async function publishWake(deps: Pick<Deps, "scheduler">, agentId: string, wakeId: number, dueAt: number, suffix = ""): Promise<void> {
   await deps.scheduler.publish({
     dedupKey: `wake:${agentId}:${wakeId}${suffix}`,
     notBefore: dueAt,
@@ -48,7 +48,7 @@ export async function publishWake(deps: Deps, agentId: string, wakeId: number, d
 }
 
 /** Cancels a pending wake; false when it does not exist or is no longer pending. */
-export async function cancelWake(deps: Deps, agentId: string, wakeId: number): Promise<boolean> {
+export async function cancelWake(deps: Pick<Deps, "db" | "clock">, agentId: string, wakeId: number): Promise<boolean> {
   const rows = await deps.db
     .update(wakes)
     .set({ status: "cancelled" })
