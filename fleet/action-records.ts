@@ -9,6 +9,7 @@ import { HOUR_MS } from "../runtime/time.ts";
 import { actions, instanceEvents, instances } from "../schema/index.ts";
 import type { ActionKind, ActionRequest, ActionResult } from "./actions.ts";
 import type { InstanceState } from "./provider.ts";
+import { fenceHolds } from "../triggers/run-fence.ts";
 
 export type ActionRow = typeof actions.$inferSelect;
 
@@ -24,8 +25,9 @@ export const IMPLIED_STATE: Record<ActionKind, InstanceState | null> = {
 /**
  * Inserts the action for a new idempotency key as `pending`, or as `rate_limited` when the
  * instance already had its quota of provider calls in the last hour (human approvals are exempt:
- * a person decided). Returns nothing when the key was already used. One statement, so two
- * concurrent callers cannot both slip under the limit or both claim the key.
+ * a person decided). Returns nothing when the key was already used or the deciding run's fence
+ * no longer holds. One statement, so two concurrent callers cannot both slip under the limit or
+ * both claim the key, and a run past its lease records nothing.
  */
 export async function claimAction(deps: Pick<Deps, "db" | "clock" | "config">, request: ActionRequest): Promise<{ id: number; status: string } | undefined> {
   const now = deps.clock.now();
@@ -39,7 +41,7 @@ export async function claimAction(deps: Pick<Deps, "db" | "clock" | "config">, r
       ${request.idempotencyKey},
       case when ${exempt} = 0 and ${calls} >= ${deps.config.actionRateLimitPerHour} then 'rate_limited' else 'pending' end,
       ${request.reason ?? null}, ${request.approvalId ?? null}, ${now}
-    where true
+    where ${fenceHolds(request.fence, now)}
     on conflict do nothing
     returning id, status`);
   return row;

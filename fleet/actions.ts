@@ -13,6 +13,7 @@ import { iso } from "../runtime/time.ts";
 import { claimAction, findAction, finishAction, recordedResult, recordSuccess } from "./action-records.ts";
 import { ProviderError } from "./provider.ts";
 import { requestApproval } from "./request-approval.ts";
+import { leaseRemainingMs, refusedUnlessFenced, type RunFence } from "../triggers/run-fence.ts";
 
 export const ACTION_KINDS = ["start", "stop", "reboot", "destroy", "label"] as const;
 export type ActionKind = (typeof ACTION_KINDS)[number];
@@ -32,6 +33,8 @@ export interface ActionRequest {
   idempotencyKey: string;
   reason?: string;
   approvalId?: number;
+  /** The deciding run's fence; absent or null when no run decided (a human's approval). */
+  fence?: RunFence | null;
 }
 
 export interface ActionResult {
@@ -51,7 +54,12 @@ export async function executeAction(deps: ActionDeps, request: ActionRequest): P
   if (needsApproval(deps, request)) return requestApproval(deps, request);
 
   const claimed = await claimAction(deps, request);
-  if (!claimed) return recordedResult(deps, (await findAction(deps, request.agentId, request.idempotencyKey))!);
+  if (!claimed) {
+    const recorded = await findAction(deps, request.agentId, request.idempotencyKey);
+    if (recorded) return recordedResult(deps, recorded);
+    await refusedUnlessFenced(deps, request.fence, `${request.kind} ${request.instanceId}`);
+    throw new Error(`action ${request.idempotencyKey} was neither recorded nor found`);
+  }
   const base = { actionId: claimed.id, repeated: false, ...(request.approvalId !== undefined ? { approvalId: request.approvalId } : {}) };
 
   if (claimed.status === "rate_limited") {
@@ -85,19 +93,22 @@ export async function executeAction(deps: ActionDeps, request: ActionRequest): P
   return { ...base, status: "succeeded" };
 }
 
-function callProvider(deps: Pick<Deps, "provider">, request: ActionRequest): Promise<void> {
+/** Calls the provider; a run's call (and its retries) is aborted when the run's lease runs out. */
+function callProvider(deps: Pick<Deps, "provider" | "clock">, request: ActionRequest): Promise<void> {
   const { provider } = deps;
+  const remaining = leaseRemainingMs(request.fence, deps.clock.now());
+  const call = remaining === null ? {} : { signal: AbortSignal.timeout(remaining) };
   switch (request.kind) {
     case "start":
-      return provider.start(request.instanceId);
+      return provider.start(request.instanceId, call);
     case "stop":
-      return provider.stop(request.instanceId);
+      return provider.stop(request.instanceId, call);
     case "reboot":
-      return provider.reboot(request.instanceId);
+      return provider.reboot(request.instanceId, call);
     case "destroy":
-      return provider.destroy(request.instanceId);
+      return provider.destroy(request.instanceId, call);
     case "label":
-      return provider.setLabel(request.instanceId, request.label!);
+      return provider.setLabel(request.instanceId, request.label!, call);
   }
 }
 

@@ -2,11 +2,11 @@
  * The Vast.ai provider: the REST API over fetch (Web APIs only, so it runs in Workers too).
  * Listing uses the paginated v1 endpoint (the v0 list answers 410 Gone); show, start/stop, label,
  * reboot and destroy use v0. 429 and 5xx answers and network failures are retried with backoff
- * (honouring Retry-After); every other failure, and any answer that does not parse, is a
+ * (honouring Retry-After) until the caller's deadline signal aborts; every other failure, and any answer that does not parse, is a
  * ProviderError: the list is all pages or an error, never "the fleet is empty".
  */
 import type { z } from "zod";
-import { ProviderError, type FleetInstance, type FleetProvider } from "./provider.ts";
+import { ProviderError, type FleetInstance, type FleetProvider, type ProviderCall } from "./provider.ts";
 import { toFleetInstance, vastActionAnswer, vastInstancePage, vastInstanceShow } from "./vast-instance.ts";
 
 export interface VastOptions {
@@ -33,6 +33,8 @@ const wait = (ms: number) => new Promise<void>((done) => setTimeout(done, ms));
 interface CallOptions {
   /** The call removes the resource, so a 404 after a lost answer means it was done. */
   goneOnRetryIsDone?: boolean;
+  /** The caller's deadline: no attempt starts, and no backoff waits, once it has aborted. */
+  signal?: AbortSignal | undefined;
 }
 
 export class VastProvider implements FleetProvider {
@@ -73,28 +75,28 @@ export class VastProvider implements FleetProvider {
     }
   }
 
-  async start(id: string): Promise<void> {
-    return this.act("PUT", `/api/v0/instances/${requireId(id)}/`, { state: "running" });
+  async start(id: string, call: ProviderCall = {}): Promise<void> {
+    return this.act("PUT", `/api/v0/instances/${requireId(id)}/`, { state: "running" }, { signal: call.signal });
   }
 
-  async stop(id: string): Promise<void> {
-    return this.act("PUT", `/api/v0/instances/${requireId(id)}/`, { state: "stopped" });
+  async stop(id: string, call: ProviderCall = {}): Promise<void> {
+    return this.act("PUT", `/api/v0/instances/${requireId(id)}/`, { state: "stopped" }, { signal: call.signal });
   }
 
-  async reboot(id: string): Promise<void> {
-    return this.act("PUT", `/api/v0/instances/reboot/${requireId(id)}/`, {});
+  async reboot(id: string, call: ProviderCall = {}): Promise<void> {
+    return this.act("PUT", `/api/v0/instances/reboot/${requireId(id)}/`, {}, { signal: call.signal });
   }
 
   /**
    * A 404 on a retry means an earlier attempt, whose answer was lost to a 5xx or the network,
    * already destroyed the instance: that is success, not an error.
    */
-  async destroy(id: string): Promise<void> {
-    return this.act("DELETE", `/api/v0/instances/${requireId(id)}/`, undefined, { goneOnRetryIsDone: true });
+  async destroy(id: string, call: ProviderCall = {}): Promise<void> {
+    return this.act("DELETE", `/api/v0/instances/${requireId(id)}/`, undefined, { goneOnRetryIsDone: true, signal: call.signal });
   }
 
-  async setLabel(id: string, label: string): Promise<void> {
-    return this.act("PUT", `/api/v0/instances/${requireId(id)}/`, { label });
+  async setLabel(id: string, label: string, call: ProviderCall = {}): Promise<void> {
+    return this.act("PUT", `/api/v0/instances/${requireId(id)}/`, { label }, { signal: call.signal });
   }
 
   private async act(method: string, path: string, body?: unknown, options: CallOptions = {}): Promise<void> {
@@ -109,6 +111,9 @@ export class VastProvider implements FleetProvider {
     const attempts = Math.max(1, this.options.maxAttempts ?? 4);
     let last: ProviderError | null = null;
     for (let attempt = 1; attempt <= attempts; attempt++) {
+      if (options.signal?.aborted) {
+        throw new ProviderError(`Vast.ai ${method} ${path} abandoned: the caller's deadline passed after ${attempt - 1} attempt(s)${last ? ` (last: ${last.message})` : ""}`, last?.status ?? null, true);
+      }
       let response: Response;
       try {
         response = await (this.options.fetch ?? fetch)(`${this.base}${path}`, {
@@ -119,11 +124,11 @@ export class VastProvider implements FleetProvider {
             ...(body === undefined ? {} : { "Content-Type": "application/json" }),
           },
           body: body === undefined ? undefined : JSON.stringify(body),
-          signal: AbortSignal.timeout(this.options.timeoutMs ?? 30_000),
+          signal: withDeadline(AbortSignal.timeout(this.options.timeoutMs ?? 30_000), options.signal),
         });
       } catch (err) {
         last = new ProviderError(`Vast.ai unreachable (${method} ${path}): ${String(err)}`, null, true);
-        await this.backoff(attempt, attempts, null);
+        await this.backoff(attempt, attempts, null, options.signal);
         continue;
       }
       const raw = await response.text();
@@ -131,17 +136,26 @@ export class VastProvider implements FleetProvider {
       if (response.status === 404 && attempt > 1 && options.goneOnRetryIsDone) return { success: true };
       last = failure(response.status, method, path, raw);
       if (!last.retryable) throw last;
-      await this.backoff(attempt, attempts, response.headers.get("retry-after"));
+      await this.backoff(attempt, attempts, response.headers.get("retry-after"), options.signal);
     }
     throw last!;
   }
 
-  private async backoff(attempt: number, attempts: number, retryAfter: string | null): Promise<void> {
-    if (attempt >= attempts) return;
+  private async backoff(attempt: number, attempts: number, retryAfter: string | null, signal?: AbortSignal): Promise<void> {
+    if (attempt >= attempts || signal?.aborted) return;
     const base = (this.options.backoffMs ?? 500) * 2 ** (attempt - 1);
     const told = retryAfter !== null && /^\d+$/.test(retryAfter.trim()) ? Number(retryAfter) * 1000 : 0;
-    await (this.options.sleep ?? wait)(Math.min(Math.max(base, told), MAX_RETRY_AFTER_MS));
+    const sleeping = (this.options.sleep ?? wait)(Math.min(Math.max(base, told), MAX_RETRY_AFTER_MS));
+    await (signal ? Promise.race([sleeping, aborted(signal)]) : sleeping);
   }
+}
+
+function withDeadline(timeout: AbortSignal, deadline: AbortSignal | undefined): AbortSignal {
+  return deadline ? AbortSignal.any([timeout, deadline]) : timeout;
+}
+
+function aborted(signal: AbortSignal): Promise<void> {
+  return new Promise((done) => signal.addEventListener("abort", () => done(), { once: true }));
 }
 
 function isVastId(id: string): boolean {

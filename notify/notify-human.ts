@@ -10,6 +10,7 @@ import { sql } from "drizzle-orm";
 import type { Deps } from "../runtime/deps.ts";
 import { notificationDeliveries, notifications } from "../schema/index.ts";
 import { CHANNEL_NAMES, type ChannelName, type Severity } from "./channels/channel.ts";
+import { fenceHolds, refusedUnlessFenced, type RunFence } from "../triggers/run-fence.ts";
 
 export type { Severity } from "./channels/channel.ts";
 
@@ -24,6 +25,8 @@ export interface HumanNotification {
   severity: Severity;
   /** Identifies "the same alert"; defaults to the normalised title. */
   dedupKey?: string;
+  /** The notifying run's fence; absent or null when no run notifies (the cron tick, a human). */
+  fence?: RunFence | null;
 }
 
 export interface NotifyResult {
@@ -46,17 +49,18 @@ export async function notifyHuman(deps: NotifyDeps, n: HumanNotification): Promi
   const dedupKey = n.dedupKey ?? titleDedupKey(n.title);
   const since = now - config.notifyDedupWindowMs;
   const inWindow = sql`agent_id = ${n.agentId} and dedup_key = ${dedupKey} and created_at > ${since}`;
+  const fenced = fenceHolds(n.fence, now);
   const channels = configuredChannels(deps);
 
   // One batch (one transaction): fold into the stored alert, or store a new one with its
   // channel deliveries. Never half of it, so a crash cannot leave an alert that is never sent.
   const statements = [
     db.all<{ id: number }>(sql`update ${notifications} set repeats = repeats + 1
-      where id = (select id from ${notifications} where ${inWindow} order by id desc limit 1)
+      where id = (select id from ${notifications} where ${inWindow} order by id desc limit 1) and ${fenced}
       returning id`),
     db.all<{ id: number }>(sql`insert into ${notifications} (agent_id, run_id, title, body, severity, dedup_key, repeats, created_at)
       select ${n.agentId}, ${n.runId}, ${n.title}, ${n.body}, ${n.severity}, ${dedupKey}, 0, ${now}
-      where not exists (select 1 from ${notifications} where ${inWindow})
+      where not exists (select 1 from ${notifications} where ${inWindow}) and ${fenced}
       returning id`),
   ] as const;
   const fanOut = channels.length
@@ -73,7 +77,10 @@ export async function notifyHuman(deps: NotifyDeps, n: HumanNotification): Promi
     : await db.batch(statements);
 
   const notificationId = inserted[0]?.id ?? folded[0]?.id;
-  if (notificationId === undefined) throw new Error("notification was neither stored nor folded");
+  if (notificationId === undefined) {
+    await refusedUnlessFenced(deps, n.fence, `notifying "${n.title.slice(0, 80)}"`);
+    throw new Error("notification was neither stored nor folded");
+  }
   if (!inserted[0]) return { notificationId, deduplicated: true };
 
   for (const delivery of deliveries) {

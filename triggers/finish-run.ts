@@ -74,6 +74,18 @@ export async function finishRun(deps: Deps, claim: Claimed, result: RunResult): 
       }
     : {};
 
+  // A run declared dead meanwhile changes nothing, but why it stopped (e.g. a write its fence
+  // refused) is still worth keeping on its crashed record.
+  const noteOnCrashed: NamedStatements =
+    "error" in result
+      ? {
+          noteOnCrashed: db
+            .update(runs)
+            .set({ error: sql`coalesce(${runs.error} || '; then: ', '') || ${result.error.slice(0, 1000)}` })
+            .where(and(eq(runs.agentId, agentId), eq(runs.runId, runId), eq(runs.status, "crashed"), sql`not ${holdsLease}`)),
+        }
+      : {};
+
   const nextRunAt = failed
     ? sql`min(coalesce(${agents.nextRunAt}, ${retryAt}), ${retryAt})`
     : sql`case when ${agents.nextRunAt} is null then null else max(${agents.nextRunAt}, ${now}) end`;
@@ -86,6 +98,7 @@ export async function finishRun(deps: Deps, claim: Claimed, result: RunResult): 
       .returning({ runId: runs.runId }),
     ...Object.fromEntries(storeTurns),
     ...giveBack,
+    ...noteOnCrashed,
     releaseLease: db
       .update(agents)
       .set({
