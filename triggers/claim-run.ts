@@ -2,13 +2,14 @@
  * claimRun: one atomic database batch that (1) recovers a dead lease, (2) takes the lease if it
  * is free, the delivery's slot is current and the run is due, (3) bumps the per-agent run
  * counter for the run id, (4) marks every pending event and every due pending wake as consumed
- * by that run id. Because the claim and the consumption commit together, a due wake or event is
+ * by that run id — except what was handed back MAX_EVENT_ATTEMPTS times, which it drops as
+ * poison. Because the claim and the consumption commit together, a due wake or event is
  * consumed by exactly one run; if that run dies, recovery hands them to the next claim.
  *
  * Later statements of the batch act only when the claim's random token is on the agent row, so
  * a claim that did not win changes nothing beyond the recovery.
  */
-import { and, eq, isNotNull, isNull, lte, sql } from "drizzle-orm";
+import { and, eq, gte, isNotNull, isNull, lte, sql } from "drizzle-orm";
 import type { Deps } from "../runtime/deps.ts";
 import { batchByName } from "../db/named-batch.ts";
 import { agents, events, runs, wakes } from "../schema/index.ts";
@@ -55,6 +56,18 @@ export async function claimRun(deps: Pick<Deps, "db" | "clock" | "config">, agen
     startRun: db.run(sql`insert into ${runs} (agent_id, run_id, status, session_epoch, started_at)
       select ${agents.id}, ${agents.leaseRunId}, 'running', ${agents.sessionEpoch}, ${now}
       from ${agents} where ${agents.id} = ${agentId} and ${agents.leaseToken} = ${token}`),
+    // Bounded retries (invariant 9): what failed or crashed runs handed back MAX_EVENT_ATTEMPTS
+    // times is dropped as poison instead of being claimed again (notify/poison-alerts.ts tells a human).
+    dropPoisonEvents: db
+      .update(events)
+      .set({ status: "dropped", dropReason: "poison", consumedAt: now })
+      .where(and(eq(events.agentId, agentId), eq(events.status, "pending"), gte(events.attempts, config.maxEventAttempts), holdsToken))
+      .returning({ id: events.id }),
+    dropPoisonWakes: db
+      .update(wakes)
+      .set({ status: "dropped", dropReason: "poison", consumedAt: now })
+      .where(and(eq(wakes.agentId, agentId), eq(wakes.status, "pending"), gte(wakes.attempts, config.maxEventAttempts), holdsToken))
+      .returning({ id: wakes.id }),
     consumeEvents: db
       .update(events)
       .set({ status: "consumed", runId: claimedRunId, consumedAt: now })

@@ -69,7 +69,7 @@ export async function finishRun(deps: Deps, claim: Claimed, result: RunResult): 
           .where(and(eq(events.agentId, agentId), eq(events.runId, runId), eq(events.status, "consumed"), holdsLease)),
         handBackWakes: db
           .update(wakes)
-          .set({ status: "pending", consumedByRun: null, consumedAt: null })
+          .set({ status: "pending", consumedByRun: null, consumedAt: null, attempts: sql`${wakes.attempts} + 1` })
           .where(and(eq(wakes.agentId, agentId), eq(wakes.consumedByRun, runId), eq(wakes.status, "consumed"), holdsLease)),
       }
     : {};

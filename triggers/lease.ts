@@ -27,7 +27,7 @@ export function recoverDeadLeaseStatements(deps: Pick<Deps, "db">, agentId: stri
       .where(and(eq(events.agentId, agentId), eq(events.status, "consumed"), eq(events.runId, deadRunId(agentId, now)))),
     handBackWakes: db
       .update(wakes)
-      .set({ status: "pending", consumedByRun: null, consumedAt: null })
+      .set({ status: "pending", consumedByRun: null, consumedAt: null, attempts: sql`${wakes.attempts} + 1` })
       .where(and(eq(wakes.agentId, agentId), eq(wakes.status, "consumed"), eq(wakes.consumedByRun, deadRunId(agentId, now)))),
     freeLease: db
       .update(agents)
