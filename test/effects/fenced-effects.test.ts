@@ -80,9 +80,10 @@ describe("fenced effects", () => {
       if (invocation === 1) {
         await tool(context, "remember", { key: "seen", fact: "first run was here" });
         // The first run stalls past its lease; meanwhile the cron recovers it and a new run acts.
-        context.deps.clock.advance(context.deps.config.runLeaseMs + 1);
-        await recoverDeadLease(context.deps, "default");
-        await deliverDue(context.deps as TestDeps);
+        const d = context.deps as TestDeps;
+        d.clock.advance(d.config.runLeaseMs + 1);
+        await recoverDeadLease(d, "default");
+        await deliverDue(d);
       }
       const outcome = await tool(context, "reboot_instance", { instance_id: "sim-1", reason: "exited" });
       // The stale run's reboot answers the same events: it finds the new run's action recorded.
