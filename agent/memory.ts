@@ -6,6 +6,7 @@ import { and, asc, eq, sql } from "drizzle-orm";
 import type { Deps } from "../runtime/deps.ts";
 import { memory } from "../schema/index.ts";
 import { countText } from "./tokens.ts";
+import { fenceHolds, refusedUnlessFenced, type RunFence } from "../triggers/run-fence.ts";
 
 export const MAX_MEMORY_FACTS = 50;
 
@@ -16,7 +17,7 @@ export class MemoryFullError extends Error {
   }
 }
 
-export async function listMemory(deps: Deps, agentId: string) {
+export async function listMemory(deps: Pick<Deps, "db">, agentId: string) {
   return deps.db
     .select({ key: memory.key, fact: memory.fact, tokens: memory.tokens })
     .from(memory)
@@ -24,27 +25,34 @@ export async function listMemory(deps: Deps, agentId: string) {
     .orderBy(asc(memory.key));
 }
 
-/** Saves or replaces a fact; refuses a new key once the agent holds MAX_MEMORY_FACTS. */
-export async function remember(deps: Deps, agentId: string, key: string, fact: string, runId: number | null): Promise<{ replaced: boolean }> {
+/** Refuses a new key once the agent holds MAX_MEMORY_FACTS. */
+/** Saves or replaces a fact under the writing run's fence (null: not a run's write). */
+export async function remember(deps: Pick<Deps, "db" | "clock">, agentId: string, key: string, fact: string, fence: RunFence | null = null): Promise<{ replaced: boolean }> {
   const now = deps.clock.now();
+  const runId = fence?.runId ?? null;
   const count = sql`(select count(*) from ${memory} where ${memory.agentId} = ${agentId})`;
   const [existing, inserted] = await deps.db.batch([
     deps.db.select({ key: memory.key }).from(memory).where(and(eq(memory.agentId, agentId), eq(memory.key, key))),
     deps.db.all<{ key: string }>(sql`insert into ${memory} (agent_id, key, fact, tokens, created_by_run, updated_at)
       select ${agentId}, ${key}, ${fact}, ${countText(fact)}, ${runId}, ${now}
-      where exists (select 1 from ${memory} where ${memory.agentId} = ${agentId} and ${memory.key} = ${key}) or ${count} < ${MAX_MEMORY_FACTS}
+      where (exists (select 1 from ${memory} where ${memory.agentId} = ${agentId} and ${memory.key} = ${key}) or ${count} < ${MAX_MEMORY_FACTS})
+        and ${fenceHolds(fence, now)}
       on conflict (agent_id, key) do update set fact = excluded.fact, tokens = excluded.tokens,
         created_by_run = excluded.created_by_run, updated_at = excluded.updated_at
       returning key`),
   ]);
-  if (!inserted[0]) throw new MemoryFullError();
+  if (!inserted[0]) {
+    await refusedUnlessFenced(deps, fence, `remembering ${key}`);
+    throw new MemoryFullError();
+  }
   return { replaced: existing.length > 0 };
 }
 
-export async function forget(deps: Deps, agentId: string, key: string): Promise<boolean> {
+export async function forget(deps: Pick<Deps, "db" | "clock">, agentId: string, key: string, fence: RunFence | null = null): Promise<boolean> {
   const rows = await deps.db
     .delete(memory)
-    .where(and(eq(memory.agentId, agentId), eq(memory.key, key)))
+    .where(and(eq(memory.agentId, agentId), eq(memory.key, key), fenceHolds(fence, deps.clock.now())))
     .returning({ key: memory.key });
+  if (rows.length === 0) await refusedUnlessFenced(deps, fence, `forgetting ${key}`);
   return rows.length > 0;
 }

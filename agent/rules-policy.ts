@@ -8,14 +8,15 @@
  */
 import { and, eq, gt, inArray, isNull, sql } from "drizzle-orm";
 import type { Deps } from "../runtime/deps.ts";
+import { HOUR_MS, MINUTE_MS } from "../runtime/time.ts";
 import type { RunContext } from "../triggers/run-step.ts";
 import { actions, instances } from "../schema/index.ts";
+import { answeringActionKey } from "../fleet/action-key.ts";
 import { executeAction } from "../fleet/actions.ts";
 import { notifyHuman } from "../notify/notify-human.ts";
 import { createWake, WakeLimitError } from "../triggers/wakes.ts";
 
-export const RECHECK_AFTER_MS = 5 * 60_000;
-const HOUR_MS = 3_600_000;
+export const RECHECK_AFTER_MS = 5 * MINUTE_MS;
 /** States that a restart cannot fix from here, but a human should know about. */
 const ATTENTION_STATES = new Set(["offline", "unknown", "frozen"]);
 
@@ -27,7 +28,7 @@ export interface RulesDecision {
   reply: string | null;
 }
 
-type Context = Pick<RunContext, "agentId" | "runId" | "events" | "wakes">;
+type Context = Pick<RunContext, "agentId" | "runId" | "events" | "wakes" | "fence">;
 
 export async function decideByRules(deps: Deps, context: Context, why: string): Promise<RulesDecision> {
   const { db, clock, config } = deps;
@@ -41,7 +42,7 @@ export async function decideByRules(deps: Deps, context: Context, why: string): 
   const decisions: string[] = [];
   let mutated = false;
   const notify = async (title: string, body: string, severity: "warning" | "critical", dedupKey: string) => {
-    const sent = await notifyHuman(deps, { agentId, runId, title, body, severity, dedupKey });
+    const sent = await notifyHuman(deps, { agentId, runId, title, body, severity, dedupKey, fence: context.fence });
     if (!sent.deduplicated) mutated = true;
     decisions.push(`notified a human: ${title}${sent.deduplicated ? " (already notified recently)" : ""}`);
   };
@@ -63,7 +64,8 @@ export async function decideByRules(deps: Deps, context: Context, why: string): 
       instanceId: instance.id,
       kind: "start",
       decidedBy: "rules",
-      idempotencyKey: `rules:${agentId}:run:${runId}:start:${instance.id}`,
+      idempotencyKey: answeringActionKey(agentId, instance.id, "start", context),
+      fence: context.fence,
       reason: `rules policy: instance exited unexpectedly (restart ${restarts + 1} of at most ${config.rulesMaxRestartsPerHour} per hour)`,
     });
     if (result.status === "succeeded" || result.status === "awaiting_approval") {
@@ -117,6 +119,7 @@ async function scheduleRecheck(deps: Deps, context: Context, instanceId: string,
       dueAt: deps.clock.now() + RECHECK_AFTER_MS,
       reason: `rules policy: check that ${instanceId} came back after its restart`,
       createdByRun: context.runId,
+      fence: context.fence,
     });
     onCreated();
     decisions.push(`scheduled a re-check of ${instanceId} in ${RECHECK_AFTER_MS / 60_000} minutes`);

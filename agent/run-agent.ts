@@ -5,6 +5,10 @@
  * (after the SDK's retries), keeps sending malformed tool calls or cannot be fitted, the rules
  * policy decides instead (decider `rules`); the run still finishes and releases its lease.
  *
+ * Every write the run makes is fenced by its lease (triggers/run-fence.ts): the lease is renewed
+ * before each LLM call and each tool round, an answer that arrives after the run's deadline is
+ * not acted on, and a lost fence (FenceLostError) ends the step, which the pipeline records.
+ *
  * The verdict is by code: the run is a no-op unless it consumed a human message or a mutating
  * tool actually executed. The run's turns are returned with its outcome; the pipeline stores them
  * only for a run that is not a no-op, in the batch that records it succeeded.
@@ -17,12 +21,14 @@ import type { ChatMessage } from "./chat-model.ts";
 import { createSummarizer } from "./compaction.ts";
 import { toConversationTurns } from "./conversation.ts";
 import { LlmCaller, LlmFault } from "./llm-call.ts";
-import { buildPromptDraft, iso, PROMPT_SHARES } from "./prompt.ts";
+import { iso } from "../runtime/time.ts";
+import { buildPromptDraft, PROMPT_SHARES } from "./prompt.ts";
 import { decideByRules } from "./rules-policy.ts";
 import { withStorableArguments } from "./tool-call-args.ts";
 import { CHAT_TOOLS, runToolCall } from "./tools/index.ts";
 import { countPrompt } from "./tokens.ts";
 import { makeTurn } from "./turns.ts";
+import { renewLease } from "../triggers/run-fence.ts";
 
 export const LLM_BREAKER = "llm";
 /** Rounds in a row where every tool call was malformed before the LLM counts as failing. */
@@ -79,6 +85,7 @@ async function runAgent(context: RunContext, breakerPolicy: BreakerPolicy): Prom
         progress.errors.push(`stopped after ${deps.config.agentMaxIterations} LLM calls without a final answer`);
         break;
       }
+      await renewLease(deps, context.fence);
       const fitted = await fitPrompt(draft, CHAT_TOOLS, budget, summarize);
       progress.calls.push(fitted.report);
       if (fitted.report.summaryError) progress.errors.push(`compaction could not summarise (${fitted.report.summaryError}); trimmed instead`);
@@ -90,6 +97,11 @@ async function runAgent(context: RunContext, breakerPolicy: BreakerPolicy): Prom
         progress.turns.push({ role: "assistant", content: final });
         break;
       }
+      if (deps.clock.now() >= context.deadline) {
+        progress.errors.push(`the LLM answered after the run's deadline; its ${calls.length} tool call(s) were not executed`);
+        break;
+      }
+      await renewLease(deps, context.fence);
       // History keeps arguments every strict server accepts; the tools below get what was sent.
       const assistant: ChatMessage = { role: "assistant", content: message.content ?? null, tool_calls: calls.map(withStorableArguments) };
       const results: ChatMessage[] = [];
@@ -97,7 +109,11 @@ async function runAgent(context: RunContext, breakerPolicy: BreakerPolicy): Prom
       for (const call of calls) {
         const outcome =
           call.type === "function"
-            ? await runToolCall({ deps, agentId: context.agentId, runId: context.runId, toolCallId: call.id }, call.function.name, call.function.arguments)
+            ? await runToolCall(
+                { deps, agentId: context.agentId, runId: context.runId, toolCallId: call.id, fence: context.fence, answering: context },
+                call.function.name,
+                call.function.arguments,
+              )
             : { content: JSON.stringify({ error: "only function tools exist" }), mutated: false, invalid: true };
         if (outcome.mutated) progress.mutated = true;
         if (!outcome.invalid) valid++;

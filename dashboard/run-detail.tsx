@@ -14,7 +14,7 @@ function ConsumedEvents({ events }: { events: RunRecord["events"] }) {
       {events.map((e) => (
         <li class="card">
           <h3>{`Event #${e.id} · ${e.source}`}</h3>
-          <p class="muted">{`received ${utcTime(e.createdAt)}${e.attempts > 0 ? ` · retried ${e.attempts}×` : ""}`}</p>
+          <p class="muted">{`received ${utcTime(e.createdAt)}${e.attempts > 0 ? ` · retried ${e.attempts}×` : ""}${e.status === "dropped" ? ` · dropped (${e.dropReason ?? "no reason"})` : ""}`}</p>
           <pre>{prettyJson(e.payload)}</pre>
         </li>
       ))}
@@ -30,6 +30,7 @@ function WakeRows({ wakes, empty }: { wakes: RunRecord["consumedWakes"]; empty: 
         <li>
           {`Wake #${w.id} due ${utcTime(w.dueAt)}: ${w.reason} `}
           <WakeStatus status={w.status} />
+          {w.dropReason ? ` (${w.dropReason} after ${w.attempts} attempts)` : null}
         </li>
       ))}
     </ul>

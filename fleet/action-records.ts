@@ -5,13 +5,13 @@
  */
 import { and, eq, sql } from "drizzle-orm";
 import type { Deps } from "../runtime/deps.ts";
+import { HOUR_MS } from "../runtime/time.ts";
 import { actions, instanceEvents, instances } from "../schema/index.ts";
 import type { ActionKind, ActionRequest, ActionResult } from "./actions.ts";
 import type { InstanceState } from "./provider.ts";
+import { fenceHolds } from "../triggers/run-fence.ts";
 
 export type ActionRow = typeof actions.$inferSelect;
-
-const HOUR_MS = 3_600_000;
 
 /** What a successful action implies about the instance until the provider next reports. */
 export const IMPLIED_STATE: Record<ActionKind, InstanceState | null> = {
@@ -25,10 +25,11 @@ export const IMPLIED_STATE: Record<ActionKind, InstanceState | null> = {
 /**
  * Inserts the action for a new idempotency key as `pending`, or as `rate_limited` when the
  * instance already had its quota of provider calls in the last hour (human approvals are exempt:
- * a person decided). Returns nothing when the key was already used. One statement, so two
- * concurrent callers cannot both slip under the limit or both claim the key.
+ * a person decided). Returns nothing when the key was already used or the deciding run's fence
+ * no longer holds. One statement, so two concurrent callers cannot both slip under the limit or
+ * both claim the key, and a run past its lease records nothing.
  */
-export async function claimAction(deps: Deps, request: ActionRequest): Promise<{ id: number; status: string } | undefined> {
+export async function claimAction(deps: Pick<Deps, "db" | "clock" | "config">, request: ActionRequest): Promise<{ id: number; status: string } | undefined> {
   const now = deps.clock.now();
   const exempt = request.decidedBy === "human" ? 1 : 0;
   const calls = sql`(select count(*) from ${actions}
@@ -40,13 +41,13 @@ export async function claimAction(deps: Deps, request: ActionRequest): Promise<{
       ${request.idempotencyKey},
       case when ${exempt} = 0 and ${calls} >= ${deps.config.actionRateLimitPerHour} then 'rate_limited' else 'pending' end,
       ${request.reason ?? null}, ${request.approvalId ?? null}, ${now}
-    where true
+    where ${fenceHolds(request.fence, now)}
     on conflict do nothing
     returning id, status`);
   return row;
 }
 
-export async function findAction(deps: Deps, agentId: string, idempotencyKey: string): Promise<ActionRow | undefined> {
+export async function findAction(deps: Pick<Deps, "db">, agentId: string, idempotencyKey: string): Promise<ActionRow | undefined> {
   const [row] = await deps.db
     .select()
     .from(actions)
@@ -55,7 +56,7 @@ export async function findAction(deps: Deps, agentId: string, idempotencyKey: st
 }
 
 /** The answer for a key already used: what was recorded, without acting again. */
-export async function recordedResult(deps: Deps, row: ActionRow): Promise<ActionResult> {
+export async function recordedResult(deps: Pick<Deps, "db">, row: ActionRow): Promise<ActionResult> {
   const base = { actionId: row.id, repeated: true, ...(row.approvalId !== null ? { approvalId: row.approvalId } : {}) };
   switch (row.status) {
     case "succeeded":
@@ -83,7 +84,7 @@ export async function recordedResult(deps: Deps, row: ActionRow): Promise<Action
 export const approvalActionKey = (approvalId: number) => `approval:${approvalId}`;
 
 /** Finishes an action row; `providerCalled` is what the rate limit counts. */
-export function finishAction(deps: Deps, actionId: number, outcome: { status: string; result: Record<string, unknown>; error?: string }) {
+export function finishAction(deps: Pick<Deps, "db" | "clock">, actionId: number, outcome: { status: string; result: Record<string, unknown>; error?: string }) {
   return deps.db
     .update(actions)
     .set({ status: outcome.status, result: outcome.result, error: outcome.error?.slice(0, 1000) ?? null, finishedAt: deps.clock.now() })
@@ -95,7 +96,7 @@ export function finishAction(deps: Deps, actionId: number, outcome: { status: st
  * reported change) and an instance history row with source `action`, in one batch. Deliberately
  * no inbox event and no run request: runs never trigger runs.
  */
-export async function recordSuccess(deps: Deps, actionId: number, request: ActionRequest): Promise<void> {
+export async function recordSuccess(deps: Pick<Deps, "db" | "clock" | "provider">, actionId: number, request: ActionRequest): Promise<void> {
   const { db, clock } = deps;
   const now = clock.now();
   const implied = IMPLIED_STATE[request.kind];

@@ -9,13 +9,17 @@
 import { desc, eq } from "drizzle-orm";
 import type { Deps } from "../runtime/deps.ts";
 import { actions } from "../schema/index.ts";
-import { iso } from "../triggers/agent-state.ts";
+import { iso } from "../runtime/time.ts";
 import { claimAction, findAction, finishAction, recordedResult, recordSuccess } from "./action-records.ts";
 import { ProviderError } from "./provider.ts";
 import { requestApproval } from "./request-approval.ts";
+import { leaseRemainingMs, refusedUnlessFenced, type RunFence } from "../triggers/run-fence.ts";
 
 export const ACTION_KINDS = ["start", "stop", "reboot", "destroy", "label"] as const;
 export type ActionKind = (typeof ACTION_KINDS)[number];
+
+/** What acting on an instance needs: the provider, and what recording and notifying need. */
+export type ActionDeps = Pick<Deps, "db" | "clock" | "config" | "provider" | "scheduler" | "log">;
 
 export interface ActionRequest {
   agentId: string;
@@ -29,6 +33,8 @@ export interface ActionRequest {
   idempotencyKey: string;
   reason?: string;
   approvalId?: number;
+  /** The deciding run's fence; absent or null when no run decided (a human's approval). */
+  fence?: RunFence | null;
 }
 
 export interface ActionResult {
@@ -40,15 +46,20 @@ export interface ActionResult {
   error?: string;
 }
 
-export function needsApproval(deps: Deps, request: Pick<ActionRequest, "kind" | "decidedBy">): boolean {
+export function needsApproval(deps: Pick<Deps, "config">, request: Pick<ActionRequest, "kind" | "decidedBy">): boolean {
   return request.decidedBy !== "human" && deps.config.approvalRequired.includes(request.kind);
 }
 
-export async function executeAction(deps: Deps, request: ActionRequest): Promise<ActionResult> {
+export async function executeAction(deps: ActionDeps, request: ActionRequest): Promise<ActionResult> {
   if (needsApproval(deps, request)) return requestApproval(deps, request);
 
   const claimed = await claimAction(deps, request);
-  if (!claimed) return recordedResult(deps, (await findAction(deps, request.agentId, request.idempotencyKey))!);
+  if (!claimed) {
+    const recorded = await findAction(deps, request.agentId, request.idempotencyKey);
+    if (recorded) return recordedResult(deps, recorded);
+    await refusedUnlessFenced(deps, request.fence, `${request.kind} ${request.instanceId}`);
+    throw new Error(`action ${request.idempotencyKey} was neither recorded nor found`);
+  }
   const base = { actionId: claimed.id, repeated: false, ...(request.approvalId !== undefined ? { approvalId: request.approvalId } : {}) };
 
   if (claimed.status === "rate_limited") {
@@ -82,19 +93,22 @@ export async function executeAction(deps: Deps, request: ActionRequest): Promise
   return { ...base, status: "succeeded" };
 }
 
-function callProvider(deps: Deps, request: ActionRequest): Promise<void> {
+/** Calls the provider; a run's call (and its retries) is aborted when the run's lease runs out. */
+function callProvider(deps: Pick<Deps, "provider" | "clock">, request: ActionRequest): Promise<void> {
   const { provider } = deps;
+  const remaining = leaseRemainingMs(request.fence, deps.clock.now());
+  const call = remaining === null ? {} : { signal: AbortSignal.timeout(remaining) };
   switch (request.kind) {
     case "start":
-      return provider.start(request.instanceId);
+      return provider.start(request.instanceId, call);
     case "stop":
-      return provider.stop(request.instanceId);
+      return provider.stop(request.instanceId, call);
     case "reboot":
-      return provider.reboot(request.instanceId);
+      return provider.reboot(request.instanceId, call);
     case "destroy":
-      return provider.destroy(request.instanceId);
+      return provider.destroy(request.instanceId, call);
     case "label":
-      return provider.setLabel(request.instanceId, request.label!);
+      return provider.setLabel(request.instanceId, request.label!, call);
   }
 }
 
@@ -117,7 +131,7 @@ export function presentAction(row: typeof actions.$inferSelect) {
 }
 
 /** The audit, newest first. */
-export async function listActions(deps: Deps, agentId: string, limit = 50) {
+export async function listActions(deps: Pick<Deps, "db">, agentId: string, limit = 50) {
   const rows = await deps.db.select().from(actions).where(eq(actions.agentId, agentId)).orderBy(desc(actions.id)).limit(limit);
   return rows.map(presentAction);
 }

@@ -10,7 +10,7 @@
 import { and, desc, eq, inArray } from "drizzle-orm";
 import type { Deps } from "../runtime/deps.ts";
 import { actions, approvals } from "../schema/index.ts";
-import { iso } from "../triggers/agent-state.ts";
+import { iso } from "../runtime/time.ts";
 import { ingestEvent } from "../triggers/ingest.ts";
 import { approvalActionKey } from "./action-records.ts";
 import { executeAction, type ActionKind, type ActionResult } from "./actions.ts";

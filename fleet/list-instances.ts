@@ -6,7 +6,7 @@
 import { and, asc, desc, eq, sql } from "drizzle-orm";
 import type { Deps } from "../runtime/deps.ts";
 import { instanceEvents, instances } from "../schema/index.ts";
-import { iso } from "../triggers/agent-state.ts";
+import { iso } from "../runtime/time.ts";
 
 export const RECENT_EVENTS_PER_INSTANCE = 5;
 

@@ -28,16 +28,21 @@ export interface FleetInstance {
   startedAt: number | null;
 }
 
+/** Per-call options of an action: the caller's deadline, as a signal (retries stop when it aborts). */
+export interface ProviderCall {
+  signal?: AbortSignal;
+}
+
 export interface FleetProvider {
   readonly kind: "vast" | "simulator";
   list(): Promise<FleetInstance[]>;
   /** null when the provider does not know the instance. */
   get(id: string): Promise<FleetInstance | null>;
-  start(id: string): Promise<void>;
-  stop(id: string): Promise<void>;
-  reboot(id: string): Promise<void>;
-  destroy(id: string): Promise<void>;
-  setLabel(id: string, label: string): Promise<void>;
+  start(id: string, call?: ProviderCall): Promise<void>;
+  stop(id: string, call?: ProviderCall): Promise<void>;
+  reboot(id: string, call?: ProviderCall): Promise<void>;
+  destroy(id: string, call?: ProviderCall): Promise<void>;
+  setLabel(id: string, label: string, call?: ProviderCall): Promise<void>;
   /**
    * The last `tailLines` lines of the instance's container log (why a container exited), cut to
    * at most `maxChars` from the end. A ProviderError with status 404 for an unknown instance.

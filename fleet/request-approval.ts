@@ -6,13 +6,13 @@
  * human twice. The provider is not called; decideApproval executes it once approved.
  */
 import { sql } from "drizzle-orm";
-import type { Deps } from "../runtime/deps.ts";
 import { actions, approvals } from "../schema/index.ts";
-import { notifyHuman } from "../notify/notify-human.ts";
+import { notifyHuman, type NotifyDeps } from "../notify/notify-human.ts";
 import type { ActionRequest, ActionResult } from "./actions.ts";
 import { findAction, recordedResult } from "./action-records.ts";
+import { fenceHolds, FenceLostError, refusedUnlessFenced } from "../triggers/run-fence.ts";
 
-export async function requestApproval(deps: Deps, request: ActionRequest): Promise<ActionResult> {
+export async function requestApproval(deps: NotifyDeps, request: ActionRequest): Promise<ActionResult> {
   const { db, clock } = deps;
   const now = clock.now();
   const { agentId, idempotencyKey } = request;
@@ -21,23 +21,14 @@ export async function requestApproval(deps: Deps, request: ActionRequest): Promi
   const mine = sql`agent_id = ${agentId} and idempotency_key = ${idempotencyKey}`;
 
   const [inserted, approval] = await db.batch([
-    db
-      .insert(actions)
-      .values({
-        agentId,
-        runId: request.runId,
-        instanceId: request.instanceId,
-        kind: request.kind,
-        decidedBy: request.decidedBy,
-        idempotencyKey,
-        status: "awaiting_approval",
-        reason: why,
-        // The label is part of "what"; kept so the approved execution can apply it.
-        result: request.label !== undefined ? { label: request.label } : null,
-        createdAt: now,
-      })
-      .onConflictDoNothing()
-      .returning({ id: actions.id }),
+    // The label is part of "what"; kept in result so the approved execution can apply it.
+    db.all<{ id: number }>(sql`insert into ${actions}
+        (agent_id, run_id, instance_id, kind, decided_by, idempotency_key, status, reason, result, created_at)
+      select ${agentId}, ${request.runId}, ${request.instanceId}, ${request.kind}, ${request.decidedBy}, ${idempotencyKey},
+        'awaiting_approval', ${why}, ${request.label !== undefined ? JSON.stringify({ label: request.label }) : null}, ${now}
+      where ${fenceHolds(request.fence, now)}
+      on conflict do nothing
+      returning id`),
     db.all<{ id: number }>(sql`insert into ${approvals} (agent_id, run_id, kind, instance_id, reason, requested_by, status, action_id, created_at)
       select ${agentId}, ${request.runId}, ${request.kind}, ${request.instanceId}, ${why}, ${request.decidedBy}, 'pending', a.id, ${now}
       from ${actions} a where a.agent_id = ${agentId} and a.idempotency_key = ${idempotencyKey}
@@ -47,7 +38,12 @@ export async function requestApproval(deps: Deps, request: ActionRequest): Promi
       where ${mine} and status = 'awaiting_approval' and approval_id is null`),
   ]);
   const actionId = inserted[0]?.id;
-  if (actionId === undefined) return recordedResult(deps, (await findAction(deps, agentId, idempotencyKey))!);
+  if (actionId === undefined) {
+    const recorded = await findAction(deps, agentId, idempotencyKey);
+    if (recorded) return recordedResult(deps, recorded);
+    await refusedUnlessFenced(deps, request.fence, `an approval request to ${what}`);
+    throw new Error(`approval request ${idempotencyKey} was neither recorded nor found`);
+  }
   const approvalId = approval[0]!.id;
 
   try {
@@ -58,8 +54,10 @@ export async function requestApproval(deps: Deps, request: ActionRequest): Promi
       body: `Requested by ${request.decidedBy}${request.runId !== null ? ` in run ${request.runId}` : ""}.\nWhy: ${why}\nDecide with POST /api/agents/${agentId}/approvals/${approvalId} {"decision": "approve" | "reject"}.`,
       severity: "warning",
       dedupKey: `approval:${approvalId}`,
+      fence: request.fence,
     });
   } catch (err) {
+    if (err instanceof FenceLostError) throw err;
     // The approval is stored and listed; a failed page must not undo it.
     deps.log.error("could not notify about an approval", { agentId, approvalId, error: String(err) });
   }

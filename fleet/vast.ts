@@ -5,12 +5,13 @@
  * `select_filters={}`, `order_by=[{"col":"id","dir":"asc"}]` and `limit=25`, each query value
  * JSON-encoded unless it is a string, and sends each answer's `next_token` back as
  * `after_token`; show adds `owner=me`; mutating calls always carry a JSON body (`{}` on DELETE).
- * 429 and 5xx answers and network failures are retried with backoff (honouring Retry-After);
+ * 429 and 5xx answers and network failures are retried with backoff (honouring Retry-After)
+ * until the caller's deadline signal aborts (a run's provider call never outlives its lease);
  * every other failure, and any answer that does not parse, is a ProviderError: the list is all
  * pages or an error, never "the fleet is empty".
  */
 import type { z } from "zod";
-import { ProviderError, tailOfLog, type FleetInstance, type FleetProvider, type InstanceLogs, type LogRequest } from "./provider.ts";
+import { ProviderError, tailOfLog, type FleetInstance, type FleetProvider, type InstanceLogs, type LogRequest, type ProviderCall } from "./provider.ts";
 import { toFleetInstance, vastActionAnswer, vastInstancePage, vastInstanceShow, vastLogsAnswer } from "./vast-instance.ts";
 import { fetchLogResult } from "./vast-logs.ts";
 
@@ -45,6 +46,8 @@ const wait = (ms: number) => new Promise<void>((done) => setTimeout(done, ms));
 interface CallOptions {
   /** The call removes the resource, so a 404 after a lost answer means it was done. */
   goneOnRetryIsDone?: boolean;
+  /** The caller's deadline: no attempt starts, and no backoff waits, once it has aborted. */
+  signal?: AbortSignal | undefined;
 }
 
 export class VastProvider implements FleetProvider {
@@ -89,28 +92,28 @@ export class VastProvider implements FleetProvider {
     }
   }
 
-  async start(id: string): Promise<void> {
-    return this.act("PUT", `/api/v0/instances/${requireId(id)}/`, { state: "running" });
+  async start(id: string, call: ProviderCall = {}): Promise<void> {
+    return this.act("PUT", `/api/v0/instances/${requireId(id)}/`, { state: "running" }, { signal: call.signal });
   }
 
-  async stop(id: string): Promise<void> {
-    return this.act("PUT", `/api/v0/instances/${requireId(id)}/`, { state: "stopped" });
+  async stop(id: string, call: ProviderCall = {}): Promise<void> {
+    return this.act("PUT", `/api/v0/instances/${requireId(id)}/`, { state: "stopped" }, { signal: call.signal });
   }
 
-  async reboot(id: string): Promise<void> {
-    return this.act("PUT", `/api/v0/instances/reboot/${requireId(id)}/`, {});
+  async reboot(id: string, call: ProviderCall = {}): Promise<void> {
+    return this.act("PUT", `/api/v0/instances/reboot/${requireId(id)}/`, {}, { signal: call.signal });
   }
 
   /**
    * A 404 on a retry means an earlier attempt, whose answer was lost to a 5xx or the network,
    * already destroyed the instance: that is success, not an error.
    */
-  async destroy(id: string): Promise<void> {
-    return this.act("DELETE", `/api/v0/instances/${requireId(id)}/`, {}, { goneOnRetryIsDone: true });
+  async destroy(id: string, call: ProviderCall = {}): Promise<void> {
+    return this.act("DELETE", `/api/v0/instances/${requireId(id)}/`, {}, { goneOnRetryIsDone: true, signal: call.signal });
   }
 
-  async setLabel(id: string, label: string): Promise<void> {
-    return this.act("PUT", `/api/v0/instances/${requireId(id)}/`, { label });
+  async setLabel(id: string, label: string, call: ProviderCall = {}): Promise<void> {
+    return this.act("PUT", `/api/v0/instances/${requireId(id)}/`, { label }, { signal: call.signal });
   }
 
   /** vast-cli `logs`: ask for the log, then poll the result_url it answers with. */
@@ -143,6 +146,9 @@ export class VastProvider implements FleetProvider {
     const attempts = Math.max(1, this.options.maxAttempts ?? 4);
     let last: ProviderError | null = null;
     for (let attempt = 1; attempt <= attempts; attempt++) {
+      if (options.signal?.aborted) {
+        throw new ProviderError(`Vast.ai ${method} ${path} abandoned: the caller's deadline passed after ${attempt - 1} attempt(s)${last ? ` (last: ${last.message})` : ""}`, last?.status ?? null, true);
+      }
       let response: Response;
       try {
         response = await (this.options.fetch ?? fetch)(`${this.base}${path}`, {
@@ -154,11 +160,11 @@ export class VastProvider implements FleetProvider {
             ...(body === undefined ? {} : { "Content-Type": "application/json" }),
           },
           body: body === undefined ? undefined : JSON.stringify(body),
-          signal: AbortSignal.timeout(this.options.timeoutMs ?? 30_000),
+          signal: withDeadline(AbortSignal.timeout(this.options.timeoutMs ?? 30_000), options.signal),
         });
       } catch (err) {
         last = new ProviderError(`Vast.ai unreachable (${method} ${path}): ${String(err)}`, null, true);
-        await this.backoff(attempt, attempts, null);
+        await this.backoff(attempt, attempts, null, options.signal);
         continue;
       }
       const raw = await response.text();
@@ -166,16 +172,17 @@ export class VastProvider implements FleetProvider {
       if (response.status === 404 && attempt > 1 && options.goneOnRetryIsDone) return { success: true };
       last = failure(response.status, method, path, raw);
       if (!last.retryable) throw last;
-      await this.backoff(attempt, attempts, response.headers.get("retry-after"));
+      await this.backoff(attempt, attempts, response.headers.get("retry-after"), options.signal);
     }
     throw last!;
   }
 
-  private async backoff(attempt: number, attempts: number, retryAfter: string | null): Promise<void> {
-    if (attempt >= attempts) return;
+  private async backoff(attempt: number, attempts: number, retryAfter: string | null, signal?: AbortSignal): Promise<void> {
+    if (attempt >= attempts || signal?.aborted) return;
     const base = (this.options.backoffMs ?? 500) * 2 ** (attempt - 1);
     const told = retryAfter !== null && /^\d+$/.test(retryAfter.trim()) ? Number(retryAfter) * 1000 : 0;
-    await (this.options.sleep ?? wait)(Math.min(Math.max(base, told), MAX_RETRY_AFTER_MS));
+    const sleeping = (this.options.sleep ?? wait)(Math.min(Math.max(base, told), MAX_RETRY_AFTER_MS));
+    await (signal ? Promise.race([sleeping, aborted(signal)]) : sleeping);
   }
 }
 
@@ -195,6 +202,14 @@ function pythonJsonDumps(value: unknown): string {
     return `{${Object.entries(value).map(([k, v]) => `${pythonJsonDumps(k)}: ${pythonJsonDumps(v)}`).join(", ")}}`;
   }
   return JSON.stringify(value).replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
+function withDeadline(timeout: AbortSignal, deadline: AbortSignal | undefined): AbortSignal {
+  return deadline ? AbortSignal.any([timeout, deadline]) : timeout;
+}
+
+function aborted(signal: AbortSignal): Promise<void> {
+  return new Promise((done) => signal.addEventListener("abort", () => done(), { once: true }));
 }
 
 function isVastId(id: string): boolean {

@@ -2,7 +2,7 @@
 import { desc, eq, inArray } from "drizzle-orm";
 import type { Deps } from "../runtime/deps.ts";
 import { notificationDeliveries, notifications } from "../schema/index.ts";
-import { iso } from "../triggers/agent-state.ts";
+import { iso } from "../runtime/time.ts";
 
 export interface NotificationView {
   id: number;

@@ -10,8 +10,12 @@ import { sql } from "drizzle-orm";
 import type { Deps } from "../runtime/deps.ts";
 import { notificationDeliveries, notifications } from "../schema/index.ts";
 import { CHANNEL_NAMES, type ChannelName, type Severity } from "./channels/channel.ts";
+import { fenceHolds, refusedUnlessFenced, type RunFence } from "../triggers/run-fence.ts";
 
 export type { Severity } from "./channels/channel.ts";
+
+/** What telling a person needs: storing the alert and publishing its channel deliveries. */
+export type NotifyDeps = Pick<Deps, "db" | "clock" | "config" | "scheduler" | "log">;
 
 export interface HumanNotification {
   agentId: string;
@@ -21,6 +25,8 @@ export interface HumanNotification {
   severity: Severity;
   /** Identifies "the same alert"; defaults to the normalised title. */
   dedupKey?: string;
+  /** The notifying run's fence; absent or null when no run notifies (the cron tick, a human). */
+  fence?: RunFence | null;
 }
 
 export interface NotifyResult {
@@ -33,27 +39,28 @@ export function titleDedupKey(title: string): string {
   return `title:${title.trim().toLowerCase().replace(/\s+/g, " ").slice(0, 200)}`;
 }
 
-export function configuredChannels(deps: Deps): ChannelName[] {
+export function configuredChannels(deps: Pick<Deps, "config">): ChannelName[] {
   return CHANNEL_NAMES.filter((name) => Boolean(deps.config.channels[name]));
 }
 
-export async function notifyHuman(deps: Deps, n: HumanNotification): Promise<NotifyResult> {
+export async function notifyHuman(deps: NotifyDeps, n: HumanNotification): Promise<NotifyResult> {
   const { db, clock, config } = deps;
   const now = clock.now();
   const dedupKey = n.dedupKey ?? titleDedupKey(n.title);
   const since = now - config.notifyDedupWindowMs;
   const inWindow = sql`agent_id = ${n.agentId} and dedup_key = ${dedupKey} and created_at > ${since}`;
+  const fenced = fenceHolds(n.fence, now);
   const channels = configuredChannels(deps);
 
   // One batch (one transaction): fold into the stored alert, or store a new one with its
   // channel deliveries. Never half of it, so a crash cannot leave an alert that is never sent.
   const statements = [
     db.all<{ id: number }>(sql`update ${notifications} set repeats = repeats + 1
-      where id = (select id from ${notifications} where ${inWindow} order by id desc limit 1)
+      where id = (select id from ${notifications} where ${inWindow} order by id desc limit 1) and ${fenced}
       returning id`),
     db.all<{ id: number }>(sql`insert into ${notifications} (agent_id, run_id, title, body, severity, dedup_key, repeats, created_at)
       select ${n.agentId}, ${n.runId}, ${n.title}, ${n.body}, ${n.severity}, ${dedupKey}, 0, ${now}
-      where not exists (select 1 from ${notifications} where ${inWindow})
+      where not exists (select 1 from ${notifications} where ${inWindow}) and ${fenced}
       returning id`),
   ] as const;
   const fanOut = channels.length
@@ -70,7 +77,10 @@ export async function notifyHuman(deps: Deps, n: HumanNotification): Promise<Not
     : await db.batch(statements);
 
   const notificationId = inserted[0]?.id ?? folded[0]?.id;
-  if (notificationId === undefined) throw new Error("notification was neither stored nor folded");
+  if (notificationId === undefined) {
+    await refusedUnlessFenced(deps, n.fence, `notifying "${n.title.slice(0, 80)}"`);
+    throw new Error("notification was neither stored nor folded");
+  }
   if (!inserted[0]) return { notificationId, deduplicated: true };
 
   for (const delivery of deliveries) {

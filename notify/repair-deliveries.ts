@@ -6,9 +6,10 @@
  */
 import { sql } from "drizzle-orm";
 import type { Deps } from "../runtime/deps.ts";
+import { MINUTE_MS } from "../runtime/time.ts";
 import { notificationDeliveries, notifications } from "../schema/index.ts";
 
-export const STALLED_AFTER_MS = 5 * 60_000;
+export const STALLED_AFTER_MS = 5 * MINUTE_MS;
 
 export async function republishStalledDeliveries(deps: Deps, agentId: string): Promise<number> {
   const now = deps.clock.now();

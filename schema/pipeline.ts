@@ -15,7 +15,7 @@ export const events = sqliteTable(
     priority: integer().notNull(),
     dedupKey: text().notNull(),
     payload: text({ mode: "json" }).notNull(),
-    /** pending | consumed | dropped */
+    /** pending | consumed | dropped (dropReason: superseded | unchanged | poison) */
     status: text().notNull().default("pending"),
     dropReason: text(),
     runId: integer(),
@@ -38,8 +38,12 @@ export const wakes = sqliteTable(
     agentId: text().notNull(),
     dueAt: integer().notNull(),
     reason: text().notNull(),
-    /** pending | consumed | cancelled */
+    /** pending | consumed | cancelled | dropped */
     status: text().notNull().default("pending"),
+    /** Why it was dropped: `poison` (handed back by failed or crashed runs MAX_EVENT_ATTEMPTS times). */
+    dropReason: text(),
+    /** How many runs claimed it and then crashed or failed. */
+    attempts: integer().notNull().default(0),
     createdByRun: integer(),
     consumedByRun: integer(),
     createdAt: integer().notNull(),

@@ -4,6 +4,7 @@
 import { and, desc, eq, sql } from "drizzle-orm";
 import type { Deps } from "../runtime/deps.ts";
 import { agents, events, runs, wakes } from "../schema/index.ts";
+import { iso } from "../runtime/time.ts";
 
 export async function getAgentState(deps: Deps, agentId: string) {
   const { db, clock, config } = deps;
@@ -27,10 +28,6 @@ export async function getAgentState(deps: Deps, agentId: string) {
     contextTokens: agent.contextTokens,
     contextBudget: config.contextBudgetTokens,
   };
-}
-
-export function iso(ms: number | null | undefined): string | null {
-  return ms === null || ms === undefined ? null : new Date(ms).toISOString();
 }
 
 export function presentRun(run: typeof runs.$inferSelect) {
@@ -61,4 +58,26 @@ export async function listRuns(deps: Deps, agentId: string, limit: number) {
 export async function getRun(deps: Deps, agentId: string, runId: number) {
   const [row] = await deps.db.select().from(runs).where(and(eq(runs.agentId, agentId), eq(runs.runId, runId)));
   return row ? presentRun(row) : null;
+}
+
+/** The inbox, newest first: each event's status, why it was dropped (e.g. `poison`) and its attempts. */
+export async function listEvents(deps: Pick<Deps, "db">, agentId: string, status?: string, limit = 100) {
+  const rows = await deps.db
+    .select()
+    .from(events)
+    .where(and(eq(events.agentId, agentId), status ? eq(events.status, status) : undefined))
+    .orderBy(desc(events.id))
+    .limit(limit);
+  return rows.map((e) => ({
+    id: e.id,
+    source: e.source,
+    priority: e.priority,
+    status: e.status,
+    dropReason: e.dropReason,
+    attempts: e.attempts,
+    runId: e.runId,
+    payload: e.payload,
+    createdAt: iso(e.createdAt),
+    consumedAt: iso(e.consumedAt),
+  }));
 }

@@ -7,13 +7,14 @@
  */
 import { and, eq, lte, min, sql } from "drizzle-orm";
 import type { Deps } from "../runtime/deps.ts";
+import { MINUTE_MS } from "../runtime/time.ts";
 import { agents, events, wakes } from "../schema/index.ts";
 import { listAgentIds } from "./agents.ts";
 import { recoverDeadLease } from "./lease.ts";
 import { publishRunSlot, requestRun, type Priority } from "./request-run.ts";
 
 /** A scheduled run this late has lost its delivery. */
-export const OVERDUE_MS = 60_000;
+export const OVERDUE_MS = MINUTE_MS;
 
 /** Extra per-agent work of the tick (fleet reconciliation, heartbeats), added by the host wiring. */
 export type TickCheck = (deps: Deps, agentId: string) => Promise<unknown>;

@@ -11,6 +11,7 @@
  */
 import { and, eq, sql } from "drizzle-orm";
 import type { Deps } from "../runtime/deps.ts";
+import { batchByName, type NamedStatements } from "../db/named-batch.ts";
 import { agents, events, messages, runs, wakes } from "../schema/index.ts";
 import { publishRunSlot } from "./request-run.ts";
 import { isNoop, type RunOutcome } from "./run-step.ts";
@@ -53,38 +54,52 @@ export async function finishRun(deps: Deps, claim: Claimed, result: RunResult): 
   const runUpdate = runRecord(claim, result, now);
   // The conversation gains the run's turns only with its success, and only if it was no no-op.
   const turns = "outcome" in result && !runUpdate.noop ? (result.outcome.turns ?? []) : [];
-  const storeTurns = turns.map((t) =>
+  const storeTurns = turns.map((t, i) => [
+    `storeTurn${i}`,
     db.run(sql`insert into ${messages} (agent_id, session_epoch, run_id, role, content, tool_calls, tool_call_id, tokens, created_at)
       select ${agentId}, ${claim.sessionEpoch}, ${runId}, ${t.role}, ${t.content}, ${t.toolCalls == null ? null : JSON.stringify(t.toolCalls)}, ${t.toolCallId}, ${t.tokens}, ${now}
       where ${holdsLease}`),
-  );
+  ] as const);
 
-  const giveBack = failed
-    ? [
-        db
+  const giveBack: NamedStatements = failed
+    ? {
+        handBackEvents: db
           .update(events)
           .set({ status: "pending", runId: null, consumedAt: null, attempts: sql`${events.attempts} + 1` })
           .where(and(eq(events.agentId, agentId), eq(events.runId, runId), eq(events.status, "consumed"), holdsLease)),
-        db
+        handBackWakes: db
           .update(wakes)
-          .set({ status: "pending", consumedByRun: null, consumedAt: null })
+          .set({ status: "pending", consumedByRun: null, consumedAt: null, attempts: sql`${wakes.attempts} + 1` })
           .where(and(eq(wakes.agentId, agentId), eq(wakes.consumedByRun, runId), eq(wakes.status, "consumed"), holdsLease)),
-      ]
-    : [];
+      }
+    : {};
+
+  // A run declared dead meanwhile changes nothing, but why it stopped (e.g. a write its fence
+  // refused) is still worth keeping on its crashed record.
+  const noteOnCrashed: NamedStatements =
+    "error" in result
+      ? {
+          noteOnCrashed: db
+            .update(runs)
+            .set({ error: sql`coalesce(${runs.error} || '; then: ', '') || ${result.error.slice(0, 1000)}` })
+            .where(and(eq(runs.agentId, agentId), eq(runs.runId, runId), eq(runs.status, "crashed"), sql`not ${holdsLease}`)),
+        }
+      : {};
 
   const nextRunAt = failed
     ? sql`min(coalesce(${agents.nextRunAt}, ${retryAt}), ${retryAt})`
     : sql`case when ${agents.nextRunAt} is null then null else max(${agents.nextRunAt}, ${now}) end`;
 
-  const results = await db.batch([
-    db
+  const results = await batchByName(db, {
+    recordRun: db
       .update(runs)
       .set(runUpdate)
       .where(and(eq(runs.agentId, agentId), eq(runs.runId, runId), eq(runs.status, "running"), holdsLease))
       .returning({ runId: runs.runId }),
-    ...storeTurns,
+    ...Object.fromEntries(storeTurns),
     ...giveBack,
-    db
+    ...noteOnCrashed,
+    releaseLease: db
       .update(agents)
       .set({
         leaseRunId: null,
@@ -96,11 +111,10 @@ export async function finishRun(deps: Deps, claim: Claimed, result: RunResult): 
       })
       .where(and(eq(agents.id, agentId), eq(agents.leaseToken, token)))
       .returning({ slot: agents.runSlot, runAt: agents.nextRunAt }),
-  ]);
+  });
 
-  const released = results[results.length - 1] as { slot: number; runAt: number | null }[];
-  if (!released[0]) return "lost";
-  const followUp = released[0];
+  const followUp = results.releaseLease[0];
+  if (!followUp) return "lost";
   if (followUp.runAt !== null) await publishRunSlot(deps, agentId, followUp.slot, followUp.runAt);
   return failed ? "failed" : "skipped" in result ? "skipped" : "succeeded";
 }

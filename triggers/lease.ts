@@ -6,29 +6,30 @@
  */
 import { and, eq, lte, sql } from "drizzle-orm";
 import type { Deps } from "../runtime/deps.ts";
+import { batchByName } from "../db/named-batch.ts";
 import { agents, events, runs, wakes } from "../schema/index.ts";
 
 /** The dead lease's run id, when the lease has expired. */
 const deadRunId = (agentId: string, now: number) =>
   sql`(select ${agents.leaseRunId} from ${agents} where ${agents.id} = ${agentId} and ${agents.leaseExpiresAt} <= ${now})`;
 
-/** Statements that recover a dead lease; the last returns the agent's slot when it recovered one. */
-export function recoverDeadLeaseStatements(deps: Deps, agentId: string, now: number) {
+/** Statements that recover a dead lease; `freeLease` returns the agent's slot when it recovered one. */
+export function recoverDeadLeaseStatements(deps: Pick<Deps, "db">, agentId: string, now: number) {
   const { db } = deps;
-  return [
-    db
+  return {
+    markCrashed: db
       .update(runs)
       .set({ status: "crashed", finishedAt: now, error: "lease expired before the run finished" })
       .where(and(eq(runs.agentId, agentId), eq(runs.status, "running"), eq(runs.runId, deadRunId(agentId, now)))),
-    db
+    handBackEvents: db
       .update(events)
       .set({ status: "pending", runId: null, consumedAt: null, attempts: sql`${events.attempts} + 1` })
       .where(and(eq(events.agentId, agentId), eq(events.status, "consumed"), eq(events.runId, deadRunId(agentId, now)))),
-    db
+    handBackWakes: db
       .update(wakes)
-      .set({ status: "pending", consumedByRun: null, consumedAt: null })
+      .set({ status: "pending", consumedByRun: null, consumedAt: null, attempts: sql`${wakes.attempts} + 1` })
       .where(and(eq(wakes.agentId, agentId), eq(wakes.status, "consumed"), eq(wakes.consumedByRun, deadRunId(agentId, now)))),
-    db
+    freeLease: db
       .update(agents)
       .set({
         leaseRunId: null,
@@ -38,14 +39,14 @@ export function recoverDeadLeaseStatements(deps: Deps, agentId: string, now: num
       })
       .where(and(eq(agents.id, agentId), lte(agents.leaseExpiresAt, now)))
       .returning({ slot: agents.runSlot, runAt: agents.nextRunAt }),
-  ] as const;
+  };
 }
 
 /** Cron's recovery: frees a dead lease and publishes the run that re-claims its work. */
-export async function recoverDeadLease(deps: Deps, agentId: string): Promise<boolean> {
+export async function recoverDeadLease(deps: Pick<Deps, "db" | "clock" | "scheduler" | "log">, agentId: string): Promise<boolean> {
   const now = deps.clock.now();
-  const results = await deps.db.batch(recoverDeadLeaseStatements(deps, agentId, now));
-  const recovered = results[3][0];
+  const results = await batchByName(deps.db, recoverDeadLeaseStatements(deps, agentId, now));
+  const recovered = results.freeLease[0];
   if (!recovered) return false;
   await deps.scheduler.publish({
     dedupKey: `run:${agentId}:${recovered.slot}:recovered:${now}`,

@@ -31,6 +31,7 @@ export async function performRun(deps: Deps, agentId: string, slot: number): Pro
   if (claim.events.length === 0 && claim.wakes.length === 0) return finishRun(deps, claim, { skipped: true });
   const lease = deps.config.runLeaseMs;
   const deadline = claim.claimedAt + Math.max(lease - FINISH_MARGIN_MS, lease / 2);
+  const fence = { agentId, runId: claim.runId, token: claim.token, leaseExpiresAt: claim.claimedAt + lease, deadline };
   let result: RunResult;
   try {
     const outcome = await deps.runStep({
@@ -41,6 +42,7 @@ export async function performRun(deps: Deps, agentId: string, slot: number): Pro
       events: claim.events,
       wakes: claim.wakes,
       deadline,
+      fence,
     });
     result = { outcome };
   } catch (err) {

@@ -6,9 +6,10 @@
  */
 import { sql } from "drizzle-orm";
 import type { Deps } from "../runtime/deps.ts";
+import { DAY_MS } from "../runtime/time.ts";
 import { deliveries, events } from "../schema/index.ts";
 
-export const RETENTION_MS = 7 * 24 * 3_600_000;
+export const RETENTION_MS = 7 * DAY_MS;
 const PER_TICK = 1000;
 
 export async function pruneOldRecords(deps: Deps): Promise<{ events: number; deliveries: number }> {

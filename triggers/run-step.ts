@@ -4,6 +4,7 @@
  * only decides and acts, and reports what it did. The verdict (noop) is computed by code.
  */
 import type { Deps } from "../runtime/deps.ts";
+import type { RunFence } from "./run-fence.ts";
 
 export interface ConsumedEvent {
   id: number;
@@ -29,6 +30,8 @@ export interface RunContext {
   wakes: ConsumedWake[];
   /** ms epoch by which the step must have finished, safely inside the lease. */
   deadline: number;
+  /** The run's lease token: every side effect of the run is fenced by it (triggers/run-fence.ts). */
+  fence: RunFence;
 }
 
 /** One message of the run for the conversation, with its token count measured when written. */

@@ -8,13 +8,15 @@ import { simulateFleet } from "../fleet/simulator-reports.ts";
 import { reconcileInstances } from "../fleet/reconcile.ts";
 import { checkHeartbeats } from "../fleet/heartbeat.ts";
 import { republishStalledDeliveries } from "../notify/repair-deliveries.ts";
+import { notifyPoisonDrops } from "../notify/poison-alerts.ts";
 import { pruneOldRecords } from "./retention.ts";
 
 /** Fleet checks run by every tick, after the pipeline's own repairs. */
 // Order matters: simulated failures report first (as webhooks), reconciliation then records only
 // what no report told, and the heartbeat check sees the freshest last-seen times.
-// Last, notification deliveries whose publish was lost are published again.
-export const FLEET_CHECKS: readonly TickCheck[] = [simulateFleet, reconcileInstances, checkHeartbeats, republishStalledDeliveries];
+// Then poison drops are announced; last, notification deliveries whose publish was lost are
+// published again.
+export const FLEET_CHECKS: readonly TickCheck[] = [simulateFleet, reconcileInstances, checkHeartbeats, notifyPoisonDrops, republishStalledDeliveries];
 
 export async function runCronTick(deps: Deps) {
   const agents = await cronTick(deps, FLEET_CHECKS);

@@ -9,6 +9,7 @@ import { and, asc, desc, eq, lte, sql } from "drizzle-orm";
 import type { Deps } from "../runtime/deps.ts";
 import { wakes } from "../schema/index.ts";
 import { requestRun } from "./request-run.ts";
+import { fenceHolds, refusedUnlessFenced, type RunFence } from "./run-fence.ts";
 
 export class WakeLimitError extends Error {
   readonly status = 409;
@@ -22,24 +23,29 @@ export interface NewWake {
   dueAt: number;
   reason: string;
   createdByRun: number | null;
+  /** The creating run's fence; absent or null when no run creates it. */
+  fence?: RunFence | null;
 }
 
 /** Stores a wake (unless the agent is at its cap) and publishes its delivery for the due time. */
-export async function createWake(deps: Deps, agentId: string, wake: NewWake): Promise<{ id: number; dueAt: number }> {
+export async function createWake(deps: Pick<Deps, "db" | "clock" | "config" | "scheduler">, agentId: string, wake: NewWake): Promise<{ id: number; dueAt: number }> {
   const { db, clock, config } = deps;
   const now = clock.now();
   const pending = sql`(select count(*) from ${wakes} where ${wakes.agentId} = ${agentId} and ${wakes.status} = 'pending')`;
   const rows = await db.all<{ id: number }>(sql`insert into ${wakes} (agent_id, due_at, reason, status, created_by_run, created_at)
     select ${agentId}, ${wake.dueAt}, ${wake.reason}, 'pending', ${wake.createdByRun}, ${now}
-    where ${pending} < ${config.maxPendingWakes}
+    where ${pending} < ${config.maxPendingWakes} and ${fenceHolds(wake.fence, now)}
     returning id`);
   const created = rows[0];
-  if (!created) throw new WakeLimitError(config.maxPendingWakes);
+  if (!created) {
+    await refusedUnlessFenced(deps, wake.fence, "creating a wake");
+    throw new WakeLimitError(config.maxPendingWakes);
+  }
   await publishWake(deps, agentId, created.id, wake.dueAt);
   return { id: created.id, dueAt: wake.dueAt };
 }
 
-export async function publishWake(deps: Deps, agentId: string, wakeId: number, dueAt: number, suffix = ""): Promise<void> {
+export async function publishWake(deps: Pick<Deps, "scheduler">, agentId: string, wakeId: number, dueAt: number, suffix = ""): Promise<void> {
   await deps.scheduler.publish({
     dedupKey: `wake:${agentId}:${wakeId}${suffix}`,
     notBefore: dueAt,
@@ -48,12 +54,13 @@ export async function publishWake(deps: Deps, agentId: string, wakeId: number, d
 }
 
 /** Cancels a pending wake; false when it does not exist or is no longer pending. */
-export async function cancelWake(deps: Deps, agentId: string, wakeId: number): Promise<boolean> {
+export async function cancelWake(deps: Pick<Deps, "db" | "clock">, agentId: string, wakeId: number, fence: RunFence | null = null): Promise<boolean> {
   const rows = await deps.db
     .update(wakes)
     .set({ status: "cancelled" })
-    .where(and(eq(wakes.agentId, agentId), eq(wakes.id, wakeId), eq(wakes.status, "pending")))
+    .where(and(eq(wakes.agentId, agentId), eq(wakes.id, wakeId), eq(wakes.status, "pending"), fenceHolds(fence, deps.clock.now())))
     .returning({ id: wakes.id });
+  if (rows.length === 0) await refusedUnlessFenced(deps, fence, `cancelling wake ${wakeId}`);
   return rows.length > 0;
 }
 

@@ -1,32 +1,30 @@
 /**
  * Instance action tools (start, stop, reboot, destroy). They go through executeAction, which owns
  * the provider call, the audit row, the approval rule (destroy files a pending approval and
- * notifies instead of acting) and the per-instance rate limit. The idempotency key is derived
- * from the agent, run and tool call, so a repeated call of one run does not act twice while a
- * later run can act again.
+ * notifies instead of acting) and the per-instance rate limit. The idempotency key is what the
+ * action answers (fleet/action-key.ts), so neither a repeated call nor a run re-claiming the same
+ * events acts twice, while a run answering new events can act again. The run's fence is passed.
  */
 import { z } from "zod";
+import { answeringActionKey } from "../../fleet/action-key.ts";
 import { executeAction, type ActionKind } from "../../fleet/actions.ts";
 import { defineTool, instanceId, reason, type AgentTool } from "./tool.ts";
-
-export function actionIdempotencyKey(agentId: string, runId: number, toolCallId: string): string {
-  return `agent:${agentId}:run:${runId}:call:${toolCallId}`;
-}
 
 function actionTool(kind: Exclude<ActionKind, "label">, name: string, description: string): AgentTool {
   return defineTool({
     name,
     description,
     schema: z.object({ instance_id: instanceId, reason }).strict(),
-    async run({ deps, agentId, runId, toolCallId }, args) {
+    async run({ deps, agentId, runId, fence, answering }, args) {
       const result = await executeAction(deps, {
         agentId,
         runId,
         instanceId: args.instance_id,
         kind,
         decidedBy: "llm",
-        idempotencyKey: actionIdempotencyKey(agentId, runId, toolCallId),
+        idempotencyKey: answeringActionKey(agentId, args.instance_id, kind, answering),
         reason: args.reason,
+        fence,
       });
       const mutated = !result.repeated && (result.status === "succeeded" || result.status === "awaiting_approval");
       const note =

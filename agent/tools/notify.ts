@@ -14,7 +14,7 @@ export const notifyHumanTool = defineTool({
       dedup_key: z.string().trim().min(1).max(200).optional().describe("Identifies the same alert across runs"),
     })
     .strict(),
-  async run({ deps, agentId, runId }, args) {
+  async run({ deps, agentId, runId, fence }, args) {
     const result = await notifyHuman(deps, {
       agentId,
       runId,
@@ -22,6 +22,7 @@ export const notifyHumanTool = defineTool({
       body: args.body,
       severity: args.severity,
       ...(args.dedup_key ? { dedupKey: args.dedup_key } : {}),
+      fence,
     });
     return { output: result, mutated: !result.deduplicated };
   },

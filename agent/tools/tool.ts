@@ -7,6 +7,8 @@
 import { z } from "zod";
 import type { Deps } from "../../runtime/deps.ts";
 import type { ChatTool } from "../chat-model.ts";
+import type { Answering } from "../../fleet/action-key.ts";
+import type { RunFence } from "../../triggers/run-fence.ts";
 import { truncateToTokens } from "../tokens.ts";
 
 export interface ToolContext {
@@ -14,6 +16,10 @@ export interface ToolContext {
   agentId: string;
   runId: number;
   toolCallId: string;
+  /** The run's fence: every write a tool makes commits only while the run holds its lease. */
+  fence: RunFence;
+  /** What the run answers (its consumed events and wakes): the key of the actions it decides. */
+  answering: Answering;
 }
 
 export interface ToolResult {

@@ -19,13 +19,13 @@ export const scheduleNextCheckTool = defineTool({
     })
     .strict()
     .refine((a) => (a.in_seconds === undefined) !== (a.at === undefined), { message: "give exactly one of in_seconds or at" }),
-  async run({ deps, agentId, runId }, args) {
+  async run({ deps, agentId, runId, fence }, args) {
     const now = deps.clock.now();
     const dueAt = args.in_seconds !== undefined ? now + args.in_seconds * 1000 : Date.parse(args.at!);
     if (dueAt <= now) return toolError(`at must be in the future (now is ${new Date(now).toISOString()})`);
     if (dueAt > now + MAX_DELAY_S * 1000) return toolError("at must be within 7 days");
     try {
-      const wake = await createWake(deps, agentId, { dueAt, reason: args.reason, createdByRun: runId });
+      const wake = await createWake(deps, agentId, { dueAt, reason: args.reason, createdByRun: runId, fence });
       return { output: { wakeId: wake.id, dueAt: new Date(wake.dueAt).toISOString() }, mutated: true };
     } catch (err) {
       if (err instanceof WakeLimitError) return toolError(err.message);
@@ -38,8 +38,8 @@ export const cancelWakeTool = defineTool({
   name: "cancel_wake",
   description: "Cancel one of your pending scheduled checks by id.",
   schema: z.object({ id: z.number().int().positive() }).strict(),
-  async run({ deps, agentId }, args) {
-    const cancelled = await cancelWake(deps, agentId, args.id);
+  async run({ deps, agentId, fence }, args) {
+    const cancelled = await cancelWake(deps, agentId, args.id, fence);
     return cancelled ? { output: { cancelled: true }, mutated: true } : toolError(`no pending wake with id ${args.id}`);
   },
 });

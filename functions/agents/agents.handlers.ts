@@ -1,12 +1,13 @@
 /**
  * Handlers of the operator API for one agent: its state, chat and manual triggers (inbox
- * events), session reset, run records, wakes and the conversation.
+ * events), session reset, run records, the inbox, wakes and the conversation.
  */
 import type { Context } from "hono";
 import type { AppEnv } from "../app-env.ts";
 import { ingestEvent } from "../../triggers/ingest.ts";
 import { resetSession } from "../../triggers/reset-session.ts";
-import { getAgentState, getRun, iso, listRuns } from "../../triggers/agent-state.ts";
+import { getAgentState, getRun, listEvents, listRuns } from "../../triggers/agent-state.ts";
+import { iso } from "../../runtime/time.ts";
 import { listWakes } from "../../triggers/wakes.ts";
 import { listConversation } from "../../agent/conversation.ts";
 import { RequestError } from "../errors.ts";
@@ -72,8 +73,14 @@ export async function getWakes(c: Ctx, agentId: string, status: string | undefin
       status: w.status,
       createdByRun: w.createdByRun,
       consumedByRun: w.consumedByRun,
+      attempts: w.attempts,
+      dropReason: w.dropReason,
     })),
   });
+}
+
+export async function getEvents(c: Ctx, agentId: string, status: string | undefined, limit: number) {
+  return c.json({ events: await listEvents(c.get("deps"), agentId, status, limit) });
 }
 
 export async function getConversation(c: Ctx, agentId: string) {

@@ -3,7 +3,7 @@ import { Hono } from "hono";
 import { z } from "zod";
 import type { AppEnv } from "../app-env.ts";
 import { validate } from "../validate.ts";
-import { agentParam, messageBody, runsQuery, triggerBody, wakesQuery } from "./agents.schemas.ts";
+import { agentParam, eventsQuery, messageBody, runsQuery, triggerBody, wakesQuery } from "./agents.schemas.ts";
 import * as h from "./agents.handlers.ts";
 
 const runParam = agentParam.extend({ runId: z.coerce.number().int().positive() });
@@ -18,5 +18,9 @@ export const agentRoutes = new Hono<AppEnv>()
   .get("/:agent/wakes", validate("query", wakesQuery), (c) => {
     const { status, limit } = c.req.valid("query");
     return h.getWakes(c, c.req.param("agent"), status, limit);
+  })
+  .get("/:agent/events", validate("query", eventsQuery), (c) => {
+    const { status, limit } = c.req.valid("query");
+    return h.getEvents(c, c.req.param("agent"), status, limit);
   })
   .get("/:agent/conversation", (c) => h.getConversation(c, c.req.param("agent")));

@@ -16,7 +16,12 @@ export const runsQuery = z.object({
 });
 
 export const wakesQuery = z.object({
-  status: z.enum(["pending", "consumed", "cancelled"]).optional(),
+  status: z.enum(["pending", "consumed", "cancelled", "dropped"]).optional(),
+  limit: z.coerce.number().int().min(1).max(500).default(100),
+});
+
+export const eventsQuery = z.object({
+  status: z.enum(["pending", "consumed", "dropped"]).optional(),
   limit: z.coerce.number().int().min(1).max(500).default(100),
 });
 

@@ -7,11 +7,12 @@ import { runToolCall } from "../../agent/tools/index.ts";
 import { LOG_TAIL_MAX_CHARS } from "../../agent/tools/fleet-read.ts";
 import { SimulatorProvider } from "../../fleet/simulator.ts";
 import type { TestDeps } from "../support/test-deps.ts";
+import { holdLease } from "../support/held-lease.ts";
 import { agentFixture } from "./harness.ts";
 
 let call = 0;
 const run = async (deps: TestDeps, args: unknown) => {
-  const outcome = await runToolCall({ deps, agentId: "default", runId: 3, toolCallId: `l${++call}` }, "get_instance_logs", JSON.stringify(args));
+  const outcome = await runToolCall({ deps, agentId: "default", runId: 3, toolCallId: `l${++call}`, fence: await holdLease(deps, "default", 3), answering: { events: [], wakes: [] } }, "get_instance_logs", JSON.stringify(args));
   return { ...outcome, parsed: JSON.parse(outcome.content) as { log?: string; truncated?: boolean; error?: string } };
 };
 

@@ -43,7 +43,8 @@ describe("agent tool loop", () => {
 
     const [action] = await deps.db.select().from(actions).where(eq(actions.agentId, "default"));
     expect(action).toMatchObject({ kind: "reboot", instanceId: "sim-2", status: "succeeded", decidedBy: "llm", runId: run.runId });
-    expect(action!.idempotencyKey).toBe(`agent:default:run:${run.runId}:call:call_b`);
+    // Keyed by what it answers (the human's message), not by the run or the tool call.
+    expect(action!.idempotencyKey).toBe(`agent:default:reboot:sim-2:events:${(run.triggers as { id: number }[])[0]!.id}`);
 
     // The run's turns are stored with their token counts and shown as the conversation.
     const app = buildApp(() => deps);

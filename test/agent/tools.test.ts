@@ -10,11 +10,18 @@ import { TOOL_OUTPUT_MAX_TOKENS } from "../../agent/tools/tool.ts";
 import { countText } from "../../agent/tokens.ts";
 import { MAX_MEMORY_FACTS } from "../../agent/memory.ts";
 import type { TestDeps } from "../support/test-deps.ts";
+import { holdLease } from "../support/held-lease.ts";
+import type { RunFence } from "../../triggers/run-fence.ts";
 import { agentFixture, scriptedLlm, say } from "./harness.ts";
 
 let call = 0;
-const run = (deps: TestDeps, name: string, args: unknown) =>
-  runToolCall({ deps, agentId: "default", runId: 7, toolCallId: `c${++call}` }, name, typeof args === "string" ? args : JSON.stringify(args));
+const fences = new WeakMap<TestDeps, RunFence>();
+const run = async (deps: TestDeps, name: string, args: unknown) => {
+  const fence = fences.get(deps) ?? (await holdLease(deps, "default", 7));
+  fences.set(deps, fence);
+  const answering = { events: [{ id: call + 1, payload: null }], wakes: [] };
+  return runToolCall({ deps, agentId: "default", runId: 7, toolCallId: `c${++call}`, fence, answering }, name, typeof args === "string" ? args : JSON.stringify(args));
+};
 
 async function rowCounts(deps: TestDeps) {
   const count = async (table: typeof actions | typeof notifications | typeof wakes | typeof memory) => (await deps.db.select().from(table)).length;

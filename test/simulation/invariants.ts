@@ -40,7 +40,7 @@ export async function checkInvariants(db: Db, sim: SimStep): Promise<string[]> {
   return problems;
 }
 
-export async function checkSettled(db: Db, sim: SimStep, now: number): Promise<string[]> {
+export async function checkSettled(db: Db, sim: SimStep, now: number, maxAttempts = 3): Promise<string[]> {
   const problems: string[] = [];
   const succeeded = await succeededRuns(db);
   const running = await query(db, "select run_id from runs where status = 'running'");
@@ -53,7 +53,11 @@ export async function checkSettled(db: Db, sim: SimStep, now: number): Promise<s
     }
   }
   const wakeCounts = countBySucceeded(sim, succeeded, (r) => r.wakeIds);
-  for (const w of await query(db, "select id, status, consumed_by_run from wakes where status <> 'cancelled' and due_at <= ?", [now])) {
+  // Dropped as poison (invariant 9) is an end too, but only once the attempts reached the limit.
+  for (const p of await query(db, "select 'event' as kind, id, attempts from events where drop_reason = 'poison' and attempts < ? union all select 'wake', id, attempts from wakes where drop_reason = 'poison' and attempts < ?", [maxAttempts, maxAttempts])) {
+    problems.push(`${p.kind} ${p.id} dropped as poison after only ${p.attempts} attempts`);
+  }
+  for (const w of await query(db, "select id, status, consumed_by_run from wakes where status not in ('cancelled', 'dropped') and due_at <= ?", [now])) {
     const id = Number(w.id);
     if (w.status !== "consumed" || !succeeded.has(Number(w.consumed_by_run)) || wakeCounts.get(id) !== 1) {
       problems.push(`due wake ${id} ended ${w.status} (run ${w.consumed_by_run}), seen by ${wakeCounts.get(id) ?? 0} successful runs`);

@@ -1,1 +1,0 @@
-ALTER TABLE `breakers` ADD `misconfigured` text;

@@ -1,0 +1,52 @@
+/**
+ * The effect-loop invariants the effects simulation checks after every step (read through its
+ * own connection): no side effect recorded by a run after its lease expired or after another run
+ * claimed; no event or wake attempted by more runs than MAX_EVENT_ATTEMPTS; conversation turns
+ * stored only for runs that succeeded and were not no-ops.
+ */
+import type { Client } from "@libsql/client";
+import type { RunFence } from "../../triggers/run-fence.ts";
+
+/** Every write attributed to a run, with when it was written. */
+const RUN_WRITES = `
+  select 'action' as what, id, run_id as run, created_at as at from actions where run_id is not null and decided_by != 'human'
+  union all select 'approval', id, run_id, created_at from approvals where run_id is not null
+  union all select 'wake', id, created_by_run, created_at from wakes where created_by_run is not null
+  union all select 'notification', id, run_id, created_at from notifications where run_id is not null
+  union all select 'memory', 0, created_by_run, updated_at from memory where created_by_run is not null`;
+
+export async function checkEffectInvariants(db: Client, fences: ReadonlyMap<number, RunFence>, maxAttempts: number): Promise<string[]> {
+  const violations: string[] = [];
+  const runs = (await db.execute("select run_id, status, noop, started_at from runs order by run_id")).rows;
+  const started = new Map(runs.map((r) => [Number(r.run_id), Number(r.started_at)]));
+
+  for (const w of (await db.execute(RUN_WRITES)).rows) {
+    const run = Number(w.run);
+    const at = Number(w.at);
+    const fence = fences.get(run);
+    if (!fence) {
+      violations.push(`${w.what} ${w.id} names run ${run}, which never ran a step`);
+      continue;
+    }
+    if (at >= fence.leaseExpiresAt) violations.push(`${w.what} ${w.id} was written by run ${run} at ${at}, after its lease expired at ${fence.leaseExpiresAt}`);
+    const later = [...started].find(([id, start]) => id > run && start < at);
+    if (later) violations.push(`${w.what} ${w.id} was written by run ${run} at ${at}, after run ${later[0]} claimed at ${later[1]}`);
+  }
+
+  const overAttempted = await db.execute({
+    sql: `select 'event' as what, e.id, (select count(*) from runs r, json_each(r.triggers) j where json_extract(j.value, '$.id') = e.id) as claims, e.attempts from events e
+          union all
+          select 'wake', w.id, (select count(*) from runs r, json_each(r.wakes_consumed) j where j.value = w.id), w.attempts from wakes w`,
+    args: [],
+  });
+  for (const row of overAttempted.rows) {
+    if (Number(row.claims) > maxAttempts || Number(row.attempts) > maxAttempts) {
+      violations.push(`${row.what} ${row.id} was claimed by ${row.claims} runs (attempts ${row.attempts}); the limit is ${maxAttempts}`);
+    }
+  }
+
+  const stray = await db.execute(`select distinct m.run_id, r.status, r.noop from messages m left join runs r on r.run_id = m.run_id
+    where r.run_id is null or r.status != 'succeeded' or r.noop != 0`);
+  for (const row of stray.rows) violations.push(`conversation turns stored for run ${row.run_id} (${row.status ?? "unknown"}, noop ${row.noop})`);
+  return violations;
+}
