@@ -39,6 +39,7 @@ export async function claimRun(deps: Deps, agentId: string, slot: number): Promi
         leaseRunId: sql`${agents.runCounter} + 1`,
         leaseToken: token,
         leaseExpiresAt: now + config.runLeaseMs,
+        leaseHost: deps.hostId ?? null,
         nextRunAt: null,
       })
       .where(
