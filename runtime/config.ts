@@ -179,6 +179,10 @@ function requireForHost(config: Config, v: z.infer<typeof variables>, host: Host
     if (!v.ADMIN_TOKEN) throw new ConfigError("ADMIN_TOKEN", "is required on Workers (wrangler secret put ADMIN_TOKEN)");
   }
   // Without PUBLIC_URL a delivery's `sub` claim (its destination) could not be checked.
+  if (Boolean(v.QSTASH_CURRENT_SIGNING_KEY) !== Boolean(v.QSTASH_NEXT_SIGNING_KEY)) {
+    const missing = v.QSTASH_CURRENT_SIGNING_KEY ? "QSTASH_NEXT_SIGNING_KEY" : "QSTASH_CURRENT_SIGNING_KEY";
+    throw new ConfigError(missing, "is required with the other QStash signing key (QStash rotates between the two)");
+  }
   if ((v.QSTASH_CURRENT_SIGNING_KEY || v.QSTASH_NEXT_SIGNING_KEY) && !v.PUBLIC_URL) {
     throw new ConfigError("PUBLIC_URL", "is required with QStash signing keys: deliveries are checked against PUBLIC_URL/internal/deliveries");
   }

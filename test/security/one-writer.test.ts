@@ -63,7 +63,7 @@ describe("one writer per database file", () => {
     };
     const port = await freePort();
     const first = spawn(process.execPath, ["--import", "tsx", "functions/node.ts"], {
-      env: { PATH: process.env.PATH ?? "", HOME: "/tmp", ...vars, PORT: String(port) },
+      env: { PATH: process.env.PATH ?? "", HOME: "/tmp", ...vars, PORT: String(port) } as unknown as NodeJS.ProcessEnv,
       stdio: "ignore",
     });
     children.push(first);

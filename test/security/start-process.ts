@@ -16,7 +16,8 @@ export function runStart(
   vars: Record<string, string>,
   options: { asNobody?: boolean; timeoutMs?: number; stopWhenStdout?: RegExp } = {},
 ): Promise<Exited> {
-  const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: "/tmp", ...vars };
+  // Exactly these variables, nothing inherited (worker-configuration.d.ts widens ProcessEnv's type).
+  const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: "/tmp", ...vars } as unknown as NodeJS.ProcessEnv;
   const nobody = options.asNobody && process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
   const child = spawn(process.execPath, ["--import", "tsx", "functions/node.ts"], { env, stdio: ["ignore", "pipe", "pipe"], ...nobody });
   let stderr = "";
