@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { events } from "../../schema/index.ts";
 import { getAgentState } from "../../triggers/agent-state.ts";
-import { dashboardClient, ORIGIN, signInCookie } from "../dashboard/dashboard-client.ts";
+import { csrfFrom, dashboardClient, ORIGIN, signInCookie } from "../dashboard/dashboard-client.ts";
 import { createTestDeps, TEST_ADMIN_TOKEN } from "../support/test-deps.ts";
 
 describe("cookie access to /api", () => {
@@ -14,7 +14,7 @@ describe("cookie access to /api", () => {
     const deps = await createTestDeps();
     const client = await dashboardClient(deps);
     const other = await signInCookie(client.app, TEST_ADMIN_TOKEN);
-    const otherCsrf = (await client.app.request(`${ORIGIN}/`, { headers: { Cookie: other } }).then((r) => r.text())).match(/name="_csrf" value="([^"]+)"/)![1]!;
+    const otherCsrf = csrfFrom(await (await client.app.request(`${ORIGIN}/`, { headers: { Cookie: other } })).text());
     const write = (path: string, headers: Record<string, string>) =>
       client.app.request(`${ORIGIN}${path}`, { method: "POST", headers: { Cookie: client.cookie, "Content-Type": "application/json", ...headers }, body: "{}" });
 
