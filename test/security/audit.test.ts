@@ -54,9 +54,8 @@ describe("the audit names the operator", () => {
     expect((await (await as("/api/agents/default/approvals")).json()).approvals[0]).toMatchObject({ decidedBy: "ana" });
 
     const admin = await dashboardClient(deps, TEST_ADMIN_TOKEN);
-    const { body: activity } = await app
-      .request("/api/operators", { headers: { Authorization: `Bearer ${TEST_ADMIN_TOKEN}` } })
-      .then(async (r) => ({ body: (await r.json()).activity as { operator: string; action: string }[] }));
+    const listed = await app.request("/api/operators", { headers: { Authorization: `Bearer ${TEST_ADMIN_TOKEN}` } });
+    const activity = (await listed.json()).activity as { operator: string; action: string }[];
     expect(activity.map((a) => [a.operator, a.action]).reverse()).toEqual([
       ["ana", "message"],
       ["ana", "trigger"],
