@@ -75,7 +75,7 @@ export function Layout(props: { title: string; current: NavKey | null; frame: Fr
                 <form method="post" action="/sign-out-everywhere">
                   <CsrfField token={frame.csrf} />
                   <button type="submit" class="signout">
-                    Sign out everywhere
+                    End all my sessions
                   </button>
                 </form>
               </li>

@@ -28,8 +28,20 @@ export function clientAddress(c: Context<AppEnv>): string {
 
 const scopes = (address: string) => [`addr:${address}`, "global"];
 
-/** The lockout in force for this address (or globally), if any. */
-export async function currentLockout(deps: Pick<Deps, "db" | "clock">, address: string): Promise<Lockout | null> {
+/**
+ * The lockout in force for this address (or globally), if any. With the database down nothing can
+ * be throttled (or done): the attempt proceeds to the credential check rather than failing as a 500.
+ */
+export async function currentLockout(deps: Pick<Deps, "db" | "clock" | "log">, address: string): Promise<Lockout | null> {
+  try {
+    return await readLockout(deps, address);
+  } catch (err) {
+    deps.log.error("could not read authentication lockouts", { error: String(err) });
+    return null;
+  }
+}
+
+async function readLockout(deps: Pick<Deps, "db" | "clock">, address: string): Promise<Lockout | null> {
   const now = deps.clock.now();
   const rows = await deps.db
     .select({ lockedUntil: authFailures.lockedUntil })
@@ -60,7 +72,14 @@ export async function recordAuthFailure(deps: Pick<Deps, "db" | "clock" | "confi
       })
       .returning({ scope: authFailures.scope, failures: authFailures.failures, lockedUntil: authFailures.lockedUntil });
   };
-  const [[a], [g]] = await deps.db.batch([bump(addrScope, perAddress), bump(globalScope, global)]);
+  let counted;
+  try {
+    counted = await deps.db.batch([bump(addrScope, perAddress), bump(globalScope, global)]);
+  } catch (err) {
+    deps.log.error("could not count a failed authentication", { error: String(err) });
+    return;
+  }
+  const [[a], [g]] = counted;
   for (const [row, limit] of [[a, perAddress], [g, global]] as const) {
     if (row && row.failures === limit) {
       deps.log.error("authentication locked out", { scope: row.scope, failures: row.failures, until: new Date(row.lockedUntil ?? now).toISOString(), after: what });
