@@ -84,16 +84,16 @@ describe("POST /internal/deliveries", () => {
   });
 
   const body = JSON.stringify({ type: "wake", agentId: "default", wakeId: 1 });
-  const rejected: [string, () => Request, RegExp][] = [
-    ["unsigned", () => new Request(URL_, { method: "POST", body }), /signature rejected/],
-    ["signed with an unknown key", () => signed(body, { key: "sig_attacker" }), /signature rejected/],
-    ["expired", () => signed(body, { now: Math.floor(Date.now() / 1000) - 3600 }), /signature rejected/],
-    ["tampered body", () => signed(body.replace('"wakeId":1', '"wakeId":2'), { signedBody: body }), /signature rejected/],
-    ["signed for another url", () => signed(body, { url: "https://evil.test/internal/deliveries" }), /signature rejected/],
-    ["signed with HS512 (only HS256 is QStash's)", () => withAlgorithm(body, "HS512"), /signature rejected/],
-    ["with alg none", () => withAlgorithm(body, "none"), /signature rejected/],
-    ["not issued by Upstash", () => signed(body, { issuer: "Mallory" }), /signature rejected/],
-    ["garbage signature", () => new Request(URL_, { method: "POST", headers: { "Upstash-Signature": "not.a.jwt" }, body }), /signature rejected/],
+  const rejected: [string, () => Request][] = [
+    ["unsigned", () => new Request(URL_, { method: "POST", body })],
+    ["signed with an unknown key", () => signed(body, { key: "sig_attacker" })],
+    ["expired", () => signed(body, { now: Math.floor(Date.now() / 1000) - 3600 })],
+    ["tampered body", () => signed(body.replace('"wakeId":1', '"wakeId":2'), { signedBody: body })],
+    ["signed for another url", () => signed(body, { url: "https://evil.test/internal/deliveries" })],
+    ["signed with HS512 (only HS256 is QStash's)", () => withAlgorithm(body, "HS512")],
+    ["with alg none", () => withAlgorithm(body, "none")],
+    ["not issued by Upstash", () => signed(body, { issuer: "Mallory" })],
+    ["garbage signature", () => new Request(URL_, { method: "POST", headers: { "Upstash-Signature": "not.a.jwt" }, body })],
   ];
   for (const [name, request] of rejected) {
     it(`refuses a delivery ${name} with 401 and writes nothing`, async () => {
