@@ -74,7 +74,7 @@ export async function recordAuthFailure(deps: Pick<Deps, "db" | "clock" | "confi
   };
   let counted;
   try {
-    counted = await deps.db.batch([bump(addrScope, perAddress), bump(globalScope, global)]);
+    counted = await deps.db.batch([bump(addrScope, perAddress), bump(globalScope, global), pruneStale(deps, now, windowMs)]);
   } catch (err) {
     deps.log.error("could not count a failed authentication", { error: String(err) });
     return;
@@ -85,6 +85,13 @@ export async function recordAuthFailure(deps: Pick<Deps, "db" | "clock" | "confi
       deps.log.error("authentication locked out", { scope: row.scope, failures: row.failures, until: new Date(row.lockedUntil ?? now).toISOString(), after: what });
     }
   }
+}
+
+/** Scopes whose window and lockout are both over hold nothing: the table stays as small as the last minute. */
+function pruneStale(deps: Pick<Deps, "db">, now: number, windowMs: number) {
+  return deps.db
+    .delete(authFailures)
+    .where(sql`${authFailures.windowStart} <= ${now - windowMs} and coalesce(${authFailures.lockedUntil}, 0) <= ${now}`);
 }
 
 export function tooManyAttempts(c: Context<AppEnv>, lockout: Lockout) {

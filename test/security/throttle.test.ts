@@ -6,7 +6,9 @@
  */
 import { describe, expect, it } from "vitest";
 import { buildApp } from "../../functions/app.ts";
+import { consumeSignInToken, issueSignInToken } from "../../functions/auth/sign-in-tokens.ts";
 import type { Logger } from "../../runtime/log.ts";
+import { authFailures, signInTokens } from "../../schema/index.ts";
 import { csrfFrom, ORIGIN } from "../dashboard/dashboard-client.ts";
 import { createTestDeps, TEST_ADMIN_TOKEN } from "../support/test-deps.ts";
 
@@ -80,5 +82,26 @@ describe("authentication throttling", () => {
     for (let i = 0; i < 20; i++) expect((await bearer(app, "wrong-token-x", `192.0.2.${i}`)).status).toBe(401);
     expect((await bearer(app, TEST_ADMIN_TOKEN, "192.0.2.200")).status).toBe(429);
     expect(lockouts()).toBe(1);
+  });
+});
+
+describe("bounded bookkeeping", () => {
+  it("drops failure counters once their window and lockout are over", async () => {
+    const deps = await createTestDeps();
+    const app = buildApp(() => deps);
+    for (let i = 0; i < 5; i++) await bearer(app, "wrong-token", `198.51.100.${i}`);
+    deps.clock.advance(61_000);
+    await bearer(app, "wrong-token", "198.51.100.99");
+    const scopes = (await deps.db.select().from(authFailures)).map((r) => r.scope).sort();
+    expect(scopes).toEqual(["addr:198.51.100.99", "global"]);
+  });
+
+  it("keeps at most the newest sign-in form tokens, so a flood of page loads cannot grow the table", async () => {
+    const deps = await createTestDeps();
+    const tokens: string[] = [];
+    for (let i = 0; i < 5; i++) tokens.push(await issueSignInToken(deps.db, deps.clock.now(), 3));
+    expect(await deps.db.select().from(signInTokens)).toHaveLength(3);
+    expect(await consumeSignInToken(deps.db, tokens[0]!, deps.clock.now())).toBe(false);
+    expect(await consumeSignInToken(deps.db, tokens[4]!, deps.clock.now())).toBe(true);
   });
 });
