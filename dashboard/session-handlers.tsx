@@ -49,7 +49,7 @@ export async function signIn(c: Ctx) {
     await recordAuthFailure(deps, address, "dashboard sign-in");
     return renderSignIn(c, next, "That token is not valid here.", 401);
   }
-  await startSession(c, principal);
+  await startSession(c, principal, given);
   return c.redirect(next, 303);
 }
 

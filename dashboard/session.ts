@@ -25,11 +25,11 @@ export async function csrfToken(c: Ctx): Promise<string> {
 }
 
 /** A new session (new id, new CSRF token) for `principal`; any session the browser held is revoked. */
-export async function startSession(c: Ctx, principal: Principal): Promise<void> {
+export async function startSession(c: Ctx, principal: Principal, credential: string): Promise<void> {
   const { db, clock, config } = c.get("deps");
   const previous = await requestSession(c);
   if (previous) await revokeSession(db, previous.idHash, clock.now());
-  const { id } = await createSession(db, principal, config.session, clock.now());
+  const { id } = await createSession(db, principal, credential, config.session, clock.now());
   setSessionCookie(c, id, Math.floor(config.session.ttlMs / 1000));
 }
 

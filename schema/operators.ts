@@ -26,6 +26,8 @@ export const operatorSessions = sqliteTable(
     /** 0 is the bootstrap admin (ADMIN_TOKEN), which has no operators row. */
     operatorId: integer().notNull(),
     csrfToken: text().notNull(),
+    /** SHA-256 of the token signed in with: rotating ADMIN_TOKEN ends the bootstrap admin's sessions. */
+    credentialHash: text().notNull().default(""),
     createdAt: integer().notNull(),
     lastSeenAt: integer().notNull(),
     expiresAt: integer().notNull(),

@@ -29,7 +29,12 @@ export async function requestSession(c: Ctx): Promise<LiveSession | null> {
   const cached = c.get("session");
   if (cached !== undefined) return cached;
   const deps = c.get("deps");
-  const session = await findSession(deps.db, getCookie(c, SESSION_COOKIE), deps.config.session, deps.clock.now());
+  const session = await findSession(
+    deps.db,
+    getCookie(c, SESSION_COOKIE),
+    { ...deps.config.session, adminToken: deps.config.adminToken },
+    deps.clock.now(),
+  );
   c.set("session", session);
   return session;
 }

@@ -8,7 +8,7 @@ import { and, eq, isNull, lt } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
 import { operatorSessions } from "../../schema/index.ts";
 import { principalForId } from "./operators-store.ts";
-import type { Principal } from "./roles.ts";
+import { BOOTSTRAP_ADMIN, type Principal } from "./roles.ts";
 import { randomToken, sha256Hex } from "./secrets.ts";
 
 const TOUCH_EVERY_MS = 60_000;
@@ -26,8 +26,11 @@ export interface LiveSession {
   csrfToken: string;
 }
 
-/** A new session for `principal`: returns the cookie's id (only here, never stored) and its row. */
-export async function createSession(db: Db, principal: Principal, times: SessionTimes, now: number) {
+/**
+ * A new session for `principal`, signed in with `credential` (its hash is kept so that rotating
+ * ADMIN_TOKEN ends the bootstrap admin's sessions). Returns the cookie's id (only here, never stored).
+ */
+export async function createSession(db: Db, principal: Principal, credential: string, times: SessionTimes, now: number) {
   const id = randomToken();
   const csrfToken = randomToken();
   const idHash = await sha256Hex(id);
@@ -37,6 +40,7 @@ export async function createSession(db: Db, principal: Principal, times: Session
       idHash,
       operatorId: principal.operatorId,
       csrfToken,
+      credentialHash: await sha256Hex(credential),
       createdAt: now,
       lastSeenAt: now,
       expiresAt: now + times.ttlMs,
@@ -45,12 +49,22 @@ export async function createSession(db: Db, principal: Principal, times: Session
   return { id, session: { idHash, principal, csrfToken } satisfies LiveSession };
 }
 
-/** The live session a cookie id names, or null (unknown, revoked, expired, idle, operator revoked). */
-export async function findSession(db: Db, id: string | undefined, times: SessionTimes, now: number): Promise<LiveSession | null> {
+/**
+ * The live session a cookie id names, or null: unknown, revoked, expired, idle, operator revoked,
+ * or a bootstrap-admin session from before ADMIN_TOKEN changed.
+ */
+export async function findSession(
+  db: Db,
+  id: string | undefined,
+  options: SessionTimes & { adminToken: string | undefined },
+  now: number,
+): Promise<LiveSession | null> {
+  const times = options;
   if (!id || !/^[0-9a-f]{64}$/.test(id)) return null;
   const idHash = await sha256Hex(id);
   const [row] = await db.select().from(operatorSessions).where(eq(operatorSessions.idHash, idHash));
   if (!row || row.revokedAt !== null || row.expiresAt <= now || row.lastSeenAt + times.idleMs <= now) return null;
+  if (row.operatorId === BOOTSTRAP_ADMIN.operatorId && (!options.adminToken || row.credentialHash !== (await sha256Hex(options.adminToken)))) return null;
   const principal = await principalForId(db, row.operatorId);
   if (!principal) return null;
   if (now - row.lastSeenAt >= TOUCH_EVERY_MS) {

@@ -110,3 +110,17 @@ describe("dashboard sessions", () => {
     expect((await client.app.request("/api/agents/default", { headers: bearer })).status).toBe(401);
   });
 });
+
+describe("rotating ADMIN_TOKEN", () => {
+  it("ends the bootstrap admin's sessions but not other operators'", async () => {
+    const deps = await createTestDeps();
+    const { token } = await createOperator(deps.db, { name: "cy", role: "viewer", createdBy: "admin", now: deps.clock.now() });
+    const app = buildApp(() => deps);
+    const admin = await signInCookie(app, TEST_ADMIN_TOKEN);
+    const viewer = await signInCookie(app, token);
+    const rotated = buildApp(() => ({ ...deps, config: { ...deps.config, adminToken: "a-brand-new-admin-token-987654" } }));
+    expect(await status(rotated, admin)).toBe(303);
+    expect(await status(rotated, viewer)).toBe(200);
+    expect(await status(app, admin)).toBe(200);
+  });
+});
