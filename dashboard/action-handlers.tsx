@@ -8,6 +8,7 @@ import type { Context } from "hono";
 import { z } from "zod";
 import type { AppEnv } from "../functions/app-env.ts";
 import { RequestError } from "../functions/errors.ts";
+import { recordActivity } from "../functions/auth/activity.ts";
 import { decideApproval } from "../fleet/approvals.ts";
 import { DEFAULT_AGENT } from "../triggers/agents.ts";
 import { ingestEvent } from "../triggers/ingest.ts";
@@ -43,26 +44,32 @@ const withNotice = (path: string, done: string) => `${path}${path.includes("?") 
 
 export async function postTrigger(c: Ctx) {
   const { back, nonce: key } = await form(c, triggerForm);
-  const { duplicate } = await ingestEvent(c.get("deps"), {
+  const deps = c.get("deps");
+  const who = c.get("operator");
+  const { duplicate, eventId } = await ingestEvent(deps, {
     agentId,
     source: "manual",
     priority: 0,
     dedupKey: `trigger:dashboard-${key ?? crypto.randomUUID()}`,
-    payload: { reason: "Trigger now (dashboard)" },
+    payload: { reason: "Trigger now (dashboard)", operator: who.name },
   });
+  if (!duplicate) await recordActivity(deps.db, who, { action: "trigger", agentId, subject: eventId, at: deps.clock.now() });
   return c.redirect(withNotice(safeNext(back), duplicate ? "duplicate" : "triggered"), 303);
 }
 
 export async function postChat(c: Ctx) {
   const parsed = chatForm.safeParse(await c.req.parseBody());
   if (!parsed.success) return chatPage(c, `The message was not sent: ${describeIssues(parsed.error.issues)}.`);
-  const { duplicate } = await ingestEvent(c.get("deps"), {
+  const deps = c.get("deps");
+  const who = c.get("operator");
+  const { duplicate, eventId } = await ingestEvent(deps, {
     agentId,
     source: "human",
     priority: 0,
     dedupKey: `message:dashboard-${parsed.data.nonce ?? crypto.randomUUID()}`,
-    payload: { text: parsed.data.text },
+    payload: { text: parsed.data.text, operator: who.name },
   });
+  if (!duplicate) await recordActivity(deps.db, who, { action: "message", agentId, subject: eventId, at: deps.clock.now() });
   return c.redirect(duplicate ? "/chat?done=duplicate" : "/chat?done=sent", 303);
 }
 
@@ -72,7 +79,8 @@ export async function postReset(c: Ctx) {
   if (body.confirmed !== "yes") {
     return sendPage(c, { title: "Reset the session?", current: "overview" }, <ResetConfirmPage csrf={await csrfToken(c)} />);
   }
-  await resetSession(c.get("deps"), agentId);
+  const reset = await resetSession(c.get("deps"), agentId);
+  await recordActivity(c.get("deps").db, c.get("operator"), { action: "reset", agentId, subject: `epoch ${reset.sessionEpoch}`, at: c.get("deps").clock.now() });
   return c.redirect("/?done=reset", 303);
 }
 
@@ -80,6 +88,8 @@ export async function postDecision(c: Ctx) {
   const id = approvalIdParam.safeParse(c.req.param("approvalId"));
   if (!id.success) throw new RequestError(400, "invalid approval id: must be a positive integer");
   const { decision, note } = await form(c, decisionForm);
-  await decideApproval(c.get("deps"), agentId, id.data, decision, note || undefined);
+  const who = c.get("operator");
+  await decideApproval(c.get("deps"), agentId, id.data, decision, note || undefined, who.name);
+  await recordActivity(c.get("deps").db, who, { action: decision, agentId, subject: id.data, at: c.get("deps").clock.now() });
   return c.redirect(`/approvals?done=${decision === "approve" ? "approved" : "rejected"}`, 303);
 }

@@ -42,7 +42,7 @@ function ApprovalCard({ approval: a, csrf, now }: { approval: ApprovalView; csrf
             <a href={`/runs/${a.runId}`}>{`run #${a.runId}`}</a>
           </>
         ) : null}
-        {a.decidedAt ? ` · decided ${utcTime(a.decidedAt)}` : ""}
+        {a.decidedAt ? ` · decided${a.decidedBy ? ` by ${a.decidedBy}` : ""} ${utcTime(a.decidedAt)}` : ""}
         {a.note ? ` · note: ${a.note}` : ""}
       </p>
       {a.execution ? (

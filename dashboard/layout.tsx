@@ -14,6 +14,7 @@ export const NAV = [
   { key: "notifications", href: "/notifications", label: "Notifications" },
   { key: "approvals", href: "/approvals", label: "Approvals" },
   { key: "chat", href: "/chat", label: "Chat" },
+  { key: "operators", href: "/operators", label: "Operators" },
 ] as const;
 
 export type NavKey = (typeof NAV)[number]["key"];
@@ -67,6 +68,14 @@ export function Layout(props: { title: string; current: NavKey | null; frame: Fr
                   <CsrfField token={frame.csrf} />
                   <button type="submit" class="signout">
                     Sign out
+                  </button>
+                </form>
+              </li>
+              <li>
+                <form method="post" action="/sign-out-everywhere">
+                  <CsrfField token={frame.csrf} />
+                  <button type="submit" class="signout">
+                    End all my sessions
                   </button>
                 </form>
               </li>

@@ -1,42 +1,67 @@
-/** Sign-in and sign-out pages and posts. */
+/**
+ * Sign-in and sign-out pages and posts. A sign-in post is refused while its address (or every
+ * address) is locked out for failed attempts (429), then needs the form's single-use token
+ * (403), then a valid ADMIN_TOKEN or operator token (401, counted toward the lockout).
+ */
 import type { Context } from "hono";
 import type { AppEnv } from "../functions/app-env.ts";
-import { isAdminToken } from "../functions/middleware/admin-auth.ts";
+import { recordActivity } from "../functions/auth/activity.ts";
+import { principalForToken } from "../functions/auth/operators-store.ts";
+import { consumeSignInToken, issueSignInToken } from "../functions/auth/sign-in-tokens.ts";
+import { clientAddress, currentLockout, recordAuthFailure } from "../functions/auth/throttle.ts";
 import { sendHtml } from "./render.tsx";
-import { CSRF_FIELD, endSession, issueSignInToken, safeNext, signedInSession, signInTokenMatches, startSession } from "./session.ts";
+import { CSRF_FIELD, endAllSessions, endSession, safeNext, startSession } from "./session.ts";
+import { requestSession } from "../functions/auth/session-cookie.ts";
 import { SignInPage } from "./sign-in.tsx";
 
 type Ctx = Context<AppEnv>;
 
-function renderSignIn(c: Ctx, next: string, error: string | null, status: 200 | 401 | 403 = 200) {
+async function renderSignIn(c: Ctx, next: string, error: string | null, status: 200 | 401 | 403 | 429 = 200) {
   const notice = c.req.query("signed-out") !== undefined ? "You are signed out." : null;
-  const configured = Boolean(c.get("deps").config.adminToken);
-  return sendHtml(c, <SignInPage token={issueSignInToken(c)} next={next} error={error} notice={notice} configured={configured} />, status);
+  const deps = c.get("deps");
+  const token = await issueSignInToken(deps.db, deps.clock.now());
+  return sendHtml(c, <SignInPage token={token} next={next} error={error} notice={notice} configured={Boolean(deps.config.adminToken)} />, status);
 }
 
 export async function signInPage(c: Ctx) {
   const next = safeNext(c.req.query("next"));
-  if (await signedInSession(c)) return c.redirect(next, 303);
+  if (await requestSession(c)) return c.redirect(next, 303);
   return renderSignIn(c, next, null);
 }
 
 export async function signIn(c: Ctx) {
+  const deps = c.get("deps");
   const body = await c.req.parseBody();
   const next = safeNext(body.next);
+  const address = clientAddress(c);
+  const lockout = await currentLockout(deps, address);
+  if (lockout) {
+    c.header("Retry-After", String(lockout.retryAfterS));
+    return renderSignIn(c, next, `Too many failed sign-ins. Try again in ${lockout.retryAfterS} seconds.`, 429);
+  }
   const formToken = typeof body[CSRF_FIELD] === "string" ? body[CSRF_FIELD] : "";
-  if (!(await signInTokenMatches(c, formToken))) {
+  if (!(await consumeSignInToken(deps.db, formToken, deps.clock.now()))) {
     return renderSignIn(c, next, "The sign-in form expired or did not come from this page. Please try again.", 403);
   }
   const given = typeof body.token === "string" ? body.token.trim() : "";
-  if (!(await isAdminToken(given, c.get("deps").config.adminToken))) {
-    c.get("deps").log.info("dashboard sign-in refused", { requestId: c.get("requestId") });
-    return renderSignIn(c, next, "That is not the admin token.", 401);
+  const principal = given ? await principalForToken(deps.db, deps.config.adminToken, given) : null;
+  if (!principal) {
+    await recordAuthFailure(deps, address, "dashboard sign-in");
+    return renderSignIn(c, next, "That token is not valid here.", 401);
   }
-  await startSession(c);
+  await startSession(c, principal, given);
   return c.redirect(next, 303);
 }
 
-export function signOut(c: Ctx) {
-  endSession(c);
+export async function signOut(c: Ctx) {
+  await endSession(c);
+  return c.redirect("/sign-in?signed-out", 303);
+}
+
+export async function signOutEverywhere(c: Ctx) {
+  const deps = c.get("deps");
+  const who = c.get("operator");
+  const revoked = await endAllSessions(c);
+  await recordActivity(deps.db, who, { action: "sign_out_everywhere", subject: `${revoked} sessions`, at: deps.clock.now() });
   return c.redirect("/sign-in?signed-out", 303);
 }

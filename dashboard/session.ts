@@ -1,76 +1,50 @@
 /**
- * The dashboard's session: sign-in with the admin token (a cookie derived from it, HttpOnly and
- * SameSite=Strict), sign-out, the guard that sends signed-out browsers to the sign-in page, and
- * CSRF protection for every form post. Two checks guard a post: hono's origin check (the
- * request must come from this site) and a token in a hidden field, an HMAC of the session
- * cookie keyed by the admin token, which a page on another origin can neither read nor compute.
- * The sign-in form, posted before there is a session, carries a random token matched against a
- * short-lived cookie instead.
+ * The dashboard's session: sign-in starts a server-side session (functions/auth/sessions-store.ts)
+ * whose random id is the only thing in the cookie (HttpOnly, SameSite=Strict, Secure over https);
+ * sign-out revokes it on the server, "sign out everywhere" revokes all of the operator's. Guards
+ * send signed-out browsers to the sign-in page and check roles. Every form post passes two CSRF
+ * checks: hono's origin check (the request must come from this site) and the session's own
+ * random token in a hidden field, which a page on another origin can neither read nor guess.
  */
 import type { Context } from "hono";
-import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { csrf } from "hono/csrf";
 import { createMiddleware } from "hono/factory";
-import { timingSafeEqual } from "hono/utils/buffer";
 import type { AppEnv } from "../functions/app-env.ts";
-import { SESSION_COOKIE, sessionCookieValue } from "../functions/middleware/admin-auth.ts";
+import { hasRole, type Principal, type Role } from "../functions/auth/roles.ts";
+import { sameSecret } from "../functions/auth/secrets.ts";
+import { clearSessionCookie, requestSession, setSessionCookie } from "../functions/auth/session-cookie.ts";
+import { createSession, revokeAllSessions, revokeSession } from "../functions/auth/sessions-store.ts";
 
 type Ctx = Context<AppEnv>;
 
 export const CSRF_FIELD = "_csrf";
-export const SIGN_IN_COOKIE = "fw_signin";
-const SESSION_MAX_AGE_S = 7 * 24 * 3600;
-const SIGN_IN_MAX_AGE_S = 30 * 60;
 
-const hex = (bytes: ArrayBuffer) => [...new Uint8Array(bytes)].map((b) => b.toString(16).padStart(2, "0")).join("");
-
-function isHttps(c: Ctx): boolean {
-  return new URL(c.req.url).protocol === "https:" || c.req.header("x-forwarded-proto") === "https";
-}
-
-/** The session cookie value when the browser holds a valid one, else null. */
-export async function signedInSession(c: Ctx): Promise<string | null> {
-  const token = c.get("deps").config.adminToken;
-  const cookie = getCookie(c, SESSION_COOKIE);
-  if (!token || !cookie) return null;
-  const expected = await sessionCookieValue(token);
-  return (await timingSafeEqual(cookie, expected)) ? expected : null;
-}
-
-/** The CSRF token of this session: HMAC-SHA256(admin token, session cookie value). */
+/** The CSRF token of this request's session ("" when signed out: matches nothing). */
 export async function csrfToken(c: Ctx): Promise<string> {
-  const adminToken = c.get("deps").config.adminToken ?? "";
-  const session = adminToken ? await sessionCookieValue(adminToken) : "";
-  const key = await crypto.subtle.importKey("raw", new TextEncoder().encode(adminToken), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
-  return hex(await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(`fleetwarden-csrf:${session}`)));
+  return (await requestSession(c))?.csrfToken ?? "";
 }
 
-export async function startSession(c: Ctx): Promise<void> {
-  const token = c.get("deps").config.adminToken!;
-  setCookie(c, SESSION_COOKIE, await sessionCookieValue(token), {
-    httpOnly: true,
-    sameSite: "Strict",
-    path: "/",
-    secure: isHttps(c),
-    maxAge: SESSION_MAX_AGE_S,
-  });
-  deleteCookie(c, SIGN_IN_COOKIE, { path: "/" });
+/** A new session (new id, new CSRF token) for `principal`; any session the browser held is revoked. */
+export async function startSession(c: Ctx, principal: Principal, credential: string): Promise<void> {
+  const { db, clock, config } = c.get("deps");
+  const previous = await requestSession(c);
+  if (previous) await revokeSession(db, previous.idHash, clock.now());
+  const { id } = await createSession(db, principal, credential, config.session, clock.now());
+  setSessionCookie(c, id, Math.floor(config.session.ttlMs / 1000));
 }
 
-export function endSession(c: Ctx): void {
-  deleteCookie(c, SESSION_COOKIE, { path: "/", secure: isHttps(c) });
+/** Sign-out: revoked on the server, so a copied cookie stops working too. */
+export async function endSession(c: Ctx): Promise<void> {
+  const session = await requestSession(c);
+  if (session) await revokeSession(c.get("deps").db, session.idHash, c.get("deps").clock.now());
+  clearSessionCookie(c);
 }
 
-/** A fresh random token for the sign-in form, also stored in a short-lived cookie. */
-export function issueSignInToken(c: Ctx): string {
-  const token = hex(crypto.getRandomValues(new Uint8Array(16)).buffer);
-  setCookie(c, SIGN_IN_COOKIE, token, { httpOnly: true, sameSite: "Strict", path: "/", secure: isHttps(c), maxAge: SIGN_IN_MAX_AGE_S });
-  return token;
-}
-
-export async function signInTokenMatches(c: Ctx, given: string): Promise<boolean> {
-  const stored = getCookie(c, SIGN_IN_COOKIE);
-  return Boolean(stored && given && (await timingSafeEqual(stored, given)));
+/** Revokes every session of the signed-in operator, on every browser. */
+export async function endAllSessions(c: Ctx): Promise<number> {
+  const session = await requestSession(c);
+  clearSessionCookie(c);
+  return session ? revokeAllSessions(c.get("deps").db, session.principal.operatorId, c.get("deps").clock.now()) : 0;
 }
 
 /** Only a local path may be a redirect target (never `//host` or a full URL). */
@@ -80,7 +54,11 @@ export function safeNext(next: unknown): string {
 
 /** Pages: a signed-out browser is redirected to the sign-in page, keeping where it was going. */
 export const requireOperator = createMiddleware<AppEnv>(async function requireOperatorMiddleware(c, next) {
-  if (await signedInSession(c)) return next();
+  const session = await requestSession(c);
+  if (session) {
+    c.set("operator", session.principal);
+    return next();
+  }
   const url = new URL(c.req.url);
   const target = safeNext(url.pathname + url.search);
   return c.redirect(target === "/" ? "/sign-in" : `/sign-in?next=${encodeURIComponent(target)}`, 303);
@@ -88,9 +66,20 @@ export const requireOperator = createMiddleware<AppEnv>(async function requireOp
 
 /** The live-update endpoint: scripts get a 401 JSON instead of a redirect. */
 export const requireOperatorJson = createMiddleware<AppEnv>(async function requireOperatorJsonMiddleware(c, next) {
-  if (await signedInSession(c)) return next();
-  return c.json({ error: "signed out: sign in again" }, 401);
+  const session = await requestSession(c);
+  if (!session) return c.json({ error: "signed out: sign in again" }, 401);
+  c.set("operator", session.principal);
+  return next();
 });
+
+/** After requireOperator: the signed-in operator must hold `role` (403 otherwise). */
+export function requireDashboardRole(role: Role) {
+  return createMiddleware<AppEnv>(async function requireDashboardRoleMiddleware(c, next) {
+    const who = c.get("operator");
+    if (!hasRole(who, role)) return c.json({ error: `forbidden: this needs the ${role} role (${who.name} is ${who.role})` }, 403);
+    return next();
+  });
+}
 
 /** Same-origin check; PUBLIC_URL also counts, for hosts behind a proxy that rewrites the URL. */
 export const sameOrigin = csrf({
@@ -106,7 +95,7 @@ function publicOrigin(c: Ctx): string | null {
 export const verifyCsrf = createMiddleware<AppEnv>(async function verifyCsrfMiddleware(c, next) {
   const body = await c.req.parseBody();
   const given = body[CSRF_FIELD];
-  if (typeof given !== "string" || !(await timingSafeEqual(given, await csrfToken(c)))) {
+  if (typeof given !== "string" || !(await sameSecret(given, await csrfToken(c)))) {
     return c.json({ error: "invalid or missing CSRF token: reload the page and try again" }, 403);
   }
   return next();

@@ -1,4 +1,4 @@
-/** Sign-in page: the admin token, posted once; the browser then holds a derived session cookie. */
+/** Sign-in page: an operator token or ADMIN_TOKEN, posted once; the browser then holds a session cookie. */
 import { Document } from "./layout.tsx";
 import { CSRF_FIELD } from "./session.ts";
 
@@ -23,7 +23,7 @@ export function SignInPage(props: { token: string; next: string; error?: string 
               <input type="hidden" name={CSRF_FIELD} value={props.token} />
               <input type="hidden" name="next" value={props.next} />
               <div class="field">
-                <label for="admin-token">Admin token</label>
+                <label for="admin-token">Operator or admin token</label>
                 <input
                   id="admin-token"
                   name="token"
@@ -34,8 +34,8 @@ export function SignInPage(props: { token: string; next: string; error?: string 
                   aria-describedby={props.error ? "sign-in-error token-help" : "token-help"}
                 />
                 <p class="muted" id="token-help">
-                  The ADMIN_TOKEN of this deployment. <code>npm start</code> prints it the first time and stores it in
-                  data/admin-token.
+                  Your operator token, or the ADMIN_TOKEN of this deployment (<code>npm start</code> prints it the first
+                  time and stores it in data/admin-token).
                 </p>
               </div>
               <button type="submit">Sign in</button>

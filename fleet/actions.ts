@@ -119,6 +119,8 @@ export function presentAction(row: typeof actions.$inferSelect) {
     instanceId: row.instanceId,
     kind: row.kind,
     decidedBy: row.decidedBy,
+    /** The operator whose approval ran it (decidedBy human). */
+    operator: row.operator,
     idempotencyKey: row.idempotencyKey,
     status: row.status,
     reason: row.reason,

@@ -42,6 +42,8 @@ export function presentApproval(row: ApprovalRow, execution: Execution = null) {
     instanceId: row.instanceId,
     reason: row.reason,
     status: row.status,
+    /** The operator who decided it. */
+    decidedBy: row.decidedBy,
     note: row.note,
     actionId: row.actionId,
     /** The action a human approval executed, once it has. */
@@ -75,13 +77,15 @@ export async function decideApproval(
   approvalId: number,
   decision: Decision,
   note?: string,
+  /** The operator deciding, recorded on the approval, the action it runs and the event. */
+  operator?: string,
 ): Promise<{ approval: ReturnType<typeof presentApproval>; action?: ActionResult }> {
   const { db, clock } = deps;
   const mine = and(eq(approvals.id, approvalId), eq(approvals.agentId, agentId));
   const status = decision === "approve" ? "approved" : "rejected";
   let [decided] = await db
     .update(approvals)
-    .set({ status, decidedAt: clock.now(), note: note ?? null })
+    .set({ status, decidedAt: clock.now(), note: note ?? null, decidedBy: operator ?? null })
     .where(and(mine, eq(approvals.status, "pending")))
     .returning();
   if (!decided) {
@@ -106,6 +110,7 @@ export async function decideApproval(
       reason: note ? `approved: ${note}` : `approved: ${decided.reason}`,
       approvalId,
     });
+    if (operator) await db.update(actions).set({ operator }).where(eq(actions.id, action.actionId));
   }
   if (requested) {
     await db
@@ -126,6 +131,7 @@ export async function decideApproval(
     payload: {
       approvalId,
       decision,
+      operator: operator ?? null,
       note: note ?? null,
       kind: decided.kind,
       instanceId: decided.instanceId,

@@ -3,6 +3,8 @@
  * Every `new Hono<AppEnv>()` and `createMiddleware<AppEnv>()` uses it.
  */
 import type { Deps } from "../runtime/deps.ts";
+import type { Principal } from "./auth/roles.ts";
+import type { LiveSession } from "./auth/sessions-store.ts";
 
 export type AppEnv = {
   /** Worker vars and secrets on Workers; empty under Node, whose deps are built at start-up. */
@@ -10,5 +12,9 @@ export type AppEnv = {
   Variables: {
     deps: Deps;
     requestId: string;
+    /** Who is acting: set by the API's auth and the dashboard's session guard. */
+    operator: Principal;
+    /** The dashboard session of this request's cookie, once looked up (null: none). */
+    session: LiveSession | null;
   };
 };

@@ -8,7 +8,9 @@ import type { AppEnv } from "./app-env.ts";
 import { handleError, handleNotFound, jsonError } from "./errors.ts";
 import { injectDeps, type ResolveDeps } from "./middleware/inject-deps.ts";
 import { requestId } from "./middleware/request-id.ts";
-import { adminAuth } from "./middleware/admin-auth.ts";
+import { apiAuth } from "./auth/api-auth.ts";
+import { roleByMethod } from "./auth/require-role.ts";
+import { operatorRoutes } from "./operators/operators.index.ts";
 import { healthRoutes } from "./health/health.ts";
 import { agentRoutes } from "./agents/agents.index.ts";
 import { loadAgent } from "./agents/load-agent.ts";
@@ -25,7 +27,8 @@ export const MAX_BODY_BYTES = 256 * 1024;
 
 export function buildApp(resolveDeps: ResolveDeps) {
   const api = new Hono<AppEnv>()
-    .use(adminAuth())
+    .use(apiAuth)
+    .use(roleByMethod)
     .use("/agents/:agent", loadAgent)
     .use("/agents/:agent/*", loadAgent)
     .route("/agents", agentRoutes)
@@ -33,7 +36,8 @@ export function buildApp(resolveDeps: ResolveDeps) {
     .route("/agents", actionRoutes)
     .route("/agents", approvalRoutes)
     .route("/", cronRoutes)
-    .route("/", fleetRoutes);
+    .route("/", fleetRoutes)
+    .route("/", operatorRoutes);
 
   return new Hono<AppEnv>()
     .use(requestId())

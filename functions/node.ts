@@ -1,6 +1,9 @@
-/** `npm start`: the Node host. Starts it and stops it gracefully on SIGTERM/SIGINT. */
+/**
+ * `npm start`: the Node host. Starts it and stops it gracefully on SIGTERM/SIGINT; a start-up
+ * failure is one line on stderr and exit code 1, never a stack trace.
+ */
+import { startupFailureLine } from "./host/startup-failure.ts";
 import { startNodeHost } from "./host/node-host.ts";
-import { ConfigError } from "../runtime/config.ts";
 
 try {
   const host = await startNodeHost(process.env);
@@ -8,6 +11,6 @@ try {
     process.once(signal, () => void host.stop().then(() => process.exit(0)));
   }
 } catch (err) {
-  console.error(err instanceof ConfigError ? err.message : err);
+  console.error(startupFailureLine(err));
   process.exit(1);
 }

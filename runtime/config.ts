@@ -13,11 +13,51 @@ const optionalUrl = z.url().optional();
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 const nonNegativeNumber = (fallback: number) => z.coerce.number().min(0).default(fallback);
 
+/**
+ * Action kinds an approval can guard. The same list as fleet/actions.ts ACTION_KINDS (runtime
+ * sits below fleet, so it cannot import it; test/security/config-refusals.test.ts checks they agree).
+ */
+export const APPROVABLE_ACTIONS = ["start", "stop", "reboot", "destroy", "label"] as const;
+
+/** The libSQL URL forms both clients accept: an embedded file, memory, or a remote server. */
+const databaseUrl = z.string().superRefine((url, ctx) => {
+  const problem = databaseUrlProblem(url);
+  if (problem) ctx.addIssue({ code: "custom", message: problem });
+});
+
+export function databaseUrlProblem(url: string): string | null {
+  if (url === ":memory:") return null;
+  if (url.startsWith("file:")) return url.length > "file:".length ? null : "has no path after file: (e.g. file:./data/fleetwarden.db)";
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(url)?.[1]?.toLowerCase();
+  if (!scheme) return `is not a libSQL URL: use file:<path>, :memory:, libsql://<host> or https://<host> (got "${url.slice(0, 60)}")`;
+  if (!["libsql", "http", "https", "ws", "wss"].includes(scheme)) {
+    return `has the unsupported scheme ${scheme}:// (use file:<path>, :memory:, libsql://, http(s):// or ws(s)://)`;
+  }
+  try {
+    if (!new URL(url).hostname) return "has no host name";
+  } catch {
+    return "is not a valid URL";
+  }
+  return null;
+}
+
+/** `whsec_` + base64 of 24–64 bytes, the Standard Webhooks secret form. */
+const webhookSecret = z.string().superRefine((secret, ctx) => {
+  const body = secret.startsWith("whsec_") ? secret.slice("whsec_".length) : null;
+  const bytes = body && /^[A-Za-z0-9+/]+={0,2}$/.test(body) && body.length % 4 === 0 ? (body.length / 4) * 3 - (body.match(/=+$/)?.[0].length ?? 0) : -1;
+  if (bytes < 24 || bytes > 64) ctx.addIssue({ code: "custom", message: "must be whsec_ followed by the base64 of 24 to 64 random bytes" });
+});
+
+const approvalList = z.string().superRefine((list, ctx) => {
+  const unknown = list.split(",").map((s) => s.trim()).filter((s) => s && !(APPROVABLE_ACTIONS as readonly string[]).includes(s));
+  if (unknown.length > 0) ctx.addIssue({ code: "custom", message: `names unknown action ${unknown.map((u) => `"${u}"`).join(", ")} (known: ${APPROVABLE_ACTIONS.join(", ")})` });
+});
+
 const variables = z.object({
-  DATABASE_URL: optionalString,
+  DATABASE_URL: databaseUrl.optional(),
   DATABASE_AUTH_TOKEN: optionalString,
   ADMIN_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
-  WEBHOOK_SECRET: z.string().startsWith("whsec_", "must start with whsec_").optional(),
+  WEBHOOK_SECRET: webhookSecret.optional(),
   OPENAI_API_KEY: optionalString,
   OPENAI_BASE_URL: optionalUrl,
   AGENT_MODEL: z.string().default("gpt-4o-mini"),
@@ -47,13 +87,17 @@ const variables = z.object({
   HEARTBEAT_TIMEOUT_S: positiveInt(300),
   SIMULATOR_INSTANCES: z.coerce.number().int().min(0).max(500).default(4),
   SIMULATOR_FAILURE_RATE: nonNegativeNumber(2),
-  APPROVAL_REQUIRED_ACTIONS: z.string().default("destroy"),
+  APPROVAL_REQUIRED_ACTIONS: approvalList.default("destroy"),
   SLACK_WEBHOOK_URL: optionalUrl,
   DISCORD_WEBHOOK_URL: optionalUrl,
   NTFY_URL: optionalUrl,
   NOTIFY_DEDUP_WINDOW_S: z.coerce.number().int().min(0).default(3600),
   ACTION_RATE_LIMIT_PER_HOUR: positiveInt(6),
   PORT: z.coerce.number().int().min(0).max(65535).default(8787),
+  SESSION_TTL_S: positiveInt(7 * 24 * 3600),
+  SESSION_IDLE_TIMEOUT_S: positiveInt(24 * 3600),
+  AUTH_FAILURES_PER_ADDRESS: positiveInt(10),
+  AUTH_FAILURES_GLOBAL: positiveInt(100),
 });
 
 export type Config = ReturnType<typeof toConfig>;
@@ -128,13 +172,27 @@ function toConfig(v: z.infer<typeof variables>, host: Host) {
     notifyDedupWindowMs: v.NOTIFY_DEDUP_WINDOW_S * 1000,
     actionRateLimitPerHour: v.ACTION_RATE_LIMIT_PER_HOUR,
     port: v.PORT,
+    session: { ttlMs: v.SESSION_TTL_S * 1000, idleMs: v.SESSION_IDLE_TIMEOUT_S * 1000 },
+    /** Failed sign-ins and bearer authentications allowed per minute before a one-minute lockout. */
+    authThrottle: { perAddress: v.AUTH_FAILURES_PER_ADDRESS, global: v.AUTH_FAILURES_GLOBAL, windowMs: 60_000 },
   };
 }
 
 function requireForHost(config: Config, v: z.infer<typeof variables>, host: Host) {
   if (host === "worker") {
     if (!v.DATABASE_URL) throw new ConfigError("DATABASE_URL", "is required on Workers (a libsql:// Turso URL)");
+    if (v.DATABASE_URL.startsWith("file:") || v.DATABASE_URL === ":memory:") {
+      throw new ConfigError("DATABASE_URL", "must be a remote libsql:// or https:// URL on Workers (no local files there)");
+    }
     if (!v.ADMIN_TOKEN) throw new ConfigError("ADMIN_TOKEN", "is required on Workers (wrangler secret put ADMIN_TOKEN)");
+  }
+  // Without PUBLIC_URL a delivery's `sub` claim (its destination) could not be checked.
+  if (Boolean(v.QSTASH_CURRENT_SIGNING_KEY) !== Boolean(v.QSTASH_NEXT_SIGNING_KEY)) {
+    const missing = v.QSTASH_CURRENT_SIGNING_KEY ? "QSTASH_NEXT_SIGNING_KEY" : "QSTASH_CURRENT_SIGNING_KEY";
+    throw new ConfigError(missing, "is required with the other QStash signing key (QStash rotates between the two)");
+  }
+  if ((v.QSTASH_CURRENT_SIGNING_KEY || v.QSTASH_NEXT_SIGNING_KEY) && !v.PUBLIC_URL) {
+    throw new ConfigError("PUBLIC_URL", "is required with QStash signing keys: deliveries are checked against PUBLIC_URL/internal/deliveries");
   }
   if (config.scheduler === "qstash") {
     for (const name of ["QSTASH_TOKEN", "QSTASH_CURRENT_SIGNING_KEY", "QSTASH_NEXT_SIGNING_KEY", "PUBLIC_URL"] as const) {

@@ -22,4 +22,6 @@ export interface Deps {
   /** What a claimed run does (the agent; a minimal step until it is configured). */
   runStep: RunStep;
   log: Logger;
+  /** The host process's identity, written on the leases it takes (Node: machine + data dir). */
+  hostId?: string;
 }

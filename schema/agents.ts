@@ -17,6 +17,8 @@ export const agents = sqliteTable("agents", {
   leaseRunId: integer(),
   leaseToken: text(),
   leaseExpiresAt: integer(),
+  /** Identity of the host process that took the lease; on start a Node host recovers only its own. */
+  leaseHost: text(),
   /** Tokens of the last prompt sent to the LLM, as sent. */
   contextTokens: integer().notNull().default(0),
   lastReconciledAt: integer(),

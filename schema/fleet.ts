@@ -66,6 +66,8 @@ export const actions = sqliteTable(
     result: text({ mode: "json" }),
     error: text(),
     approvalId: integer(),
+    /** The operator whose decision ran it, when decidedBy is human. */
+    operator: text(),
     createdAt: integer().notNull(),
     finishedAt: integer(),
   },
@@ -88,6 +90,8 @@ export const approvals = sqliteTable(
     /** pending | approved | rejected */
     status: text().notNull().default("pending"),
     decidedAt: integer(),
+    /** The operator who approved or rejected it. */
+    decidedBy: text(),
     note: text(),
     actionId: integer(),
     createdAt: integer().notNull(),

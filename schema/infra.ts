@@ -36,3 +36,19 @@ export const breakers = sqliteTable("breakers", {
   misconfigured: text(),
   updatedAt: integer().notNull(),
 });
+
+/** The health check's write probe: one row, overwritten by every GET /healthz. */
+export const healthProbe = sqliteTable("health_probe", {
+  id: integer().primaryKey(),
+  checkedAt: integer().notNull(),
+});
+
+/**
+ * Node processes holding this database, one row per host identity: a second process with the
+ * same identity refuses to start while the holder's pid is alive (see functions/host/host-lock.ts).
+ */
+export const nodeHosts = sqliteTable("node_hosts", {
+  hostId: text().primaryKey(),
+  pid: integer().notNull(),
+  startedAt: integer().notNull(),
+});

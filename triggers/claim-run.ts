@@ -25,7 +25,7 @@ export type Claim =
   /** Delivered early: try again when due. */
   | { kind: "early"; retryAt: number };
 
-export async function claimRun(deps: Pick<Deps, "db" | "clock" | "config">, agentId: string, slot: number): Promise<Claim> {
+export async function claimRun(deps: Pick<Deps, "db" | "clock" | "config" | "hostId">, agentId: string, slot: number): Promise<Claim> {
   const { db, clock, config } = deps;
   const now = clock.now();
   const token = crypto.randomUUID();
@@ -41,6 +41,7 @@ export async function claimRun(deps: Pick<Deps, "db" | "clock" | "config">, agen
         leaseRunId: sql`${agents.runCounter} + 1`,
         leaseToken: token,
         leaseExpiresAt: now + config.runLeaseMs,
+        leaseHost: deps.hostId ?? null,
         nextRunAt: null,
       })
       .where(

@@ -10,6 +10,7 @@ import { getAgentState, getRun, listEvents, listRuns } from "../../triggers/agen
 import { iso } from "../../runtime/time.ts";
 import { listWakes } from "../../triggers/wakes.ts";
 import { listConversation } from "../../agent/conversation.ts";
+import { recordActivity } from "../auth/activity.ts";
 import { RequestError } from "../errors.ts";
 import { idempotencyKey } from "./agents.schemas.ts";
 
@@ -28,29 +29,38 @@ export async function getState(c: Ctx, agentId: string) {
 }
 
 export async function postMessage(c: Ctx, agentId: string, text: string) {
-  const { eventId, duplicate } = await ingestEvent(c.get("deps"), {
+  const deps = c.get("deps");
+  const who = c.get("operator");
+  const { eventId, duplicate } = await ingestEvent(deps, {
     agentId,
     source: "human",
     priority: 0,
     dedupKey: `message:${clientKey(c)}`,
-    payload: { text },
+    payload: { text, operator: who.name },
   });
+  if (!duplicate) await recordActivity(deps.db, who, { action: "message", agentId, subject: eventId, at: deps.clock.now() });
   return c.json({ eventId, duplicate }, 202);
 }
 
 export async function postTrigger(c: Ctx, agentId: string, reason: string | undefined) {
-  const { eventId, duplicate } = await ingestEvent(c.get("deps"), {
+  const deps = c.get("deps");
+  const who = c.get("operator");
+  const { eventId, duplicate } = await ingestEvent(deps, {
     agentId,
     source: "manual",
     priority: 0,
     dedupKey: `trigger:${clientKey(c)}`,
-    payload: { reason: reason ?? "manual trigger" },
+    payload: { reason: reason ?? "manual trigger", operator: who.name },
   });
+  if (!duplicate) await recordActivity(deps.db, who, { action: "trigger", agentId, subject: eventId, at: deps.clock.now() });
   return c.json({ eventId, duplicate }, 202);
 }
 
 export async function postReset(c: Ctx, agentId: string) {
-  return c.json(await resetSession(c.get("deps"), agentId));
+  const deps = c.get("deps");
+  const reset = await resetSession(deps, agentId);
+  await recordActivity(deps.db, c.get("operator"), { action: "reset", agentId, subject: `epoch ${reset.sessionEpoch}`, at: deps.clock.now() });
+  return c.json(reset);
 }
 
 export async function getRuns(c: Ctx, agentId: string, limit: number) {

@@ -1,6 +1,7 @@
 /** Handlers of /api/agents/:agent/approvals: pending and decided approvals, and deciding one. */
 import type { Context } from "hono";
 import type { AppEnv } from "../app-env.ts";
+import { recordActivity } from "../auth/activity.ts";
 import { decideApproval, listApprovals, type ApprovalStatus, type Decision } from "../../fleet/approvals.ts";
 
 type Ctx = Context<AppEnv>;
@@ -11,5 +12,9 @@ export async function getApprovals(c: Ctx, agentId: string, status: ApprovalStat
 
 /** 404 unknown approval and 409 already decided come from ApprovalError through onError. */
 export async function postDecision(c: Ctx, agentId: string, approvalId: number, decision: Decision, note: string | undefined) {
-  return c.json(await decideApproval(c.get("deps"), agentId, approvalId, decision, note || undefined));
+  const deps = c.get("deps");
+  const who = c.get("operator");
+  const decided = await decideApproval(deps, agentId, approvalId, decision, note || undefined, who.name);
+  await recordActivity(deps.db, who, { action: decision, agentId, subject: approvalId, at: deps.clock.now() });
+  return c.json(decided);
 }

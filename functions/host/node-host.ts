@@ -1,18 +1,22 @@
 /**
  * The Node host (`npm start`): configuration from the environment, the embedded libSQL file
  * (migrated on start), the local durable scheduler, the cron tick on an interval, and
- * @hono/node-server. It assumes it is the only process using its database: on start, runs left
- * `running` by a previous process are recovered at once instead of waiting for their lease.
+ * @hono/node-server. Every start-up failure it can name (a bad or unwritable database, a port in
+ * use, another live process on the same database) is a one-line ConfigError or HostLockError.
+ * One writer per host identity (functions/host/host-lock.ts): on start, runs this identity left
+ * `running` are recovered at once; leases other hosts hold (Turso, rolling restarts) expire as usual.
  */
 import { serve } from "@hono/node-server";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { isNotNull } from "drizzle-orm";
+import { and, eq, isNotNull } from "drizzle-orm";
+import type { Client } from "@libsql/client";
 import { openDatabase } from "../../db/client.ts";
 import { applyMigrations } from "../../db/migrate.ts";
 import { createNodeClient } from "../../db/node-client.ts";
 import { systemClock, type Clock } from "../../runtime/clock.ts";
-import { parseConfig, type Config } from "../../runtime/config.ts";
+import { ConfigError, parseConfig, type Config } from "../../runtime/config.ts";
+import { writeHealthProbe } from "../../db/health-probe.ts";
 import { consoleLogger, type Logger } from "../../runtime/log.ts";
 import { agents } from "../../schema/index.ts";
 import { DEFAULT_AGENT, ensureAgent, listAgentIds } from "../../triggers/agents.ts";
@@ -23,6 +27,9 @@ import { qstashSchedulerFromConfig } from "../../triggers/qstash-scheduler.ts";
 import { runCronTick } from "../../triggers/tick.ts";
 import { SimulatorProvider } from "../../fleet/simulator.ts";
 import { buildApp } from "../app.ts";
+import { checkContextBudget } from "./context-budget.ts";
+import { checkDatabaseFile, databaseFailure, probeDatabase } from "./database-checks.ts";
+import { acquireHostLock, nodeHostId, releaseHostLock } from "./host-lock.ts";
 import { loadOrCreateSecret, makeAdminToken, makeWebhookSecret } from "./node-secrets.ts";
 import { wireDeps } from "./wire-deps.ts";
 
@@ -44,6 +51,15 @@ function dataDir(databaseUrl: string): string {
 /** Fills in the secrets Node may generate, printing each one the first time. */
 function withLocalSecrets(config: Config, log: Logger): Config {
   const dir = dataDir(config.databaseUrl);
+  try {
+    return fillSecrets(config, log, dir);
+  } catch (err) {
+    const missing = config.adminToken ? "WEBHOOK_SECRET" : "ADMIN_TOKEN";
+    throw new ConfigError(missing, `is not set and could not be generated in ${dir} (${(err as NodeJS.ErrnoException).code ?? String(err)}): set it`);
+  }
+}
+
+function fillSecrets(config: Config, log: Logger, dir: string): Config {
   const filled = { ...config };
   if (!filled.adminToken) {
     const token = loadOrCreateSecret(dir, "admin-token", makeAdminToken);
@@ -64,11 +80,28 @@ export async function startNodeHost(
 ): Promise<NodeHost> {
   const log = options.log ?? consoleLogger;
   const clock = options.clock ?? systemClock;
-  const config = withLocalSecrets(parseConfig(env, "node"), log);
+  const parsed = parseConfig(env, "node");
+  checkContextBudget(parsed);
+  checkDatabaseFile(parsed.databaseUrl);
+  const config = withLocalSecrets(parsed, log);
+  const hostId = nodeHostId(dataDir(config.databaseUrl));
 
-  const client = await createNodeClient(config.databaseUrl, config.databaseAuthToken);
+  let client: Client;
+  try {
+    client = await createNodeClient(config.databaseUrl, config.databaseAuthToken);
+  } catch (err) {
+    throw databaseFailure("opening it", err);
+  }
   const db = openDatabase(client);
-  await applyMigrations(db);
+  try {
+    await probeDatabase(client, config.databaseUrl);
+    await applyMigrations(db).catch((err: unknown) => Promise.reject(databaseFailure("applying the migrations", err)));
+    await writeHealthProbe(db, clock.now()).catch((err: unknown) => Promise.reject(databaseFailure("writing to it", err)));
+    await acquireHostLock(db, hostId, clock.now());
+  } catch (err) {
+    client.close();
+    throw err;
+  }
   await ensureAgent(db, DEFAULT_AGENT, clock.now());
 
   // With QStash, deliveries arrive at POST /internal/deliveries; no local timer runs.
@@ -76,16 +109,22 @@ export async function startNodeHost(
     config.scheduler === "qstash"
       ? qstashSchedulerFromConfig(config)
       : new LocalScheduler({ db, clock, log, visibilityMs: config.runLeaseMs + 60_000 });
-  const deps = wireDeps({ db, clock, config, scheduler, log });
+  const deps = wireDeps({ db, clock, config, scheduler, log, hostId });
   if (deps.provider instanceof SimulatorProvider) await deps.provider.seed(config.simulator.instances);
 
-  // A previous process's runs cannot still be running: recover them now, not after the lease.
-  await db.update(agents).set({ leaseExpiresAt: clock.now() }).where(isNotNull(agents.leaseToken));
+  // Runs a previous process of this host identity left cannot still be running (the host lock says
+  // that process is gone): recover them now. Other hosts' leases expire as usual.
+  await db
+    .update(agents)
+    .set({ leaseExpiresAt: clock.now() })
+    .where(and(isNotNull(agents.leaseToken), eq(agents.leaseHost, hostId)));
   for (const agentId of await listAgentIds(db)) await recoverDeadLease(deps, agentId);
 
   const app = buildApp(() => deps);
-  const server = await new Promise<ReturnType<typeof serve>>((ready) => {
-    const s = serve({ fetch: app.fetch, port: config.port, hostname: "0.0.0.0" }, () => ready(s));
+  const server = await listen(app.fetch, config.port).catch(async (err: unknown) => {
+    await releaseHostLock(db, hostId);
+    client.close();
+    throw err;
   });
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : config.port;
@@ -115,7 +154,19 @@ export async function startNodeHost(
       clearInterval(cron);
       await new Promise<void>((done) => server.close(() => done()));
       if (scheduler instanceof LocalScheduler) await scheduler.stop();
+      await releaseHostLock(db, hostId).catch(() => {});
       client.close();
     },
   };
+}
+
+/** Listens on `port`; a port already in use (or not permitted) is a one-line ConfigError. */
+function listen(fetch: Parameters<typeof serve>[0]["fetch"], port: number): Promise<ReturnType<typeof serve>> {
+  return new Promise((ready, fail) => {
+    const server = serve({ fetch, port, hostname: "0.0.0.0" }, () => ready(server));
+    server.once("error", (err: NodeJS.ErrnoException) => {
+      const why = err.code === "EADDRINUSE" ? "is already in use by another process" : err.code === "EACCES" ? "needs privileges this process does not have" : `cannot be listened on (${err.code ?? err.message})`;
+      fail(new ConfigError("PORT", `${port} ${why}: choose another PORT`));
+    });
+  });
 }

@@ -20,6 +20,7 @@ export interface HostParts {
   config: Config;
   scheduler: Scheduler;
   log: Logger;
+  hostId?: string;
 }
 
 export function wireDeps(parts: HostParts): Deps {

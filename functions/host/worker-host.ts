@@ -19,6 +19,7 @@ import { qstashSchedulerFromConfig } from "../../triggers/qstash-scheduler.ts";
 import { runCronTick } from "../../triggers/tick.ts";
 import { SimulatorProvider } from "../../fleet/simulator.ts";
 import { buildApp } from "../app.ts";
+import { checkContextBudget } from "./context-budget.ts";
 import { wireDeps } from "./wire-deps.ts";
 
 /** The Worker's vars and secrets (the generated `Env`, or any record of strings). */
@@ -51,6 +52,7 @@ function remoteClient(url: string, authToken: string | undefined) {
 function isolateFor(env: WorkerEnv): Isolate {
   if (isolate) return isolate;
   const config = parseConfig({ ...env }, "worker");
+  checkContextBudget(config);
   if (config.scheduler !== "qstash") throw new ConfigError("SCHEDULER", "must be qstash on Workers: no long-lived process runs the local timer");
   const db = openDatabase(remoteClient(config.databaseUrl, config.databaseAuthToken));
   const scheduler = qstashSchedulerFromConfig(config);
@@ -80,18 +82,9 @@ function ensureReady(state: Isolate): Promise<void> {
   return state.ready;
 }
 
-/** The isolate, ready as far as the database allows; a ConfigError is logged once and rethrown. */
+/** The isolate, ready as far as the database allows; throws ConfigError for bad variables. */
 async function readyIsolate(env: WorkerEnv): Promise<Isolate> {
-  let state: Isolate;
-  try {
-    state = isolateFor(env);
-  } catch (err) {
-    if (err instanceof ConfigError && !reportedConfigError) {
-      reportedConfigError = true;
-      consoleLogger.error("invalid Worker configuration", { variable: err.variable, error: err.message });
-    }
-    throw err;
-  }
+  const state = isolateFor(env);
   await ensureReady(state);
   return state;
 }
@@ -102,19 +95,34 @@ export async function handleFetch(request: Request, env: WorkerEnv, ctx: Executi
   try {
     await readyIsolate(env);
   } catch (err) {
-    if (err instanceof ConfigError) return Response.json({ error: err.message, variable: err.variable }, { status: 500 });
+    if (err instanceof ConfigError) {
+      if (!reportedConfigError) {
+        reportedConfigError = true;
+        consoleLogger.error("invalid Worker configuration", { variable: err.variable, error: err.message });
+      }
+      return Response.json({ error: err.message, variable: err.variable }, { status: 500 });
+    }
     if (err instanceof SchemaBehindError) return Response.json({ error: err.message }, { status: 503 });
     throw err;
   }
   return app.fetch(request, env, ctx);
 }
 
-/** The cron trigger: the same tick as the Node interval and POST /api/cron. */
+/**
+ * The cron trigger: the same tick as the Node interval and POST /api/cron. A configuration error
+ * is one log line per tick (the tick cannot run), never an uncaught error with a stack.
+ */
 export function handleScheduled(env: WorkerEnv, ctx: ExecutionContext): void {
   ctx.waitUntil(
-    readyIsolate(env).then(async ({ deps }) => {
-      const agents = await runCronTick(deps);
-      deps.log.info("cron tick", { agents });
-    }),
+    readyIsolate(env).then(
+      async ({ deps }) => {
+        const agents = await runCronTick(deps);
+        deps.log.info("cron tick", { agents });
+      },
+      (err: unknown) => {
+        if (!(err instanceof ConfigError)) throw err;
+        consoleLogger.error("cron tick skipped: invalid Worker configuration", { variable: err.variable, error: err.message });
+      },
+    ),
   );
 }

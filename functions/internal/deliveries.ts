@@ -1,30 +1,33 @@
 /**
  * POST /internal/deliveries — where QStash delivers what the QStash scheduler published. No admin
- * auth: the QStash signature is the authentication. Order matters: the signature is checked on
+ * auth: the QStash signature is the authentication. Without signing keys the route does not
+ * exist (404, never a 5xx to a stranger). Order matters: the signature is checked on
  * the raw body, then the token id against replays, then the body's shape, and only then is
  * anything written. A handler failure answers 500 so QStash retries (every handler is
  * idempotent), and releases the token id so that retry is not mistaken for a replay.
  */
 import { Hono } from "hono";
 import type { AppEnv } from "../app-env.ts";
-import { RequestError } from "../errors.ts";
+import { jsonError, RequestError } from "../errors.ts";
 import { parseJsonBody } from "../validate.ts";
 import { deliveryBodySchema, handleDelivery } from "../../triggers/deliver.ts";
 import type { DeliveryBody } from "../../triggers/scheduler.ts";
-import { verifyQStashSignature } from "./qstash-signature.ts";
+import { qstashReceiverConfig, SIGNATURE_REJECTED, verifyQStashSignature } from "./qstash-signature.ts";
 import { acceptSignature, isAccepted, releaseSignature } from "./replay-guard.ts";
-
-const REPLAYED = "QStash signature rejected: this signature (jti) was already accepted";
 
 export const deliveryRoutes = new Hono<AppEnv>().post("/deliveries", async (c) => {
   const deps = c.get("deps");
+  const receiver = qstashReceiverConfig(deps.config);
+  if (!receiver) return jsonError(c, 404, `not found: ${c.req.method} ${c.req.path}`);
   const raw = await c.req.text();
-  const claims = await verifyQStashSignature(deps.config, c.req.header("Upstash-Signature"), raw);
-  if (await isAccepted(deps.db, claims.jti)) throw new RequestError(401, REPLAYED);
+  const claims = await verifyQStashSignature(receiver, c.req.header("Upstash-Signature"), raw, deps.log);
+  const replayed = () => {
+    deps.log.info("QStash signature rejected", { reason: "token id already accepted", jti: claims.jti });
+    return new RequestError(401, SIGNATURE_REJECTED);
+  };
+  if (await isAccepted(deps.db, claims.jti)) throw replayed();
   const body: DeliveryBody = parseJsonBody(raw, deliveryBodySchema);
-  if (!(await acceptSignature(deps.db, claims.jti, claims.expiresAt, deps.clock.now()))) {
-    throw new RequestError(401, REPLAYED);
-  }
+  if (!(await acceptSignature(deps.db, claims.jti, claims.expiresAt, deps.clock.now()))) throw replayed();
   let result: string;
   try {
     result = await handleDelivery(deps, body);

@@ -1,9 +1,9 @@
 /**
  * A signed-in dashboard client for tests: the app over `app.request`, the session cookie the
- * sign-in sets, and the CSRF token read from a rendered page, as a browser would.
+ * sign-in form sets, and the CSRF token read from a rendered page, as a browser would.
  */
 import { buildApp } from "../../functions/app.ts";
-import { SESSION_COOKIE, sessionCookieValue } from "../../functions/middleware/admin-auth.ts";
+import { SESSION_COOKIE } from "../../functions/auth/session-cookie.ts";
 import type { Deps } from "../../runtime/deps.ts";
 import { TEST_ADMIN_TOKEN } from "../support/test-deps.ts";
 
@@ -15,9 +15,22 @@ export function csrfFrom(html: string): string {
   return token;
 }
 
-export async function dashboardClient(deps: Deps) {
+/** Signs in through the sign-in form; returns the `name=value` session cookie. */
+export async function signInCookie(app: ReturnType<typeof buildApp>, token: string): Promise<string> {
+  const form = await app.request(`${ORIGIN}/sign-in`);
+  const res = await app.request(`${ORIGIN}/sign-in`, {
+    method: "POST",
+    headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: ORIGIN },
+    body: new URLSearchParams({ _csrf: csrfFrom(await form.text()), token, next: "/" }),
+  });
+  const cookie = res.headers.getSetCookie().find((c) => c.startsWith(`${SESSION_COOKIE}=`));
+  if (res.status !== 303 || !cookie) throw new Error(`sign-in failed with ${res.status}`);
+  return cookie.split(";")[0]!;
+}
+
+export async function dashboardClient(deps: Deps, token = TEST_ADMIN_TOKEN) {
   const app = buildApp(() => deps);
-  const cookie = `${SESSION_COOKIE}=${await sessionCookieValue(TEST_ADMIN_TOKEN)}`;
+  const cookie = await signInCookie(app, token);
   const get = (path: string) => app.request(path, { headers: { Cookie: cookie } });
   const page = async (path: string) => {
     const res = await get(path);

@@ -47,7 +47,7 @@ describe("the Worker in workerd, database unreachable", () => {
     expect((await missing.json()).error).toMatch(/Bearer/);
     const wrong = await worker.fetch("/api/agents/default", { headers: { Authorization: "Bearer not-the-admin-token-at-all" } });
     expect(wrong.status).toBe(401);
-    expect((await wrong.json()).error).toMatch(/invalid admin token/);
+    expect((await wrong.json()).error).toMatch(/invalid token/);
   });
 
   it("answers an unknown route with 404 JSON", async () => {

@@ -1,0 +1,64 @@
+CREATE TABLE `health_probe` (
+	`id` integer PRIMARY KEY NOT NULL,
+	`checked_at` integer NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE `node_hosts` (
+	`host_id` text PRIMARY KEY NOT NULL,
+	`pid` integer NOT NULL,
+	`started_at` integer NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE `auth_failures` (
+	`scope` text PRIMARY KEY NOT NULL,
+	`window_start` integer NOT NULL,
+	`failures` integer NOT NULL,
+	`locked_until` integer
+);
+--> statement-breakpoint
+CREATE TABLE `operator_activity` (
+	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
+	`operator_id` integer NOT NULL,
+	`operator_name` text NOT NULL,
+	`action` text NOT NULL,
+	`agent_id` text,
+	`subject` text,
+	`at` integer NOT NULL
+);
+--> statement-breakpoint
+CREATE INDEX `operator_activity_at` ON `operator_activity` (`at`);--> statement-breakpoint
+CREATE TABLE `operator_sessions` (
+	`id_hash` text PRIMARY KEY NOT NULL,
+	`operator_id` integer NOT NULL,
+	`csrf_token` text NOT NULL,
+	`credential_hash` text DEFAULT '' NOT NULL,
+	`created_at` integer NOT NULL,
+	`last_seen_at` integer NOT NULL,
+	`expires_at` integer NOT NULL,
+	`revoked_at` integer
+);
+--> statement-breakpoint
+CREATE INDEX `operator_sessions_operator` ON `operator_sessions` (`operator_id`);--> statement-breakpoint
+CREATE TABLE `operators` (
+	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
+	`name` text NOT NULL,
+	`role` text NOT NULL,
+	`token_hash` text NOT NULL,
+	`created_by` text NOT NULL,
+	`created_at` integer NOT NULL,
+	`revoked_at` integer
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `operators_name_unique` ON `operators` (`name`);--> statement-breakpoint
+CREATE UNIQUE INDEX `operators_tokenHash_unique` ON `operators` (`token_hash`);--> statement-breakpoint
+CREATE TABLE `sign_in_tokens` (
+	`token_hash` text PRIMARY KEY NOT NULL,
+	`expires_at` integer NOT NULL
+);
+--> statement-breakpoint
+ALTER TABLE `agents` ADD `lease_host` text;--> statement-breakpoint
+ALTER TABLE `wakes` ADD `drop_reason` text;--> statement-breakpoint
+ALTER TABLE `wakes` ADD `attempts` integer DEFAULT 0 NOT NULL;--> statement-breakpoint
+ALTER TABLE `actions` ADD `operator` text;--> statement-breakpoint
+ALTER TABLE `approvals` ADD `decided_by` text;--> statement-breakpoint
+ALTER TABLE `breakers` ADD `misconfigured` text;

@@ -1,0 +1,14 @@
+/** Wiring of /api/operators (admin only): GET list, POST create, DELETE /:id revoke. */
+import { Hono } from "hono";
+import type { AppEnv } from "../app-env.ts";
+import { requireRole } from "../auth/require-role.ts";
+import { validate } from "../validate.ts";
+import * as h from "./operators.handlers.ts";
+import { newOperatorBody, operatorParam } from "./operators.schemas.ts";
+
+export const operatorRoutes = new Hono<AppEnv>()
+  .use("/operators", requireRole("admin"))
+  .use("/operators/*", requireRole("admin"))
+  .get("/operators", (c) => h.getOperators(c))
+  .post("/operators", validate("json", newOperatorBody), (c) => h.postOperator(c, c.req.valid("json").name, c.req.valid("json").role))
+  .delete("/operators/:id", validate("param", operatorParam), (c) => h.deleteOperator(c, c.req.valid("param").id));

@@ -1,0 +1,107 @@
+/**
+ * Throttling of failed authentications, per client address and globally, stored in the
+ * database: past the limit every attempt (even with the right token) is 429 with Retry-After,
+ * a second app on the same database (another Worker isolate) sees the same lockout, one log line
+ * is written per lockout, and the lockout ends after its minute.
+ */
+import { describe, expect, it } from "vitest";
+import { buildApp } from "../../functions/app.ts";
+import { consumeSignInToken, issueSignInToken } from "../../functions/auth/sign-in-tokens.ts";
+import type { Logger } from "../../runtime/log.ts";
+import { authFailures, signInTokens } from "../../schema/index.ts";
+import { csrfFrom, ORIGIN } from "../dashboard/dashboard-client.ts";
+import { createTestDeps, TEST_ADMIN_TOKEN } from "../support/test-deps.ts";
+
+function capturingLog() {
+  const lines: string[] = [];
+  const log: Logger = { info: (m) => lines.push(m), error: (m) => lines.push(m) };
+  return { log, lockouts: () => lines.filter((l) => l === "authentication locked out").length };
+}
+
+const bearer = (app: ReturnType<typeof buildApp>, token: string, address: string) =>
+  app.request("/api/agents/default", { headers: { Authorization: `Bearer ${token}`, "cf-connecting-ip": address } });
+
+async function signIn(app: ReturnType<typeof buildApp>, token: string, address: string) {
+  const form = csrfFrom(await (await app.request(`${ORIGIN}/sign-in`)).text());
+  return app.request(`${ORIGIN}/sign-in`, {
+    method: "POST",
+    headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: ORIGIN, "cf-connecting-ip": address },
+    body: new URLSearchParams({ _csrf: form, token }),
+  });
+}
+
+describe("authentication throttling", () => {
+  it("locks an address out after 10 wrong bearer tokens a minute, for everyone sharing the database, with one log line", async () => {
+    const { log, lockouts } = capturingLog();
+    const deps = await createTestDeps({ log });
+    const app = buildApp(() => deps);
+    for (let i = 0; i < 10; i++) expect((await bearer(app, `wrong-token-${i}`, "203.0.113.7")).status).toBe(401);
+    const locked = await bearer(app, TEST_ADMIN_TOKEN, "203.0.113.7");
+    expect(locked.status).toBe(429);
+    expect(locked.headers.get("Retry-After")).toBe("60");
+    for (let i = 0; i < 20; i++) expect((await bearer(app, `wrong-again-${i}`, "203.0.113.7")).status).toBe(429);
+    expect(lockouts()).toBe(1);
+
+    const otherIsolate = buildApp(async () => ({ ...deps }));
+    expect((await bearer(otherIsolate, TEST_ADMIN_TOKEN, "203.0.113.7")).status).toBe(429);
+    expect((await bearer(otherIsolate, TEST_ADMIN_TOKEN, "198.51.100.1")).status).toBe(200);
+
+    deps.clock.advance(30_000);
+    expect((await bearer(app, TEST_ADMIN_TOKEN, "203.0.113.7")).headers.get("Retry-After")).toBe("30");
+    deps.clock.advance(30_000);
+    expect((await bearer(app, TEST_ADMIN_TOKEN, "203.0.113.7")).status).toBe(200);
+  });
+
+  it("counts failures per one-minute window: slow guessing is not locked out", async () => {
+    const deps = await createTestDeps();
+    const app = buildApp(() => deps);
+    for (let i = 0; i < 30; i++) {
+      expect((await bearer(app, `slow-guess-${i}`, "203.0.113.8")).status).toBe(401);
+      deps.clock.advance(10_000);
+    }
+  });
+
+  it("locks sign-in the same way, and shares the count with bearer failures", async () => {
+    const { log, lockouts } = capturingLog();
+    const deps = await createTestDeps({ log });
+    const app = buildApp(() => deps);
+    for (let i = 0; i < 5; i++) expect((await bearer(app, `wrong-${i}`, "203.0.113.9")).status).toBe(401);
+    for (let i = 0; i < 5; i++) expect((await signIn(app, `wrong-${i}`, "203.0.113.9")).status).toBe(401);
+    const locked = await signIn(app, TEST_ADMIN_TOKEN, "203.0.113.9");
+    expect(locked.status).toBe(429);
+    expect(Number(locked.headers.get("Retry-After"))).toBeGreaterThan(0);
+    expect(await locked.text()).toContain("Too many failed sign-ins");
+    expect(locked.headers.getSetCookie().some((c) => c.startsWith("fw_session="))).toBe(false);
+    expect(lockouts()).toBe(1);
+  });
+
+  it("locks everyone out when failures from many addresses pass the global limit", async () => {
+    const { log, lockouts } = capturingLog();
+    const deps = await createTestDeps({ log, vars: { AUTH_FAILURES_GLOBAL: "20" } });
+    const app = buildApp(() => deps);
+    for (let i = 0; i < 20; i++) expect((await bearer(app, "wrong-token-x", `192.0.2.${i}`)).status).toBe(401);
+    expect((await bearer(app, TEST_ADMIN_TOKEN, "192.0.2.200")).status).toBe(429);
+    expect(lockouts()).toBe(1);
+  });
+});
+
+describe("bounded bookkeeping", () => {
+  it("drops failure counters once their window and lockout are over", async () => {
+    const deps = await createTestDeps();
+    const app = buildApp(() => deps);
+    for (let i = 0; i < 5; i++) await bearer(app, "wrong-token", `198.51.100.${i}`);
+    deps.clock.advance(61_000);
+    await bearer(app, "wrong-token", "198.51.100.99");
+    const scopes = (await deps.db.select().from(authFailures)).map((r) => r.scope).sort();
+    expect(scopes).toEqual(["addr:198.51.100.99", "global"]);
+  });
+
+  it("keeps at most the newest sign-in form tokens, so a flood of page loads cannot grow the table", async () => {
+    const deps = await createTestDeps();
+    const tokens: string[] = [];
+    for (let i = 0; i < 5; i++) tokens.push(await issueSignInToken(deps.db, deps.clock.now(), 3));
+    expect(await deps.db.select().from(signInTokens)).toHaveLength(3);
+    expect(await consumeSignInToken(deps.db, tokens[0]!, deps.clock.now())).toBe(false);
+    expect(await consumeSignInToken(deps.db, tokens[4]!, deps.clock.now())).toBe(true);
+  });
+});
