@@ -69,7 +69,7 @@ describe("wakes", () => {
     await advance(deps, 10_000);
     const consumed = await (await app.request("/api/agents/default/wakes?status=consumed", { headers: authHeaders() })).json();
     expect(consumed.wakes).toEqual([
-      { id: a.id, dueAt: new Date(a.dueAt).toISOString(), reason: "soon", status: "consumed", createdByRun: 7, consumedByRun: 1 },
+      { id: a.id, dueAt: new Date(a.dueAt).toISOString(), reason: "soon", status: "consumed", createdByRun: 7, consumedByRun: 1, attempts: 0, dropReason: null },
     ]);
     const pending = await (await app.request("/api/agents/default/wakes?status=pending", { headers: authHeaders() })).json();
     expect(pending.wakes.map((w: { reason: string }) => w.reason)).toEqual(["later"]);
