@@ -2,11 +2,15 @@
  * The one inbox. Every trigger source (chat, manual trigger, instance webhook, reconciliation,
  * heartbeat, approval decision) writes one event row, idempotent on its dedup key, and requests
  * a run in the same database batch. A repeated dedup key stores nothing and requests nothing.
+ * The batch goes through the host's group commit when it has one (deps.groupCommit): ingests
+ * arriving together share one transaction, each answered once its own rows are committed.
  * If publishing the run's delivery fails, the event is still stored and pending; the cron tick
  * requests a run for it, so nothing is lost.
  */
 import { and, eq, sql } from "drizzle-orm";
 import type { Deps } from "../runtime/deps.ts";
+import type { Statements } from "../db/group-commit.ts";
+import type { BatchResponse } from "drizzle-orm/batch";
 import { events } from "../schema/index.ts";
 import { debounceWindow, publishRunSlot, scheduleRunStatement, type Priority } from "./request-run.ts";
 
@@ -30,11 +34,21 @@ export function eventIsPending(agentId: string, dedupKey: string) {
   return sql`exists (select 1 from ${events} where ${events.agentId} = ${agentId} and ${events.dedupKey} = ${dedupKey} and ${events.status} = 'pending')`;
 }
 
-export async function ingestEvent(deps: Deps, input: IncomingEvent): Promise<Ingested> {
+/** Commits an ingest's batch: shared with concurrent ingests under group commit, else alone. */
+export function commitIngest<T extends Statements>(deps: Deps, statements: T): Promise<BatchResponse<T>> {
+  return deps.groupCommit ? deps.groupCommit.submit(statements) : deps.db.batch(statements);
+}
+
+/**
+ * The ingest batch's statements: the event insert (ignored for a repeated dedup key), the stored
+ * row, and the run request guarded by the event still pending. Callers may append statements of
+ * their own that key off the event's dedup key.
+ */
+export function ingestStatements(deps: Deps, input: IncomingEvent) {
   const { db, clock } = deps;
   const now = clock.now();
   const target = now + debounceWindow(deps.config, input.priority);
-  const [inserted, existing, moved] = await db.batch([
+  return [
     db
       .insert(events)
       .values({ ...input, createdAt: now })
@@ -45,7 +59,11 @@ export async function ingestEvent(deps: Deps, input: IncomingEvent): Promise<Ing
       .from(events)
       .where(and(eq(events.agentId, input.agentId), eq(events.dedupKey, input.dedupKey))),
     scheduleRunStatement(deps, input.agentId, target, eventIsPending(input.agentId, input.dedupKey)),
-  ]);
+  ] as const;
+}
+
+export async function ingestEvent(deps: Deps, input: IncomingEvent): Promise<Ingested> {
+  const [inserted, existing, moved] = await commitIngest(deps, ingestStatements(deps, input));
   await publishAfterIngest(deps, input.agentId, moved[0]);
   return { eventId: existing[0]!.id, duplicate: inserted.length === 0 };
 }
