@@ -8,12 +8,14 @@
  *
  * Round trips follow the provider's pages, not the fleet's size: the differences are written a
  * page (RECONCILE_PAGE instances) at a time, each page's changes sharing one group-committed
- * batch, each change still its own idempotent ingest.
+ * batch, each change still its own idempotent ingest, with a turn of the event loop between pages
+ * so requests are served while a big fleet is reconciled.
  */
 import { and, eq, isNull, lte, sql } from "drizzle-orm";
 import type { Deps } from "../runtime/deps.ts";
 import { agents, events, instanceEvents, instances } from "../schema/index.ts";
 import { GroupCommit } from "../db/group-commit.ts";
+import { yieldToEventLoop } from "../runtime/yield.ts";
 import { commitIngest, ingestStatements, publishAfterIngest } from "../triggers/ingest.ts";
 import type { TickCheck } from "../triggers/cron-tick.ts";
 import { recordInstanceState } from "./instance-state.ts";
@@ -133,6 +135,7 @@ export async function reconcileFleet(deps: Deps, agentId: string): Promise<Recon
     report.gone.push(row.id);
   }
   for (let start = 0; start < writes.length; start += RECONCILE_PAGE) {
+    if (start > 0) await yieldToEventLoop();
     await Promise.all(writes.slice(start, start + RECONCILE_PAGE).map((write) => write()));
   }
   return report;
