@@ -1,33 +1,62 @@
 /**
- * `npm run bench`: runs every benchmark, prints one table and writes it to bench/RESULTS.md.
- * Ratios are measured side by side in the same run; absolute times depend on the machine.
+ * `npm run bench`: the HTTP benchmark (the real Node host against a bare baseline, see
+ * http.bench.ts) and the in-process micro-benchmarks, printed as tables on stdout.
+ * `npm run bench -- --write` also writes them to bench/RESULTS.md. Ratios compare variants
+ * measured side by side in the same run; absolute figures depend on the machine and its load,
+ * which is recorded next to them.
  */
 import { writeFileSync } from "node:fs";
-import { cpus } from "node:os";
+import { cpus, loadavg } from "node:os";
 import { table, type Row } from "./harness.ts";
+import { httpBench } from "./http.bench.ts";
 import { pipelineBench } from "./pipeline.bench.ts";
 import { memoryBench } from "./memory.bench.ts";
 import { promptBench } from "./prompt.bench.ts";
 
-const rows: Row[] = [...(await pipelineBench()), ...(await promptBench()), ...(await memoryBench())];
-const machine = `Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? "cpu"}`;
-const body = table(rows);
-console.log(body);
-const notes = `
-What the rows say:
+const started = performance.now();
+const machine = `Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, load average at start ${loadavg()
+  .map((l) => l.toFixed(2))
+  .join(" / ")}`;
+const http = await httpBench();
+const micro: Row[] = [...(await pipelineBench()), ...(await promptBench()), ...(await memoryBench())];
+const minutes = ((performance.now() - started) / 60_000).toFixed(1);
 
-- **Ingest.** On the embedded database the one-batch ingest is a little slower than the same work as
-  separate statements (the batch adds a transaction and the debounce UPDATE's pending-event check);
-  it exists for atomicity (an event is never stored without its run request) and for Turso, where
-  every statement is a network round trip: with 2 ms per round trip it is the faster one.
-- **Burst.** A thousand state webhooks inside one debounce window become one run.
-- **Prompt budget.** Fitting an over-budget history before a call uses the token counts stored when
-  messages were written; re-tokenizing the history before every call costs more on every call.
-- **Memory.** Debounce, leases, schedule and deliveries live in the database, so the JS heap stays
-  flat as events and runs accumulate.
+const body = `## Over HTTP: fleetwarden's Node host against a bare baseline
+
+${table(http.rows)}
+
+### History growth (one Node host, webhooks for 200 instances)
+
+${http.growthTable}
+
+## In process (micro-benchmarks, \`:memory:\` database)
+
+${table(micro)}
 `;
-writeFileSync(
-  new URL("./RESULTS.md", import.meta.url),
-  `# Benchmark results\n\nWritten by \`npm run bench\` (${new Date().toISOString().slice(0, 10)}, ${machine}).\n` +
-    `Each ratio compares variants measured side by side in the same run.\n\n${body}\n${notes}`,
-);
+console.log(`${machine}; ${minutes} min\n\n${body}`);
+
+const notes = `
+How it is measured:
+
+- **Processes.** fleetwarden runs as \`npm start\` runs it (\`functions/node.ts\`, a fresh \`file:\`
+  database, the local scheduler, the cron interval); the baseline (\`bench/baseline-server.ts\`) is
+  plain Hono on @hono/node-server, \`standardwebhooks\` verification (bearer check for chat) and one
+  INSERT into a libSQL file table, with the same WAL / \`synchronous = NORMAL\` settings. Both are
+  child processes; the load comes from this process over loopback keep-alive connections with
+  requests signed before the clock starts. Repetitions alternate fleetwarden and baseline.
+- **Webhooks** report 200 instances cycling through running / loading / exited, so most change the
+  instance and request a (debounced) run; **chat** posts one message per request.
+- **While runs happen**: a second host with 250 ms debounce windows, 200 simulated instances failing
+  at 120 per hour each, reconciliation every second and \`POST /api/cron\` every second.
+- **History growth**: one host is filled to 50,000 webhooks; at each point the cost per event is
+  1 / throughput at 32 connections, and GET instances the median of 20 sequential requests.
+  Database size is measured after a WAL checkpoint. The load column is the 1-minute load average.
+- The micro-benchmarks below run in process on \`:memory:\`; they compare shapes of the same work.
+`;
+if (process.argv.includes("--write")) {
+  writeFileSync(
+    new URL("./RESULTS.md", import.meta.url),
+    `# Benchmark results\n\nWritten by \`npm run bench -- --write\` (${new Date().toISOString().slice(0, 10)}, ${machine}; the run took ${minutes} min).\n\n${body}${notes}`,
+  );
+  console.log("wrote bench/RESULTS.md");
+}

@@ -10,7 +10,7 @@ import { and, eq, sql } from "drizzle-orm";
 import type { Deps } from "../runtime/deps.ts";
 import { events, instanceEvents, instances } from "../schema/index.ts";
 import { debounceWindow, scheduleRunStatement } from "../triggers/request-run.ts";
-import { eventIsPending, publishAfterIngest, type Ingested } from "../triggers/ingest.ts";
+import { commitIngest, eventIsPending, publishAfterIngest, type Ingested } from "../triggers/ingest.ts";
 import type { FleetInstance, InstanceState } from "./provider.ts";
 
 export interface StateChange {
@@ -42,7 +42,7 @@ export async function recordInstanceState(deps: Deps, change: StateChange): Prom
   const payload = JSON.stringify({ instanceId, state: change.state, at: new Date(at).toISOString(), message: change.message ?? null });
   const details = change.details ?? {};
 
-  const [inserted, existing, , , moved] = await db.batch([
+  const [inserted, existing, , , moved] = await commitIngest(deps, [
     db.all<{ id: number; status: string }>(sql`insert into ${events} (agent_id, source, priority, dedup_key, payload, status, drop_reason, created_at)
       values (${agentId}, ${change.source}, 1, ${dedupKey}, ${payload},
               case when ${dropReason} is null then 'pending' else 'dropped' end, ${dropReason}, ${now})
@@ -84,6 +84,8 @@ export async function recordInstanceState(deps: Deps, change: StateChange): Prom
           updatedAt: now,
           ...details,
         },
+        // Only the batch that stored the event updates the instance: a repeated dedup key writes nothing.
+        setWhere: sql`exists (select 1 from ${events} where ${events.agentId} = ${agentId} and ${events.dedupKey} = ${dedupKey} and ${events.createdAt} = ${now})`,
       }),
     scheduleRunStatement(deps, agentId, now + debounceWindow(deps.config, 1), eventIsPending(agentId, dedupKey)),
   ]);

@@ -39,14 +39,11 @@ export async function listInstanceEvents(deps: Deps, agentId: string, instanceId
 
 export async function listInstances(deps: Deps, agentId: string) {
   const { db } = deps;
-  const ranked = db
-    .select({
-      id: instanceEvents.id,
-      rank: sql<number>`row_number() over (partition by ${instanceEvents.instanceId} order by ${instanceEvents.id} desc)`.as("rank"),
-    })
-    .from(instanceEvents)
-    .where(eq(instanceEvents.agentId, agentId))
-    .as("ranked");
+  // Each instance's few latest history rows, read through (agent, instance, id) newest first and
+  // stopped at the limit: the cost follows the fleet's size, never the length of its history.
+  const latestOfInstance = sql`${instanceEvents.id} in (select x.id from ${instanceEvents} x
+    where x.agent_id = ${instances.agentId} and x.instance_id = ${instances.id}
+    order by x.id desc limit ${RECENT_EVENTS_PER_INSTANCE})`;
   const [rows, recent] = await db.batch([
     db
       .select()
@@ -55,9 +52,9 @@ export async function listInstances(deps: Deps, agentId: string) {
       .orderBy(sql`${instances.goneAt} is not null`, asc(instances.id)),
     db
       .select({ event: instanceEvents })
-      .from(instanceEvents)
-      .innerJoin(ranked, eq(ranked.id, instanceEvents.id))
-      .where(sql`${ranked.rank} <= ${RECENT_EVENTS_PER_INSTANCE}`)
+      .from(instances)
+      .innerJoin(instanceEvents, latestOfInstance)
+      .where(eq(instances.agentId, agentId))
       .orderBy(desc(instanceEvents.id)),
   ]);
   const byInstance = new Map<string, InstanceEventView[]>();

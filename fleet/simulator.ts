@@ -75,7 +75,10 @@ export class SimulatorProvider implements FleetProvider {
       startedAt: now,
       updatedAt: now,
     }));
-    if (rows.length) await this.db.insert(simulatorInstances).values(rows).onConflictDoNothing();
+    // Chunked: one INSERT's bound parameters stay under SQLite's limit for fleets of thousands.
+    for (let i = 0; i < rows.length; i += 500) {
+      await this.db.insert(simulatorInstances).values(rows.slice(i, i + 500)).onConflictDoNothing();
+    }
   }
 
   async list(): Promise<FleetInstance[]> {
@@ -137,27 +140,34 @@ export class SimulatorProvider implements FleetProvider {
    * (one per agent, or overlapping ticks) never roll the same time twice.
    */
   async rollFailures(ratePerHour: number): Promise<SimulatedFailure[]> {
+    // A quiet fleet has nothing to roll: no statement per instance per tick.
+    if (ratePerHour <= 0) return [];
     const now = this.clock.now();
     const healthy = await this.db
       .select()
       .from(simulatorInstances)
       .where(and(eq(simulatorInstances.destroyed, false), eq(simulatorInstances.state, "running"), isNull(simulatorInstances.failure)));
-    const failed: SimulatedFailure[] = [];
-    for (const row of healthy) {
-      const since = row.failuresRolledAt;
-      if (since !== null && since >= now) continue;
-      const claimed = await this.db
+    const due = healthy.filter((row) => row.failuresRolledAt === null || row.failuresRolledAt < now);
+    if (!due.length) return [];
+    // Every window is claimed in one batch: one round trip however large the fleet.
+    const claims = due.map((row) =>
+      this.db
         .update(simulatorInstances)
         .set({ failuresRolledAt: now })
         .where(
           and(
             eq(simulatorInstances.id, row.id),
-            since === null ? isNull(simulatorInstances.failuresRolledAt) : eq(simulatorInstances.failuresRolledAt, since),
+            row.failuresRolledAt === null ? isNull(simulatorInstances.failuresRolledAt) : eq(simulatorInstances.failuresRolledAt, row.failuresRolledAt),
           ),
         )
-        .returning({ id: simulatorInstances.id });
+        .returning({ id: simulatorInstances.id }),
+    );
+    const claimed = await this.db.batch(claims as unknown as [(typeof claims)[number], ...typeof claims]);
+    const failed: SimulatedFailure[] = [];
+    for (const [i, row] of due.entries()) {
+      const since = row.failuresRolledAt;
       // The first sighting only starts the window: an instance has not been at risk before it.
-      if (!claimed.length || since === null || ratePerHour <= 0) continue;
+      if (!claimed[i]!.length || since === null) continue;
       const hours = Math.min(now - since, MAX_ROLL_WINDOW_MS) / 3_600_000;
       if (this.random() >= 1 - Math.exp(-ratePerHour * hours)) continue;
       const kind = FAILURE_KINDS[Math.min(Math.floor(this.random() * FAILURE_KINDS.length), FAILURE_KINDS.length - 1)]!;

@@ -85,7 +85,7 @@ const variables = z.object({
   MAX_EVENT_ATTEMPTS: positiveInt(3),
   RECONCILE_INTERVAL_S: positiveInt(60),
   HEARTBEAT_TIMEOUT_S: positiveInt(300),
-  SIMULATOR_INSTANCES: z.coerce.number().int().min(0).max(500).default(4),
+  SIMULATOR_INSTANCES: z.coerce.number().int().min(0).max(10_000).default(4),
   SIMULATOR_FAILURE_RATE: nonNegativeNumber(2),
   APPROVAL_REQUIRED_ACTIONS: approvalList.default("destroy"),
   SLACK_WEBHOOK_URL: optionalUrl,

@@ -4,6 +4,7 @@
  * Tests and the simulation build the same object with fakes where the outside is not the point.
  */
 import type { Db } from "../db/client.ts";
+import type { GroupCommit } from "../db/group-commit.ts";
 import type { Clock } from "./clock.ts";
 import type { Config } from "./config.ts";
 import type { Logger } from "./log.ts";
@@ -24,4 +25,9 @@ export interface Deps {
   log: Logger;
   /** The host process's identity, written on the leases it takes (Node: machine + data dir). */
   hostId?: string;
+  /**
+   * Shares one database batch among ingests arriving together (the Node host); without it every
+   * ingest commits its own batch (Workers, where a batch must belong to one request).
+   */
+  groupCommit?: GroupCommit;
 }

@@ -45,7 +45,12 @@ export const instanceEvents = sqliteTable(
     eventId: integer(),
     createdAt: integer().notNull(),
   },
-  (t) => [index("instance_events_instance").on(t.agentId, t.instanceId, t.id)],
+  (t) => [
+    index("instance_events_instance").on(t.agentId, t.instanceId, t.id),
+    // "Has this event's history row been written?" is asked on every state change: without this
+    // index it reads the agent's whole history.
+    index("instance_events_event").on(t.agentId, t.eventId),
+  ],
 );
 
 export const actions = sqliteTable(

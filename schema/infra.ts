@@ -2,6 +2,7 @@
  * Host plumbing kept in the database so it survives restarts: the local scheduler's durable
  * deliveries, QStash token ids already accepted (replay guard), and circuit breakers.
  */
+import { sql } from "drizzle-orm";
 import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 
 export const deliveries = sqliteTable(
@@ -20,7 +21,11 @@ export const deliveries = sqliteTable(
     createdAt: integer().notNull(),
     deliveredAt: integer(),
   },
-  (t) => [index("deliveries_due").on(t.status, t.dueAt)],
+  (t) => [
+    index("deliveries_due").on(t.status, t.dueAt),
+    // Retention finds old finished deliveries without reading the pending ones.
+    index("deliveries_finished").on(t.createdAt).where(sql`status in ('delivered', 'failed')`),
+  ],
 );
 
 export const acceptedSignatures = sqliteTable("accepted_signatures", {

@@ -19,7 +19,10 @@ export const notifications = sqliteTable(
     repeats: integer().notNull().default(0),
     createdAt: integer().notNull(),
   },
-  (t) => [index("notifications_dedup").on(t.agentId, t.dedupKey, t.createdAt)],
+  (t) => [
+    index("notifications_dedup").on(t.agentId, t.dedupKey, t.createdAt),
+    index("notifications_recent").on(t.agentId, t.id),
+  ],
 );
 
 export const notificationDeliveries = sqliteTable(

@@ -2,6 +2,7 @@
  * The trigger pipeline's records: the inbox (events), the agent's own wakes, and one row per run.
  * An event or wake is consumed by setting its run id in the same batch that claims the run.
  */
+import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 export const events = sqliteTable(
@@ -28,6 +29,8 @@ export const events = sqliteTable(
     uniqueIndex("events_dedup").on(t.agentId, t.dedupKey),
     index("events_status").on(t.agentId, t.status),
     index("events_run").on(t.agentId, t.runId),
+    // Retention finds old dropped events without reading the rest.
+    index("events_dropped").on(t.createdAt).where(sql`status = 'dropped'`),
   ],
 );
 
@@ -49,7 +52,11 @@ export const wakes = sqliteTable(
     createdAt: integer().notNull(),
     consumedAt: integer(),
   },
-  (t) => [index("wakes_due").on(t.agentId, t.status, t.dueAt)],
+  (t) => [
+    index("wakes_due").on(t.agentId, t.status, t.dueAt),
+    index("wakes_consumed").on(t.agentId, t.consumedByRun),
+    index("wakes_recent").on(t.agentId, t.id),
+  ],
 );
 
 export const runs = sqliteTable(

@@ -1,6 +1,7 @@
 /**
  * Agent rows: created once (the `default` agent at start-up), looked up by the API. Creating an
- * agent also opens its first conversation epoch.
+ * agent also opens its first conversation epoch. Agents are never deleted, so once an agent is
+ * known to exist the process remembers it and request paths skip the lookup.
  */
 import { eq } from "drizzle-orm";
 import type { Db } from "../db/client.ts";
@@ -19,6 +20,19 @@ export async function ensureAgent(db: Db, agentId: string, now: number): Promise
 export async function findAgent(db: Db, agentId: string) {
   const [row] = await db.select().from(agents).where(eq(agents.id, agentId)).limit(1);
   return row ?? null;
+}
+
+/** Agents known to exist, per database handle (a process or isolate), never forgotten. */
+const knownAgents = new WeakMap<Db, Set<string>>();
+
+/** True when the agent exists; a database round trip only the first time per process. */
+export async function agentExists(db: Db, agentId: string): Promise<boolean> {
+  const known = knownAgents.get(db) ?? new Set<string>();
+  if (known.has(agentId)) return true;
+  if (!(await findAgent(db, agentId))) return false;
+  known.add(agentId);
+  knownAgents.set(db, known);
+  return true;
 }
 
 export async function listAgentIds(db: Db): Promise<string[]> {

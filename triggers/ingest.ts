@@ -2,13 +2,18 @@
  * The one inbox. Every trigger source (chat, manual trigger, instance webhook, reconciliation,
  * heartbeat, approval decision) writes one event row, idempotent on its dedup key, and requests
  * a run in the same database batch. A repeated dedup key stores nothing and requests nothing.
+ * The batch goes through the host's group commit when it has one (deps.groupCommit): ingests
+ * arriving together share one transaction, each answered once its own rows are committed.
  * If publishing the run's delivery fails, the event is still stored and pending; the cron tick
  * requests a run for it, so nothing is lost.
  */
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, gt, isNull, or, sql } from "drizzle-orm";
 import type { Deps } from "../runtime/deps.ts";
-import { events } from "../schema/index.ts";
-import { debounceWindow, publishRunSlot, scheduleRunStatement, type Priority } from "./request-run.ts";
+import type { Statements } from "../db/group-commit.ts";
+import type { BatchResponse } from "drizzle-orm/batch";
+import { agents, events } from "../schema/index.ts";
+import { bind, preparedPerDb } from "../db/prepared.ts";
+import { debounceWindow, publishRunSlot, type Priority } from "./request-run.ts";
 
 export type EventSource = "human" | "manual" | "webhook" | "reconcile" | "heartbeat" | "approval";
 
@@ -30,22 +35,68 @@ export function eventIsPending(agentId: string, dedupKey: string) {
   return sql`exists (select 1 from ${events} where ${events.agentId} = ${agentId} and ${events.dedupKey} = ${dedupKey} and ${events.status} = 'pending')`;
 }
 
-export async function ingestEvent(deps: Deps, input: IncomingEvent): Promise<Ingested> {
-  const { db, clock } = deps;
-  const now = clock.now();
-  const target = now + debounceWindow(deps.config, input.priority);
-  const [inserted, existing, moved] = await db.batch([
-    db
+/** Commits an ingest's batch: shared with concurrent ingests under group commit, else alone. */
+export function commitIngest<T extends Statements>(deps: Deps, statements: T): Promise<BatchResponse<T>> {
+  return deps.groupCommit ? deps.groupCommit.submit(statements) : deps.db.batch(statements);
+}
+
+/** The ingest statements, prepared once per database (the hot path of chat and triggers). */
+const ingestPrepared = preparedPerDb((db) => {
+  const agentId = sql.placeholder("agentId");
+  const dedupKey = sql.placeholder("dedupKey");
+  const target = sql.placeholder("target");
+  return {
+    insert: db
       .insert(events)
-      .values({ ...input, createdAt: now })
+      .values({
+        agentId,
+        source: sql.placeholder("source"),
+        priority: sql.placeholder("priority"),
+        dedupKey,
+        payload: sql.placeholder("payload"),
+        createdAt: sql.placeholder("now"),
+      })
       .onConflictDoNothing()
-      .returning({ id: events.id }),
-    db
+      .returning({ id: events.id })
+      .prepare(),
+    stored: db
       .select({ id: events.id })
       .from(events)
-      .where(and(eq(events.agentId, input.agentId), eq(events.dedupKey, input.dedupKey))),
-    scheduleRunStatement(deps, input.agentId, target, eventIsPending(input.agentId, input.dedupKey)),
-  ]);
+      .where(and(eq(events.agentId, agentId), eq(events.dedupKey, dedupKey)))
+      .prepare(),
+    schedule: db
+      .update(agents)
+      .set({ nextRunAt: sql`${target}`, runSlot: sql`${agents.runSlot} + 1` })
+      .where(
+        and(
+          eq(agents.id, agentId),
+          or(isNull(agents.nextRunAt), gt(agents.nextRunAt, target)),
+          sql`exists (select 1 from ${events} where ${events.agentId} = ${agentId} and ${events.dedupKey} = ${dedupKey} and ${events.status} = 'pending')`,
+        ),
+      )
+      .returning({ slot: agents.runSlot, runAt: agents.nextRunAt })
+      .prepare(),
+  };
+});
+
+/**
+ * The ingest batch's statements: the event insert (ignored for a repeated dedup key), the stored
+ * row, and the run request guarded by the event still pending (as scheduleRunStatement with
+ * eventIsPending). Callers may append statements of their own that key off the dedup key.
+ */
+export function ingestStatements(deps: Deps, input: IncomingEvent) {
+  const now = deps.clock.now();
+  const prepared = ingestPrepared(deps.db);
+  const values = {
+    ...input,
+    now,
+    target: now + debounceWindow(deps.config, input.priority),
+  };
+  return [bind(prepared.insert, values), bind(prepared.stored, values), bind(prepared.schedule, values)] as const;
+}
+
+export async function ingestEvent(deps: Deps, input: IncomingEvent): Promise<Ingested> {
+  const [inserted, existing, moved] = await commitIngest(deps, ingestStatements(deps, input));
   await publishAfterIngest(deps, input.agentId, moved[0]);
   return { eventId: existing[0]!.id, duplicate: inserted.length === 0 };
 }

@@ -5,7 +5,7 @@
  */
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../app-env.ts";
-import { findAgent } from "../../triggers/agents.ts";
+import { agentExists } from "../../triggers/agents.ts";
 import { jsonError } from "../errors.ts";
 import { agentParam } from "./agents.schemas.ts";
 
@@ -13,6 +13,6 @@ export const loadAgent = createMiddleware<AppEnv>(async function loadAgentMiddle
   const parsed = agentParam.safeParse({ agent: c.req.param("agent") });
   if (!parsed.success) return jsonError(c, 400, `invalid param: agent: ${parsed.error.issues[0]!.message}`);
   const agentId = parsed.data.agent;
-  if (!(await findAgent(c.get("deps").db, agentId))) return jsonError(c, 404, `unknown agent: ${agentId}`);
+  if (!(await agentExists(c.get("deps").db, agentId))) return jsonError(c, 404, `unknown agent: ${agentId}`);
   await next();
 });

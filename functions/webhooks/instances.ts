@@ -9,7 +9,7 @@ import { z } from "zod";
 import type { AppEnv } from "../app-env.ts";
 import { RequestError } from "../errors.ts";
 import { parseJsonBody } from "../validate.ts";
-import { findAgent } from "../../triggers/agents.ts";
+import { agentExists } from "../../triggers/agents.ts";
 import { recordInstanceState } from "../../fleet/instance-state.ts";
 import { INSTANCE_STATES } from "../../fleet/provider.ts";
 
@@ -42,7 +42,7 @@ export const webhookRoutes = new Hono<AppEnv>().post("/:agent/instances", async 
   });
   const report = parseJsonBody(raw, instanceReport);
   const agentId = c.req.param("agent");
-  if (!(await findAgent(deps.db, agentId))) throw new RequestError(404, `unknown agent: ${agentId}`);
+  if (!(await agentExists(deps.db, agentId))) throw new RequestError(404, `unknown agent: ${agentId}`);
   const recorded = await recordInstanceState(deps, {
     agentId,
     instanceId: report.instanceId,

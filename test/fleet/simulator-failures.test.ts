@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
 import { SimulatorProvider, FAILURE_KINDS, FAILURES } from "../../fleet/simulator.ts";
 import { simulateFleet } from "../../fleet/simulator-reports.ts";
-import { events, instances } from "../../schema/index.ts";
+import { events, instances, simulatorInstances } from "../../schema/index.ts";
 import { createTestDeps, RecordingScheduler } from "../support/test-deps.ts";
 
 /** mulberry32: a seeded uniform source, so random failures are reproducible. */
@@ -65,14 +65,21 @@ describe("simulator: random failures", () => {
     for (const { kind, instance } of first) expect(instance.state).toBe(FAILURES[kind].state);
   });
 
-  it("time already rolled is never rolled again, and rate 0 keeps the fleet quiet", async () => {
+  it("time already rolled is never rolled again, and rate 0 rolls and writes nothing", async () => {
     const calls: number[] = [];
-    const counting = () => (calls.push(1), 0); // 0 < any positive p: every roll that happens fails
+    let roll = 1; // 1 ≥ any p: a roll happens but nothing fails; 0 < any positive p: every roll fails
+    const counting = () => (calls.push(1), roll);
     const { provider, deps } = await simulated(3, { random: counting });
-    await provider.rollFailures(2);
+    await provider.rollFailures(2); // first sighting: the windows start, nothing is rolled
     deps.clock.advance(60_000);
+    const quiet = await deps.db.select().from(simulatorInstances);
     expect(await provider.rollFailures(0)).toEqual([]);
+    expect(calls).toEqual([]);
+    expect(await deps.db.select().from(simulatorInstances)).toEqual(quiet);
+    expect(await provider.rollFailures(2)).toEqual([]);
     const rolls = calls.length;
+    expect(rolls).toBe(3);
+    roll = 0;
     expect(await provider.rollFailures(2)).toEqual([]); // same instant: nothing left to roll
     expect(calls.length).toBe(rolls);
     deps.clock.advance(60_000);

@@ -59,6 +59,12 @@ CREATE TABLE `sign_in_tokens` (
 ALTER TABLE `agents` ADD `lease_host` text;--> statement-breakpoint
 ALTER TABLE `wakes` ADD `drop_reason` text;--> statement-breakpoint
 ALTER TABLE `wakes` ADD `attempts` integer DEFAULT 0 NOT NULL;--> statement-breakpoint
+CREATE INDEX `wakes_consumed` ON `wakes` (`agent_id`,`consumed_by_run`);--> statement-breakpoint
+CREATE INDEX `wakes_recent` ON `wakes` (`agent_id`,`id`);--> statement-breakpoint
 ALTER TABLE `actions` ADD `operator` text;--> statement-breakpoint
 ALTER TABLE `approvals` ADD `decided_by` text;--> statement-breakpoint
-ALTER TABLE `breakers` ADD `misconfigured` text;
+ALTER TABLE `breakers` ADD `misconfigured` text;--> statement-breakpoint
+CREATE INDEX `events_dropped` ON `events` (`created_at`) WHERE status = 'dropped';--> statement-breakpoint
+CREATE INDEX `instance_events_event` ON `instance_events` (`agent_id`,`event_id`);--> statement-breakpoint
+CREATE INDEX `notifications_recent` ON `notifications` (`agent_id`,`id`);--> statement-breakpoint
+CREATE INDEX `deliveries_finished` ON `deliveries` (`created_at`) WHERE status in ('delivered', 'failed');

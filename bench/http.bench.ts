@@ -1,0 +1,244 @@
+/**
+ * The HTTP benchmark: the real Node host (file database, started as `npm start` starts it) and a
+ * bare baseline (bench/baseline-server.ts) side by side, both driven over loopback HTTP with
+ * pre-signed requests, repetitions interleaved so drift on a shared machine hits both alike.
+ *
+ * - throughput and latency for signed webhooks and chat messages at 32 and 64 connections;
+ * - p99 while runs and cron ticks happen (a host with short debounce windows, a 200-instance
+ *   simulated fleet with failures, and POST /api/cron every second);
+ * - history growth 0 → 50,000 events: cost per event, GET instances, RSS and database size.
+ * Every figure carries the machine's 1-minute load average when it was taken.
+ */
+import { loadavg } from "node:os";
+import { Webhook } from "standardwebhooks";
+import { drive, type LoadResult, type PreparedRequest } from "./load.ts";
+import { BENCH_ADMIN_TOKEN, BENCH_WEBHOOK_SECRET, dbBytes, rssMb, startBaseline, startFleetwarden, type Server } from "./processes.ts";
+import { fmtMs, type Row } from "./harness.ts";
+
+const REPS = 3;
+const RUN_MS = 2000;
+const CONNECTIONS = [32, 64] as const;
+const FLEET = 200;
+const STATES = ["running", "loading", "exited"] as const;
+const GROWTH_CHECKPOINTS = [0, 10_000, 25_000, 50_000];
+const signer = new Webhook(BENCH_WEBHOOK_SECRET);
+let sequence = 0;
+
+function webhook(tag: string): PreparedRequest {
+  const n = sequence++;
+  const id = `${tag}_${n}`;
+  const body = JSON.stringify({ instanceId: `i-${n % FLEET}`, state: STATES[Math.floor(n / FLEET) % STATES.length] });
+  const at = new Date();
+  return {
+    path: "/webhooks/default/instances",
+    headers: {
+      "content-type": "application/json",
+      "webhook-id": id,
+      "webhook-timestamp": String(Math.floor(at.getTime() / 1000)),
+      "webhook-signature": signer.sign(id, at, body),
+    },
+    body,
+  };
+}
+
+function chat(): PreparedRequest {
+  return {
+    path: "/api/agents/default/messages",
+    headers: { "content-type": "application/json", authorization: `Bearer ${BENCH_ADMIN_TOKEN}` },
+    body: JSON.stringify({ text: `status of i-${sequence++ % FLEET}?` }),
+  };
+}
+
+/** Requests built (and signed) before the clock starts; enough for the fastest server. */
+function prepared(kind: "webhooks" | "chat", count: number, tag: string): () => PreparedRequest | null {
+  const list = Array.from({ length: count }, () => (kind === "webhooks" ? webhook(tag) : chat()));
+  let i = 0;
+  return () => list[i++] ?? null;
+}
+
+const load = () => loadavg()[0]!.toFixed(2);
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+interface Sample extends LoadResult {
+  load: string;
+}
+
+async function sample(server: Server, kind: "webhooks" | "chat", connections: number, tag: string): Promise<Sample> {
+  const next = prepared(kind, 6_000, tag);
+  const load0 = load();
+  const result = await drive(server.port, connections, next, RUN_MS);
+  if (result.errors) throw new Error(`${tag}: ${result.errors} requests failed`);
+  return { ...result, load: load0 };
+}
+
+function summary(samples: Sample[]) {
+  return {
+    rps: median(samples.map((s) => s.reqPerSec)),
+    p50: median(samples.map((s) => s.p50Ms)),
+    p99: median(samples.map((s) => s.p99Ms)),
+    loads: samples.map((s) => s.load).join("/"),
+  };
+}
+
+async function throughput(rows: Row[]): Promise<void> {
+  const fw = await startFleetwarden({ SIMULATOR_INSTANCES: "0", DEBOUNCE_STATE_MS: "3600000", DEBOUNCE_HUMAN_MS: "3600000" });
+  const base = await startBaseline();
+  try {
+    for (const kind of ["webhooks", "chat"] as const) {
+      for (const connections of CONNECTIONS) {
+        const fwSamples: Sample[] = [];
+        const baseSamples: Sample[] = [];
+        for (let rep = 0; rep < REPS; rep++) {
+          // Interleaved, alternating who goes first.
+          const order = rep % 2 === 0 ? ["fw", "base"] : ["base", "fw"];
+          for (const who of order) {
+            if (who === "fw") fwSamples.push(await sample(fw, kind, connections, `fw${rep}c${connections}`));
+            else baseSamples.push(await sample(base, kind, connections, `base${rep}c${connections}`));
+          }
+        }
+        const f = summary(fwSamples);
+        const b = summary(baseSamples);
+        const name = `${kind} over HTTP, ${connections} connections, quiet (median of ${REPS})`;
+        rows.push({
+          benchmark: name,
+          variant: "fleetwarden (Node host, file DB)",
+          result: `${f.rps.toFixed(0)} req/s · p50 ${fmtMs(f.p50)} · p99 ${fmtMs(f.p99)} · load ${f.loads}`,
+          ratio: `${(f.rps / b.rps).toFixed(2)}× req/s · ${(f.p99 / b.p99).toFixed(2)}× p99`,
+        });
+        rows.push({
+          benchmark: name,
+          variant: "baseline (Hono + standardwebhooks + 1 INSERT)",
+          result: `${b.rps.toFixed(0)} req/s · p50 ${fmtMs(b.p50)} · p99 ${fmtMs(b.p99)} · load ${b.loads}`,
+          ratio: "1.00×",
+        });
+      }
+    }
+  } finally {
+    await fw.stop();
+    await base.stop();
+  }
+}
+
+async function busy(rows: Row[]): Promise<void> {
+  const fw = await startFleetwarden({
+    SIMULATOR_INSTANCES: String(FLEET),
+    SIMULATOR_FAILURE_RATE: "120",
+    RECONCILE_INTERVAL_S: "1",
+    DEBOUNCE_STATE_MS: "250",
+    DEBOUNCE_HUMAN_MS: "250",
+  });
+  const base = await startBaseline();
+  const api = (path: string, init: RequestInit = {}) =>
+    fetch(`http://127.0.0.1:${fw.port}${path}`, { ...init, headers: { authorization: `Bearer ${BENCH_ADMIN_TOKEN}` } });
+  try {
+    const before = (await (await api("/api/agents/default")).json()) as { runCounter: number };
+    let ticks = 0;
+    let ticking = true;
+    const cron = (async () => {
+      // One tick a second while the load runs; bounded by the flag the load clears.
+      while (ticking) {
+        await api("/api/cron", { method: "POST" });
+        ticks++;
+        await new Promise((r) => setTimeout(r, 1000));
+      }
+    })();
+    const fwSamples: Sample[] = [];
+    const baseSamples: Sample[] = [];
+    for (let rep = 0; rep < 2; rep++) {
+      fwSamples.push(await sample(fw, "webhooks", 64, `busy${rep}`));
+      baseSamples.push(await sample(base, "webhooks", 64, `busybase${rep}`));
+    }
+    ticking = false;
+    await cron;
+    const after = (await (await api("/api/agents/default")).json()) as { runCounter: number };
+    const f = summary(fwSamples);
+    const b = summary(baseSamples);
+    const name = "webhooks, 64 connections, while runs and cron ticks happen";
+    rows.push({
+      benchmark: name,
+      variant: `fleetwarden (${after.runCounter - before.runCounter} runs, ${ticks} cron ticks over ${FLEET} instances)`,
+      result: `${f.rps.toFixed(0)} req/s · p50 ${fmtMs(f.p50)} · p99 ${fmtMs(f.p99)} · load ${f.loads}`,
+      ratio: `${(f.p99 / b.p99).toFixed(2)}× p99 · ${(f.rps / b.rps).toFixed(2)}× req/s`,
+    });
+    rows.push({
+      benchmark: name,
+      variant: "baseline (same load, nothing else to do)",
+      result: `${b.rps.toFixed(0)} req/s · p50 ${fmtMs(b.p50)} · p99 ${fmtMs(b.p99)} · load ${b.loads}`,
+      ratio: "1.00×",
+    });
+  } finally {
+    await fw.stop();
+    await base.stop();
+  }
+}
+
+async function getInstancesMs(server: Server): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < 20; i++) {
+    const t0 = performance.now();
+    const res = await fetch(`http://127.0.0.1:${server.port}/api/agents/default/instances`, { headers: { authorization: `Bearer ${BENCH_ADMIN_TOKEN}` } });
+    await res.arrayBuffer();
+    times.push(performance.now() - t0);
+  }
+  return median(times);
+}
+
+/** History growth: the cost of an event and of GET instances at 0 → 50,000 stored events. */
+async function growth(rows: Row[]): Promise<string> {
+  const fw = await startFleetwarden({ SIMULATOR_INSTANCES: "0", DEBOUNCE_STATE_MS: "3600000", DEBOUNCE_HUMAN_MS: "3600000" });
+  const base = await startBaseline();
+  const lines = ["| stored events | ms per event (32 conn.) | GET instances (200) | RSS | DB size | load |", "|---|---|---|---|---|---|"];
+  const points: { events: number; perEvent: number; list: number; bytes: number; rss: number }[] = [];
+  try {
+    let stored = 0;
+    for (const checkpoint of GROWTH_CHECKPOINTS) {
+      if (checkpoint > stored) {
+        const fill = prepared("webhooks", checkpoint - stored, `grow${checkpoint}`);
+        const filled = await drive(fw.port, 64, fill, 600_000);
+        if (filled.errors) throw new Error(`growth fill: ${filled.errors} requests failed`);
+        stored = checkpoint;
+      }
+      const probe = await drive(fw.port, 32, prepared("webhooks", 1500, `probe${checkpoint}`), 60_000);
+      stored += probe.requests;
+      const point = { events: stored, perEvent: 1000 / probe.reqPerSec, list: await getInstancesMs(fw), bytes: await dbBytes(fw.dbPath), rss: rssMb(fw.pid) };
+      points.push(point);
+      lines.push(`| ${point.events.toLocaleString("en")} | ${fmtMs(point.perEvent)} | ${fmtMs(point.list)} | ${point.rss.toFixed(0)} MB | ${(point.bytes / 1e6).toFixed(1)} MB | ${load()} |`);
+    }
+    const first = points[0]!;
+    const last = points[points.length - 1]!;
+    const perThousand = (last.bytes - first.bytes) / ((last.events - first.events) / 1000);
+    // The baseline stores the same webhooks: its bytes per 1,000 events, for the ratio.
+    const baseFill = await drive(base.port, 64, prepared("webhooks", 10_000, "basegrow"), 600_000);
+    const baseBytes = (await dbBytes(base.dbPath)) / (baseFill.requests / 1000);
+    rows.push({
+      benchmark: `history growth ${first.events.toLocaleString("en")} → ${last.events.toLocaleString("en")} events`,
+      variant: "fleetwarden: cost per event at the end / at the start",
+      result: `${fmtMs(first.perEvent)} → ${fmtMs(last.perEvent)}`,
+      ratio: `${(last.perEvent / first.perEvent).toFixed(2)}×`,
+    });
+    rows.push({
+      benchmark: `history growth ${first.events.toLocaleString("en")} → ${last.events.toLocaleString("en")} events`,
+      variant: "fleetwarden: GET instances (200 instances) at the end / at the start",
+      result: `${fmtMs(first.list)} → ${fmtMs(last.list)}`,
+      ratio: `${(last.list / first.list).toFixed(2)}×`,
+    });
+    rows.push({
+      benchmark: "database size per 1,000 webhooks",
+      variant: "fleetwarden vs baseline",
+      result: `${(perThousand / 1024).toFixed(0)} KiB vs ${(baseBytes / 1024).toFixed(0)} KiB; RSS ${last.rss.toFixed(0)} MB after ${last.events.toLocaleString("en")} events`,
+      ratio: `${(perThousand / baseBytes).toFixed(2)}× bytes`,
+    });
+  } finally {
+    await fw.stop();
+    await base.stop();
+  }
+  return lines.join("\n");
+}
+
+export async function httpBench(): Promise<{ rows: Row[]; growthTable: string }> {
+  const rows: Row[] = [];
+  await throughput(rows);
+  await busy(rows);
+  const growthTable = await growth(rows);
+  return { rows, growthTable };
+}

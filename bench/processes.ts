@@ -1,0 +1,92 @@
+/**
+ * Child processes of the HTTP benchmark: the real Node host (`functions/node.ts`, as `npm start`
+ * runs it, on a file database) and the bare baseline. Each gets a free loopback port and a fresh
+ * temporary directory; `stop()` kills only the process it started.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { createClient } from "@libsql/client";
+import { existsSync, mkdtempSync, readFileSync, statSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+export const BENCH_ADMIN_TOKEN = "bench-admin-token-0123456789";
+export const BENCH_WEBHOOK_SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+
+export interface Server {
+  port: number;
+  dbPath: string;
+  pid: number;
+  stop(): Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+async function waitUntil(what: string, child: ChildProcess, probe: () => Promise<boolean>): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    if (child.exitCode !== null) throw new Error(`${what} exited with ${child.exitCode}`);
+    if (await probe().catch(() => false)) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${what} did not start within 60 s`);
+}
+
+function server(child: ChildProcess, port: number, dbPath: string): Server {
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  return {
+    port,
+    dbPath,
+    pid: child.pid!,
+    async stop() {
+      if (child.exitCode === null) child.kill("SIGTERM");
+      await exited;
+    },
+  };
+}
+
+/** The real Node host on a fresh file database, with `env` on top of the bench's secrets. */
+export async function startFleetwarden(env: Record<string, string>): Promise<Server> {
+  const port = await freePort();
+  const dbPath = join(mkdtempSync(join(tmpdir(), "fw-bench-")), "fleetwarden.db");
+  const child = spawn(process.execPath, ["--import", "tsx", "functions/node.ts"], {
+    env: { ...process.env, NODE_OPTIONS: "", PORT: String(port), DATABASE_URL: `file:${dbPath}`, ADMIN_TOKEN: BENCH_ADMIN_TOKEN, WEBHOOK_SECRET: BENCH_WEBHOOK_SECRET, ...env },
+    stdio: "ignore",
+  });
+  await waitUntil("the Node host", child, async () => (await fetch(`http://127.0.0.1:${port}/healthz`)).ok);
+  return server(child, port, dbPath);
+}
+
+/** The bare baseline (bench/baseline-server.ts) on a fresh file database. */
+export async function startBaseline(): Promise<Server> {
+  const port = await freePort();
+  const dbPath = join(mkdtempSync(join(tmpdir(), "fw-baseline-")), "baseline.db");
+  const child = spawn(process.execPath, ["--import", "tsx", "bench/baseline-server.ts", dbPath, String(port), BENCH_WEBHOOK_SECRET, BENCH_ADMIN_TOKEN], {
+    env: { ...process.env, NODE_OPTIONS: "" },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  let ready = false;
+  child.stdout!.on("data", (chunk: Buffer) => (ready ||= chunk.toString().includes("ready")));
+  await waitUntil("the baseline", child, async () => ready);
+  return server(child, port, dbPath);
+}
+
+/** Resident set size of a process (Linux), in MB. */
+export function rssMb(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  return kb / 1024;
+}
+
+/** The database file's size after a checkpoint folds its WAL in, in bytes. */
+export async function dbBytes(path: string): Promise<number> {
+  const client = createClient({ url: `file:${path}`, timeout: 5000 });
+  await client.execute("PRAGMA wal_checkpoint(TRUNCATE)");
+  client.close();
+  return statSync(path).size + (existsSync(`${path}-wal`) ? statSync(`${path}-wal`).size : 0);
+}

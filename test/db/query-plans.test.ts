@@ -1,0 +1,181 @@
+/**
+ * Every query on the hot paths uses an index. The real flows — webhook and chat ingest, claim,
+ * finish, reconciliation, heartbeats, and the dashboard's lists (fleet, runs, notifications) —
+ * run against a client that records each statement; each recorded statement is then explained
+ * (`EXPLAIN QUERY PLAN`, same arguments) and the test fails on a full scan of a table that grows
+ * with history. A missing index makes a per-event cost grow with the history, so this is where
+ * it shows first.
+ */
+import { describe, expect, it } from "vitest";
+import { createClient, type Client, type InStatement } from "@libsql/client";
+import { Webhook } from "standardwebhooks";
+import { openDatabase } from "../../db/client.ts";
+import { applyMigrations } from "../../db/migrate.ts";
+import { buildApp } from "../../functions/app.ts";
+import { reconcileFleet } from "../../fleet/reconcile.ts";
+import { flagSilentInstances } from "../../fleet/heartbeat.ts";
+import { SimulatorProvider } from "../../fleet/simulator.ts";
+import { notifyHuman } from "../../notify/notify-human.ts";
+import { authHeaders, createTestDeps, TEST_WEBHOOK_SECRET } from "../support/test-deps.ts";
+import { advance } from "../support/drive.ts";
+import { pruneOldRecords } from "../../triggers/retention.ts";
+
+/** Tables whose row count grows with history (events, runs, messages…), not with fleet size. */
+const GROWING = new Set([
+  "events",
+  "instance_events",
+  "runs",
+  "wakes",
+  "messages",
+  "notifications",
+  "notification_deliveries",
+  "deliveries",
+  "actions",
+  "approvals",
+  "accepted_signatures",
+]);
+
+interface Recorded {
+  flow: string;
+  stmt: { sql: string; args: unknown };
+}
+
+/** A real libSQL client that remembers every statement sent through execute and batch. */
+function recordingClient(inner: Client, sink: Recorded[], flow: { name: string }): Client {
+  const remember = (s: InStatement) => {
+    const stmt = typeof s === "string" ? { sql: s, args: [] } : { sql: s.sql, args: s.args ?? [] };
+    sink.push({ flow: flow.name, stmt });
+  };
+  return new Proxy(inner, {
+    get(target, prop, receiver) {
+      if (prop === "execute") {
+        return (s: InStatement, args?: unknown) => {
+          remember(typeof s === "string" && args ? { sql: s, args: args as never } : s);
+          return target.execute(s as never, args as never);
+        };
+      }
+      if (prop === "batch") {
+        return (stmts: InStatement[], mode?: never) => {
+          stmts.forEach(remember);
+          return target.batch(stmts, mode);
+        };
+      }
+      const value = Reflect.get(target, prop, receiver);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+}
+
+/**
+ * Plan lines that read a growing table in proportion to its history: a SCAN (plain or through an
+ * index), a SEARCH keyed only by the agent (its whole history) unless it walks an index in order
+ * and stops at a LIMIT, or a SEARCH keyed by agent and status for a status that only grows
+ * (consumed, delivered…) rather than the small pending set.
+ */
+function historyScans(sqlText: string, args: unknown, plan: { detail: string }[], aliases: Map<string, string>): string[] {
+  const details = plan.map((row) => row.detail);
+  const sortsEverything = details.some((d) => d.includes("TEMP B-TREE"));
+  const limited = /\blimit\b/i.test(sqlText);
+  const onlyPending = /'pending'/.test(sqlText) || (Array.isArray(args) && args.includes("pending"));
+  return details.filter((detail) => {
+    const match = /^(SCAN|SEARCH) (\w+)(?:.*\((.*)\))?/.exec(detail);
+    if (!match) return false;
+    const table = aliases.get(match[2]!) ?? match[2]!;
+    if (!GROWING.has(table)) return false;
+    if (match[1] === "SCAN") return true;
+    const keys = (match[3] ?? "").split(" AND ").map((k) => k.replace(/[=<>].*$/, ""));
+    if (keys.length === 1 && keys[0] === "agent_id") return !(limited && !sortsEverything);
+    if (keys.length === 2 && keys[0] === "agent_id" && keys[1] === "status") return !onlyPending;
+    return false;
+  });
+}
+
+/** `from events e`, `join runs r` … → alias → table, so plan lines naming an alias are checked too. */
+function aliasesOf(sqlText: string): Map<string, string> {
+  const aliases = new Map<string, string>();
+  for (const m of sqlText.matchAll(/(?:from|join|update|into)\s+"?(\w+)"?\s+(?:as\s+)?"?(\w+)"?/gi)) {
+    aliases.set(m[2]!, m[1]!);
+  }
+  return aliases;
+}
+
+const signer = new Webhook(TEST_WEBHOOK_SECRET);
+function signedWebhook(id: string, body: unknown) {
+  const raw = JSON.stringify(body);
+  const at = new Date();
+  return {
+    method: "POST",
+    headers: {
+      "webhook-id": id,
+      "webhook-timestamp": String(Math.floor(at.getTime() / 1000)),
+      "webhook-signature": signer.sign(id, at, raw),
+      "content-type": "application/json",
+    },
+    body: raw,
+  };
+}
+
+describe("query plans of the hot paths", () => {
+  it("ingest, claim, finish, reconcile, heartbeats and the dashboard's lists never scan a growing table", async () => {
+    const recorded: Recorded[] = [];
+    const flow = { name: "setup" };
+    const inner = createClient({ url: ":memory:" });
+    const db = openDatabase(recordingClient(inner, recorded, flow));
+    await applyMigrations(db);
+    const base = await createTestDeps({ db, vars: { SIMULATOR_FAILURE_RATE: "0", RECONCILE_INTERVAL_S: "60" } });
+    const provider = new SimulatorProvider(db, base.clock);
+    await provider.seed(3);
+    const deps = { ...base, provider };
+    const app = buildApp(() => deps);
+
+    flow.name = "reconcile";
+    await reconcileFleet(deps, "default");
+    await provider.injectFailure("sim-2", "exit");
+    await provider.destroy("sim-3");
+    deps.clock.advance(61_000);
+    await reconcileFleet(deps, "default");
+
+    flow.name = "webhook ingest";
+    for (const [i, state] of ["exited", "running", "running"].entries()) {
+      const res = await app.request("/webhooks/default/instances", signedWebhook(`msg_${i}`, { instanceId: "sim-1", state }));
+      expect(res.status).toBe(202);
+    }
+    expect((await app.request("/webhooks/default/instances", signedWebhook("msg_0", { instanceId: "sim-1", state: "exited" }))).status).toBe(200);
+
+    flow.name = "chat ingest";
+    const chat = await app.request("/api/agents/default/messages", { method: "POST", headers: authHeaders(), body: JSON.stringify({ text: "status?" }) });
+    expect(chat.status).toBe(202);
+
+    flow.name = "claim and finish";
+    expect(await advance(deps, 10_000)).toContain("succeeded");
+
+    flow.name = "heartbeat";
+    deps.clock.advance(3_600_000);
+    await flagSilentInstances(deps, "default");
+
+    flow.name = "dashboard lists";
+    await notifyHuman(deps, { agentId: "default", runId: 1, title: "sim-2 exited", body: "exit code 1", severity: "warning" });
+    for (const path of ["instances", "instances/sim-1/events?limit=20", "runs?limit=20", "notifications?limit=20", "wakes", ""]) {
+      const res = await app.request(`/api/agents/default${path ? `/${path}` : ""}`, { headers: authHeaders() });
+      expect(res.status).toBe(200);
+    }
+
+    flow.name = "retention";
+    await pruneOldRecords(deps);
+
+    const checked = recorded.filter((r) => r.flow !== "setup" && /^\s*(select|insert|update|delete|with)\b/i.test(r.stmt.sql));
+    expect(new Set(checked.map((r) => r.flow))).toEqual(
+      new Set(["reconcile", "webhook ingest", "chat ingest", "claim and finish", "heartbeat", "dashboard lists", "retention"]),
+    );
+    const offenders: string[] = [];
+    const seen = new Set<string>();
+    for (const { flow: name, stmt } of checked) {
+      if (seen.has(stmt.sql)) continue;
+      seen.add(stmt.sql);
+      const plan = await inner.execute({ sql: `EXPLAIN QUERY PLAN ${stmt.sql}`, args: stmt.args as never });
+      const scans = historyScans(stmt.sql, stmt.args, plan.rows as unknown as { detail: string }[], aliasesOf(stmt.sql));
+      if (scans.length) offenders.push(`[${name}] ${scans.join("; ")}\n    ${stmt.sql.replace(/\s+/g, " ").slice(0, 300)}`);
+    }
+    expect(offenders, offenders.join("\n")).toEqual([]);
+  });
+});

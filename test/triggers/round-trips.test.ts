@@ -1,0 +1,106 @@
+/**
+ * Round trips on the hot paths, counted at the database client: a webhook or chat message costs
+ * at most two (its batch, and the delivery when it schedules a run), one when it schedules
+ * nothing; a repeated webhook-id costs one and writes nothing; a cron tick over 1,000 instances
+ * costs a bounded number whatever the fleet's size.
+ */
+import { describe, expect, it } from "vitest";
+import { createClient } from "@libsql/client";
+import { openDatabase } from "../../db/client.ts";
+import { applyMigrations } from "../../db/migrate.ts";
+import { buildApp } from "../../functions/app.ts";
+import { SimulatorProvider } from "../../fleet/simulator.ts";
+import { LocalScheduler } from "../../triggers/local-scheduler.ts";
+import { runCronTick } from "../../triggers/tick.ts";
+import { silentLogger } from "../../runtime/log.ts";
+import { FakeClock } from "../../runtime/clock.ts";
+import { authHeaders, createTestDeps } from "../support/test-deps.ts";
+import { countingClient } from "../support/counting-client.ts";
+import { signedWebhook } from "../support/signed-webhook.ts";
+
+async function countedDeps(vars: Record<string, string> = {}) {
+  const { client, counter } = countingClient(createClient({ url: ":memory:" }));
+  const db = openDatabase(client);
+  await applyMigrations(db);
+  const clock = new FakeClock(Date.now());
+  // The local scheduler (not started): its publish is the delivery insert, one round trip.
+  const scheduler = new LocalScheduler({ db, clock, log: silentLogger, visibilityMs: 60_000 });
+  const deps = await createTestDeps({ db, clock, scheduler, vars });
+  return { deps, counter, app: buildApp(() => deps) };
+}
+
+const total = async (deps: { db: { $client: { execute(sql: string): Promise<{ rows: Record<string, unknown>[] }> } } }, sql: string) =>
+  Number((await deps.db.$client.execute(sql)).rows[0]!.n);
+
+describe("round trips per request", () => {
+  it("a webhook: two when it schedules a run, one when a run is already scheduled, one (and no write) when repeated", async () => {
+    const { deps, counter, app } = await countedDeps();
+    await app.request("/webhooks/default/instances", signedWebhook("warm", { instanceId: "sim-0", state: "running" }));
+    await deps.db.$client.execute("update agents set next_run_at = null");
+
+    counter.reset();
+    expect((await app.request("/webhooks/default/instances", signedWebhook("rt_1", { instanceId: "sim-1", state: "exited" }))).status).toBe(202);
+    expect(counter.calls).toBe(2);
+
+    counter.reset();
+    expect((await app.request("/webhooks/default/instances", signedWebhook("rt_2", { instanceId: "sim-2", state: "exited" }))).status).toBe(202);
+    expect(counter.calls).toBe(1);
+
+    deps.clock.advance(1000);
+    const before = (await deps.db.$client.execute("select last_seen_at, updated_at from instances where id = 'sim-1'")).rows[0];
+    counter.reset();
+    const repeat = await app.request("/webhooks/default/instances", signedWebhook("rt_1", { instanceId: "sim-1", state: "exited" }));
+    expect(repeat.status).toBe(200);
+    expect(await repeat.json()).toMatchObject({ duplicate: true, outcome: "pending" });
+    expect(counter.calls).toBe(1);
+    const after = (await deps.db.$client.execute("select last_seen_at, updated_at from instances where id = 'sim-1'")).rows[0];
+    expect(after).toEqual(before);
+    expect(await total(deps, "select count(*) as n from instance_events where instance_id = 'sim-1'")).toBe(1);
+  });
+
+  // Around the ingest, a bearer request reads its address's lockout (issue 10's throttling must
+  // refuse even a right token while locked) and the operator activity log gains one row.
+  const AUTH_AND_AUDIT = 2;
+
+  it("a chat message: its ingest in two when it schedules a run, one when one is already scheduled", async () => {
+    const { counter, app } = await countedDeps();
+    const post = (text: string) => app.request("/api/agents/default/messages", { method: "POST", headers: authHeaders(), body: JSON.stringify({ text }) });
+    await app.request("/api/agents/default", { headers: authHeaders() });
+    counter.reset();
+    expect((await post("one")).status).toBe(202);
+    expect(counter.calls).toBe(2 + AUTH_AND_AUDIT);
+    counter.reset();
+    expect((await post("two")).status).toBe(202);
+    expect(counter.calls).toBe(1 + AUTH_AND_AUDIT);
+  });
+
+  it("a cron tick over 1,000 simulated instances costs a bounded number of round trips, quiet or not", async () => {
+    const { deps, counter } = await countedDeps({ SIMULATOR_FAILURE_RATE: "0", RECONCILE_INTERVAL_S: "60" });
+    const provider = new SimulatorProvider(deps.db, deps.clock);
+    await provider.seed(1000);
+    const fleet = { ...deps, provider };
+
+    counter.reset();
+    await runCronTick(fleet);
+    expect(await total(deps, "select count(*) as n from instances")).toBe(1000);
+    expect(await total(deps, "select count(*) as n from events where source = 'reconcile'")).toBe(1000);
+    const first = counter.calls;
+
+    for (let i = 1; i <= 100; i++) await provider.injectFailure(`sim-${i}`, "exit");
+    deps.clock.advance(61_000);
+    counter.reset();
+    await runCronTick(fleet);
+    expect(await total(deps, "select count(*) as n from instances where state = 'exited'")).toBe(100);
+    const second = counter.calls;
+
+    deps.clock.advance(61_000);
+    counter.reset();
+    await runCronTick(fleet);
+    const quiet = counter.calls;
+
+    // 1,000 new instances are 5 pages; the rest of the tick is a fixed handful of statements.
+    expect(first).toBeLessThanOrEqual(25);
+    expect(second).toBeLessThanOrEqual(20);
+    expect(quiet).toBeLessThanOrEqual(20);
+  });
+});
