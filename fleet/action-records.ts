@@ -8,6 +8,7 @@ import type { Deps } from "../runtime/deps.ts";
 import { actions, instanceEvents, instances } from "../schema/index.ts";
 import type { ActionKind, ActionRequest, ActionResult } from "./actions.ts";
 import type { InstanceState } from "./provider.ts";
+import { expectationAfter } from "./expectations.ts";
 
 export type ActionRow = typeof actions.$inferSelect;
 
@@ -119,6 +120,7 @@ export async function recordSuccess(deps: Deps, actionId: number, request: Actio
           : {}),
         ...(request.kind === "label" ? { label: request.label ?? null } : {}),
         ...(request.kind === "destroy" ? { goneAt: now } : {}),
+        ...expectationAfter(request.kind, now, deps.config.loadingTimeoutMs),
         updatedAt: now,
       })
       .where(and(eq(instances.agentId, agentId), eq(instances.id, instanceId))),

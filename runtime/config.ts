@@ -49,6 +49,12 @@ const variables = z.object({
   NTFY_URL: optionalUrl,
   NOTIFY_DEDUP_WINDOW_S: z.coerce.number().int().min(0).default(3600),
   ACTION_RATE_LIMIT_PER_HOUR: positiveInt(6),
+  WAKE_MIN_DELAY_S: z.coerce.number().int().min(0).default(60),
+  WAKES_PER_HOUR: z.coerce.number().int().min(0).default(12),
+  APPROVAL_REJECT_COOLDOWN_S: z.coerce.number().int().min(0).default(86400),
+  LOADING_TIMEOUT_S: positiveInt(900),
+  WATCHDOG_FAILED_RUNS: positiveInt(3),
+  WATCHDOG_NOTIFY_PER_HOUR: positiveInt(10),
   PORT: z.coerce.number().int().min(0).max(65535).default(8787),
 });
 
@@ -119,6 +125,12 @@ function toConfig(v: z.infer<typeof variables>, host: Host) {
     channels: { slack: v.SLACK_WEBHOOK_URL, discord: v.DISCORD_WEBHOOK_URL, ntfy: v.NTFY_URL },
     notifyDedupWindowMs: v.NOTIFY_DEDUP_WINDOW_S * 1000,
     actionRateLimitPerHour: v.ACTION_RATE_LIMIT_PER_HOUR,
+    wakeMinDelayMs: v.WAKE_MIN_DELAY_S * 1000,
+    wakesPerHour: v.WAKES_PER_HOUR,
+    approvalRejectCooldownMs: v.APPROVAL_REJECT_COOLDOWN_S * 1000,
+    loadingTimeoutMs: v.LOADING_TIMEOUT_S * 1000,
+    watchdogFailedRuns: v.WATCHDOG_FAILED_RUNS,
+    watchdogNotifyPerHour: v.WATCHDOG_NOTIFY_PER_HOUR,
     port: v.PORT,
   };
 }

@@ -5,3 +5,4 @@ export * from "./conversation.ts";
 export * from "./fleet.ts";
 export * from "./notifications.ts";
 export * from "./infra.ts";
+export * from "./watchdog.ts";

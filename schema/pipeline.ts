@@ -9,7 +9,7 @@ export const events = sqliteTable(
   {
     id: integer().primaryKey({ autoIncrement: true }),
     agentId: text().notNull(),
-    /** human | manual | webhook | reconcile | heartbeat | approval */
+    /** human | manual | webhook | reconcile | heartbeat | approval | overdue */
     source: text().notNull(),
     /** 0 = human/manual (short debounce), 1 = state change / wake (long debounce). */
     priority: integer().notNull(),
@@ -41,11 +41,14 @@ export const wakes = sqliteTable(
     /** pending | consumed | cancelled */
     status: text().notNull().default("pending"),
     createdByRun: integer(),
+    /** What a re-check is about: the instance, and the state it should be in by then. */
+    instanceId: text(),
+    awaitState: text(),
     consumedByRun: integer(),
     createdAt: integer().notNull(),
     consumedAt: integer(),
   },
-  (t) => [index("wakes_due").on(t.agentId, t.status, t.dueAt)],
+  (t) => [index("wakes_due").on(t.agentId, t.status, t.dueAt), index("wakes_created").on(t.agentId, t.createdAt)],
 );
 
 export const runs = sqliteTable(

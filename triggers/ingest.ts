@@ -10,7 +10,7 @@ import type { Deps } from "../runtime/deps.ts";
 import { events } from "../schema/index.ts";
 import { debounceWindow, publishRunSlot, scheduleRunStatement, type Priority } from "./request-run.ts";
 
-export type EventSource = "human" | "manual" | "webhook" | "reconcile" | "heartbeat" | "approval";
+export type EventSource = "human" | "manual" | "webhook" | "reconcile" | "heartbeat" | "approval" | "overdue";
 
 export interface IncomingEvent {
   agentId: string;

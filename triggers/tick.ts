@@ -7,6 +7,7 @@ import { cronTick, type TickCheck } from "./cron-tick.ts";
 import { simulateFleet } from "../fleet/simulator-reports.ts";
 import { reconcileInstances } from "../fleet/reconcile.ts";
 import { checkHeartbeats } from "../fleet/heartbeat.ts";
+import { checkOverdueStates } from "../fleet/overdue-states.ts";
 import { republishStalledDeliveries } from "../notify/repair-deliveries.ts";
 import { pruneOldRecords } from "./retention.ts";
 
@@ -14,7 +15,8 @@ import { pruneOldRecords } from "./retention.ts";
 // Order matters: simulated failures report first (as webhooks), reconciliation then records only
 // what no report told, and the heartbeat check sees the freshest last-seen times.
 // Last, notification deliveries whose publish was lost are published again.
-export const FLEET_CHECKS: readonly TickCheck[] = [simulateFleet, reconcileInstances, checkHeartbeats, republishStalledDeliveries];
+// Overdue states are judged after reconciliation, so an instance that did come up is not raised.
+export const FLEET_CHECKS: readonly TickCheck[] = [simulateFleet, reconcileInstances, checkHeartbeats, checkOverdueStates, republishStalledDeliveries];
 
 export async function runCronTick(deps: Deps) {
   const agents = await cronTick(deps, FLEET_CHECKS);
