@@ -12,7 +12,8 @@ import type { RunContext } from "../triggers/run-step.ts";
 import { actions, instances } from "../schema/index.ts";
 import { executeAction } from "../fleet/actions.ts";
 import { notifyHuman } from "../notify/notify-human.ts";
-import { createWake, WakeLimitError } from "../triggers/wakes.ts";
+import { WakeLimitError } from "../triggers/wakes.ts";
+import { scheduleSelfWake, WakeBudgetError } from "../triggers/wake-budget.ts";
 
 export const RECHECK_AFTER_MS = 5 * 60_000;
 const HOUR_MS = 3_600_000;
@@ -113,15 +114,17 @@ async function recentRestarts(deps: Deps, agentId: string, instanceId: string, n
 
 async function scheduleRecheck(deps: Deps, context: Context, instanceId: string, decisions: string[], onCreated: () => void) {
   try {
-    await createWake(deps, context.agentId, {
+    const wake = await scheduleSelfWake(deps, context.agentId, {
       dueAt: deps.clock.now() + RECHECK_AFTER_MS,
       reason: `rules policy: check that ${instanceId} came back after its restart`,
       createdByRun: context.runId,
+      instanceId,
+      awaitState: "running",
     });
     onCreated();
-    decisions.push(`scheduled a re-check of ${instanceId} in ${RECHECK_AFTER_MS / 60_000} minutes`);
+    decisions.push(`scheduled a re-check of ${instanceId} at ${new Date(wake.dueAt).toISOString()}`);
   } catch (err) {
-    if (!(err instanceof WakeLimitError)) throw err;
+    if (!(err instanceof WakeLimitError || err instanceof WakeBudgetError)) throw err;
     decisions.push(`could not schedule a re-check of ${instanceId}: ${err.message}`);
   }
 }

@@ -22,6 +22,9 @@ export interface NewWake {
   dueAt: number;
   reason: string;
   createdByRun: number | null;
+  /** A re-check of one instance, and the state it should be in by then (shown in the prompt). */
+  instanceId?: string;
+  awaitState?: string;
 }
 
 /** Stores a wake (unless the agent is at its cap) and publishes its delivery for the due time. */
@@ -29,8 +32,8 @@ export async function createWake(deps: Deps, agentId: string, wake: NewWake): Pr
   const { db, clock, config } = deps;
   const now = clock.now();
   const pending = sql`(select count(*) from ${wakes} where ${wakes.agentId} = ${agentId} and ${wakes.status} = 'pending')`;
-  const rows = await db.all<{ id: number }>(sql`insert into ${wakes} (agent_id, due_at, reason, status, created_by_run, created_at)
-    select ${agentId}, ${wake.dueAt}, ${wake.reason}, 'pending', ${wake.createdByRun}, ${now}
+  const rows = await db.all<{ id: number }>(sql`insert into ${wakes} (agent_id, due_at, reason, status, created_by_run, instance_id, await_state, created_at)
+    select ${agentId}, ${wake.dueAt}, ${wake.reason}, 'pending', ${wake.createdByRun}, ${wake.instanceId ?? null}, ${wake.awaitState ?? null}, ${now}
     where ${pending} < ${config.maxPendingWakes}
     returning id`);
   const created = rows[0];
