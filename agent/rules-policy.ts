@@ -11,6 +11,7 @@ import type { Deps } from "../runtime/deps.ts";
 import type { RunContext } from "../triggers/run-step.ts";
 import { actions, instances } from "../schema/index.ts";
 import { executeAction } from "../fleet/actions.ts";
+import { activeBlock, describeBlock } from "../fleet/action-blocks.ts";
 import { notifyHuman } from "../notify/notify-human.ts";
 import { WakeLimitError } from "../triggers/wakes.ts";
 import { scheduleSelfWake, WakeBudgetError } from "../triggers/wake-budget.ts";
@@ -58,6 +59,11 @@ export async function decideByRules(deps: Deps, context: Context, why: string): 
       );
       continue;
     }
+    const block = await activeBlock(deps, agentId, instance.id, "start");
+    if (block) {
+      decisions.push(`did not restart ${instance.id}: ${describeBlock(block)}`);
+      continue;
+    }
     const result = await executeAction(deps, {
       agentId,
       runId,
@@ -70,7 +76,8 @@ export async function decideByRules(deps: Deps, context: Context, why: string): 
     if (result.status === "succeeded" || result.status === "awaiting_approval") {
       if (!result.repeated) mutated = true;
       decisions.push(`restarted ${instance.id} (exited; restart ${restarts + 1}/${config.rulesMaxRestartsPerHour} this hour): ${result.status}`);
-      await scheduleRecheck(deps, context, instance.id, decisions, () => (mutated = true));
+      // An approval's decision wakes the agent by itself; only a restart done needs a re-check.
+      if (result.status === "succeeded" && !result.repeated) await scheduleRecheck(deps, context, instance.id, decisions, () => (mutated = true));
     } else {
       await notify(
         `Restart of ${instance.id} failed`,

@@ -80,6 +80,6 @@ export async function postDecision(c: Ctx) {
   const id = approvalIdParam.safeParse(c.req.param("approvalId"));
   if (!id.success) throw new RequestError(400, "invalid approval id: must be a positive integer");
   const { decision, note } = await form(c, decisionForm);
-  await decideApproval(c.get("deps"), agentId, id.data, decision, note || undefined);
+  await decideApproval(c.get("deps"), agentId, id.data, decision, note || undefined, "a human via the dashboard");
   return c.redirect(`/approvals?done=${decision === "approve" ? "approved" : "rejected"}`, 303);
 }

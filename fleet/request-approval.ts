@@ -4,13 +4,61 @@
  * why. The action row (awaiting_approval) and the approval are written in one batch keyed by the
  * action's idempotency key, so a repeated request neither duplicates the approval nor pages the
  * human twice. The provider is not called; decideApproval executes it once approved.
+ *
+ * Two refusals come first (invariant 12): while a request for the same action on the same
+ * instance is pending, the pending one is the answer (nothing filed, nobody paged again); and
+ * while a human's rejection of it is active (fleet/action-blocks.ts), the request is recorded as
+ * `blocked` and refused, saying who rejected it and when, unless the run answers a human message
+ * (a human asked again).
  */
-import { sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import type { Deps } from "../runtime/deps.ts";
 import { actions, approvals } from "../schema/index.ts";
 import { notifyHuman } from "../notify/notify-human.ts";
 import type { ActionRequest, ActionResult } from "./actions.ts";
 import { findAction, recordedResult } from "./action-records.ts";
+import { activeBlock, describeBlock, runAnswersHuman } from "./action-blocks.ts";
+
+/** The pending approval for this action on this instance, if one is waiting for a human. */
+async function pendingFor(deps: Deps, request: ActionRequest) {
+  const [row] = await deps.db
+    .select()
+    .from(approvals)
+    .where(
+      and(
+        eq(approvals.agentId, request.agentId),
+        eq(approvals.instanceId, request.instanceId),
+        eq(approvals.kind, request.kind),
+        eq(approvals.status, "pending"),
+      ),
+    )
+    .limit(1);
+  return row;
+}
+
+/** Records the refused request in the audit and answers with who said no. */
+async function refuseBlocked(deps: Deps, request: ActionRequest, error: string): Promise<ActionResult> {
+  const [row] = await deps.db
+    .insert(actions)
+    .values({
+      agentId: request.agentId,
+      runId: request.runId,
+      instanceId: request.instanceId,
+      kind: request.kind,
+      decidedBy: request.decidedBy,
+      idempotencyKey: request.idempotencyKey,
+      status: "blocked",
+      reason: request.reason ?? null,
+      result: { providerCalled: false },
+      error,
+      createdAt: deps.clock.now(),
+      finishedAt: deps.clock.now(),
+    })
+    .onConflictDoNothing()
+    .returning({ id: actions.id });
+  if (!row) return recordedResult(deps, (await findAction(deps, request.agentId, request.idempotencyKey))!);
+  return { actionId: row.id, status: "failed", repeated: false, error };
+}
 
 export async function requestApproval(deps: Deps, request: ActionRequest): Promise<ActionResult> {
   const { db, clock } = deps;
@@ -19,6 +67,15 @@ export async function requestApproval(deps: Deps, request: ActionRequest): Promi
   const what = `${request.kind} ${request.instanceId}${request.label ? ` (label ${request.label})` : ""}`;
   const why = request.reason?.trim() || `${request.decidedBy} decided to ${request.kind} it`;
   const mine = sql`agent_id = ${agentId} and idempotency_key = ${idempotencyKey}`;
+
+  const known = await findAction(deps, agentId, idempotencyKey);
+  if (known) return recordedResult(deps, known);
+  const waiting = await pendingFor(deps, request);
+  if (waiting) return { actionId: waiting.actionId ?? 0, status: "awaiting_approval", repeated: true, approvalId: waiting.id };
+  const block = await activeBlock(deps, agentId, request.instanceId, request.kind);
+  if (block && !(request.decidedBy === "llm" && (await runAnswersHuman(deps, agentId, request.runId)))) {
+    return refuseBlocked(deps, request, `blocked: ${describeBlock(block)}. Do not ask again unless a human asks for it.`);
+  }
 
   const [inserted, approval] = await db.batch([
     db

@@ -18,6 +18,7 @@ import { fleetRoutes } from "./fleet/fleet.index.ts";
 import { notificationRoutes } from "./notifications/notifications.index.ts";
 import { actionRoutes } from "./actions/actions.index.ts";
 import { approvalRoutes } from "./approvals/approvals.index.ts";
+import { blockRoutes } from "./blocks/blocks.index.ts";
 import { deliveryRoutes } from "./internal/deliveries.ts";
 import { dashboardRoutes } from "../dashboard/routes.tsx";
 
@@ -32,6 +33,7 @@ export function buildApp(resolveDeps: ResolveDeps) {
     .route("/agents", notificationRoutes)
     .route("/agents", actionRoutes)
     .route("/agents", approvalRoutes)
+    .route("/agents", blockRoutes)
     .route("/", cronRoutes)
     .route("/", fleetRoutes);
 

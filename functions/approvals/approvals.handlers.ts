@@ -11,5 +11,5 @@ export async function getApprovals(c: Ctx, agentId: string, status: ApprovalStat
 
 /** 404 unknown approval and 409 already decided come from ApprovalError through onError. */
 export async function postDecision(c: Ctx, agentId: string, approvalId: number, decision: Decision, note: string | undefined) {
-  return c.json(await decideApproval(c.get("deps"), agentId, approvalId, decision, note || undefined));
+  return c.json(await decideApproval(c.get("deps"), agentId, approvalId, decision, note || undefined, "a human via the operator API"));
 }
