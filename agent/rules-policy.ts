@@ -3,8 +3,9 @@
  * restart an instance that exited unexpectedly, at most RULES_MAX_RESTARTS_PER_HOUR times an hour
  * (and look again in a few minutes); tell a human when restarts are exhausted or fail, or when an
  * instance this run heard about is offline or unknown; answer a human message with the fleet's
- * state. Every action goes through executeAction (decidedBy `rules`), so the audit, rate limit
- * and approvals hold here too. Same inputs, same decisions.
+ * state; escalate what does not get better (rules-escalation.ts). Every action goes through
+ * executeAction (decidedBy `rules`), so the audit, rate limit, approvals and a human's rejection
+ * hold here too. Same inputs, same decisions.
  */
 import { and, eq, gt, inArray, isNull, sql } from "drizzle-orm";
 import type { Deps } from "../runtime/deps.ts";
@@ -12,6 +13,7 @@ import type { RunContext } from "../triggers/run-step.ts";
 import { actions, instances } from "../schema/index.ts";
 import { executeAction } from "../fleet/actions.ts";
 import { activeBlock, describeBlock } from "../fleet/action-blocks.ts";
+import { escalateByRules, type Notify } from "./rules-escalation.ts";
 import { notifyHuman } from "../notify/notify-human.ts";
 import { WakeLimitError } from "../triggers/wakes.ts";
 import { scheduleSelfWake, WakeBudgetError } from "../triggers/wake-budget.ts";
@@ -42,8 +44,8 @@ export async function decideByRules(deps: Deps, context: Context, why: string): 
     .orderBy(instances.id);
   const decisions: string[] = [];
   let mutated = false;
-  const notify = async (title: string, body: string, severity: "warning" | "critical", dedupKey: string) => {
-    const sent = await notifyHuman(deps, { agentId, runId, title, body, severity, dedupKey });
+  const notify: Notify = async (instanceId, title, body, severity, dedupKey) => {
+    const sent = await notifyHuman(deps, { agentId, runId, title, body, severity, dedupKey, instanceId });
     if (!sent.deduplicated) mutated = true;
     decisions.push(`notified a human: ${title}${sent.deduplicated ? " (already notified recently)" : ""}`);
   };
@@ -52,6 +54,7 @@ export async function decideByRules(deps: Deps, context: Context, why: string): 
     const restarts = await recentRestarts(deps, agentId, instance.id, now);
     if (restarts >= config.rulesMaxRestartsPerHour) {
       await notify(
+        instance.id,
         `Instance ${instance.id} keeps failing`,
         `${instance.id} exited again after ${restarts} restart attempts in the last hour; the rules policy stopped restarting it. Last message: ${instance.statusMessage ?? "none"}.`,
         "critical",
@@ -80,6 +83,7 @@ export async function decideByRules(deps: Deps, context: Context, why: string): 
       if (result.status === "succeeded" && !result.repeated) await scheduleRecheck(deps, context, instance.id, decisions, () => (mutated = true));
     } else {
       await notify(
+        instance.id,
         `Restart of ${instance.id} failed`,
         `The rules policy tried to restart ${instance.id} (exited) and got: ${result.status}${result.error ? ` — ${result.error}` : ""}.`,
         "warning",
@@ -91,12 +95,15 @@ export async function decideByRules(deps: Deps, context: Context, why: string): 
   const mentioned = new Set(context.events.map((e) => (e.payload as { instanceId?: unknown } | null)?.instanceId).filter((id) => typeof id === "string"));
   for (const instance of fleet.filter((i) => ATTENTION_STATES.has(i.state) && mentioned.has(i.id))) {
     await notify(
+      instance.id,
       `Instance ${instance.id} is ${instance.state}`,
       `${instance.id} reported ${instance.state} at ${new Date(instance.stateAt).toISOString()}${instance.statusMessage ? ` (${instance.statusMessage})` : ""}. The rules policy cannot fix this; please take a look.`,
       "warning",
       `rules:attention:${instance.id}:${instance.state}`,
     );
   }
+
+  if (await escalateByRules(deps, context, fleet, notify, decisions)) mutated = true;
 
   const human = context.events.some((e) => e.source === "human");
   const reply = human ? composeReply(why, fleet, decisions) : null;

@@ -115,6 +115,7 @@ export async function requestApproval(deps: Deps, request: ActionRequest): Promi
       body: `Requested by ${request.decidedBy}${request.runId !== null ? ` in run ${request.runId}` : ""}.\nWhy: ${why}\nDecide with POST /api/agents/${agentId}/approvals/${approvalId} {"decision": "approve" | "reject"}.`,
       severity: "warning",
       dedupKey: `approval:${approvalId}`,
+      instanceId: request.instanceId,
     });
   } catch (err) {
     // The approval is stored and listed; a failed page must not undo it.

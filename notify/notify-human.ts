@@ -21,6 +21,8 @@ export interface HumanNotification {
   severity: Severity;
   /** Identifies "the same alert"; defaults to the normalised title. */
   dedupKey?: string;
+  /** The instance the alert is about, if one (the watchdog counts alerts per instance). */
+  instanceId?: string | null;
 }
 
 export interface NotifyResult {
@@ -51,8 +53,8 @@ export async function notifyHuman(deps: Deps, n: HumanNotification): Promise<Not
     db.all<{ id: number }>(sql`update ${notifications} set repeats = repeats + 1
       where id = (select id from ${notifications} where ${inWindow} order by id desc limit 1)
       returning id`),
-    db.all<{ id: number }>(sql`insert into ${notifications} (agent_id, run_id, title, body, severity, dedup_key, repeats, created_at)
-      select ${n.agentId}, ${n.runId}, ${n.title}, ${n.body}, ${n.severity}, ${dedupKey}, 0, ${now}
+    db.all<{ id: number }>(sql`insert into ${notifications} (agent_id, run_id, title, body, severity, dedup_key, instance_id, repeats, created_at)
+      select ${n.agentId}, ${n.runId}, ${n.title}, ${n.body}, ${n.severity}, ${dedupKey}, ${n.instanceId ?? null}, 0, ${now}
       where not exists (select 1 from ${notifications} where ${inWindow})
       returning id`),
   ] as const;

@@ -8,6 +8,7 @@ import { simulateFleet } from "../fleet/simulator-reports.ts";
 import { reconcileInstances } from "../fleet/reconcile.ts";
 import { checkHeartbeats } from "../fleet/heartbeat.ts";
 import { checkOverdueStates } from "../fleet/overdue-states.ts";
+import { checkMissedHeartbeats } from "../fleet/heartbeat-escalation.ts";
 import { republishStalledDeliveries } from "../notify/repair-deliveries.ts";
 import { pruneOldRecords } from "./retention.ts";
 
@@ -16,7 +17,7 @@ import { pruneOldRecords } from "./retention.ts";
 // what no report told, and the heartbeat check sees the freshest last-seen times.
 // Last, notification deliveries whose publish was lost are published again.
 // Overdue states are judged after reconciliation, so an instance that did come up is not raised.
-export const FLEET_CHECKS: readonly TickCheck[] = [simulateFleet, reconcileInstances, checkHeartbeats, checkOverdueStates, republishStalledDeliveries];
+export const FLEET_CHECKS: readonly TickCheck[] = [simulateFleet, reconcileInstances, checkHeartbeats, checkMissedHeartbeats, checkOverdueStates, republishStalledDeliveries];
 
 export async function runCronTick(deps: Deps) {
   const agents = await cronTick(deps, FLEET_CHECKS);
