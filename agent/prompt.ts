@@ -13,10 +13,11 @@ import type { ChatMessage } from "./chat-model.ts";
 import type { PromptDraft } from "./budget.ts";
 import { listMemory } from "./memory.ts";
 import { truncateToTokens } from "./tokens.ts";
+import { attentionMarker, describeRechecks, renderRejections } from "./prompt-attention.ts";
 import { turnsFromStored } from "./turns.ts";
 
 /** Shares of the budget each growing part may take at most. */
-export const PROMPT_SHARES = { memory: 0.1, snapshot: 0.2, summary: 0.15, input: 0.4 } as const;
+export const PROMPT_SHARES = { memory: 0.1, snapshot: 0.2, rejections: 0.05, summary: 0.15, input: 0.4 } as const;
 
 export const SYSTEM_PROMPT = `You are fleetwarden, an operations agent supervising a fleet of rented GPU instances.
 Each run you are woken by events (instance state changes, human messages, your own scheduled checks).
@@ -43,7 +44,7 @@ type InstanceRow = typeof instances.$inferSelect;
 
 const HEALTHY = new Set(["running", "stopped"]);
 
-export function renderSnapshot(rows: readonly InstanceRow[], now: number, maxTokens: number): string {
+export function renderSnapshot(rows: readonly InstanceRow[], now: number, maxTokens: number, loadingTimeoutMs = Infinity): string {
   if (rows.length === 0) return `Fleet snapshot at ${iso(now)}: no instances known.`;
   // Instances needing attention first, so a cut snapshot still shows them.
   const ordered = [...rows].sort((a, b) => Number(HEALTHY.has(a.state)) - Number(HEALTHY.has(b.state)) || a.id.localeCompare(b.id));
@@ -52,7 +53,7 @@ export function renderSnapshot(rows: readonly InstanceRow[], now: number, maxTok
     const price = r.pricePerHour !== null ? ` $${r.pricePerHour}/h` : "";
     const label = r.label ? ` "${r.label}"` : "";
     const message = r.statusMessage ? ` msg: ${r.statusMessage.slice(0, 200)}` : "";
-    return `- ${r.id}${label}: ${r.state} since ${iso(r.stateAt)}, last seen ${iso(r.lastSeenAt)}, ${gpu}${price}${message}`;
+    return `- ${r.id}${label}: ${r.state} since ${iso(r.stateAt)}, last seen ${iso(r.lastSeenAt)}, ${gpu}${price}${message}${attentionMarker(r, now, loadingTimeoutMs)}`;
   });
   return truncateToTokens(`Fleet snapshot at ${iso(now)} (${rows.length} instances):\n${lines.join("\n")}`, maxTokens, "fleet snapshot (use list_instances)");
 }
@@ -76,10 +77,15 @@ export function describeEvent(e: RunContext["events"][number]): string {
   }
 }
 
-export function renderInput(context: Pick<RunContext, "events" | "wakes" | "runId">, now: number, maxTokens: number): string {
+export function renderInput(
+  context: Pick<RunContext, "events" | "wakes" | "runId">,
+  now: number,
+  maxTokens: number,
+  rechecks: ReadonlyMap<number, string> = new Map(),
+): string {
   const lines = [
     ...context.events.map(describeEvent),
-    ...context.wakes.map((w) => `[${iso(w.dueAt)}] Your scheduled check #${w.id} is due: ${w.reason}`),
+    ...context.wakes.map((w) => `[${iso(w.dueAt)}] Your scheduled check #${w.id} is due: ${w.reason}${rechecks.has(w.id) ? ` ${rechecks.get(w.id)}` : ""}`),
   ];
   const body = lines.length ? lines.join("\n") : "(no events: a routine check)";
   return truncateToTokens(`Run ${context.runId} at ${iso(now)}. This run was woken by:\n${body}`, maxTokens, "input");
@@ -96,23 +102,26 @@ export async function buildPromptDraft(deps: Deps, context: Pick<RunContext, "ag
     db.select().from(instances).where(and(eq(instances.agentId, agentId), isNull(instances.goneAt))),
   ]);
   const session = sessionRows[0];
-  const [facts, stored] = await Promise.all([
+  const [facts, stored, rejections, rechecks] = await Promise.all([
     listMemory(deps, agentId),
     db
       .select()
       .from(messages)
       .where(and(eq(messages.agentId, agentId), eq(messages.sessionEpoch, sessionEpoch), gt(messages.id, session?.summarizedThrough ?? 0)))
       .orderBy(asc(messages.id)),
+    renderRejections(deps, agentId),
+    describeRechecks(deps, context),
   ]);
+  const snapshot = renderSnapshot(fleetRows, now, Math.floor(budget * PROMPT_SHARES.snapshot), config.loadingTimeoutMs);
   const fleetContext: ChatMessage = {
     role: "system",
-    content: `${renderMemory(facts, Math.floor(budget * PROMPT_SHARES.memory))}\n\n${renderSnapshot(fleetRows, now, Math.floor(budget * PROMPT_SHARES.snapshot))}`,
+    content: `${renderMemory(facts, Math.floor(budget * PROMPT_SHARES.memory))}\n\n${snapshot}${rejections ? `\n\n${truncateToTokens(rejections, Math.floor(budget * PROMPT_SHARES.rejections), "rejections")}` : ""}`,
   };
   return {
     fixed: [{ role: "system", content: SYSTEM_PROMPT }, fleetContext],
     summary: session?.summary ?? "",
     history: turnsFromStored(stored),
-    input: { role: "user", content: renderInput(context, now, Math.floor(budget * PROMPT_SHARES.input)) },
+    input: { role: "user", content: renderInput(context, now, Math.floor(budget * PROMPT_SHARES.input), rechecks) },
     current: [],
   };
 }

@@ -3,8 +3,9 @@
  * restart an instance that exited unexpectedly, at most RULES_MAX_RESTARTS_PER_HOUR times an hour
  * (and look again in a few minutes); tell a human when restarts are exhausted or fail, or when an
  * instance this run heard about is offline or unknown; answer a human message with the fleet's
- * state. Every action goes through executeAction (decidedBy `rules`), so the audit, rate limit
- * and approvals hold here too. Same inputs, same decisions.
+ * state; escalate what does not get better (rules-escalation.ts). Every action goes through
+ * executeAction (decidedBy `rules`), so the audit, rate limit, approvals and a human's rejection
+ * hold here too. Same inputs, same decisions.
  */
 import { and, eq, gt, inArray, isNull, sql } from "drizzle-orm";
 import type { Deps } from "../runtime/deps.ts";
@@ -13,8 +14,11 @@ import type { RunContext } from "../triggers/run-step.ts";
 import { actions, instances } from "../schema/index.ts";
 import { answeringActionKey } from "../fleet/action-key.ts";
 import { executeAction } from "../fleet/actions.ts";
+import { activeBlock, describeBlock } from "../fleet/action-blocks.ts";
+import { escalateByRules, type Notify } from "./rules-escalation.ts";
 import { notifyHuman } from "../notify/notify-human.ts";
-import { createWake, WakeLimitError } from "../triggers/wakes.ts";
+import { WakeLimitError } from "../triggers/wakes.ts";
+import { scheduleSelfWake, WakeBudgetError } from "../triggers/wake-budget.ts";
 
 export const RECHECK_AFTER_MS = 5 * MINUTE_MS;
 /** States that a restart cannot fix from here, but a human should know about. */
@@ -41,8 +45,8 @@ export async function decideByRules(deps: Deps, context: Context, why: string): 
     .orderBy(instances.id);
   const decisions: string[] = [];
   let mutated = false;
-  const notify = async (title: string, body: string, severity: "warning" | "critical", dedupKey: string) => {
-    const sent = await notifyHuman(deps, { agentId, runId, title, body, severity, dedupKey, fence: context.fence });
+  const notify: Notify = async (instanceId, title, body, severity, dedupKey) => {
+    const sent = await notifyHuman(deps, { agentId, runId, title, body, severity, dedupKey, instanceId, fence: context.fence });
     if (!sent.deduplicated) mutated = true;
     decisions.push(`notified a human: ${title}${sent.deduplicated ? " (already notified recently)" : ""}`);
   };
@@ -51,11 +55,17 @@ export async function decideByRules(deps: Deps, context: Context, why: string): 
     const restarts = await recentRestarts(deps, agentId, instance.id, now);
     if (restarts >= config.rulesMaxRestartsPerHour) {
       await notify(
+        instance.id,
         `Instance ${instance.id} keeps failing`,
         `${instance.id} exited again after ${restarts} restart attempts in the last hour; the rules policy stopped restarting it. Last message: ${instance.statusMessage ?? "none"}.`,
         "critical",
         `rules:repeated-failure:${instance.id}`,
       );
+      continue;
+    }
+    const block = await activeBlock(deps, agentId, instance.id, "start");
+    if (block) {
+      decisions.push(`did not restart ${instance.id}: ${describeBlock(block)}`);
       continue;
     }
     const result = await executeAction(deps, {
@@ -71,9 +81,11 @@ export async function decideByRules(deps: Deps, context: Context, why: string): 
     if (result.status === "succeeded" || result.status === "awaiting_approval") {
       if (!result.repeated) mutated = true;
       decisions.push(`restarted ${instance.id} (exited; restart ${restarts + 1}/${config.rulesMaxRestartsPerHour} this hour): ${result.status}`);
-      await scheduleRecheck(deps, context, instance.id, decisions, () => (mutated = true));
+      // An approval's decision wakes the agent by itself; only a restart done needs a re-check.
+      if (result.status === "succeeded" && !result.repeated) await scheduleRecheck(deps, context, instance.id, decisions, () => (mutated = true));
     } else {
       await notify(
+        instance.id,
         `Restart of ${instance.id} failed`,
         `The rules policy tried to restart ${instance.id} (exited) and got: ${result.status}${result.error ? ` — ${result.error}` : ""}.`,
         "warning",
@@ -85,12 +97,15 @@ export async function decideByRules(deps: Deps, context: Context, why: string): 
   const mentioned = new Set(context.events.map((e) => (e.payload as { instanceId?: unknown } | null)?.instanceId).filter((id) => typeof id === "string"));
   for (const instance of fleet.filter((i) => ATTENTION_STATES.has(i.state) && mentioned.has(i.id))) {
     await notify(
+      instance.id,
       `Instance ${instance.id} is ${instance.state}`,
       `${instance.id} reported ${instance.state} at ${new Date(instance.stateAt).toISOString()}${instance.statusMessage ? ` (${instance.statusMessage})` : ""}. The rules policy cannot fix this; please take a look.`,
       "warning",
       `rules:attention:${instance.id}:${instance.state}`,
     );
   }
+
+  if (await escalateByRules(deps, context, fleet, notify, decisions)) mutated = true;
 
   const human = context.events.some((e) => e.source === "human");
   const reply = human ? composeReply(why, fleet, decisions) : null;
@@ -115,16 +130,18 @@ async function recentRestarts(deps: Deps, agentId: string, instanceId: string, n
 
 async function scheduleRecheck(deps: Deps, context: Context, instanceId: string, decisions: string[], onCreated: () => void) {
   try {
-    await createWake(deps, context.agentId, {
+    const wake = await scheduleSelfWake(deps, context.agentId, {
       dueAt: deps.clock.now() + RECHECK_AFTER_MS,
       reason: `rules policy: check that ${instanceId} came back after its restart`,
       createdByRun: context.runId,
       fence: context.fence,
+      instanceId,
+      awaitState: "running",
     });
     onCreated();
-    decisions.push(`scheduled a re-check of ${instanceId} in ${RECHECK_AFTER_MS / 60_000} minutes`);
+    decisions.push(`scheduled a re-check of ${instanceId} at ${new Date(wake.dueAt).toISOString()}`);
   } catch (err) {
-    if (!(err instanceof WakeLimitError)) throw err;
+    if (!(err instanceof WakeLimitError || err instanceof WakeBudgetError)) throw err;
     decisions.push(`could not schedule a re-check of ${instanceId}: ${err.message}`);
   }
 }

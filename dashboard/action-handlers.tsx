@@ -18,6 +18,7 @@ import { sendPage } from "./render.tsx";
 import { ResetConfirmPage } from "./reset-confirm.tsx";
 import { csrfToken, safeNext } from "./session.ts";
 import { describeIssues } from "../functions/validate.ts";
+import { plainText } from "../functions/plain-text.ts";
 
 type Ctx = Context<AppEnv>;
 const agentId = DEFAULT_AGENT;
@@ -25,7 +26,7 @@ const agentId = DEFAULT_AGENT;
 const nonce = z.string().regex(/^[\w-]{8,64}$/, "must be 8-64 word characters");
 const triggerForm = z.object({ back: z.string().optional(), nonce: nonce.optional() });
 const chatForm = z.object({
-  text: z.string().trim().min(1, "must not be empty").max(8000, "must be at most 8000 characters"),
+  text: plainText(z.string().trim().min(1, "must not be empty").max(8000, "must be at most 8000 characters")),
   nonce: nonce.optional(),
 });
 const decisionForm = z.object({

@@ -5,6 +5,7 @@ import { runs } from "../schema/index.ts";
 import { getAgentState, listRuns } from "../triggers/agent-state.ts";
 import { listWakes } from "../triggers/wakes.ts";
 import { listNotifications } from "../notify/list-notifications.ts";
+import { readHealth } from "../agent/watchdog/watchdog.ts";
 import type { AgentState, LastCompaction } from "./agent-state-panel.tsx";
 import type { OverviewData } from "./overview.tsx";
 
@@ -40,11 +41,12 @@ export const isBusy = (state: AgentState) => state.running || state.nextRunAt !=
 
 export async function loadOverview(deps: Deps, agentId: string): Promise<OverviewData> {
   const state = await loadAgentState(deps, agentId);
-  const [compaction, recentRuns, wakes, notifications] = await Promise.all([
+  const [compaction, recentRuns, wakes, notifications, health] = await Promise.all([
     lastCompaction(deps, agentId),
     listRuns(deps, agentId, RECENT_RUNS),
     listWakes(deps, agentId, "pending", 10),
     listNotifications(deps, agentId, 5),
+    readHealth(deps, agentId),
   ]);
-  return { state, compaction, runs: recentRuns, wakes, notifications, now: deps.clock.now() };
+  return { state, compaction, runs: recentRuns, wakes, notifications, health, now: deps.clock.now() };
 }

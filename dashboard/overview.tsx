@@ -1,10 +1,11 @@
 /**
- * Overview: the agent's state, its context gauge, the operator's buttons, the latest runs,
- * pending wakes and recent notifications. The state, runs and wakes regions update live.
+ * Overview: the agent's state, its context gauge, the operator's buttons, the loop watchdog,
+ * the latest runs, pending wakes and recent notifications. The state, runs and wakes regions update live.
  */
 import type { NotificationView } from "../notify/list-notifications.ts";
 import { ResetForm, RESET_KEEPS, TriggerForm } from "./action-forms.tsx";
 import { ContextGauge, StatePanel, type AgentState, type LastCompaction } from "./agent-state-panel.tsx";
+import { HealthPanel, type LoopHealth } from "./health-panel.tsx";
 import { NotificationsList } from "./notifications.tsx";
 import { RunsTimeline, type RunView } from "./runs-timeline.tsx";
 import { WakesList, type WakeRow } from "./wakes.tsx";
@@ -15,6 +16,7 @@ export interface OverviewData {
   runs: RunView[];
   wakes: WakeRow[];
   notifications: NotificationView[];
+  health: LoopHealth;
   now: number;
 }
 
@@ -40,6 +42,7 @@ export function OverviewPage({ data, csrf }: { data: OverviewData; csrf: string 
           </div>
         </section>
       </div>
+      <HealthPanel health={data.health} now={data.now} />
       <section aria-labelledby="runs-heading">
         <h2 id="runs-heading">Latest runs</h2>
         <div data-live="recent-runs">

@@ -10,6 +10,7 @@ import { actions, instanceEvents, instances } from "../schema/index.ts";
 import type { ActionKind, ActionRequest, ActionResult } from "./actions.ts";
 import type { InstanceState } from "./provider.ts";
 import { fenceHolds } from "../triggers/run-fence.ts";
+import { expectationAfter } from "./expectations.ts";
 
 export type ActionRow = typeof actions.$inferSelect;
 
@@ -96,7 +97,7 @@ export function finishAction(deps: Pick<Deps, "db" | "clock">, actionId: number,
  * reported change) and an instance history row with source `action`, in one batch. Deliberately
  * no inbox event and no run request: runs never trigger runs.
  */
-export async function recordSuccess(deps: Pick<Deps, "db" | "clock" | "provider">, actionId: number, request: ActionRequest): Promise<void> {
+export async function recordSuccess(deps: Pick<Deps, "db" | "clock" | "provider" | "config">, actionId: number, request: ActionRequest): Promise<void> {
   const { db, clock } = deps;
   const now = clock.now();
   const implied = IMPLIED_STATE[request.kind];
@@ -120,6 +121,7 @@ export async function recordSuccess(deps: Pick<Deps, "db" | "clock" | "provider"
           : {}),
         ...(request.kind === "label" ? { label: request.label ?? null } : {}),
         ...(request.kind === "destroy" ? { goneAt: now } : {}),
+        ...expectationAfter(request.kind, now, deps.config.loadingTimeoutMs),
         updatedAt: now,
       })
       .where(and(eq(instances.agentId, agentId), eq(instances.id, instanceId))),

@@ -5,7 +5,8 @@
  * approval, so it runs at most once whatever is repeated. Either way the decision becomes an
  * inbox event, so the agent learns of it on its next run. Repeating the same decision is safe
  * and finishes whatever a crash interrupted after the decision was stored: every step after it is
- * idempotent.
+ * idempotent. A rejection also blocks the same action on the same instance for a cooldown, and an
+ * approval lifts such blocks (fleet/action-blocks.ts).
  */
 import { and, desc, eq, inArray } from "drizzle-orm";
 import type { Deps } from "../runtime/deps.ts";
@@ -13,6 +14,7 @@ import { actions, approvals } from "../schema/index.ts";
 import { iso } from "../runtime/time.ts";
 import { ingestEvent } from "../triggers/ingest.ts";
 import { approvalActionKey } from "./action-records.ts";
+import { liftBlocksFor, recordRejection } from "./action-blocks.ts";
 import { executeAction, type ActionKind, type ActionResult } from "./actions.ts";
 
 export const APPROVAL_STATUSES = ["pending", "approved", "rejected"] as const;
@@ -77,10 +79,11 @@ export async function decideApproval(
   approvalId: number,
   decision: Decision,
   note?: string,
-  /** The operator deciding, recorded on the approval, the action it runs and the event. */
+  /** The operator deciding, recorded on the approval, the action it runs, the event and any block. */
   operator?: string,
 ): Promise<{ approval: ReturnType<typeof presentApproval>; action?: ActionResult }> {
   const { db, clock } = deps;
+  const by = operator ?? "a human";
   const mine = and(eq(approvals.id, approvalId), eq(approvals.agentId, agentId));
   const status = decision === "approve" ? "approved" : "rejected";
   let [decided] = await db
@@ -97,6 +100,8 @@ export async function decideApproval(
 
   const [requested] = decided.actionId !== null ? await db.select().from(actions).where(eq(actions.id, decided.actionId)) : [];
   let action: ActionResult | undefined;
+  if (decision === "reject") await recordRejection(deps, decided, by);
+  else if (decided.instanceId) await liftBlocksFor(deps, agentId, decided.instanceId, decided.kind, `${by} (approved request ${approvalId})`);
   if (decision === "approve") {
     const label = (requested?.result as { label?: unknown } | null)?.label;
     action = await executeAction(deps, {

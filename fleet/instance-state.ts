@@ -4,13 +4,16 @@
  * the instance's latest state only if the change is not older than the one stored, appends the
  * instance's history, and requests a run. A change older than the stored one is kept as an event
  * dropped as `superseded`; a report of the state already stored is a heartbeat (`unchanged`):
- * it refreshes last-seen and wakes nobody.
+ * it refreshes last-seen and wakes nobody. A report that matches what the agent's own action
+ * led it to expect (fleet/expectations.ts) is stored and kept in the history but wakes nobody
+ * either (`expected`): the agent does not hear the echo of its own action.
  */
 import { and, eq, sql } from "drizzle-orm";
 import type { Deps } from "../runtime/deps.ts";
 import { events, instanceEvents, instances } from "../schema/index.ts";
 import { debounceWindow, scheduleRunStatement } from "../triggers/request-run.ts";
 import { commitIngest, eventIsPending, publishAfterIngest, type Ingested } from "../triggers/ingest.ts";
+import { expectationsKeptBy, expectationsMatchedBy } from "./expectations.ts";
 import type { FleetInstance, InstanceState } from "./provider.ts";
 
 export interface StateChange {
@@ -27,8 +30,8 @@ export interface StateChange {
 }
 
 export interface RecordedChange extends Ingested {
-  /** pending (a run is requested) | superseded | unchanged */
-  outcome: "pending" | "superseded" | "unchanged";
+  /** pending (a run is requested) | superseded | unchanged | expected (the echo of an action) */
+  outcome: "pending" | "superseded" | "unchanged" | "expected";
 }
 
 export async function recordInstanceState(deps: Deps, change: StateChange): Promise<RecordedChange> {
@@ -38,7 +41,17 @@ export async function recordInstanceState(deps: Deps, change: StateChange): Prom
   const { agentId, instanceId, dedupKey } = change;
   const stored = sql`(select ${instances.stateAt} from ${instances} where ${instances.agentId} = ${agentId} and ${instances.id} = ${instanceId})`;
   const storedState = sql`(select ${instances.state} from ${instances} where ${instances.agentId} = ${agentId} and ${instances.id} = ${instanceId})`;
-  const dropReason = sql`case when ${stored} > ${at} then 'superseded' when ${storedState} = ${change.state} then 'unchanged' else null end`;
+  const matched = expectationsMatchedBy(change.state);
+  const kept = expectationsKeptBy(change.state);
+  const expecting = sql`exists (select 1 from ${instances} where ${instances.agentId} = ${agentId} and ${instances.id} = ${instanceId}
+    and ${instances.expectedUntil} >= ${now} and ${instances.expectedState} in ${matched})`;
+  const dropReason = sql`case when ${stored} > ${at} then 'superseded' when ${storedState} = ${change.state} then 'unchanged'
+    when ${expecting} then 'expected' else null end`;
+  // A newer report ends the expectation unless it is still on the way (then it is the echo).
+  const keepExpectation = (column: typeof instances.expectedState | typeof instances.expectedUntil) =>
+    kept.length
+      ? sql`case when excluded.state_at < ${instances.stateAt} or ${instances.expectedState} in ${kept} then ${column} else null end`
+      : sql`case when excluded.state_at < ${instances.stateAt} then ${column} else null end`;
   const payload = JSON.stringify({ instanceId, state: change.state, at: new Date(at).toISOString(), message: change.message ?? null });
   const details = change.details ?? {};
 
@@ -55,7 +68,7 @@ export async function recordInstanceState(deps: Deps, change: StateChange): Prom
     db.run(sql`insert into ${instanceEvents} (agent_id, instance_id, from_state, to_state, source, message, at, event_id, created_at)
       select ${agentId}, ${instanceId}, ${storedState}, ${change.state}, ${change.source}, ${change.message ?? null}, ${at}, e.id, ${now}
       from ${events} e
-      where e.agent_id = ${agentId} and e.dedup_key = ${dedupKey} and e.status <> 'dropped'
+      where e.agent_id = ${agentId} and e.dedup_key = ${dedupKey} and (e.status <> 'dropped' or e.drop_reason = 'expected')
         and not exists (select 1 from ${instanceEvents} ie where ie.agent_id = ${agentId} and ie.event_id = e.id)`),
     db
       .insert(instances)
@@ -80,6 +93,8 @@ export async function recordInstanceState(deps: Deps, change: StateChange): Prom
           lastSeenAt: change.source === "webhook" ? sql`max(excluded.last_seen_at, ${instances.lastSeenAt})` : sql`${instances.lastSeenAt}`,
           heartbeatFlaggedAt: change.source === "webhook" ? null : sql`${instances.heartbeatFlaggedAt}`,
           reportsByWebhook: change.source === "webhook" ? true : sql`${instances.reportsByWebhook}`,
+          expectedState: keepExpectation(instances.expectedState),
+          expectedUntil: keepExpectation(instances.expectedUntil),
           goneAt: null,
           updatedAt: now,
           ...details,
@@ -91,6 +106,6 @@ export async function recordInstanceState(deps: Deps, change: StateChange): Prom
   ]);
   await publishAfterIngest(deps, agentId, moved[0]);
   const row = existing[0]!;
-  const outcome = row.status === "dropped" ? (row.dropReason as "superseded" | "unchanged") : "pending";
+  const outcome = row.status === "dropped" ? (row.dropReason as "superseded" | "unchanged" | "expected") : "pending";
   return { eventId: row.id, duplicate: inserted.length === 0, outcome };
 }

@@ -4,13 +4,54 @@
  * why. The action row (awaiting_approval) and the approval are written in one batch keyed by the
  * action's idempotency key, so a repeated request neither duplicates the approval nor pages the
  * human twice. The provider is not called; decideApproval executes it once approved.
+ *
+ * Two refusals come first (invariant 12): while a request for the same action on the same
+ * instance is pending, the pending one is the answer (nothing filed, nobody paged again); and
+ * while a human's rejection of it is active (fleet/action-blocks.ts), the request is recorded as
+ * `blocked` and refused, saying who rejected it and when, unless the run answers a human message
+ * (a human asked again).
  */
-import { sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { actions, approvals } from "../schema/index.ts";
 import { notifyHuman, type NotifyDeps } from "../notify/notify-human.ts";
 import type { ActionRequest, ActionResult } from "./actions.ts";
 import { findAction, recordedResult } from "./action-records.ts";
 import { fenceHolds, FenceLostError, refusedUnlessFenced } from "../triggers/run-fence.ts";
+import { activeBlock, describeBlock, runAnswersHuman } from "./action-blocks.ts";
+
+/** The pending approval for this action on this instance, if one is waiting for a human. */
+async function pendingFor(deps: NotifyDeps, request: ActionRequest) {
+  const [row] = await deps.db
+    .select()
+    .from(approvals)
+    .where(
+      and(
+        eq(approvals.agentId, request.agentId),
+        eq(approvals.instanceId, request.instanceId),
+        eq(approvals.kind, request.kind),
+        eq(approvals.status, "pending"),
+      ),
+    )
+    .limit(1);
+  return row;
+}
+
+/** Records the refused request in the audit and answers with who said no. */
+async function refuseBlocked(deps: NotifyDeps, request: ActionRequest, error: string): Promise<ActionResult> {
+  const now = deps.clock.now();
+  const [row] = await deps.db.all<{ id: number }>(sql`insert into ${actions}
+      (agent_id, run_id, instance_id, kind, decided_by, idempotency_key, status, reason, result, error, created_at, finished_at)
+    select ${request.agentId}, ${request.runId}, ${request.instanceId}, ${request.kind}, ${request.decidedBy}, ${request.idempotencyKey},
+      'blocked', ${request.reason ?? null}, ${JSON.stringify({ providerCalled: false })}, ${error}, ${now}, ${now}
+    where ${fenceHolds(request.fence, now)}
+    on conflict do nothing
+    returning id`);
+  if (!row) {
+    await refusedUnlessFenced(deps, request.fence, "recording a blocked request");
+    return recordedResult(deps, (await findAction(deps, request.agentId, request.idempotencyKey))!);
+  }
+  return { actionId: row.id, status: "failed", repeated: false, error };
+}
 
 export async function requestApproval(deps: NotifyDeps, request: ActionRequest): Promise<ActionResult> {
   const { db, clock } = deps;
@@ -19,6 +60,15 @@ export async function requestApproval(deps: NotifyDeps, request: ActionRequest):
   const what = `${request.kind} ${request.instanceId}${request.label ? ` (label ${request.label})` : ""}`;
   const why = request.reason?.trim() || `${request.decidedBy} decided to ${request.kind} it`;
   const mine = sql`agent_id = ${agentId} and idempotency_key = ${idempotencyKey}`;
+
+  const known = await findAction(deps, agentId, idempotencyKey);
+  if (known) return recordedResult(deps, known);
+  const waiting = await pendingFor(deps, request);
+  if (waiting) return { actionId: waiting.actionId ?? 0, status: "awaiting_approval", repeated: true, approvalId: waiting.id };
+  const block = await activeBlock(deps, agentId, request.instanceId, request.kind);
+  if (block && !(request.decidedBy === "llm" && (await runAnswersHuman(deps, agentId, request.runId)))) {
+    return refuseBlocked(deps, request, `blocked: ${describeBlock(block)}. Do not ask again unless a human asks for it.`);
+  }
 
   const [inserted, approval] = await db.batch([
     // The label is part of "what"; kept in result so the approved execution can apply it.
@@ -55,6 +105,7 @@ export async function requestApproval(deps: NotifyDeps, request: ActionRequest):
       severity: "warning",
       dedupKey: `approval:${approvalId}`,
       fence: request.fence,
+      instanceId: request.instanceId,
     });
   } catch (err) {
     if (err instanceof FenceLostError) throw err;

@@ -20,6 +20,8 @@ import { fleetRoutes } from "./fleet/fleet.index.ts";
 import { notificationRoutes } from "./notifications/notifications.index.ts";
 import { actionRoutes } from "./actions/actions.index.ts";
 import { approvalRoutes } from "./approvals/approvals.index.ts";
+import { blockRoutes } from "./blocks/blocks.index.ts";
+import { agentHealthRoutes } from "./watchdog/agent-health.ts";
 import { deliveryRoutes } from "./internal/deliveries.ts";
 import { dashboardRoutes } from "../dashboard/routes.tsx";
 
@@ -35,6 +37,8 @@ export function buildApp(resolveDeps: ResolveDeps) {
     .route("/agents", notificationRoutes)
     .route("/agents", actionRoutes)
     .route("/agents", approvalRoutes)
+    .route("/agents", blockRoutes)
+    .route("/agents", agentHealthRoutes)
     .route("/", cronRoutes)
     .route("/", fleetRoutes)
     .route("/", operatorRoutes);

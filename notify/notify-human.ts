@@ -27,6 +27,8 @@ export interface HumanNotification {
   dedupKey?: string;
   /** The notifying run's fence; absent or null when no run notifies (the cron tick, a human). */
   fence?: RunFence | null;
+  /** The instance the alert is about, if one (the watchdog counts alerts per instance). */
+  instanceId?: string | null;
 }
 
 export interface NotifyResult {
@@ -58,8 +60,8 @@ export async function notifyHuman(deps: NotifyDeps, n: HumanNotification): Promi
     db.all<{ id: number }>(sql`update ${notifications} set repeats = repeats + 1
       where id = (select id from ${notifications} where ${inWindow} order by id desc limit 1) and ${fenced}
       returning id`),
-    db.all<{ id: number }>(sql`insert into ${notifications} (agent_id, run_id, title, body, severity, dedup_key, repeats, created_at)
-      select ${n.agentId}, ${n.runId}, ${n.title}, ${n.body}, ${n.severity}, ${dedupKey}, 0, ${now}
+    db.all<{ id: number }>(sql`insert into ${notifications} (agent_id, run_id, title, body, severity, dedup_key, instance_id, repeats, created_at)
+      select ${n.agentId}, ${n.runId}, ${n.title}, ${n.body}, ${n.severity}, ${dedupKey}, ${n.instanceId ?? null}, 0, ${now}
       where not exists (select 1 from ${notifications} where ${inWindow}) and ${fenced}
       returning id`),
   ] as const;

@@ -24,6 +24,12 @@ export const instances = sqliteTable(
     /** Set once the instance has reported by webhook: only such instances are expected to heartbeat. */
     reportsByWebhook: integer({ mode: "boolean" }).notNull().default(false),
     heartbeatFlaggedAt: integer(),
+    /**
+     * What the agent's last action should bring the instance to, and until when (no echo): a
+     * report on the way there wakes nobody; a deviation, or the deadline passing, is an event.
+     */
+    expectedState: text(),
+    expectedUntil: integer(),
     goneAt: integer(),
     updatedAt: integer().notNull(),
   },
@@ -102,6 +108,33 @@ export const approvals = sqliteTable(
     createdAt: integer().notNull(),
   },
   (t) => [index("approvals_status").on(t.agentId, t.status)],
+);
+
+/**
+ * A human's "no": a rejected approval blocks the same action kind on the same instance for the
+ * agent and the rules policy until `until`, unless a human lifts it (approving a request asked
+ * for in chat, or DELETE /api/agents/:agent/blocks/:id).
+ */
+export const actionBlocks = sqliteTable(
+  "action_blocks",
+  {
+    id: integer().primaryKey({ autoIncrement: true }),
+    agentId: text().notNull(),
+    instanceId: text().notNull(),
+    kind: text().notNull(),
+    approvalId: integer().notNull(),
+    /** Who said no: "a human via the operator API", "a human via the dashboard". */
+    rejectedBy: text().notNull(),
+    note: text(),
+    rejectedAt: integer().notNull(),
+    until: integer().notNull(),
+    liftedAt: integer(),
+    liftedBy: text(),
+  },
+  (t) => [
+    uniqueIndex("action_blocks_approval").on(t.agentId, t.approvalId),
+    index("action_blocks_subject").on(t.agentId, t.instanceId, t.kind),
+  ],
 );
 
 /** The simulated fleet's own truth (the "provider side"); instances above is fleetwarden's view. */

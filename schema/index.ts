@@ -6,3 +6,4 @@ export * from "./fleet.ts";
 export * from "./notifications.ts";
 export * from "./infra.ts";
 export * from "./operators.ts";
+export * from "./watchdog.ts";

@@ -15,6 +15,8 @@ export const notifications = sqliteTable(
     /** info | warning | critical */
     severity: text().notNull(),
     dedupKey: text().notNull(),
+    /** The instance the alert is about, when it is about one (the watchdog counts storms by it). */
+    instanceId: text(),
     /** How many repeats inside the dedup window were folded into this one. */
     repeats: integer().notNull().default(0),
     createdAt: integer().notNull(),

@@ -10,7 +10,7 @@ export const events = sqliteTable(
   {
     id: integer().primaryKey({ autoIncrement: true }),
     agentId: text().notNull(),
-    /** human | manual | webhook | reconcile | heartbeat | approval */
+    /** human | manual | webhook | reconcile | heartbeat | approval | overdue */
     source: text().notNull(),
     /** 0 = human/manual (short debounce), 1 = state change / wake (long debounce). */
     priority: integer().notNull(),
@@ -48,6 +48,9 @@ export const wakes = sqliteTable(
     /** How many runs claimed it and then crashed or failed. */
     attempts: integer().notNull().default(0),
     createdByRun: integer(),
+    /** What a re-check is about: the instance, and the state it should be in by then. */
+    instanceId: text(),
+    awaitState: text(),
     consumedByRun: integer(),
     createdAt: integer().notNull(),
     consumedAt: integer(),
@@ -56,6 +59,7 @@ export const wakes = sqliteTable(
     index("wakes_due").on(t.agentId, t.status, t.dueAt),
     index("wakes_consumed").on(t.agentId, t.consumedByRun),
     index("wakes_recent").on(t.agentId, t.id),
+    index("wakes_created").on(t.agentId, t.createdAt),
   ],
 );
 

@@ -15,7 +15,7 @@ import { agents, events } from "../schema/index.ts";
 import { bind, preparedPerDb } from "../db/prepared.ts";
 import { debounceWindow, publishRunSlot, type Priority } from "./request-run.ts";
 
-export type EventSource = "human" | "manual" | "webhook" | "reconcile" | "heartbeat" | "approval";
+export type EventSource = "human" | "manual" | "webhook" | "reconcile" | "heartbeat" | "approval" | "overdue";
 
 export interface IncomingEvent {
   agentId: string;

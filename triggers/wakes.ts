@@ -25,6 +25,9 @@ export interface NewWake {
   createdByRun: number | null;
   /** The creating run's fence; absent or null when no run creates it. */
   fence?: RunFence | null;
+  /** A re-check of one instance, and the state it should be in by then (shown in the prompt). */
+  instanceId?: string;
+  awaitState?: string;
 }
 
 /** Stores a wake (unless the agent is at its cap) and publishes its delivery for the due time. */
@@ -32,8 +35,8 @@ export async function createWake(deps: Pick<Deps, "db" | "clock" | "config" | "s
   const { db, clock, config } = deps;
   const now = clock.now();
   const pending = sql`(select count(*) from ${wakes} where ${wakes.agentId} = ${agentId} and ${wakes.status} = 'pending')`;
-  const rows = await db.all<{ id: number }>(sql`insert into ${wakes} (agent_id, due_at, reason, status, created_by_run, created_at)
-    select ${agentId}, ${wake.dueAt}, ${wake.reason}, 'pending', ${wake.createdByRun}, ${now}
+  const rows = await db.all<{ id: number }>(sql`insert into ${wakes} (agent_id, due_at, reason, status, created_by_run, instance_id, await_state, created_at)
+    select ${agentId}, ${wake.dueAt}, ${wake.reason}, 'pending', ${wake.createdByRun}, ${wake.instanceId ?? null}, ${wake.awaitState ?? null}, ${now}
     where ${pending} < ${config.maxPendingWakes} and ${fenceHolds(wake.fence, now)}
     returning id`);
   const created = rows[0];

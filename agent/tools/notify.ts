@@ -1,7 +1,7 @@
 /** notify_human: tell a person (stored, listed, and sent to the configured channels; deduplicated). */
 import { z } from "zod";
 import { notifyHuman } from "../../notify/notify-human.ts";
-import { defineTool } from "./tool.ts";
+import { defineTool, instanceId } from "./tool.ts";
 
 export const notifyHumanTool = defineTool({
   name: "notify_human",
@@ -12,6 +12,7 @@ export const notifyHumanTool = defineTool({
       body: z.string().trim().min(1, "must not be empty").max(4000),
       severity: z.enum(["info", "warning", "critical"]),
       dedup_key: z.string().trim().min(1).max(200).optional().describe("Identifies the same alert across runs"),
+      instance_id: instanceId.optional().describe("The instance this is about, if one"),
     })
     .strict(),
   async run({ deps, agentId, runId, fence }, args) {
@@ -23,6 +24,7 @@ export const notifyHumanTool = defineTool({
       severity: args.severity,
       ...(args.dedup_key ? { dedupKey: args.dedup_key } : {}),
       fence,
+      ...(args.instance_id ? { instanceId: args.instance_id } : {}),
     });
     return { output: result, mutated: !result.deduplicated };
   },

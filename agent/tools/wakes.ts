@@ -1,10 +1,13 @@
 /**
- * schedule_next_check and cancel_wake: the agent's own future checks. The pending-wake cap is
- * enforced by createWake; hitting it is an error result the model can act on (cancel one).
+ * schedule_next_check and cancel_wake: the agent's own future checks. The floor and the hourly
+ * budget are scheduleSelfWake's (triggers/wake-budget.ts), the pending-wake cap createWake's;
+ * a raised delay is said in the result, and a refusal is an error result the model can act on.
  */
 import { z } from "zod";
-import { cancelWake, createWake, WakeLimitError } from "../../triggers/wakes.ts";
-import { defineTool, toolError } from "./tool.ts";
+import { INSTANCE_STATES } from "../../fleet/provider.ts";
+import { scheduleSelfWake, WakeBudgetError } from "../../triggers/wake-budget.ts";
+import { cancelWake, WakeLimitError } from "../../triggers/wakes.ts";
+import { defineTool, instanceId, toolError } from "./tool.ts";
 
 const MAX_DELAY_S = 7 * 24 * 3600;
 
@@ -16,6 +19,8 @@ export const scheduleNextCheckTool = defineTool({
       in_seconds: z.number().int().min(1).max(MAX_DELAY_S).optional(),
       at: z.iso.datetime({ offset: true }).optional().describe("ISO 8601 time, e.g. 2026-01-01T12:00:00Z"),
       reason: z.string().trim().min(1, "must not be empty").max(500),
+      instance_id: instanceId.optional().describe("The instance this check is about, if one"),
+      expect_state: z.enum(INSTANCE_STATES).optional().describe("The state that instance should be in by then"),
     })
     .strict()
     .refine((a) => (a.in_seconds === undefined) !== (a.at === undefined), { message: "give exactly one of in_seconds or at" }),
@@ -25,10 +30,22 @@ export const scheduleNextCheckTool = defineTool({
     if (dueAt <= now) return toolError(`at must be in the future (now is ${new Date(now).toISOString()})`);
     if (dueAt > now + MAX_DELAY_S * 1000) return toolError("at must be within 7 days");
     try {
-      const wake = await createWake(deps, agentId, { dueAt, reason: args.reason, createdByRun: runId, fence });
-      return { output: { wakeId: wake.id, dueAt: new Date(wake.dueAt).toISOString() }, mutated: true };
+      const wake = await scheduleSelfWake(deps, agentId, {
+        dueAt,
+        reason: args.reason,
+        createdByRun: runId,
+        fence,
+        ...(args.instance_id ? { instanceId: args.instance_id } : {}),
+        ...(args.expect_state ? { awaitState: args.expect_state } : {}),
+      });
+      const floorS = deps.config.wakeMinDelayMs / 1000;
+      const note = wake.raisedFrom !== undefined ? `raised to the minimum delay of ${floorS}s (WAKE_MIN_DELAY_S); checks cannot be sooner` : undefined;
+      return {
+        output: { wakeId: wake.id, dueAt: new Date(wake.dueAt).toISOString(), ...(note ? { note } : {}), checksLeftThisHour: wake.budgetLeft },
+        mutated: true,
+      };
     } catch (err) {
-      if (err instanceof WakeLimitError) return toolError(err.message);
+      if (err instanceof WakeLimitError || err instanceof WakeBudgetError) return toolError(err.message);
       throw err;
     }
   },

@@ -1,14 +1,15 @@
 /** Request shapes of the agent routes; handlers get these parsed and typed. */
 import { z } from "zod";
+import { plainText } from "../plain-text.ts";
 
 export const agentParam = z.object({ agent: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "must be 1-64 letters, digits, - or _") });
 
 export const messageBody = z.object({
-  text: z.string().trim().min(1, "must not be empty").max(8000, "must be at most 8000 characters"),
+  text: plainText(z.string().trim().min(1, "must not be empty").max(8000, "must be at most 8000 characters")),
 });
 
 export const triggerBody = z.object({
-  reason: z.string().trim().max(500, "must be at most 500 characters").optional(),
+  reason: plainText(z.string().trim().max(500, "must be at most 500 characters")).optional(),
 });
 
 export const runsQuery = z.object({

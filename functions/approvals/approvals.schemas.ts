@@ -2,6 +2,7 @@
 import { z } from "zod";
 import { APPROVAL_STATUSES } from "../../fleet/approvals.ts";
 import { agentParam } from "../agents/agents.schemas.ts";
+import { plainText } from "../plain-text.ts";
 
 export const approvalsQuery = z.object({
   status: z.enum(APPROVAL_STATUSES).optional(),
@@ -12,5 +13,5 @@ export const approvalParam = agentParam.extend({ id: z.coerce.number().int().pos
 
 export const decisionBody = z.object({
   decision: z.enum(["approve", "reject"]),
-  note: z.string().trim().max(1000, "must be at most 1000 characters").optional(),
+  note: plainText(z.string().trim().max(1000, "must be at most 1000 characters")).optional(),
 });

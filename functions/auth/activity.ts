@@ -14,6 +14,7 @@ export type ActivityKind =
   | "reset"
   | "approve"
   | "reject"
+  | "lift_block"
   | "operator_add"
   | "operator_revoke"
   | "sign_out_everywhere";

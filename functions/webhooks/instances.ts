@@ -1,7 +1,8 @@
 /**
  * POST /webhooks/:agent/instances — instance state reports signed per Standard Webhooks.
  * The signature is checked on the raw body before anything is parsed or written; a repeated
- * webhook-id is accepted (200) and stored once.
+ * webhook-id is accepted (200) and stored once. A report dated more than five minutes ahead is
+ * refused (400): stored, it would outrank every true report after it until that time.
  */
 import { Hono } from "hono";
 import { Webhook, WebhookVerificationError } from "standardwebhooks";
@@ -9,16 +10,20 @@ import { z } from "zod";
 import type { AppEnv } from "../app-env.ts";
 import { RequestError } from "../errors.ts";
 import { parseJsonBody } from "../validate.ts";
+import { plainText } from "../plain-text.ts";
 import { agentExists } from "../../triggers/agents.ts";
 import { recordInstanceState } from "../../fleet/instance-state.ts";
 import { INSTANCE_STATES } from "../../fleet/provider.ts";
 
 export const instanceReport = z.object({
-  instanceId: z.string().trim().min(1).max(128),
+  instanceId: plainText(z.string().trim().min(1).max(128)),
   state: z.enum(INSTANCE_STATES),
   at: z.iso.datetime({ offset: true }).optional(),
-  message: z.string().max(2000).optional(),
+  message: plainText(z.string().max(2000)).optional(),
 });
+
+/** How far ahead of our clock a report's `at` may be (the signature's own tolerance). */
+export const MAX_REPORT_AHEAD_MS = 5 * 60_000;
 
 function verify(secret: string | undefined, raw: string, headers: Record<string, string>): void {
   if (!secret) throw new RequestError(503, "webhooks are disabled: WEBHOOK_SECRET is not configured");
@@ -41,13 +46,17 @@ export const webhookRoutes = new Hono<AppEnv>().post("/:agent/instances", async 
     "webhook-signature": c.req.header("webhook-signature") ?? "",
   });
   const report = parseJsonBody(raw, instanceReport);
+  const at = report.at ? Date.parse(report.at) : undefined;
+  if (at !== undefined && at > deps.clock.now() + MAX_REPORT_AHEAD_MS) {
+    throw new RequestError(400, `invalid body: at: more than 5 minutes in the future (now is ${new Date(deps.clock.now()).toISOString()})`);
+  }
   const agentId = c.req.param("agent");
   if (!(await agentExists(deps.db, agentId))) throw new RequestError(404, `unknown agent: ${agentId}`);
   const recorded = await recordInstanceState(deps, {
     agentId,
     instanceId: report.instanceId,
     state: report.state,
-    at: report.at ? Date.parse(report.at) : undefined,
+    at,
     message: report.message ?? null,
     source: "webhook",
     dedupKey: `webhook:${webhookId}`,

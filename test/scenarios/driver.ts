@@ -23,6 +23,8 @@ export const SCENARIO_VARS = {
   LLM_MAX_RETRIES: "0",
   LLM_TIMEOUT_MS: "10000",
   AGENT_MODEL: "scripted-model",
+  // Real time: a scheduled re-check must come due within the scenario (the floor is its own test).
+  WAKE_MIN_DELAY_S: "0",
 };
 
 /** What one invocation of the host cost in outside calls (the Worker's subrequests). */

@@ -71,7 +71,7 @@ describe("instance webhooks (Standard Webhooks)", () => {
 
   it("a change older than the stored one never moves the instance back", async () => {
     const { deps, app } = await setup();
-    const now = Date.now();
+    const now = deps.clock.now(); // `at` is judged by the server's clock
     await app.request("/webhooks/default/instances", signed("m1", { instanceId: "sim-1", state: "running", at: new Date(now).toISOString() }));
     const late = await app.request("/webhooks/default/instances", signed("m2", { instanceId: "sim-1", state: "loading", at: new Date(now - 60_000).toISOString() }));
     expect(await late.json()).toMatchObject({ outcome: "superseded" });

@@ -1,0 +1,53 @@
+/**
+ * The parts of the prompt that keep the agent out of loops: active rejections (a human said no:
+ * do not ask again), instances stuck past LOADING_TIMEOUT_S (they need attention), and, for each
+ * re-check this run consumes, what it was about, what it was waiting for and what it finds.
+ * Read fresh from the database with the fleet snapshot.
+ */
+import { and, eq, inArray } from "drizzle-orm";
+import type { Deps } from "../runtime/deps.ts";
+import type { RunContext } from "../triggers/run-step.ts";
+import { instances, wakes } from "../schema/index.ts";
+import { describeBlock, listBlocks } from "../fleet/action-blocks.ts";
+import { LOADING_STATES } from "../fleet/overdue-states.ts";
+
+type InstanceRow = typeof instances.$inferSelect;
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+export async function renderRejections(deps: Pick<Deps, "db" | "clock">, agentId: string): Promise<string> {
+  const blocks = await listBlocks(deps, agentId, true, 20);
+  if (blocks.length === 0) return "";
+  return `Rejected by a human (do not request these again unless a human asks for them):\n${blocks.map((b) => `- ${describeBlock(b)}`).join("\n")}`;
+}
+
+/** A marker for the snapshot line of an instance stuck loading past the timeout. */
+export function attentionMarker(row: InstanceRow, now: number, loadingTimeoutMs: number): string {
+  if (!(LOADING_STATES as readonly string[]).includes(row.state) || now - row.stateAt <= loadingTimeoutMs) return "";
+  return ` NEEDS ATTENTION: ${row.state} for ${Math.round((now - row.stateAt) / 1000)}s, past LOADING_TIMEOUT_S`;
+}
+
+/** What each consumed re-check was about and what it finds now, by wake id. */
+export async function describeRechecks(deps: Pick<Deps, "db">, context: Pick<RunContext, "agentId" | "wakes">): Promise<Map<number, string>> {
+  const described = new Map<number, string>();
+  if (context.wakes.length === 0) return described;
+  const rows = await deps.db
+    .select()
+    .from(wakes)
+    .where(and(eq(wakes.agentId, context.agentId), inArray(wakes.id, context.wakes.map((w) => w.id))));
+  const about = rows.filter((w) => w.instanceId !== null);
+  if (about.length === 0) return described;
+  const fleet = await deps.db
+    .select()
+    .from(instances)
+    .where(and(eq(instances.agentId, context.agentId), inArray(instances.id, about.map((w) => w.instanceId!))));
+  for (const wake of about) {
+    const row = fleet.find((i) => i.id === wake.instanceId);
+    const by = wake.createdByRun !== null ? `scheduled by run ${wake.createdByRun} at ${iso(wake.createdAt)}` : `scheduled at ${iso(wake.createdAt)}`;
+    const waiting = wake.awaitState ? `, waiting for ${wake.instanceId} to be ${wake.awaitState}` : `, about ${wake.instanceId}`;
+    const now = row ? `; it is ${row.state} since ${iso(row.stateAt)}` : "; it is no longer known";
+    const verdict = row && wake.awaitState && row.state !== wake.awaitState ? " — NOT as expected: act or tell a human" : "";
+    described.set(wake.id, `(${by}${waiting}${now}${verdict})`);
+  }
+  return described;
+}

@@ -1,0 +1,108 @@
+/**
+ * A human's "no" sticks (invariant 12). Rejecting an approval stores a block on that action kind
+ * for that instance for APPROVAL_REJECT_COOLDOWN_S; while it is active, neither the LLM nor the
+ * rules policy files the same request again (requestApproval refuses it, saying who rejected it
+ * and when). A human lifts it by approving a request for the same action (one the agent filed
+ * because a human asked for it in chat: a run answering a human message may ask again), or by
+ * DELETE /api/agents/:agent/blocks/:id. Blocks are never deleted, only lifted or expired.
+ */
+import { and, desc, eq, gt, isNull, sql } from "drizzle-orm";
+import type { Deps } from "../runtime/deps.ts";
+import { actionBlocks, approvals, events } from "../schema/index.ts";
+
+export type ActionBlock = typeof actionBlocks.$inferSelect;
+type Reader = Pick<Deps, "db" | "clock">;
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** Stores the block a rejection causes; a repeated rejection of the same approval stores nothing. */
+export async function recordRejection(deps: Pick<Deps, "db" | "clock" | "config">, approval: typeof approvals.$inferSelect, by: string): Promise<void> {
+  if (!approval.instanceId) return;
+  const at = approval.decidedAt ?? deps.clock.now();
+  await deps.db
+    .insert(actionBlocks)
+    .values({
+      agentId: approval.agentId,
+      instanceId: approval.instanceId,
+      kind: approval.kind,
+      approvalId: approval.id,
+      rejectedBy: by,
+      note: approval.note,
+      rejectedAt: at,
+      until: at + deps.config.approvalRejectCooldownMs,
+    })
+    .onConflictDoNothing();
+}
+
+const active = (deps: Reader, agentId: string) =>
+  and(eq(actionBlocks.agentId, agentId), isNull(actionBlocks.liftedAt), gt(actionBlocks.until, deps.clock.now()));
+
+export async function activeBlock(deps: Reader, agentId: string, instanceId: string, kind: string): Promise<ActionBlock | undefined> {
+  const [row] = await deps.db
+    .select()
+    .from(actionBlocks)
+    .where(and(active(deps, agentId), eq(actionBlocks.instanceId, instanceId), eq(actionBlocks.kind, kind)))
+    .orderBy(desc(actionBlocks.until))
+    .limit(1);
+  return row;
+}
+
+export async function listBlocks(deps: Reader, agentId: string, activeOnly: boolean, limit = 100): Promise<ActionBlock[]> {
+  return deps.db
+    .select()
+    .from(actionBlocks)
+    .where(activeOnly ? active(deps, agentId) : eq(actionBlocks.agentId, agentId))
+    .orderBy(desc(actionBlocks.id))
+    .limit(limit);
+}
+
+/** Lifts every active block on this action for this instance (a human approved it after all). */
+export async function liftBlocksFor(deps: Reader, agentId: string, instanceId: string, kind: string, by: string): Promise<void> {
+  await deps.db
+    .update(actionBlocks)
+    .set({ liftedAt: deps.clock.now(), liftedBy: by })
+    .where(and(active(deps, agentId), eq(actionBlocks.instanceId, instanceId), eq(actionBlocks.kind, kind)));
+}
+
+/** Lifts one block; undefined when there is no such block. Lifting an inactive one changes nothing. */
+export async function liftBlock(deps: Reader, agentId: string, blockId: number, by: string): Promise<ActionBlock | undefined> {
+  const mine = and(eq(actionBlocks.agentId, agentId), eq(actionBlocks.id, blockId));
+  await deps.db
+    .update(actionBlocks)
+    .set({ liftedAt: deps.clock.now(), liftedBy: by })
+    .where(and(mine, isNull(actionBlocks.liftedAt), gt(actionBlocks.until, deps.clock.now())));
+  const [row] = await deps.db.select().from(actionBlocks).where(mine);
+  return row;
+}
+
+/** Whether the run filing a request consumed a human message: then a human asked again. */
+export async function runAnswersHuman(deps: Reader, agentId: string, runId: number | null): Promise<boolean> {
+  if (runId === null) return false;
+  const [row] = await deps.db
+    .select({ n: sql<number>`count(*)` })
+    .from(events)
+    .where(and(eq(events.agentId, agentId), eq(events.runId, runId), eq(events.source, "human")));
+  return Number(row?.n ?? 0) > 0;
+}
+
+/** The sentence the model, the rules policy and the audit see. */
+export function describeBlock(block: ActionBlock): string {
+  const note = block.note ? ` ("${block.note}")` : "";
+  return `${block.kind} ${block.instanceId} was rejected by ${block.rejectedBy} at ${iso(block.rejectedAt)}${note}; it is blocked until ${iso(block.until)} unless a human asks for it again`;
+}
+
+export function presentBlock(block: ActionBlock, now: number) {
+  return {
+    id: block.id,
+    instanceId: block.instanceId,
+    kind: block.kind,
+    approvalId: block.approvalId,
+    rejectedBy: block.rejectedBy,
+    note: block.note,
+    rejectedAt: iso(block.rejectedAt),
+    until: iso(block.until),
+    active: block.liftedAt === null && block.until > now,
+    liftedAt: block.liftedAt === null ? null : iso(block.liftedAt),
+    liftedBy: block.liftedBy,
+  };
+}

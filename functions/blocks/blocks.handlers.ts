@@ -1,0 +1,26 @@
+/**
+ * Handlers of /api/agents/:agent/blocks: the actions a human's rejection blocks for the agent
+ * and the rules policy, and lifting one (DELETE), after which the agent may ask again.
+ */
+import type { Context } from "hono";
+import type { AppEnv } from "../app-env.ts";
+import { liftBlock, listBlocks, presentBlock } from "../../fleet/action-blocks.ts";
+import { RequestError } from "../errors.ts";
+import { recordActivity } from "../auth/activity.ts";
+
+type Ctx = Context<AppEnv>;
+
+export async function getBlocks(c: Ctx, agentId: string, activeOnly: boolean, limit: number) {
+  const deps = c.get("deps");
+  const rows = await listBlocks(deps, agentId, activeOnly, limit);
+  return c.json({ blocks: rows.map((b) => presentBlock(b, deps.clock.now())) });
+}
+
+export async function deleteBlock(c: Ctx, agentId: string, blockId: number) {
+  const deps = c.get("deps");
+  const who = c.get("operator");
+  const block = await liftBlock(deps, agentId, blockId, who.name);
+  if (!block) throw new RequestError(404, `unknown block: ${blockId}`);
+  await recordActivity(deps.db, who, { action: "lift_block", agentId, subject: blockId, at: deps.clock.now() });
+  return c.json(presentBlock(block, deps.clock.now()));
+}
