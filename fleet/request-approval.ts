@@ -49,13 +49,14 @@ export async function requestApproval(deps: Deps, request: ActionRequest): Promi
   const actionId = inserted[0]?.id;
   if (actionId === undefined) return recordedResult(deps, (await findAction(deps, agentId, idempotencyKey))!);
   const approvalId = approval[0]!.id;
+  deps.log.info("approval requested", { agentId, approvalId, runId: request.runId, kind: request.kind, instanceId: request.instanceId, requestedBy: request.decidedBy });
 
   try {
     await notifyHuman(deps, {
       agentId,
       runId: request.runId,
       title: `Approval needed: ${what}`,
-      body: `Requested by ${request.decidedBy}${request.runId !== null ? ` in run ${request.runId}` : ""}.\nWhy: ${why}\nDecide with POST /api/agents/${agentId}/approvals/${approvalId} {"decision": "approve" | "reject"}.`,
+      body: `Requested by ${request.decidedBy}${request.runId !== null ? ` in run ${request.runId}` : ""}.\nWhy: ${why}\nDecide at ${(deps.config.publicUrl ?? "").replace(/\/$/, "")}/approvals#approval-${approvalId}`,
       severity: "warning",
       dedupKey: `approval:${approvalId}`,
     });

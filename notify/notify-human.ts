@@ -72,6 +72,7 @@ export async function notifyHuman(deps: Deps, n: HumanNotification): Promise<Not
   const notificationId = inserted[0]?.id ?? folded[0]?.id;
   if (notificationId === undefined) throw new Error("notification was neither stored nor folded");
   if (!inserted[0]) return { notificationId, deduplicated: true };
+  deps.log.info("notification sent", { agentId: n.agentId, notificationId, runId: n.runId, severity: n.severity, title: n.title, channels });
 
   for (const delivery of deliveries) {
     try {

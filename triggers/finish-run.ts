@@ -100,6 +100,7 @@ export async function finishRun(deps: Deps, claim: Claimed, result: RunResult): 
 
   const released = results[results.length - 1] as { slot: number; runAt: number | null }[];
   if (!released[0]) return "lost";
+  deps.log.info("run finished", { agentId, runId, status: runUpdate.status, noop: "noop" in runUpdate ? runUpdate.noop : null, decider: "decider" in runUpdate ? runUpdate.decider : null });
   const followUp = released[0];
   if (followUp.runAt !== null) await publishRunSlot(deps, agentId, followUp.slot, followUp.runAt);
   return failed ? "failed" : "skipped" in result ? "skipped" : "succeeded";
