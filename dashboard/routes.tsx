@@ -14,6 +14,7 @@ import { DASHBOARD_JS } from "./live-script.ts";
 import * as pages from "./page-handlers.tsx";
 import * as session from "./session-handlers.tsx";
 import { requireOperator, requireOperatorJson, sameOrigin, verifyCsrf } from "./session.ts";
+import { FAVICON_SVG } from "./favicon.ts";
 import { DASHBOARD_CSS } from "./styles.ts";
 
 /** Pages load only this origin's stylesheet and script; no framing (clickjacking), no inline code. */
@@ -38,11 +39,14 @@ const signedInPost = [pageHeaders, sameOrigin, requireOperator, verifyCsrf] as c
 export const dashboardRoutes = new Hono<AppEnv>()
   .get("/assets/dashboard.css", asset(DASHBOARD_CSS, "text/css"))
   .get("/assets/dashboard.js", asset(DASHBOARD_JS, "text/javascript"))
+  .get("/favicon.svg", asset(FAVICON_SVG, "image/svg+xml"))
+  .get("/favicon.ico", asset(FAVICON_SVG, "image/svg+xml"))
   .get("/sign-in", pageHeaders, session.signInPage)
   .post("/sign-in", pageHeaders, sameOrigin, session.signIn)
   .post("/sign-out", ...signedInPost, session.signOut)
   .get("/", pageHeaders, requireOperator, pages.overviewPage)
   .get("/fleet", pageHeaders, requireOperator, pages.fleetPage)
+  .get("/fleet/:instanceId", pageHeaders, requireOperator, pages.instancePage)
   .get("/runs", pageHeaders, requireOperator, pages.runsPage)
   .get("/runs/:runId", pageHeaders, requireOperator, pages.runDetailPage)
   .get("/wakes", pageHeaders, requireOperator, pages.wakesPage)
@@ -53,4 +57,5 @@ export const dashboardRoutes = new Hono<AppEnv>()
   .post("/trigger", ...signedInPost, actions.postTrigger)
   .post("/chat", ...signedInPost, actions.postChat)
   .post("/session/reset", ...signedInPost, actions.postReset)
-  .post("/approvals/:approvalId", ...signedInPost, actions.postDecision);
+  .post("/approvals/:approvalId", ...signedInPost, actions.postDecision)
+  .post("/fleet/:instanceId/fail", ...signedInPost, actions.postFailure);
