@@ -53,7 +53,7 @@ export function instanceReasons(i: InstanceView, now: number, rejectedKinds: str
   if (i.gone) return [];
   const reasons: string[] = [];
   const since = i.stateAt ? now - new Date(i.stateAt).getTime() : 0;
-  if (FAILED_STATES.has(i.state)) reasons.push(`${i.state}${i.statusMessage ? `: ${i.statusMessage}` : ""}`);
+  if (FAILED_STATES.has(i.state)) reasons.push(i.statusMessage ?? `reported ${i.state}`);
   if (STARTING_STATES.has(i.state) && since >= STUCK_STARTING_MS) reasons.push(`stuck ${i.state} for ${Math.round(since / 60_000)} min`);
   if (i.heartbeatMissedAt) reasons.push("heartbeat missed");
   for (const kind of rejectedKinds) reasons.push(`a human rejected ${kind}`);

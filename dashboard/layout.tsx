@@ -37,7 +37,7 @@ export interface NavBadges {
 export function NavCount({ count, what }: { count: number; what: string }) {
   return count > 0 ? (
     <span class="nav-count">
-      {String(count)}
+      {` ${count}`}
       <span class="visually-hidden">{` ${what}`}</span>
     </span>
   ) : null;

@@ -3,7 +3,7 @@
  * tables (its actions, the wakes it scheduled, the notifications it sent, its reply), never from
  * the model's prose: "restarted sim-1; re-check in 5 min", "replied to a message", "no-op".
  */
-import { and, eq, inArray } from "drizzle-orm";
+import { and, eq, inArray, ne } from "drizzle-orm";
 import type { Deps } from "../runtime/deps.ts";
 import { actions, notifications, wakes } from "../schema/index.ts";
 
@@ -33,7 +33,8 @@ export async function loadRunEffects(deps: Deps, agentId: string, runIds: number
     db
       .select({ runId: actions.runId, kind: actions.kind, instanceId: actions.instanceId, status: actions.status })
       .from(actions)
-      .where(and(eq(actions.agentId, agentId), inArray(actions.runId, runIds)))
+      // A human-approved execution carries the requesting run's id, but it was a person's decision.
+      .where(and(eq(actions.agentId, agentId), inArray(actions.runId, runIds), ne(actions.decidedBy, "human")))
       .orderBy(actions.id),
     db.select({ runId: wakes.createdByRun, dueAt: wakes.dueAt }).from(wakes).where(and(eq(wakes.agentId, agentId), inArray(wakes.createdByRun, runIds))).orderBy(wakes.id),
     db
