@@ -61,7 +61,7 @@ export async function controlsUnreachableByTab(page: Page): Promise<string[]> {
     (window as unknown as { focused: Set<Element> }).focused = new Set();
     document.addEventListener("focusin", (e) => (window as unknown as { focused: Set<Element> }).focused.add(e.target as Element));
   });
-  const count = await page.evaluate(() => document.querySelectorAll("a[href], button, input, select, textarea, [tabindex]").length);
+  const count = await page.evaluate(() => document.querySelectorAll("a[href], button, input:not([type=hidden]), select, textarea, [tabindex], summary").length);
   for (let i = 0; i < count + 2; i++) await page.keyboard.press("Tab");
   return page.evaluate(() => {
     const focused = (window as unknown as { focused: Set<Element> }).focused;
