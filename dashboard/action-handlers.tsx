@@ -8,7 +8,10 @@ import type { Context } from "hono";
 import { z } from "zod";
 import type { AppEnv } from "../functions/app-env.ts";
 import { RequestError } from "../functions/errors.ts";
+import { executeAction } from "../fleet/actions.ts";
 import { decideApproval } from "../fleet/approvals.ts";
+import { requestApproval } from "../fleet/request-approval.ts";
+import { OPERATOR_ACTIONS } from "./instance-actions.tsx";
 import { FAILURE_KINDS } from "../fleet/simulator.ts";
 import { injectSimulatorFailure, NotSimulatedError } from "../fleet/simulator-reports.ts";
 import { DEFAULT_AGENT } from "../triggers/agents.ts";
@@ -34,6 +37,10 @@ const decisionForm = z.object({
   note: z.string().trim().max(500, "must be at most 500 characters").optional(),
 });
 const approvalIdParam = z.coerce.number().int().positive();
+const instanceActionForm = z.object({
+  kind: z.enum(OPERATOR_ACTIONS, `must be one of ${OPERATOR_ACTIONS.join(", ")}`),
+  nonce,
+});
 const failureForm = z.object({
   kind: z.enum(FAILURE_KINDS, `must be one of ${FAILURE_KINDS.join(", ")}`),
   back: z.string().optional(),
@@ -103,4 +110,20 @@ export async function postFailure(c: Ctx) {
   }
   if (!injected) throw new RequestError(404, `unknown simulated instance: ${instanceId}`);
   return c.redirect(withNotice(safeNext(back ?? "/fleet"), "failure-injected"), 303);
+}
+
+const ACTION_NOTICES = { succeeded: "action-succeeded", failed: "action-failed", awaiting_approval: "action-awaiting-approval", rate_limited: "action-failed" } as const;
+
+/**
+ * An operator's action on an instance, keyed by the form's nonce (a double-click is one action).
+ * Kinds that need approval become a pending approval requested by a human.
+ */
+export async function postInstanceAction(c: Ctx) {
+  const deps = c.get("deps");
+  const instanceId = c.req.param("instanceId") ?? "";
+  const { kind, nonce: key } = await form(c, instanceActionForm);
+  if (!(await deps.provider.get(instanceId))) throw new RequestError(404, `unknown instance: ${instanceId}`);
+  const request = { agentId, runId: null, instanceId, kind, decidedBy: "human" as const, idempotencyKey: `dashboard:${key}`, reason: "operator action from the dashboard" };
+  const result = deps.config.approvalRequired.includes(kind) ? await requestApproval(deps, request) : await executeAction(deps, request);
+  return c.redirect(`/fleet/${encodeURIComponent(instanceId)}?done=${ACTION_NOTICES[result.status]}`, 303);
 }

@@ -1,10 +1,12 @@
 /**
- * One instance's page: its facts, a "simulate failure" form on the simulator, its state history,
+ * One instance's page: its facts, the operator's actions (behind the approval rules), a "simulate
+ * failure" form on the simulator, its state history,
  * the actions taken on it (who decided, outcome) and the runs that touched it. Updates live.
  */
 import { Badge, InstanceStateBadge } from "./badges.tsx";
 import { OptionalFact } from "./facts.tsx";
 import { FailureForm, gpu } from "./fleet.tsx";
+import { InstanceActionsForm } from "./instance-actions.tsx";
 import { dollarsPerHour, relative, utcTime } from "./format.ts";
 import type { InstanceRecord } from "./instance-record.ts";
 import { RunsTimeline } from "./runs-timeline.tsx";
@@ -18,7 +20,8 @@ const ACTION_TONES: Record<string, "ok" | "bad" | "warn" | "info" | "neutral"> =
   rejected: "neutral",
 };
 
-export function InstanceDetail({ record, now, csrf, simulated }: { record: InstanceRecord; now: number; csrf: string; simulated: boolean }) {
+export function InstanceDetail(props: { record: InstanceRecord; now: number; csrf: string; simulated: boolean; approvalRequired: readonly string[] }) {
+  const { record, now, csrf, simulated } = props;
   const { instance: i, history, actions, runs } = record;
   return (
     <>
@@ -41,6 +44,7 @@ export function InstanceDetail({ record, now, csrf, simulated }: { record: Insta
           <dd>{dollarsPerHour(i.pricePerHour)}</dd>
           <OptionalFact term="Status" value={i.statusMessage} />
         </dl>
+        {i.gone ? null : <InstanceActionsForm instance={i} csrf={csrf} approvalRequired={props.approvalRequired} />}
         {simulated && !i.gone ? <FailureForm instance={i} csrf={csrf} back={`/fleet/${encodeURIComponent(i.id)}`} /> : null}
       </section>
       <h2>State history</h2>

@@ -70,7 +70,7 @@ const PARTS: Record<string, PartRenderer> = {
   instance: async (v) => {
     const id = pathId(v.page, "fleet");
     const record = id === null ? null : await getInstanceRecord(v.deps, v.agentId, id);
-    return record ? <InstanceDetail record={record} now={v.now} csrf={v.csrf} simulated={v.deps.provider.kind === "simulator"} /> : <p>This instance is no longer known.</p>;
+    return record ? <InstanceDetail record={record} now={v.now} csrf={v.csrf} simulated={v.deps.provider.kind === "simulator"} approvalRequired={v.deps.config.approvalRequired} /> : <p>This instance is no longer known.</p>;
   },
   "recent-runs": async (v) => <RunsTimeline runs={await listRunRows(v.deps, v.agentId, RECENT_RUNS)} now={v.now} caption="Latest runs" />,
   runs: async (v) => <RunsTimeline runs={await listRunRows(v.deps, v.agentId, TIMELINE_RUNS)} now={v.now} />,

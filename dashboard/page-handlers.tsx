@@ -96,7 +96,7 @@ export async function instancePage(c: Ctx) {
         <a href="/fleet">← Fleet</a>
       </p>
       <div data-live="instance">
-        <InstanceDetail record={record} now={deps.clock.now()} csrf={frame.csrf} simulated={deps.provider.kind === "simulator"} />
+        <InstanceDetail record={record} now={deps.clock.now()} csrf={frame.csrf} simulated={deps.provider.kind === "simulator"} approvalRequired={deps.config.approvalRequired} />
       </div>
     </>,
   );

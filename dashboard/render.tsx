@@ -21,6 +21,9 @@ const NOTICES: Record<string, string> = {
   reset: "Session reset: a new conversation epoch started. The run counter, wakes and fleet are unchanged.",
   approved: "Approved: the agent is woken to carry the action out.",
   rejected: "Rejected: the agent is woken and will not take the action.",
+  "action-succeeded": "Done: the provider carried the action out; it is in the instance's actions below.",
+  "action-failed": "The action did not happen; the instance's actions below say why.",
+  "action-awaiting-approval": "That action needs approval (APPROVAL_REQUIRED_ACTIONS): confirm it on the Approvals page.",
   "failure-injected": "Failure injected into the simulated instance: it reports the new state as its webhook would, and the agent hears within the state debounce window.",
 };
 

@@ -58,4 +58,5 @@ export const dashboardRoutes = new Hono<AppEnv>()
   .post("/chat", ...signedInPost, actions.postChat)
   .post("/session/reset", ...signedInPost, actions.postReset)
   .post("/approvals/:approvalId", ...signedInPost, actions.postDecision)
-  .post("/fleet/:instanceId/fail", ...signedInPost, actions.postFailure);
+  .post("/fleet/:instanceId/fail", ...signedInPost, actions.postFailure)
+  .post("/fleet/:instanceId/actions", ...signedInPost, actions.postInstanceAction);

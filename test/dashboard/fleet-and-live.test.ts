@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { FAILURES } from "../../fleet/simulator.ts";
 import { executeAction } from "../../fleet/actions.ts";
 import { notifyHuman } from "../../notify/notify-human.ts";
-import { events, instanceEvents, instances, simulatorInstances } from "../../schema/index.ts";
+import { actions, approvals, events, instanceEvents, instances, simulatorInstances } from "../../schema/index.ts";
 import { resetSession } from "../../triggers/reset-session.ts";
 import { ingestEvent } from "../../triggers/ingest.ts";
 import { reconcileFleet } from "../../fleet/reconcile.ts";
@@ -58,6 +58,30 @@ describe("fleet page", () => {
     expect((await client.post("/fleet/sim-1/fail", { kind: "exit" }, { csrf: "forged" })).status).toBe(403);
     expect(await deps.db.select().from(instanceEvents)).toEqual(before);
     expect((await deps.db.select().from(simulatorInstances)).every((i) => i.failure === null)).toBe(true);
+  });
+
+  it("takes an operator's action from the instance page, behind the approval rules, once per form", async () => {
+    const { deps, client } = await fleetSetup();
+    const page = await client.page("/fleet/sim-1");
+    expect(page.html).toContain('<option value="destroy">destroy (needs approval)</option>');
+    const stop = await client.post("/fleet/sim-1/actions", { kind: "stop", nonce: "stop-nonce-1" });
+    expect(stop.headers.get("location")).toBe("/fleet/sim-1?done=action-succeeded");
+    await client.post("/fleet/sim-1/actions", { kind: "stop", nonce: "stop-nonce-1" });
+    expect((await deps.provider.get("sim-1"))!.state).toBe("stopped");
+    const destroy = await client.post("/fleet/sim-2/actions", { kind: "destroy", nonce: "destroy-nonce-1" });
+    expect(destroy.headers.get("location")).toBe("/fleet/sim-2?done=action-awaiting-approval");
+    expect((await deps.provider.get("sim-2"))!.state).toBe("running");
+    const [approval] = await deps.db.select().from(approvals);
+    expect(approval).toMatchObject({ kind: "destroy", instanceId: "sim-2", requestedBy: "human", status: "pending" });
+    expect((await deps.db.select().from(actions)).map((a) => [a.kind, a.decidedBy, a.status])).toEqual([
+      ["stop", "human", "succeeded"],
+      ["destroy", "human", "awaiting_approval"],
+    ]);
+    const bad = await client.post("/fleet/sim-1/actions", { kind: "explode", nonce: "bad-nonce-1" });
+    expect(bad.status).toBe(400);
+    expect((await bad.json()).error).toMatch(/kind: must be one of start, stop, reboot, destroy/);
+    expect((await client.post("/fleet/ghost/actions", { kind: "stop", nonce: "ghost-nonce-1" })).status).toBe(404);
+    expect(await deps.db.select().from(actions)).toHaveLength(2);
   });
 
   it("sorts by a column, filters by state, and answers a bad view with 400", async () => {
