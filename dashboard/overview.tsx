@@ -50,7 +50,7 @@ export function OverviewPage({ data, csrf }: { data: OverviewData; csrf: string 
         </section>
         <section class="panel" aria-labelledby="state-heading">
           <h2 id="state-heading">Agent</h2>
-          <div data-live="state">
+          <div data-live="state" aria-live="polite">
             <StatePanel state={data.state} />
           </div>
           <div class="actions">
