@@ -54,9 +54,9 @@ describe.skipIf(skipBrowser)("an operator's incident in Chromium", () => {
   const stillNoReload = (page: Page) => page.evaluate(() => (window as unknown as { noReload?: boolean }).noReload === true);
 
   async function checkPage(page: Page, name: string) {
+    await screenshot(page, name);
     expect(await seriousAxeViolations(page), `axe on ${name}`).toEqual([]);
     expect(await controlsUnreachableByTab(page), `keyboard on ${name}`).toEqual([]);
-    await screenshot(page, name);
   }
 
   it("injects a failure, sees it live on the overview, approves the restart from the badge, and every page passes axe", { timeout: 240_000 }, async () => {
