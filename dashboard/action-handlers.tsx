@@ -1,7 +1,7 @@
 /**
  * The operator's form posts (already origin- and CSRF-checked by the routes): Trigger now and
  * chat become inbox events, reset starts a new epoch, approval decisions go to the fleet's
- * decideApproval. Each answers with a redirect back (post/redirect/get), so a reload never
+ * decideApproval, and a simulated failure goes to the simulator as its API route's does. Each answers with a redirect back (post/redirect/get), so a reload never
  * re-submits; the hidden nonce makes a double-clicked form one event.
  */
 import type { Context } from "hono";
@@ -9,7 +9,12 @@ import { z } from "zod";
 import type { AppEnv } from "../functions/app-env.ts";
 import { RequestError } from "../functions/errors.ts";
 import { recordActivity } from "../functions/auth/activity.ts";
+import { executeAction } from "../fleet/actions.ts";
 import { decideApproval } from "../fleet/approvals.ts";
+import { requestApproval } from "../fleet/request-approval.ts";
+import { OPERATOR_ACTIONS } from "./instance-actions.tsx";
+import { FAILURE_KINDS } from "../fleet/simulator.ts";
+import { injectSimulatorFailure, NotSimulatedError } from "../fleet/simulator-reports.ts";
 import { DEFAULT_AGENT } from "../triggers/agents.ts";
 import { ingestEvent } from "../triggers/ingest.ts";
 import { resetSession } from "../triggers/reset-session.ts";
@@ -34,6 +39,14 @@ const decisionForm = z.object({
   note: z.string().trim().max(500, "must be at most 500 characters").optional(),
 });
 const approvalIdParam = z.coerce.number().int().positive();
+const instanceActionForm = z.object({
+  kind: z.enum(OPERATOR_ACTIONS, `must be one of ${OPERATOR_ACTIONS.join(", ")}`),
+  nonce,
+});
+const failureForm = z.object({
+  kind: z.enum(FAILURE_KINDS, `must be one of ${FAILURE_KINDS.join(", ")}`),
+  back: z.string().optional(),
+});
 
 async function form<T extends z.ZodType>(c: Ctx, schema: T): Promise<z.infer<T>> {
   const parsed = schema.safeParse(await c.req.parseBody());
@@ -93,4 +106,35 @@ export async function postDecision(c: Ctx) {
   await decideApproval(c.get("deps"), agentId, id.data, decision, note || undefined, who.name);
   await recordActivity(c.get("deps").db, who, { action: decision, agentId, subject: id.data, at: c.get("deps").clock.now() });
   return c.redirect(`/approvals?done=${decision === "approve" ? "approved" : "rejected"}`, 303);
+}
+
+/** Simulator only: the instance fails as the simulator's scripted failures do, and reports it. */
+export async function postFailure(c: Ctx) {
+  const instanceId = c.req.param("instanceId") ?? "";
+  const { kind, back } = await form(c, failureForm);
+  let injected;
+  try {
+    injected = await injectSimulatorFailure(c.get("deps"), instanceId, kind);
+  } catch (err) {
+    if (err instanceof NotSimulatedError) throw new RequestError(409, err.message);
+    throw err;
+  }
+  if (!injected) throw new RequestError(404, `unknown simulated instance: ${instanceId}`);
+  return c.redirect(withNotice(safeNext(back ?? "/fleet"), "failure-injected"), 303);
+}
+
+const ACTION_NOTICES = { succeeded: "action-succeeded", failed: "action-failed", awaiting_approval: "action-awaiting-approval", rate_limited: "action-failed" } as const;
+
+/**
+ * An operator's action on an instance, keyed by the form's nonce (a double-click is one action).
+ * Kinds that need approval become a pending approval requested by a human.
+ */
+export async function postInstanceAction(c: Ctx) {
+  const deps = c.get("deps");
+  const instanceId = c.req.param("instanceId") ?? "";
+  const { kind, nonce: key } = await form(c, instanceActionForm);
+  if (!(await deps.provider.get(instanceId))) throw new RequestError(404, `unknown instance: ${instanceId}`);
+  const request = { agentId, runId: null, instanceId, kind, decidedBy: "human" as const, idempotencyKey: `dashboard:${key}`, reason: "operator action from the dashboard" };
+  const result = deps.config.approvalRequired.includes(kind) ? await requestApproval(deps, request) : await executeAction(deps, request);
+  return c.redirect(`/fleet/${encodeURIComponent(instanceId)}?done=${ACTION_NOTICES[result.status]}`, 303);
 }

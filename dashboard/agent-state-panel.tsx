@@ -5,7 +5,8 @@
  */
 import type { getAgentState } from "../triggers/agent-state.ts";
 import { Badge } from "./badges.tsx";
-import { percent, prettyJson, tokens, utcTime } from "./format.ts";
+import { percent, tokens, utcTime } from "./format.ts";
+import { describeCompaction } from "./readable.ts";
 
 export type AgentState = NonNullable<Awaited<ReturnType<typeof getAgentState>>>;
 
@@ -57,7 +58,11 @@ export function ContextGauge({ state, compaction }: { state: AgentState; compact
       {compaction ? (
         <details>
           <summary>{`What compaction did in run #${compaction.runId}`}</summary>
-          <pre>{prettyJson(compaction.record)}</pre>
+          <ul>
+            {describeCompaction(compaction.record).map((line) => (
+              <li>{line}</li>
+            ))}
+          </ul>
         </details>
       ) : (
         <p class="muted">No run has needed compaction yet.</p>

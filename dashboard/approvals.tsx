@@ -1,4 +1,9 @@
-/** Approvals page: destructive actions waiting for a human, with Approve / Reject, then history. */
+/**
+ * Approvals page: destructive actions waiting for a human, with Approve / Reject, then history.
+ * Each approval has an anchor (`#approval-<id>`), the target of the notification's link and of
+ * the overview's attention strip. The list updates live (the script never swaps a region while
+ * the operator is typing in it).
+ */
 import type { listApprovals } from "../fleet/approvals.ts";
 import { ApprovalStatus, Badge } from "./badges.tsx";
 import { relative, utcTime } from "./format.ts";
@@ -29,7 +34,7 @@ function DecisionForm({ approval, csrf }: { approval: ApprovalView; csrf: string
 
 function ApprovalCard({ approval: a, csrf, now }: { approval: ApprovalView; csrf: string; now: number }) {
   return (
-    <li class="card" data-approval-id={String(a.id)}>
+    <li class="card" data-approval-id={String(a.id)} id={`approval-${a.id}`}>
       <h3>
         {`${a.kind} ${a.instanceId ?? ""}`} <ApprovalStatus status={a.status} />
       </h3>
@@ -57,7 +62,7 @@ function ApprovalCard({ approval: a, csrf, now }: { approval: ApprovalView; csrf
   );
 }
 
-export function ApprovalsPage({ approvals, csrf, now }: { approvals: ApprovalView[]; csrf: string; now: number }) {
+export function ApprovalsList({ approvals, csrf, now }: { approvals: ApprovalView[]; csrf: string; now: number }) {
   const pending = approvals.filter((a) => a.status === "pending");
   const decided = approvals.filter((a) => a.status !== "pending");
   return (
@@ -83,5 +88,13 @@ export function ApprovalsPage({ approvals, csrf, now }: { approvals: ApprovalVie
         <p>No decisions yet.</p>
       )}
     </>
+  );
+}
+
+export function ApprovalsPage({ approvals, csrf, now }: { approvals: ApprovalView[]; csrf: string; now: number }) {
+  return (
+    <div data-live="approvals">
+      <ApprovalsList approvals={approvals} csrf={csrf} now={now} />
+    </div>
   );
 }

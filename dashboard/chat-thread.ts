@@ -2,10 +2,11 @@
  * The chat as an operator reads it: each human message (an inbox event from source `human`)
  * with what became of it: waiting for a run, being answered, or answered by the reply of the
  * run that consumed it. A run that consumed several messages answers them once, under the last.
+ * With the sessions (conversation epochs) and when each started, so the thread can mark resets.
  */
-import { and, desc, eq } from "drizzle-orm";
+import { and, asc, desc, eq } from "drizzle-orm";
 import type { Deps } from "../runtime/deps.ts";
-import { events, runs } from "../schema/index.ts";
+import { events, runs, sessions } from "../schema/index.ts";
 
 export interface ChatEntry {
   eventId: number;
@@ -63,4 +64,33 @@ export async function listChatThread(deps: Deps, agentId: string, limit = 50): P
     };
   });
   return entries.reverse();
+}
+
+export interface SessionStart {
+  epoch: number;
+  startedAt: number;
+}
+
+export interface ChatThreadData {
+  entries: ChatEntry[];
+  sessions: SessionStart[];
+}
+
+export async function loadChatThread(deps: Deps, agentId: string): Promise<ChatThreadData> {
+  const [entries, started] = await Promise.all([
+    listChatThread(deps, agentId),
+    deps.db.select({ epoch: sessions.epoch, startedAt: sessions.startedAt }).from(sessions).where(eq(sessions.agentId, agentId)).orderBy(asc(sessions.epoch)),
+  ]);
+  return { entries, sessions: started };
+}
+
+/**
+ * The epoch a message belongs to: its run's epoch once a run took it, otherwise the latest epoch
+ * that had started when it was sent.
+ */
+export function epochOf(entry: ChatEntry, started: SessionStart[]): number {
+  if (entry.sessionEpoch !== null) return entry.sessionEpoch;
+  let epoch = started[0]?.epoch ?? 1;
+  for (const s of started) if (s.startedAt <= entry.sentAt) epoch = s.epoch;
+  return epoch;
 }

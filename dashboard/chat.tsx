@@ -2,7 +2,7 @@
  * Chat: send the agent a message (an inbox event, priority 0) and read its replies. The thread
  * updates live, so a reply appears without a reload once the run that consumed the message ends.
  */
-import type { ChatEntry } from "./chat-thread.ts";
+import { epochOf, type ChatEntry, type ChatThreadData, type SessionStart } from "./chat-thread.ts";
 import { relative, utcTime } from "./format.ts";
 import { CsrfField } from "./layout.tsx";
 
@@ -28,11 +28,46 @@ function Outcome({ entry }: { entry: ChatEntry }) {
   }
 }
 
-export function ChatThread({ entries, now }: { entries: ChatEntry[]; now: number }) {
+function SessionDivider({ session }: { session: SessionStart }) {
+  return (
+    <li class="session-divider" data-testid="session-divider" data-epoch={String(session.epoch)}>
+      {`New session (epoch ${session.epoch}) started by a session reset at ${utcTime(session.startedAt)}. The agent no longer sees the messages above.`}
+    </li>
+  );
+}
+
+/** The sessions that start after `previous` up to and including `epoch`, each a divider. */
+const startsBetween = (sessions: SessionStart[], previous: number, epoch: number) => sessions.filter((s) => s.epoch > previous && s.epoch <= epoch);
+
+export function ChatThread({ thread, now }: { thread: ChatThreadData; now: number }) {
+  const { entries, sessions } = thread;
+  const latest = sessions.at(-1)?.epoch ?? 1;
   if (entries.length === 0) return <p>No messages yet. Ask the agent something about the fleet.</p>;
+  let previous = epochOf(entries[0]!, sessions);
   return (
     <ol class="cards" aria-label="Messages, oldest first">
-      {entries.map((entry) => (
+      {entries.map((entry) => {
+        const epoch = epochOf(entry, sessions);
+        const dividers = startsBetween(sessions, previous, epoch);
+        previous = Math.max(previous, epoch);
+        return (
+          <>
+            {dividers.map((session) => (
+              <SessionDivider session={session} />
+            ))}
+            <ChatItem entry={entry} now={now} />
+          </>
+        );
+      })}
+      {startsBetween(sessions, previous, latest).map((session) => (
+        <SessionDivider session={session} />
+      ))}
+    </ol>
+  );
+}
+
+function ChatItem({ entry, now }: { entry: ChatEntry; now: number }) {
+  return (
         <li class="card chat-item" data-event-id={String(entry.eventId)}>
           <p class="muted">{`You, ${utcTime(entry.sentAt)} (${relative(entry.sentAt, now)})`}</p>
           <p class="said" data-role="message">
@@ -40,16 +75,14 @@ export function ChatThread({ entries, now }: { entries: ChatEntry[]; now: number
           </p>
           <Outcome entry={entry} />
         </li>
-      ))}
-    </ol>
   );
 }
 
-export function ChatPage(props: { entries: ChatEntry[]; now: number; csrf: string; sessionEpoch: number; summary: string; error?: string | null }) {
+export function ChatPage(props: { thread: ChatThreadData; now: number; csrf: string; sessionEpoch: number; summary: string; error?: string | null }) {
   return (
     <>
       <div data-live="chat">
-        <ChatThread entries={props.entries} now={props.now} />
+        <ChatThread thread={props.thread} now={props.now} />
       </div>
       <form method="post" action="/chat" class="panel">
         <CsrfField token={props.csrf} />

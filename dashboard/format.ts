@@ -37,15 +37,3 @@ export function percent(part: number, whole: number): number {
   if (whole <= 0) return 0;
   return Math.min(100, Math.round((part / whole) * 100));
 }
-
-/** Compact JSON for records whose shape another module owns (compaction, tool arguments). */
-export function prettyJson(value: unknown): string {
-  if (typeof value === "string") {
-    try {
-      return JSON.stringify(JSON.parse(value), null, 2);
-    } catch {
-      return value;
-    }
-  }
-  return JSON.stringify(value, null, 2) ?? "";
-}

@@ -23,7 +23,31 @@ export interface Frame {
   csrf: string;
   simulated: boolean;
   notice?: string | null;
+  /** Counts shown in the navigation on every page (pending approvals, things needing attention). */
+  badges?: NavBadges;
+  /** Server time the page was rendered (the live script then shows when it last updated). */
+  renderedAt?: number;
 }
+
+export interface NavBadges {
+  approvals: number;
+  attention: number;
+}
+
+/** A count beside a navigation link, re-rendered by the live updates; says what it counts in words. */
+export function NavCount({ count, what }: { count: number; what: string }) {
+  return count > 0 ? (
+    <span class="nav-count">
+      {` ${count}`}
+      <span class="visually-hidden">{` ${what}`}</span>
+    </span>
+  ) : null;
+}
+
+const BADGE_OF: Partial<Record<NavKey, { part: string; key: keyof NavBadges; what: string }>> = {
+  overview: { part: "badge-attention", key: "attention", what: "need attention" },
+  approvals: { part: "badge-approvals", key: "approvals", what: "waiting" },
+};
 
 /** Hidden CSRF field: put inside every signed-in form. */
 export const CsrfField = ({ token }: { token: string }) => <input type="hidden" name={CSRF_FIELD} value={token} />;
@@ -36,6 +60,7 @@ export function Document({ title, children }: { title: string; children: Child }
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>{`${title} · fleetwarden`}</title>
         <link rel="stylesheet" href="/assets/dashboard.css" />
+        <link rel="icon" href="/favicon.svg" type="image/svg+xml" />
       </head>
       {children}
     </html>
@@ -56,13 +81,21 @@ export function Layout(props: { title: string; current: NavKey | null; frame: Fr
               fleetwarden
             </a>
             <ul>
-              {NAV.map((item) => (
-                <li>
-                  <a href={item.href} aria-current={item.key === props.current ? "page" : undefined}>
-                    {item.label}
-                  </a>
-                </li>
-              ))}
+              {NAV.map((item) => {
+                const badge = BADGE_OF[item.key];
+                return (
+                  <li>
+                    <a href={item.href} aria-current={item.key === props.current ? "page" : undefined}>
+                      {item.label}
+                      {badge && frame.badges ? (
+                        <span data-live={badge.part}>
+                          <NavCount count={frame.badges[badge.key]} what={badge.what} />
+                        </span>
+                      ) : null}
+                    </a>
+                  </li>
+                );
+              })}
               <li>
                 <form method="post" action="/sign-out">
                   <CsrfField token={frame.csrf} />
@@ -95,8 +128,11 @@ export function Layout(props: { title: string; current: NavKey | null; frame: Fr
             </p>
           ) : null}
           <h1>{props.title}</h1>
+          <p class="muted live-status" data-live-indicator aria-live="off">
+            {frame.renderedAt ? `Shown as of ${new Date(frame.renderedAt).toISOString().slice(11, 19)} UTC.` : null}
+          </p>
+          <p class="error" data-live-lost role="alert" hidden></p>
           {props.children}
-          <p class="muted" data-live-indicator aria-live="off"></p>
         </main>
         <script src="/assets/dashboard.js" defer></script>
       </body>

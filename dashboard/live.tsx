@@ -1,45 +1,111 @@
 /**
  * Live updates: the regions a page marks `data-live="<part>"` are rendered here by the same
- * components the page used, and returned as HTML strings for the script to swap in. `active`
- * tells the script to poll fast (a run in progress, scheduled, or waiting events).
+ * components the page used, and returned as HTML strings for the script to swap in. The script
+ * sends the page's own path and query (`page`), so a region that depends on them (the Fleet
+ * table's sort and filter, an instance's or a run's page) renders the same view. `active` tells
+ * the script to poll fast (a run in progress, scheduled, or waiting events); `at` is the server
+ * time of this answer, shown as "updated at".
  */
 import type { Child } from "hono/jsx";
+import { listApprovals } from "../fleet/approvals.ts";
+import { listInstances } from "../fleet/list-instances.ts";
+import { listNotifications } from "../notify/list-notifications.ts";
 import type { Deps } from "../runtime/deps.ts";
-import { listRuns } from "../triggers/agent-state.ts";
 import { listWakes } from "../triggers/wakes.ts";
 import { ContextGauge, StatePanel, type AgentState } from "./agent-state-panel.tsx";
+import { ApprovalsList } from "./approvals.tsx";
+import { loadAttention, type Attention } from "./attention.ts";
+import { AttentionStrip } from "./attention-strip.tsx";
 import { ChatThread } from "./chat.tsx";
-import { listChatThread } from "./chat-thread.ts";
-import { isBusy, lastCompaction, loadAgentState, RECENT_RUNS } from "./overview-data.ts";
+import { loadChatThread } from "./chat-thread.ts";
+import { FleetSummary, FleetTable } from "./fleet.tsx";
+import { arrangeFleet, fleetHref, parseFleetQuery } from "./fleet-query.ts";
+import { InstanceDetail } from "./instance-page.tsx";
+import { getInstanceRecord } from "./instance-record.ts";
+import { NavCount } from "./layout.tsx";
+import { NotificationsList } from "./notifications.tsx";
+import { loadCharts, OverviewCharts } from "./overview-charts.tsx";
+import { isBusy, lastCompaction, loadAgentState, RECENT_NOTIFICATIONS, RECENT_RUNS } from "./overview-data.ts";
+import { RunDetail } from "./run-detail.tsx";
+import { getRunRecord } from "./run-record.ts";
+import { listRunRows } from "./run-rows.ts";
 import { RunsTimeline } from "./runs-timeline.tsx";
 import { WakesList } from "./wakes.tsx";
 
 export const TIMELINE_RUNS = 50;
+export const APPROVALS_SHOWN = 100;
+export const NOTIFICATIONS_SHOWN = 100;
 
-type PartRenderer = (deps: Deps, agentId: string, state: AgentState, now: number) => Promise<Child>;
+export interface LiveView {
+  deps: Deps;
+  agentId: string;
+  state: AgentState;
+  now: number;
+  csrf: string;
+  /** The page the regions are on: its path and query. */
+  page: URL;
+  attention: () => Promise<Attention>;
+}
+
+type PartRenderer = (v: LiveView) => Promise<Child>;
+
+const pathId = (page: URL, prefix: string) => {
+  const match = page.pathname.match(new RegExp(`^/${prefix}/([^/]+)$`));
+  return match ? decodeURIComponent(match[1]!) : null;
+};
 
 const PARTS: Record<string, PartRenderer> = {
-  state: async (_deps, _agentId, state) => <StatePanel state={state} />,
-  context: async (deps, agentId, state) => <ContextGauge state={state} compaction={await lastCompaction(deps, agentId)} />,
-  "recent-runs": async (deps, agentId, _state, now) => <RunsTimeline runs={await listRuns(deps, agentId, RECENT_RUNS)} now={now} />,
-  runs: async (deps, agentId, _state, now) => <RunsTimeline runs={await listRuns(deps, agentId, TIMELINE_RUNS)} now={now} />,
-  "pending-wakes": async (deps, agentId, _state, now) => (
-    <WakesList wakes={await listWakes(deps, agentId, "pending", 10)} now={now} empty="No pending wakes: the agent has not scheduled a check." />
+  state: async (v) => <StatePanel state={v.state} />,
+  context: async (v) => <ContextGauge state={v.state} compaction={await lastCompaction(v.deps, v.agentId)} />,
+  attention: async (v) => <AttentionStrip attention={await v.attention()} />,
+  "badge-attention": async (v) => <NavCount count={(await v.attention()).count} what="need attention" />,
+  "badge-approvals": async (v) => <NavCount count={(await v.attention()).approvals.length} what="waiting" />,
+  charts: async (v) => <OverviewCharts data={await loadCharts(v.deps, v.agentId)} />,
+  "fleet-summary": async (v) => <FleetSummary instances={await listInstances(v.deps, v.agentId)} />,
+  "fleet-table": async (v) => {
+    const query = parseFleetQuery(Object.fromEntries(v.page.searchParams));
+    const shown = arrangeFleet(await listInstances(v.deps, v.agentId), query);
+    return <FleetTable instances={shown} query={query} now={v.now} csrf={v.csrf} simulated={v.deps.provider.kind === "simulator"} back={fleetHref(query)} />;
+  },
+  instance: async (v) => {
+    const id = pathId(v.page, "fleet");
+    const record = id === null ? null : await getInstanceRecord(v.deps, v.agentId, id);
+    return record ? <InstanceDetail record={record} now={v.now} csrf={v.csrf} simulated={v.deps.provider.kind === "simulator"} approvalRequired={v.deps.config.approvalRequired} /> : <p>This instance is no longer known.</p>;
+  },
+  "recent-runs": async (v) => <RunsTimeline runs={await listRunRows(v.deps, v.agentId, RECENT_RUNS)} now={v.now} caption="Latest runs" />,
+  runs: async (v) => <RunsTimeline runs={await listRunRows(v.deps, v.agentId, TIMELINE_RUNS)} now={v.now} />,
+  run: async (v) => {
+    const runId = Number(pathId(v.page, "runs"));
+    const record = Number.isSafeInteger(runId) && runId > 0 ? await getRunRecord(v.deps, v.agentId, runId) : null;
+    return record ? <RunDetail record={record} now={v.now} /> : <p>This run is no longer known.</p>;
+  },
+  "pending-wakes": async (v) => (
+    <WakesList wakes={await listWakes(v.deps, v.agentId, "pending", 10)} now={v.now} empty="No pending wakes: the agent has not scheduled a check." />
   ),
-  chat: async (deps, agentId, _state, now) => <ChatThread entries={await listChatThread(deps, agentId)} now={now} />,
+  approvals: async (v) => <ApprovalsList approvals={await listApprovals(v.deps, v.agentId, undefined, APPROVALS_SHOWN)} csrf={v.csrf} now={v.now} />,
+  notifications: async (v) => <NotificationsList notifications={await listNotifications(v.deps, v.agentId, NOTIFICATIONS_SHOWN)} now={v.now} />,
+  "recent-notifications": async (v) => <NotificationsList notifications={await listNotifications(v.deps, v.agentId, RECENT_NOTIFICATIONS)} now={v.now} />,
+  chat: async (v) => <ChatThread thread={await loadChatThread(v.deps, v.agentId)} now={v.now} />,
 };
 
 export const LIVE_PART_NAMES = Object.keys(PARTS);
 
-export async function renderLiveParts(deps: Deps, agentId: string, names: readonly string[]) {
+/** Memoises one read for the parts of one answer (the badges and the strip share it). */
+function once<T>(load: () => Promise<T>): () => Promise<T> {
+  let value: Promise<T> | null = null;
+  return () => (value ??= load());
+}
+
+export async function renderLiveParts(deps: Deps, agentId: string, names: readonly string[], context: { csrf: string; page: URL }) {
   const state = await loadAgentState(deps, agentId);
   const now = deps.clock.now();
+  const view: LiveView = { deps, agentId, state, now, ...context, attention: once(() => loadAttention(deps, agentId)) };
   const html: Record<string, string> = {};
   for (const name of new Set(names)) {
     const render = PARTS[name];
     if (!render) continue;
-    const node = <>{await render(deps, agentId, state, now)}</>;
+    const node = <>{await render(view)}</>;
     html[name] = String(await node.toString());
   }
-  return { active: isBusy(state), running: state.running, runCounter: state.runCounter, sessionEpoch: state.sessionEpoch, html };
+  return { active: isBusy(state), running: state.running, runCounter: state.runCounter, sessionEpoch: state.sessionEpoch, at: new Date(now).toISOString(), html };
 }

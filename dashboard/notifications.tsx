@@ -1,7 +1,16 @@
-/** Notifications page: what the agent told humans, and whether each channel got it. */
+/**
+ * Notifications page: what the agent told humans, and whether each channel got it. A
+ * notification about an approval links to that approval on the Approvals page.
+ */
 import type { NotificationView } from "../notify/list-notifications.ts";
 import { Badge, Severity } from "./badges.tsx";
 import { relative, utcTime } from "./format.ts";
+
+/** The approval a notification is about (its dedup key is `approval:<id>`), or null. */
+export const approvalOf = (n: Pick<NotificationView, "dedupKey">): number | null => {
+  const match = n.dedupKey.match(/^approval:(\d+)$/);
+  return match ? Number(match[1]) : null;
+};
 
 export function NotificationsList({ notifications, now }: { notifications: NotificationView[]; now: number }) {
   if (notifications.length === 0) return <p>No notifications yet.</p>;
@@ -13,6 +22,11 @@ export function NotificationsList({ notifications, now }: { notifications: Notif
             <Severity severity={n.severity} /> {n.title}
           </h3>
           <p class="said">{n.body}</p>
+          {approvalOf(n) !== null ? (
+            <p>
+              <a href={`/approvals#approval-${approvalOf(n)}`}>{`Decide on approval #${approvalOf(n)}`}</a>
+            </p>
+          ) : null}
           <p class="muted">
             {`${utcTime(n.createdAt)} (${relative(n.createdAt, now)})`}
             {n.runId !== null ? (
@@ -39,5 +53,13 @@ export function NotificationsList({ notifications, now }: { notifications: Notif
         </li>
       ))}
     </ul>
+  );
+}
+
+export function NotificationsPage({ notifications, now }: { notifications: NotificationView[]; now: number }) {
+  return (
+    <div data-live="notifications">
+      <NotificationsList notifications={notifications} now={now} />
+    </div>
   );
 }

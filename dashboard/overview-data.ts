@@ -2,14 +2,18 @@
 import { and, desc, eq, isNotNull } from "drizzle-orm";
 import type { Deps } from "../runtime/deps.ts";
 import { runs } from "../schema/index.ts";
-import { getAgentState, listRuns } from "../triggers/agent-state.ts";
+import { getAgentState } from "../triggers/agent-state.ts";
+import { listInstances } from "../fleet/list-instances.ts";
 import { listWakes } from "../triggers/wakes.ts";
 import { listNotifications } from "../notify/list-notifications.ts";
-import { readHealth } from "../agent/watchdog/watchdog.ts";
 import type { AgentState, LastCompaction } from "./agent-state-panel.tsx";
+import { loadAttention } from "./attention.ts";
 import type { OverviewData } from "./overview.tsx";
+import { loadCharts } from "./overview-charts.tsx";
+import { listRunRows } from "./run-rows.ts";
 
 export const RECENT_RUNS = 5;
+export const RECENT_NOTIFICATIONS = 5;
 
 export class UnknownAgentError extends Error {
   readonly status = 404;
@@ -41,12 +45,14 @@ export const isBusy = (state: AgentState) => state.running || state.nextRunAt !=
 
 export async function loadOverview(deps: Deps, agentId: string): Promise<OverviewData> {
   const state = await loadAgentState(deps, agentId);
-  const [compaction, recentRuns, wakes, notifications, health] = await Promise.all([
+  const [compaction, recentRuns, wakes, notifications, attention, instances, charts] = await Promise.all([
     lastCompaction(deps, agentId),
-    listRuns(deps, agentId, RECENT_RUNS),
+    listRunRows(deps, agentId, RECENT_RUNS),
     listWakes(deps, agentId, "pending", 10),
-    listNotifications(deps, agentId, 5),
-    readHealth(deps, agentId),
+    listNotifications(deps, agentId, RECENT_NOTIFICATIONS),
+    loadAttention(deps, agentId),
+    listInstances(deps, agentId),
+    loadCharts(deps, agentId),
   ]);
-  return { state, compaction, runs: recentRuns, wakes, notifications, health, now: deps.clock.now() };
+  return { state, compaction, runs: recentRuns, wakes, notifications, attention, instances, charts, now: deps.clock.now() };
 }

@@ -1,29 +1,53 @@
 /**
- * Overview: the agent's state, its context gauge, the operator's buttons, the loop watchdog,
- * the latest runs, pending wakes and recent notifications. The state, runs and wakes regions update live.
+ * Overview, attention first: what needs a person (approvals, instances, the LLM, the loop watchdog), then the fleet
+ * by state with its cost and the agent's state, the charts, the context gauge, the latest runs,
+ * pending wakes and recent notifications. Every region updates live.
  */
+import type { InstanceView } from "../fleet/list-instances.ts";
 import type { NotificationView } from "../notify/list-notifications.ts";
 import { ResetForm, RESET_KEEPS, TriggerForm } from "./action-forms.tsx";
 import { ContextGauge, StatePanel, type AgentState, type LastCompaction } from "./agent-state-panel.tsx";
-import { HealthPanel, type LoopHealth } from "./health-panel.tsx";
+import type { Attention } from "./attention.ts";
+import { AttentionStrip } from "./attention-strip.tsx";
+import { FleetSummary } from "./fleet.tsx";
 import { NotificationsList } from "./notifications.tsx";
-import { RunsTimeline, type RunView } from "./runs-timeline.tsx";
+import { OverviewCharts, type ChartsData } from "./overview-charts.tsx";
+import { RunsTimeline, type RunRow } from "./runs-timeline.tsx";
 import { WakesList, type WakeRow } from "./wakes.tsx";
 
 export interface OverviewData {
   state: AgentState;
   compaction: LastCompaction | null;
-  runs: RunView[];
+  runs: RunRow[];
   wakes: WakeRow[];
   notifications: NotificationView[];
-  health: LoopHealth;
+  attention: Attention;
+  instances: InstanceView[];
+  charts: ChartsData;
   now: number;
 }
 
 export function OverviewPage({ data, csrf }: { data: OverviewData; csrf: string }) {
   return (
     <>
+      <section aria-labelledby="attention-heading">
+        <h2 id="attention-heading" class="visually-hidden">
+          Needs attention
+        </h2>
+        <div data-live="attention">
+          <AttentionStrip attention={data.attention} />
+        </div>
+      </section>
       <div class="grid">
+        <section class="panel" aria-labelledby="fleet-heading">
+          <h2 id="fleet-heading">Fleet</h2>
+          <div data-live="fleet-summary">
+            <FleetSummary instances={data.instances} />
+          </div>
+          <p>
+            <a href="/fleet">Fleet table</a>
+          </p>
+        </section>
         <section class="panel" aria-labelledby="state-heading">
           <h2 id="state-heading">Agent</h2>
           <div data-live="state" aria-live="polite">
@@ -33,20 +57,28 @@ export function OverviewPage({ data, csrf }: { data: OverviewData; csrf: string 
             <TriggerForm csrf={csrf} back="/" />
             <ResetForm csrf={csrf} />
           </div>
-          <p class="muted">{RESET_KEEPS}</p>
-        </section>
-        <section class="panel" aria-labelledby="context-heading">
-          <h2 id="context-heading">Context</h2>
-          <div data-live="context">
-            <ContextGauge state={data.state} compaction={data.compaction} />
-          </div>
+          <details>
+            <summary>What does reset keep?</summary>
+            <p class="muted">{RESET_KEEPS}</p>
+          </details>
         </section>
       </div>
-      <HealthPanel health={data.health} now={data.now} />
+      <section aria-labelledby="charts-heading">
+        <h2 id="charts-heading">Activity</h2>
+        <div data-live="charts">
+          <OverviewCharts data={data.charts} />
+        </div>
+      </section>
+      <section class="panel" aria-labelledby="context-heading">
+        <h2 id="context-heading">Context</h2>
+        <div data-live="context">
+          <ContextGauge state={data.state} compaction={data.compaction} />
+        </div>
+      </section>
       <section aria-labelledby="runs-heading">
         <h2 id="runs-heading">Latest runs</h2>
         <div data-live="recent-runs">
-          <RunsTimeline runs={data.runs} now={data.now} />
+          <RunsTimeline runs={data.runs} now={data.now} caption="Latest runs" />
         </div>
         <p>
           <a href="/runs">All runs</a>
@@ -60,7 +92,9 @@ export function OverviewPage({ data, csrf }: { data: OverviewData; csrf: string 
       </section>
       <section aria-labelledby="notifications-heading">
         <h2 id="notifications-heading">Recent notifications</h2>
-        <NotificationsList notifications={data.notifications} now={data.now} />
+        <div data-live="recent-notifications">
+          <NotificationsList notifications={data.notifications} now={data.now} />
+        </div>
         <p>
           <a href="/notifications">All notifications</a>
         </p>

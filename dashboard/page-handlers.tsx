@@ -1,25 +1,30 @@
 /** The signed-in pages: each reads its read models and renders its page in the shared layout. */
 import type { Context } from "hono";
 import type { AppEnv } from "../functions/app-env.ts";
+import { RequestError } from "../functions/errors.ts";
 import { listConversation } from "../agent/conversation.ts";
 import { listApprovals } from "../fleet/approvals.ts";
 import { listInstances } from "../fleet/list-instances.ts";
 import { listNotifications } from "../notify/list-notifications.ts";
 import { DEFAULT_AGENT } from "../triggers/agents.ts";
-import { listRuns } from "../triggers/agent-state.ts";
 import { listWakes } from "../triggers/wakes.ts";
 import { ApprovalsPage } from "./approvals.tsx";
 import { ChatPage } from "./chat.tsx";
-import { listChatThread } from "./chat-thread.ts";
+import { loadChatThread } from "./chat-thread.ts";
 import { FleetPage } from "./fleet.tsx";
-import { LIVE_PART_NAMES, renderLiveParts, TIMELINE_RUNS } from "./live.tsx";
-import { NotificationsList } from "./notifications.tsx";
+import { arrangeFleet, parseFleetQuery } from "./fleet-query.ts";
+import { InstanceDetail } from "./instance-page.tsx";
+import { getInstanceRecord } from "./instance-record.ts";
+import { APPROVALS_SHOWN, LIVE_PART_NAMES, NOTIFICATIONS_SHOWN, renderLiveParts, TIMELINE_RUNS } from "./live.tsx";
+import { NotificationsPage } from "./notifications.tsx";
 import { OverviewPage } from "./overview.tsx";
 import { isBusy, loadAgentState, loadOverview } from "./overview-data.ts";
 import { frameFor, sendPage } from "./render.tsx";
 import { RunDetailPage } from "./run-detail.tsx";
 import { getRunRecord } from "./run-record.ts";
+import { listRunRows } from "./run-rows.ts";
 import { RunsPage } from "./runs.tsx";
+import { csrfToken } from "./session.ts";
 import { WakesPage } from "./wakes.tsx";
 
 type Ctx = Context<AppEnv>;
@@ -34,7 +39,7 @@ export async function overviewPage(c: Ctx) {
 
 export async function runsPage(c: Ctx) {
   const deps = c.get("deps");
-  const [state, runs] = await Promise.all([loadAgentState(deps, agentId), listRuns(deps, agentId, TIMELINE_RUNS)]);
+  const [state, runs] = await Promise.all([loadAgentState(deps, agentId), listRunRows(deps, agentId, TIMELINE_RUNS)]);
   const frame = await frameFor(c);
   return sendPage(c, { title: "Runs", current: "runs", busy: isBusy(state), frame }, <RunsPage runs={runs} now={deps.clock.now()} csrf={frame.csrf} />);
 }
@@ -46,7 +51,8 @@ export async function runDetailPage(c: Ctx) {
   if (!record) {
     return sendPage(c, { title: "Run not found", current: "runs", status: 404 }, <p>{`There is no run ${c.req.param("runId")}. `}<a href="/runs">All runs</a></p>);
   }
-  return sendPage(c, { title: `Run #${runId}`, current: "runs" }, <RunDetailPage record={record} now={deps.clock.now()} />);
+  const busy = record.run.status === "running";
+  return sendPage(c, { title: `Run #${runId}`, current: "runs", busy }, <RunDetailPage record={record} now={deps.clock.now()} />);
 }
 
 export async function wakesPage(c: Ctx) {
@@ -58,27 +64,55 @@ export async function wakesPage(c: Ctx) {
 
 export async function notificationsPage(c: Ctx) {
   const deps = c.get("deps");
-  const notifications = await listNotifications(deps, agentId, 100);
-  return sendPage(c, { title: "Notifications", current: "notifications" }, <NotificationsList notifications={notifications} now={deps.clock.now()} />);
+  const notifications = await listNotifications(deps, agentId, NOTIFICATIONS_SHOWN);
+  return sendPage(c, { title: "Notifications", current: "notifications" }, <NotificationsPage notifications={notifications} now={deps.clock.now()} />);
 }
 
 export async function fleetPage(c: Ctx) {
   const deps = c.get("deps");
-  const instances = await listInstances(deps, agentId);
-  return sendPage(c, { title: "Fleet", current: "fleet" }, <FleetPage instances={instances} now={deps.clock.now()} provider={deps.provider.kind} />);
+  const query = parseFleetQuery(c.req.query());
+  const all = await listInstances(deps, agentId);
+  const frame = await frameFor(c);
+  return sendPage(
+    c,
+    { title: "Fleet", current: "fleet", frame },
+    <FleetPage all={all} shown={arrangeFleet(all, query)} query={query} now={deps.clock.now()} provider={deps.provider.kind} csrf={frame.csrf} />,
+  );
+}
+
+export async function instancePage(c: Ctx) {
+  const deps = c.get("deps");
+  const id = c.req.param("instanceId") ?? "";
+  const record = await getInstanceRecord(deps, agentId, id);
+  if (!record) {
+    return sendPage(c, { title: "Instance not found", current: "fleet", status: 404 }, <p>{`There is no instance ${id}. `}<a href="/fleet">Fleet</a></p>);
+  }
+  const frame = await frameFor(c);
+  return sendPage(
+    c,
+    { title: `Instance ${record.instance.label ? `${record.instance.label} (${id})` : id}`, current: "fleet", frame },
+    <>
+      <p>
+        <a href="/fleet">← Fleet</a>
+      </p>
+      <div data-live="instance">
+        <InstanceDetail record={record} now={deps.clock.now()} csrf={frame.csrf} simulated={deps.provider.kind === "simulator"} approvalRequired={deps.config.approvalRequired} />
+      </div>
+    </>,
+  );
 }
 
 export async function approvalsPage(c: Ctx) {
   const deps = c.get("deps");
-  const approvals = await listApprovals(deps, agentId, undefined, 100);
+  const approvals = await listApprovals(deps, agentId, undefined, APPROVALS_SHOWN);
   const frame = await frameFor(c);
   return sendPage(c, { title: "Approvals", current: "approvals", frame }, <ApprovalsPage approvals={approvals} csrf={frame.csrf} now={deps.clock.now()} />);
 }
 
 export async function chatPage(c: Ctx, error: string | null = null) {
   const deps = c.get("deps");
-  const [entries, conversation, state] = await Promise.all([
-    listChatThread(deps, agentId),
+  const [thread, conversation, state] = await Promise.all([
+    loadChatThread(deps, agentId),
     listConversation(deps, agentId),
     loadAgentState(deps, agentId),
   ]);
@@ -86,13 +120,16 @@ export async function chatPage(c: Ctx, error: string | null = null) {
   return sendPage(
     c,
     { title: "Chat", current: "chat", busy: isBusy(state), frame, status: error ? 400 : 200 },
-    <ChatPage entries={entries} now={deps.clock.now()} csrf={frame.csrf} sessionEpoch={conversation.sessionEpoch} summary={conversation.summary} error={error} />,
+    <ChatPage thread={thread} now={deps.clock.now()} csrf={frame.csrf} sessionEpoch={conversation.sessionEpoch} summary={conversation.summary} error={error} />,
   );
 }
 
-/** JSON for the live script: re-rendered regions named in `?parts=`. */
+/** JSON for the live script: re-rendered regions named in `?parts=`, as on the page `?page=` (a path). */
 export async function livePartsJson(c: Ctx) {
   const names = (c.req.query("parts") ?? "").split(",").filter((name) => LIVE_PART_NAMES.includes(name));
+  const pagePath = c.req.query("page") ?? "/";
+  if (!pagePath.startsWith("/") || pagePath.startsWith("//")) throw new RequestError(400, "invalid page: must be a path on this site");
   c.header("Cache-Control", "no-store");
-  return c.json(await renderLiveParts(c.get("deps"), agentId, names));
+  const page = new URL(pagePath, "http://dashboard.local");
+  return c.json(await renderLiveParts(c.get("deps"), agentId, names, { csrf: await csrfToken(c), page }));
 }

@@ -6,6 +6,8 @@ import type { Context } from "hono";
 import type { Child } from "hono/jsx";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { AppEnv } from "../functions/app-env.ts";
+import { DEFAULT_AGENT } from "../triggers/agents.ts";
+import { loadAttention } from "./attention.ts";
 import { Layout, type Frame, type NavKey } from "./layout.tsx";
 import { csrfToken } from "./session.ts";
 
@@ -19,14 +21,23 @@ const NOTICES: Record<string, string> = {
   reset: "Session reset: a new conversation epoch started. The run counter, wakes and fleet are unchanged.",
   approved: "Approved: the agent is woken to carry the action out.",
   rejected: "Rejected: the agent is woken and will not take the action.",
+  "action-succeeded": "Done: the provider carried the action out; it is in the instance's actions below.",
+  "action-failed": "The action did not happen; the instance's actions below say why.",
+  "action-awaiting-approval": "That action needs approval (APPROVAL_REQUIRED_ACTIONS): confirm it on the Approvals page.",
+  "failure-injected": "Failure injected into the simulated instance: it reports the new state as its webhook would, and the agent hears within the state debounce window.",
 };
 
+/** The frame of a signed-in page, with the navigation's counts of what waits for the operator. */
 export async function frameFor(c: Ctx): Promise<Frame> {
+  const deps = c.get("deps");
   const done = c.req.query("done");
+  const attention = await loadAttention(deps, DEFAULT_AGENT);
   return {
     csrf: await csrfToken(c),
-    simulated: c.get("deps").provider.kind === "simulator",
+    simulated: deps.provider.kind === "simulator",
     notice: done ? (NOTICES[done] ?? null) : null,
+    badges: { approvals: attention.approvals.length, attention: attention.count },
+    renderedAt: deps.clock.now(),
   };
 }
 

@@ -16,6 +16,7 @@ import { DASHBOARD_JS } from "./live-script.ts";
 import * as pages from "./page-handlers.tsx";
 import * as session from "./session-handlers.tsx";
 import { requireDashboardRole, requireOperator, requireOperatorJson, sameOrigin, verifyCsrf } from "./session.ts";
+import { FAVICON_SVG } from "./favicon.ts";
 import { DASHBOARD_CSS } from "./styles.ts";
 
 /** Pages load only this origin's stylesheet and script; no framing (clickjacking), no inline code. */
@@ -42,12 +43,15 @@ const adminPost = [...signedInPost, requireDashboardRole("admin")] as const;
 export const dashboardRoutes = new Hono<AppEnv>()
   .get("/assets/dashboard.css", asset(DASHBOARD_CSS, "text/css"))
   .get("/assets/dashboard.js", asset(DASHBOARD_JS, "text/javascript"))
+  .get("/favicon.svg", asset(FAVICON_SVG, "image/svg+xml"))
+  .get("/favicon.ico", asset(FAVICON_SVG, "image/svg+xml"))
   .get("/sign-in", pageHeaders, session.signInPage)
   .post("/sign-in", pageHeaders, sameOrigin, session.signIn)
   .post("/sign-out", ...signedInPost, session.signOut)
   .post("/sign-out-everywhere", ...signedInPost, session.signOutEverywhere)
   .get("/", pageHeaders, requireOperator, pages.overviewPage)
   .get("/fleet", pageHeaders, requireOperator, pages.fleetPage)
+  .get("/fleet/:instanceId", pageHeaders, requireOperator, pages.instancePage)
   .get("/runs", pageHeaders, requireOperator, pages.runsPage)
   .get("/runs/:runId", pageHeaders, requireOperator, pages.runDetailPage)
   .get("/wakes", pageHeaders, requireOperator, pages.wakesPage)
@@ -61,4 +65,6 @@ export const dashboardRoutes = new Hono<AppEnv>()
   .post("/session/reset", ...operatorPost, actions.postReset)
   .post("/approvals/:approvalId", ...operatorPost, actions.postDecision)
   .post("/operators", ...adminPost, operators.postOperator)
-  .post("/operators/:operatorId/revoke", ...adminPost, operators.postRevoke);
+  .post("/operators/:operatorId/revoke", ...adminPost, operators.postRevoke)
+  .post("/fleet/:instanceId/fail", ...operatorPost, actions.postFailure)
+  .post("/fleet/:instanceId/actions", ...operatorPost, actions.postInstanceAction);

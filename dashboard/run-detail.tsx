@@ -1,9 +1,11 @@
 /**
  * One run's page: why it ran (the events and wakes it consumed), what it did (its turns: tool
- * calls with their results), what it said (the reply), what it scheduled, and what compaction did.
+ * calls with their results, or the rules policy's decisions), what it said (the reply), what it
+ * scheduled, and what compaction did, all in words. A running run's page updates live.
  */
 import { NoopBadge, RunStatus, WakeStatus } from "./badges.tsx";
-import { prettyJson, tokens, utcTime } from "./format.ts";
+import { tokens, utcTime } from "./format.ts";
+import { describeCompaction, describeEvent, keyValues } from "./readable.ts";
 import type { RunRecord } from "./run-record.ts";
 import { RunFacts } from "./runs-timeline.tsx";
 
@@ -15,7 +17,7 @@ function ConsumedEvents({ events }: { events: RunRecord["events"] }) {
         <li class="card">
           <h3>{`Event #${e.id} · ${e.source}`}</h3>
           <p class="muted">{`received ${utcTime(e.createdAt)}${e.attempts > 0 ? ` · retried ${e.attempts}×` : ""}${e.status === "dropped" ? ` · dropped (${e.dropReason ?? "no reason"})` : ""}`}</p>
-          <pre>{prettyJson(e.payload)}</pre>
+          <p class="said">{describeEvent(e.source, e.payload)}</p>
         </li>
       ))}
     </ul>
@@ -47,12 +49,12 @@ function Turns({ turns }: { turns: RunRecord["turns"] }) {
           {t.toolCalls.map((call) => (
             <div>
               <p>
-                <strong>{`Calls ${call.name}`}</strong> <span class="muted">{call.id}</span>
+                <strong>{`Calls ${call.name}`}</strong>
+                {` with ${keyValues(call.arguments)}`} <span class="muted">{call.id}</span>
               </p>
-              <pre>{prettyJson(call.arguments)}</pre>
             </div>
           ))}
-          {t.content ? t.role === "tool" ? <pre>{prettyJson(t.content)}</pre> : <p class="said">{t.content}</p> : null}
+          {t.content ? <p class="said">{t.role === "tool" ? keyValues(t.content, "\n") : t.content}</p> : null}
           <p class="muted">{tokens(t.tokens)}</p>
         </li>
       ))}
@@ -60,19 +62,29 @@ function Turns({ turns }: { turns: RunRecord["turns"] }) {
   );
 }
 
-export function RunDetailPage({ record, now }: { record: RunRecord; now: number }) {
+function Compaction({ record }: { record: unknown }) {
+  const lines = describeCompaction(record);
+  if (lines.length === 0) return <p>No compaction record (no LLM call was made).</p>;
+  return (
+    <ul data-testid="run-compaction">
+      {lines.map((line) => (
+        <li>{line}</li>
+      ))}
+    </ul>
+  );
+}
+
+/** The live part of a run's page (everything below the back link). */
+export function RunDetail({ record, now }: { record: RunRecord; now: number }) {
   const { run } = record;
   return (
     <>
-      <p>
-        <a href="/runs">← All runs</a>
-      </p>
       <section class="panel" aria-labelledby="summary-heading">
         <h2 id="summary-heading">Summary</h2>
         <p>
           <RunStatus status={run.status} /> <NoopBadge noop={run.noop} />
         </p>
-        <RunFacts run={run} now={now} showEpoch />
+        <RunFacts run={run} now={now} outcome={record.outcome} />
       </section>
       <h2>Reply</h2>
       {run.reply ? <p class="said reply" data-testid="run-reply">{run.reply}</p> : <p>No reply (only runs that consumed a chat message reply).</p>}
@@ -80,12 +92,29 @@ export function RunDetailPage({ record, now }: { record: RunRecord; now: number 
       <ConsumedEvents events={record.events} />
       <h2>Wakes consumed</h2>
       <WakeRows wakes={record.consumedWakes} empty="No wakes." />
-      <h2>Tool calls and results</h2>
+      <h2>{run.decider === "rules" ? "Decisions" : "Tool calls and results"}</h2>
       <Turns turns={record.turns} />
       <h2>Wakes it scheduled</h2>
       <WakeRows wakes={record.createdWakes} empty="None." />
       <h2>Compaction</h2>
-      {run.compaction === null || run.compaction === undefined ? <p>No compaction record.</p> : <pre>{prettyJson(run.compaction)}</pre>}
+      <Compaction record={run.compaction} />
+    </>
+  );
+}
+
+export function RunDetailPage({ record, now }: { record: RunRecord; now: number }) {
+  return (
+    <>
+      <p>
+        <a href="/runs">← All runs</a>
+      </p>
+      {record.run.status === "running" ? (
+        <div data-live="run">
+          <RunDetail record={record} now={now} />
+        </div>
+      ) : (
+        <RunDetail record={record} now={now} />
+      )}
     </>
   );
 }

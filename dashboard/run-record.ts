@@ -7,6 +7,7 @@ import { and, asc, eq, inArray } from "drizzle-orm";
 import type { Deps } from "../runtime/deps.ts";
 import { events, messages, runs, wakes } from "../schema/index.ts";
 import { presentRun } from "../triggers/agent-state.ts";
+import { loadRunEffects, outcomeLine } from "./run-outcome.ts";
 
 export interface ToolCallView {
   id: string;
@@ -27,8 +28,10 @@ export async function getRunRecord(deps: Deps, agentId: string, runId: number) {
     db.select().from(wakes).where(and(eq(wakes.agentId, agentId), eq(wakes.createdByRun, runId))).orderBy(asc(wakes.id)),
     db.select().from(messages).where(and(eq(messages.agentId, agentId), eq(messages.runId, runId))).orderBy(asc(messages.id)),
   ]);
+  const effects = await loadRunEffects(deps, agentId, [runId]);
   return {
     run,
+    outcome: outcomeLine(run, effects.get(runId)),
     events: eventRows,
     consumedWakes,
     createdWakes,

@@ -1,14 +1,16 @@
 /**
- * The run timeline, newest first: what woke each run, who decided, whether it acted, its tokens,
- * duration and status. Used by the Runs page (full) and the overview (latest few), and
- * re-rendered by the live updates.
+ * The runs, newest first, as a compact table: one row per run with what woke it, who decided,
+ * what it did in one line, its tokens and duration. Used by the Runs page (full), the overview
+ * (latest few) and an instance's page, and re-rendered by the live updates. RunFacts is the
+ * same facts as a list, for a run's own page.
  */
-import type { listRuns } from "../triggers/agent-state.ts";
-import { NoopBadge, RunStatus } from "./badges.tsx";
+import { RunStatus } from "./badges.tsx";
 import { duration, relative, tokens, utcTime } from "./format.ts";
 import { OptionalFact } from "./facts.tsx";
+import { runNote } from "./run-outcome.ts";
+import type { RunRow, RunView } from "./run-rows.ts";
 
-export type RunView = Awaited<ReturnType<typeof listRuns>>[number];
+export type { RunRow, RunView } from "./run-rows.ts";
 
 const DECIDERS: Record<string, string> = { llm: "LLM", rules: "rules policy", none: "no agent (minimal step)" };
 
@@ -23,46 +25,75 @@ export function triggerSummary(run: Pick<RunView, "triggers" | "wakesConsumed">)
 
 export const deciderLabel = (decider: string | null) => (decider ? (DECIDERS[decider] ?? decider) : "not decided yet");
 
-/** A run's facts, the same on its card and its page: why, who decided, tokens, when, how long. */
-export function RunFacts({ run, now, showEpoch = false }: { run: RunView; now: number; showEpoch?: boolean }) {
+/** A run's facts on its own page: why, who decided, what it did, tokens, when, how long. */
+export function RunFacts({ run, now, outcome }: { run: RunView; now: number; outcome: string }) {
+  const note = runNote(run);
   return (
     <dl class="facts">
+      <dt>Outcome</dt>
+      <dd data-testid="run-outcome">{outcome}</dd>
       <dt>Triggers</dt>
       <dd>{triggerSummary(run)}</dd>
       <dt>Decider</dt>
       <dd>{deciderLabel(run.decider)}</dd>
-      <OptionalFact term="Session epoch" value={showEpoch ? String(run.sessionEpoch) : null} />
+      <dt>Session epoch</dt>
+      <dd>{String(run.sessionEpoch)}</dd>
       <dt>Tokens</dt>
       <dd>{`${tokens(run.promptTokens)} prompt, ${tokens(run.completionTokens)} completion; largest prompt ${tokens(run.contextTokens)}`}</dd>
       <dt>Started</dt>
       <dd>{`${utcTime(run.startedAt)} (${relative(run.startedAt, now)})`}</dd>
       <dt>Duration</dt>
       <dd>{duration(run.startedAt, run.finishedAt, now)}</dd>
-      <OptionalFact term="Error" value={run.error} />
+      <OptionalFact term={note?.term ?? "Error"} value={note?.text} />
     </dl>
   );
 }
 
-export function RunCard({ run, now }: { run: RunView; now: number }) {
-  return (
-    <li class="card" data-run-id={String(run.runId)}>
-      <h3>
-        <a href={`/runs/${run.runId}`}>{`Run #${run.runId}`}</a>
-        <RunStatus status={run.status} />
-        <NoopBadge noop={run.noop} />
-      </h3>
-      <RunFacts run={run} now={now} />
-    </li>
-  );
-}
+const compactTokens = (n: number) => (n >= 1000 ? `${(n / 1000).toFixed(1)}k` : String(n));
 
-export function RunsTimeline({ runs, now }: { runs: RunView[]; now: number }) {
+export function RunsTimeline({ runs, now, caption = "Runs, newest first" }: { runs: RunRow[]; now: number; caption?: string }) {
   if (runs.length === 0) return <p data-testid="no-runs">No runs yet. Press “Trigger now” or send a chat message to start one.</p>;
   return (
-    <ol class="cards" data-testid="runs-timeline" aria-label="Runs, newest first">
-      {runs.map((run) => (
-        <RunCard run={run} now={now} />
-      ))}
-    </ol>
+    <div class="table-wrap" tabindex={0} role="region" aria-label={caption}>
+      <table class="runs" data-testid="runs-timeline">
+        <caption class="visually-hidden">{caption}</caption>
+        <thead>
+          <tr>
+            <th scope="col">Run</th>
+            <th scope="col">Started</th>
+            <th scope="col">Triggers</th>
+            <th scope="col">Decider</th>
+            <th scope="col">Outcome</th>
+            <th scope="col">Tokens</th>
+            <th scope="col">Duration</th>
+          </tr>
+        </thead>
+        <tbody>
+          {runs.map((run) => {
+            const note = runNote(run);
+            return (
+              <tr data-run-id={String(run.runId)}>
+                <th scope="row">
+                  <a href={`/runs/${run.runId}`}>{`#${run.runId}`}</a>
+                </th>
+                <td>
+                  <time datetime={run.startedAt ?? undefined} title={utcTime(run.startedAt)}>
+                    {relative(run.startedAt, now)}
+                  </time>
+                </td>
+                <td>{triggerSummary(run)}</td>
+                <td>{deciderLabel(run.decider)}</td>
+                <td class="outcome">
+                  <RunStatus status={run.status} /> <span data-role="outcome">{run.outcome}</span>
+                  {note ? <span class="muted">{` ${note.term}: ${note.text.slice(0, 120)}`}</span> : null}
+                </td>
+                <td title={`${tokens(run.promptTokens)} prompt, ${tokens(run.completionTokens)} completion`}>{compactTokens(run.promptTokens + run.completionTokens)}</td>
+                <td>{duration(run.startedAt, run.finishedAt, now)}</td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    </div>
   );
 }

@@ -1,8 +1,8 @@
 /** Runs page: the full timeline, newest first, updating live, with a Trigger now button. */
 import { TriggerForm } from "./action-forms.tsx";
-import { RunsTimeline, type RunView } from "./runs-timeline.tsx";
+import { RunsTimeline, type RunRow } from "./runs-timeline.tsx";
 
-export function RunsPage({ runs, now, csrf }: { runs: RunView[]; now: number; csrf: string }) {
+export function RunsPage({ runs, now, csrf }: { runs: RunRow[]; now: number; csrf: string }) {
   return (
     <>
       <div class="actions">

@@ -22,7 +22,7 @@ header.top nav a { color:#fff; padding:.25rem 0; display:inline-block; }
 header.top nav a[aria-current="page"] { font-weight:700; text-decoration-thickness:3px; }
 header.top form { display:inline; }
 header.top .signout { background:none; border:1px solid #fff; color:#fff; }
-main { max-width:64rem; margin:0 auto; padding:1rem; }
+main { max-width:80rem; margin:0 auto; padding:1rem; }
 h1 { font-size:1.5rem; margin:.5rem 0 1rem; } h2 { font-size:1.2rem; margin:1.5rem 0 .5rem; }
 .banner { padding:.75rem 1rem; border-left:6px solid var(--warn); background:var(--warn-bg); color:var(--warn); margin-bottom:1rem; }
 .notice { padding:.75rem 1rem; border-left:6px solid var(--info); background:var(--info-bg); color:var(--info); margin-bottom:1rem; }
@@ -30,6 +30,7 @@ h1 { font-size:1.5rem; margin:.5rem 0 1rem; } h2 { font-size:1.2rem; margin:1.5r
 .panel { background:var(--panel); border:1px solid var(--line); border-radius:6px; padding:1rem; margin-bottom:1rem; }
 .grid { display:grid; gap:1rem; grid-template-columns:1fr; }
 @media (min-width:48rem) { .grid { grid-template-columns:1fr 1fr; } }
+@media (min-width:64rem) { .charts { grid-template-columns:1fr 1fr; } }
 dl.facts { display:grid; grid-template-columns:max-content 1fr; gap:.25rem 1rem; margin:0; }
 dl.facts dt { color:var(--muted); } dl.facts dd { margin:0; overflow-wrap:anywhere; }
 .badge { display:inline-block; padding:0 .5rem; border-radius:999px; border:1px solid currentColor; font-size:.875rem; font-weight:600; white-space:nowrap; }
@@ -55,5 +56,40 @@ pre { background:var(--panel); border:1px solid var(--line); padding:.5rem; over
 .chat-item .reply { border-left:4px solid var(--info); padding-left:.75rem; margin-top:.5rem; white-space:pre-wrap; }
 .table-wrap { overflow-x:auto; }
 table { border-collapse:collapse; width:100%; } th, td { text-align:left; padding:.35rem .5rem; border-bottom:1px solid var(--line); vertical-align:top; }
+.table-wrap:focus-visible { outline:3px solid var(--focus); }
+table.runs td.outcome { min-width:14rem; }
+th a { color:inherit; }
+.nav-count { display:inline-block; margin-left:.3rem; min-width:1.4rem; padding:0 .4rem; border-radius:999px; background:var(--focus); color:#14202e; font-weight:700; text-align:center; font-size:.85rem; }
+.live-status { font-size:.875rem; margin-top:-.5rem; }
+.attention { border:2px solid var(--line); border-radius:6px; padding:.75rem 1rem; margin-bottom:1rem; background:#fff; }
+.attention.needs { border-color:var(--bad); background:var(--bad-bg); }
+.attention.clear { border-color:var(--ok); }
+.attention-head { margin:0 0 .25rem; }
+.attention-list { margin:0; padding-left:1.25rem; }
+.attention-list li { margin:.2rem 0; }
+.charts { display:grid; gap:1rem; grid-template-columns:1fr; }
+figure.chart { margin:0; padding:.75rem; border:1px solid var(--line); border-radius:6px; background:#fff; min-width:0; }
+figure.chart figcaption { margin-bottom:.5rem; }
+.chart-svg { width:100%; height:10rem; display:block; }
+.stacked-svg { width:100%; height:1.5rem; display:block; border-radius:4px; }
+.chart-svg .grid { stroke:var(--line); stroke-width:1; }
+.chart-svg .axis { font-size:11px; fill:var(--muted); }
+.chart-svg .budget-line { stroke:var(--fg); stroke-width:2; stroke-dasharray:6 4; }
+.chart-svg .mark { fill:var(--bad); }
+.fill-ok { fill:#1a7f37; background:#1a7f37; } .fill-info { fill:#1f6feb; background:#1f6feb; }
+.fill-warn { fill:#b35900; background:#b35900; } .fill-bad { fill:#cf222e; background:#cf222e; }
+.fill-neutral { fill:#6e7781; background:#6e7781; }
+ul.legend { list-style:none; padding:0; margin:.5rem 0 0; display:flex; flex-wrap:wrap; gap:.25rem 1rem; font-size:.875rem; }
+.swatch { display:inline-block; width:.8rem; height:.8rem; margin-right:.35rem; border-radius:2px; vertical-align:middle; }
+.legend-note { font-size:.875rem; margin:.25rem 0 0; }
+details.chart-data summary { font-size:.875rem; cursor:pointer; }
+.inline-form { display:flex; flex-wrap:wrap; gap:.5rem; align-items:center; margin:.5rem 0; }
+.inline-form label { margin:0; }
+select { font:inherit; padding:.4rem; border:1px solid var(--muted); border-radius:6px; background:#fff; min-height:44px; }
+button.small { padding:.25rem .75rem; }
+ol.history, ul.history { padding-left:1.25rem; }
+ol.history li, ul.history li { margin:.2rem 0; overflow-wrap:anywhere; }
+.session-divider { list-style:none; text-align:center; color:var(--info); border-top:2px dashed var(--info); padding-top:.5rem; font-weight:600; }
+td.last-event { max-width:18rem; overflow-wrap:anywhere; }
 .visually-hidden { position:absolute; width:1px; height:1px; overflow:hidden; clip:rect(0 0 0 0); white-space:nowrap; }
 `;

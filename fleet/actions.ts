@@ -90,6 +90,7 @@ export async function executeAction(deps: ActionDeps, request: ActionRequest): P
     return { ...base, status: "failed", error };
   }
   await recordSuccess(deps, claimed.id, request);
+  deps.log.info("action taken", { agentId: request.agentId, actionId: claimed.id, runId: request.runId, instanceId: request.instanceId, kind: request.kind, decidedBy: request.decidedBy });
   return { ...base, status: "succeeded" };
 }
 

@@ -97,6 +97,7 @@ export async function decideApproval(
     if (existing.status !== status) throw new ApprovalError(409, `approval ${approvalId} is already ${existing.status}`);
     decided = existing; // the same decision again: complete what may have been interrupted
   }
+  deps.log.info("approval decided", { agentId, approvalId, decision, kind: decided.kind, instanceId: decided.instanceId });
 
   const [requested] = decided.actionId !== null ? await db.select().from(actions).where(eq(actions.id, decided.actionId)) : [];
   let action: ActionResult | undefined;

@@ -95,13 +95,14 @@ export async function requestApproval(deps: NotifyDeps, request: ActionRequest):
     throw new Error(`approval request ${idempotencyKey} was neither recorded nor found`);
   }
   const approvalId = approval[0]!.id;
+  deps.log.info("approval requested", { agentId, approvalId, runId: request.runId, kind: request.kind, instanceId: request.instanceId, requestedBy: request.decidedBy });
 
   try {
     await notifyHuman(deps, {
       agentId,
       runId: request.runId,
       title: `Approval needed: ${what}`,
-      body: `Requested by ${request.decidedBy}${request.runId !== null ? ` in run ${request.runId}` : ""}.\nWhy: ${why}\nDecide with POST /api/agents/${agentId}/approvals/${approvalId} {"decision": "approve" | "reject"}.`,
+      body: `Requested by ${request.decidedBy}${request.runId !== null ? ` in run ${request.runId}` : ""}.\nWhy: ${why}\nDecide at ${(deps.config.publicUrl ?? "").replace(/\/$/, "")}/approvals#approval-${approvalId}`,
       severity: "warning",
       dedupKey: `approval:${approvalId}`,
       fence: request.fence,

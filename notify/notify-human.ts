@@ -84,6 +84,7 @@ export async function notifyHuman(deps: NotifyDeps, n: HumanNotification): Promi
     throw new Error("notification was neither stored nor folded");
   }
   if (!inserted[0]) return { notificationId, deduplicated: true };
+  deps.log.info("notification sent", { agentId: n.agentId, notificationId, runId: n.runId, severity: n.severity, title: n.title, channels });
 
   for (const delivery of deliveries) {
     try {

@@ -115,6 +115,7 @@ export async function finishRun(deps: Deps, claim: Claimed, result: RunResult): 
 
   const followUp = results.releaseLease[0];
   if (!followUp) return "lost";
+  deps.log.info("run finished", { agentId, runId, status: runUpdate.status, noop: "noop" in runUpdate ? runUpdate.noop : null, decider: "decider" in runUpdate ? runUpdate.decider : null });
   if (followUp.runAt !== null) await publishRunSlot(deps, agentId, followUp.slot, followUp.runAt);
   return failed ? "failed" : "skipped" in result ? "skipped" : "succeeded";
 }

@@ -8,33 +8,23 @@
  * Without Chromium (/usr/bin/chromium, or CHROMIUM_PATH) the test is skipped with a warning, except under CI=true, where it
  * fails: CI must run it (`.ci/run` installs Chromium).
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import { chromium, type Browser, type Page } from "playwright-core";
+import { join } from "node:path";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startNodeHost, type NodeHost } from "../../functions/host/node-host.ts";
 import { silentLogger } from "../../runtime/log.ts";
+import { launchChromium, screenshot, skipBrowser, UI_WAIT } from "./chromium.ts";
 
-/** Debian's Chromium; CHROMIUM_PATH points elsewhere (another distribution, macOS). */
-const CHROMIUM = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
 const ADMIN_TOKEN = "browser-test-admin-token-0123456789";
-const ARTIFACTS = resolve("test/artifacts");
-const haveChromium = existsSync(CHROMIUM);
-const inCi = process.env.CI === "true";
-const skip = !haveChromium && !inCi;
-if (skip) console.warn(`[browser test skipped] ${CHROMIUM} was not found. Install it (apt-get install -y chromium) to run the dashboard browser test; CI=true makes its absence a failure.`);
 
-const UI_WAIT = { timeout: 20_000 };
-
-describe.skipIf(skip)("dashboard in Chromium", () => {
+describe.skipIf(skipBrowser)("dashboard in Chromium", () => {
   let host: NodeHost;
   let browser: Browser;
   let dir: string;
 
   beforeAll(async () => {
-    if (!haveChromium) throw new Error(`CI=true but ${CHROMIUM} is missing: the browser test must run in CI. Install Chromium (apt-get install -y chromium; .ci/run does this).`);
-    mkdirSync(ARTIFACTS, { recursive: true });
     dir = mkdtempSync(join(tmpdir(), "fleetwarden-browser-"));
     host = await startNodeHost(
       {
@@ -46,10 +36,7 @@ describe.skipIf(skip)("dashboard in Chromium", () => {
       },
       { log: silentLogger },
     );
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"],
-    });
+    browser = await launchChromium();
   });
 
   afterAll(async () => {
@@ -58,7 +45,7 @@ describe.skipIf(skip)("dashboard in Chromium", () => {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  const shot = (page: Page, name: string) => page.screenshot({ path: join(ARTIFACTS, `dashboard-${name}.png`), fullPage: true });
+  const shot = screenshot;
   const text = async (page: Page, testId: string) => (await page.getByTestId(testId).first().textContent())?.trim() ?? "";
   const latestRunId = async (page: Page) => Number((await page.locator("[data-run-id]").first().getAttribute("data-run-id")) ?? 0);
 

@@ -64,7 +64,8 @@ describe("dashboard pages", () => {
     expect(overview.html).toContain('data-testid="session-epoch">1<');
     expect(overview.html).toContain("1,234 tokens of a 30,000 tokens budget (4%)");
     expect(overview.html).toContain("What compaction did in run #1");
-    expect(overview.html).toContain("&quot;stubbedToolOutputs&quot;: 3");
+    expect(overview.html).toContain("stubbed 3 tool outputs; 1,234 tokens (from 31,000)");
+    expect(overview.html).not.toContain("&quot;stubbedToolOutputs&quot;");
     const runs = await client.page("/runs");
     expect(runs.html).toContain('data-run-id="1"');
     expect(runs.html).toContain("manual ×1");
@@ -90,7 +91,9 @@ describe("dashboard pages", () => {
     expect(html).toContain("Calls reboot_instance");
     expect(html).toContain("Tool result for call_1");
     expect(html).toContain('data-testid="run-reply"');
-    expect(html).toContain("&quot;before&quot;: 31000");
+    expect(html).toContain("stubbed 3 tool outputs; 1,234 tokens (from 31,000)");
+    expect(html).toContain("Calls reboot_instance</strong> with instanceId: sim-3");
+    expect(html).toContain("Message: “restart sim-3 please”");
     expect((await client.page("/runs/99")).status).toBe(404);
   });
 
@@ -121,7 +124,7 @@ describe("dashboard pages", () => {
     });
     const { html } = await client.page("/fleet");
     expect(html).toContain("Simulated fleet.");
-    expect(html).toContain("trainer-9 (sim-9)");
+    expect(html).toMatch(/data-instance-id="sim-9"[\s\S]*<td>trainer-9<\/td>/);
     expect(html).toContain(">exited<");
     expect(html).toContain("2× A100 SXM4");
     expect(html).toContain("$2.10/h");

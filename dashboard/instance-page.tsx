@@ -1,0 +1,85 @@
+/**
+ * One instance's page: its facts, the operator's actions (behind the approval rules), a "simulate
+ * failure" form on the simulator, its state history,
+ * the actions taken on it (who decided, outcome) and the runs that touched it. Updates live.
+ */
+import { Badge, InstanceStateBadge } from "./badges.tsx";
+import { OptionalFact } from "./facts.tsx";
+import { FailureForm, gpu } from "./fleet.tsx";
+import { InstanceActionsForm } from "./instance-actions.tsx";
+import { dollarsPerHour, relative, utcTime } from "./format.ts";
+import type { InstanceRecord } from "./instance-record.ts";
+import { RunsTimeline } from "./runs-timeline.tsx";
+
+const ACTION_TONES: Record<string, "ok" | "bad" | "warn" | "info" | "neutral"> = {
+  succeeded: "ok",
+  failed: "bad",
+  rate_limited: "warn",
+  awaiting_approval: "warn",
+  approved: "ok",
+  rejected: "neutral",
+};
+
+export function InstanceDetail(props: { record: InstanceRecord; now: number; csrf: string; simulated: boolean; approvalRequired: readonly string[] }) {
+  const { record, now, csrf, simulated } = props;
+  const { instance: i, history, actions, runs } = record;
+  return (
+    <>
+      <section class="panel" aria-labelledby="instance-facts">
+        <h2 id="instance-facts">
+          {"State "}
+          <InstanceStateBadge state={i.state} />
+          {i.gone ? <Badge tone="neutral">gone</Badge> : null}
+          {i.heartbeatMissedAt ? <Badge tone="warn">heartbeat missed</Badge> : null}
+        </h2>
+        <dl class="facts">
+          <OptionalFact term="Label" value={i.label} />
+          <dt>Since</dt>
+          <dd>{`${utcTime(i.stateAt)} (${relative(i.stateAt, now)})`}</dd>
+          <dt>Last seen</dt>
+          <dd>{`${utcTime(i.lastSeenAt)} (${relative(i.lastSeenAt, now)})`}</dd>
+          <dt>GPU</dt>
+          <dd>{gpu(i)}</dd>
+          <dt>Price</dt>
+          <dd>{dollarsPerHour(i.pricePerHour)}</dd>
+          <OptionalFact term="Status" value={i.statusMessage} />
+        </dl>
+        {i.gone ? null : <InstanceActionsForm instance={i} csrf={csrf} approvalRequired={props.approvalRequired} />}
+        {simulated && !i.gone ? <FailureForm instance={i} csrf={csrf} back={`/fleet/${encodeURIComponent(i.id)}`} /> : null}
+      </section>
+      <h2>State history</h2>
+      {history.length ? (
+        <ol class="history">
+          {history.map((e) => (
+            <li>{`${utcTime(e.at)}: ${e.fromState ?? "new"} → ${e.toState} (${e.source})${e.message ? `: ${e.message}` : ""}`}</li>
+          ))}
+        </ol>
+      ) : (
+        <p>No state changes recorded.</p>
+      )}
+      <h2>Actions on it</h2>
+      {actions.length ? (
+        <ul class="history">
+          {actions.map((a) => (
+            <li>
+              {`${utcTime(a.createdAt)}: ${a.kind} decided by ${a.decidedBy} `}
+              <Badge tone={ACTION_TONES[a.status] ?? "info"}>{a.status}</Badge>
+              {a.runId !== null ? (
+                <>
+                  {" in "}
+                  <a href={`/runs/${a.runId}`}>{`run #${a.runId}`}</a>
+                </>
+              ) : null}
+              {a.reason ? ` — ${a.reason}` : ""}
+              {a.error ? ` (${a.error})` : ""}
+            </li>
+          ))}
+        </ul>
+      ) : (
+        <p>No actions taken on it.</p>
+      )}
+      <h2>Runs that touched it</h2>
+      <RunsTimeline runs={runs} now={now} caption={`Runs that touched ${i.id}`} />
+    </>
+  );
+}
