@@ -9,7 +9,7 @@
 import { and, eq, inArray, isNull } from "drizzle-orm";
 import type { Deps } from "../runtime/deps.ts";
 import { instances } from "../schema/index.ts";
-import { listAgentIds } from "../triggers/agents.ts";
+import { listActiveAgentIds } from "../triggers/agents.ts";
 import type { TickCheck } from "../triggers/cron-tick.ts";
 import { recordInstanceState, type RecordedChange } from "./instance-state.ts";
 import type { FleetInstance } from "./provider.ts";
@@ -34,7 +34,7 @@ function simulator(deps: Deps): SimulatorProvider | null {
 /** Reports the instance's current state to every agent, as its webhook would. */
 async function reportToAgents(deps: Deps, instance: FleetInstance, dedupKey: string): Promise<AgentReport[]> {
   const reports: AgentReport[] = [];
-  for (const agentId of await listAgentIds(deps.db)) {
+  for (const agentId of await listActiveAgentIds(deps.db)) {
     const recorded = await recordInstanceState(deps, {
       agentId,
       instanceId: instance.id,

@@ -16,7 +16,10 @@ export type ActivityKind =
   | "reject"
   | "operator_add"
   | "operator_revoke"
-  | "sign_out_everywhere";
+  | "sign_out_everywhere"
+  | "agent_create"
+  | "agent_update"
+  | "agent_archive";
 
 export async function recordActivity(
   db: Db,

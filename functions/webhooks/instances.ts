@@ -9,7 +9,7 @@ import { z } from "zod";
 import type { AppEnv } from "../app-env.ts";
 import { RequestError } from "../errors.ts";
 import { parseJsonBody } from "../validate.ts";
-import { findAgent } from "../../triggers/agents.ts";
+import { withAgent } from "../../triggers/with-agent.ts";
 import { recordInstanceState } from "../../fleet/instance-state.ts";
 import { INSTANCE_STATES } from "../../fleet/provider.ts";
 
@@ -42,8 +42,10 @@ export const webhookRoutes = new Hono<AppEnv>().post("/:agent/instances", async 
   });
   const report = parseJsonBody(raw, instanceReport);
   const agentId = c.req.param("agent");
-  if (!(await findAgent(deps.db, agentId))) throw new RequestError(404, `unknown agent: ${agentId}`);
-  const recorded = await recordInstanceState(deps, {
+  const scope = await withAgent(deps, agentId);
+  if (!scope) throw new RequestError(404, `unknown agent: ${agentId}`);
+  if (scope.archived) throw new RequestError(409, `agent ${agentId} is archived`);
+  const recorded = await recordInstanceState(scope.deps, {
     agentId,
     instanceId: report.instanceId,
     state: report.state,
