@@ -11,7 +11,8 @@ export class ScopedProvider implements FleetProvider {
   readonly kind: FleetProvider["kind"];
 
   constructor(
-    private readonly inner: FleetProvider,
+    /** The whole account (the simulator's own reports and heartbeats need it). */
+    readonly inner: FleetProvider,
     private readonly filter: InstanceFilter,
   ) {
     this.kind = inner.kind;

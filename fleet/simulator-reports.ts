@@ -14,6 +14,7 @@ import type { TickCheck } from "../triggers/cron-tick.ts";
 import { recordInstanceState, type RecordedChange } from "./instance-state.ts";
 import type { FleetInstance } from "./provider.ts";
 import { SimulatorProvider, type FailureKind } from "./simulator.ts";
+import { ScopedProvider } from "./scoped-provider.ts";
 
 export class NotSimulatedError extends Error {
   readonly status = 409;
@@ -28,7 +29,8 @@ export interface AgentReport extends RecordedChange {
 }
 
 function simulator(deps: Deps): SimulatorProvider | null {
-  return deps.provider instanceof SimulatorProvider ? deps.provider : null;
+  const provider = deps.provider instanceof ScopedProvider ? deps.provider.inner : deps.provider;
+  return provider instanceof SimulatorProvider ? provider : null;
 }
 
 /** Reports the instance's current state to every agent, as its webhook would. */
