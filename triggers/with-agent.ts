@@ -20,14 +20,13 @@ export function scopeToAgent(deps: Deps, agent: AgentRow): AgentScope {
   const settings = parsed.success ? parsed.data : {};
   if (!parsed.success) deps.log.error("ignoring invalid stored agent settings", { agentId: agent.id, error: parsed.error.issues[0]?.message });
   const config = configForAgent(deps.config, settings);
-  const model = config.llm?.model;
   return {
     archived: agent.archivedAt !== null,
     deps: {
       ...deps,
       config,
       provider: settings.instanceFilter ? new ScopedProvider(deps.provider, settings.instanceFilter) : deps.provider,
-      llm: deps.llm && model && deps.llm.withModel ? deps.llm.withModel(model) : deps.llm,
+      llm: deps.llm && settings.model && deps.llm.withModel ? deps.llm.withModel(settings.model) : deps.llm,
     },
   };
 }
