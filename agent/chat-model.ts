@@ -13,6 +13,8 @@ export type ChatCompletion = OpenAI.Chat.ChatCompletion;
 export interface ChatModel {
   readonly model: string;
   complete(request: { messages: ChatMessage[]; tools?: ChatTool[]; signal?: AbortSignal }): Promise<ChatCompletion>;
+  /** The same endpoint asking for another model (an agent's `model` setting); absent: fixed model. */
+  withModel?(model: string): ChatModel;
 }
 
 export class LlmMisconfigured extends Error {

@@ -27,7 +27,7 @@ export class OpenAiChatModel implements ChatModel {
   private readonly client: OpenAI;
   private readonly sendToolChoice: boolean;
 
-  constructor(settings: OpenAiSettings) {
+  constructor(private readonly settings: OpenAiSettings) {
     this.model = settings.model;
     this.sendToolChoice = (settings.toolChoice ?? "auto") === "auto";
     this.client = new OpenAI({
@@ -36,6 +36,10 @@ export class OpenAiChatModel implements ChatModel {
       timeout: settings.timeoutMs,
       maxRetries: settings.maxRetries,
     });
+  }
+
+  withModel(model: string): ChatModel {
+    return model === this.model ? this : new OpenAiChatModel({ ...this.settings, model });
   }
 
   async complete(request: { messages: ChatMessage[]; tools?: ChatTool[]; signal?: AbortSignal }): Promise<ChatCompletion> {

@@ -9,11 +9,12 @@
 import { and, eq, inArray, isNull } from "drizzle-orm";
 import type { Deps } from "../runtime/deps.ts";
 import { instances } from "../schema/index.ts";
-import { listAgentIds } from "../triggers/agents.ts";
+import { listActiveAgentIds } from "../triggers/agents.ts";
 import type { TickCheck } from "../triggers/cron-tick.ts";
 import { recordInstanceState, type RecordedChange } from "./instance-state.ts";
 import type { FleetInstance } from "./provider.ts";
 import { SimulatorProvider, type FailureKind } from "./simulator.ts";
+import { ScopedProvider } from "./scoped-provider.ts";
 
 export class NotSimulatedError extends Error {
   readonly status = 409;
@@ -28,13 +29,14 @@ export interface AgentReport extends RecordedChange {
 }
 
 function simulator(deps: Deps): SimulatorProvider | null {
-  return deps.provider instanceof SimulatorProvider ? deps.provider : null;
+  const provider = deps.provider instanceof ScopedProvider ? deps.provider.inner : deps.provider;
+  return provider instanceof SimulatorProvider ? provider : null;
 }
 
 /** Reports the instance's current state to every agent, as its webhook would. */
 async function reportToAgents(deps: Deps, instance: FleetInstance, dedupKey: string): Promise<AgentReport[]> {
   const reports: AgentReport[] = [];
-  for (const agentId of await listAgentIds(deps.db)) {
+  for (const agentId of await listActiveAgentIds(deps.db)) {
     const recorded = await recordInstanceState(deps, {
       agentId,
       instanceId: instance.id,

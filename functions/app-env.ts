@@ -3,6 +3,7 @@
  * Every `new Hono<AppEnv>()` and `createMiddleware<AppEnv>()` uses it.
  */
 import type { Deps } from "../runtime/deps.ts";
+import type { AgentRow } from "../triggers/agents.ts";
 import type { Principal } from "./auth/roles.ts";
 import type { LiveSession } from "./auth/sessions-store.ts";
 
@@ -16,5 +17,7 @@ export type AppEnv = {
     operator: Principal;
     /** The dashboard session of this request's cookie, once looked up (null: none). */
     session: LiveSession | null;
+    /** The agent of an /api/agents/:agent route, once loaded (functions/agents/load-agent.ts). */
+    agent: AgentRow;
   };
 };

@@ -14,6 +14,7 @@ import { operatorRoutes } from "./operators/operators.index.ts";
 import { healthRoutes } from "./health/health.ts";
 import { agentRoutes } from "./agents/agents.index.ts";
 import { loadAgent } from "./agents/load-agent.ts";
+import { agentAdminRoutes } from "./agents-admin/agents-admin.index.ts";
 import { cronRoutes } from "./cron/cron.ts";
 import { webhookRoutes } from "./webhooks/instances.ts";
 import { fleetRoutes } from "./fleet/fleet.index.ts";
@@ -33,6 +34,7 @@ export function buildApp(resolveDeps: ResolveDeps) {
     .use(roleByMethod)
     .use("/agents/:agent", loadAgent)
     .use("/agents/:agent/*", loadAgent)
+    .route("/agents", agentAdminRoutes)
     .route("/agents", agentRoutes)
     .route("/agents", notificationRoutes)
     .route("/agents", actionRoutes)

@@ -23,6 +23,12 @@ export const agents = sqliteTable("agents", {
   contextTokens: integer().notNull().default(0),
   lastReconciledAt: integer(),
   createdAt: integer().notNull(),
+  /** Display name; the id when none was given. */
+  name: text(),
+  /** Per-agent overrides of the environment's defaults, JSON (runtime/agent-settings.ts validates it). */
+  settings: text({ mode: "json" }).$type<Record<string, unknown>>().notNull().default({}),
+  /** When the agent was archived (ms epoch): no more ticks, runs or ingest; its history is kept. */
+  archivedAt: integer(),
 });
 
 /** One row per conversation epoch: the persisted summary of its compacted turns. */

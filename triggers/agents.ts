@@ -1,13 +1,19 @@
 /**
- * Agent rows: created once (the `default` agent at start-up), looked up by the API. Creating an
- * agent also opens its first conversation epoch. Agents are never deleted, so once an agent is
- * known to exist the process remembers it and request paths skip the lookup.
+ * Agent rows: the `default` agent created at start-up, others through the agents API. Creating an
+ * agent also opens its first conversation epoch. Archiving keeps every row of its history and
+ * only sets `archivedAt`: the tick stops listing it, and runs and ingest refuse it.
+ * Request paths read an agent row through a short per-process cache (AGENT_ROW_TTL_MS), so an
+ * ingest costs no extra round trip; a settings change or an archive made elsewhere takes effect
+ * within that time (at once in the process that made it).
  */
-import { eq } from "drizzle-orm";
+import { and, eq, isNull } from "drizzle-orm";
 import type { Db } from "../db/client.ts";
+import type { AgentSettings } from "../runtime/agent-settings.ts";
 import { agents, sessions } from "../schema/index.ts";
 
 export const DEFAULT_AGENT = "default";
+
+export type AgentRow = typeof agents.$inferSelect;
 
 /** Creates the agent and its first session if missing; harmless to repeat. */
 export async function ensureAgent(db: Db, agentId: string, now: number): Promise<void> {
@@ -17,22 +23,61 @@ export async function ensureAgent(db: Db, agentId: string, now: number): Promise
   ]);
 }
 
-export async function findAgent(db: Db, agentId: string) {
+/** Creates a new agent; false when the id is taken (archived agents keep theirs). */
+export async function createAgent(db: Db, agent: { id: string; name?: string | undefined; settings: AgentSettings }, now: number): Promise<boolean> {
+  const [inserted] = await db.batch([
+    db.insert(agents).values({ id: agent.id, name: agent.name ?? null, settings: agent.settings, createdAt: now }).onConflictDoNothing().returning({ id: agents.id }),
+    db.insert(sessions).values({ agentId: agent.id, epoch: 1, startedAt: now }).onConflictDoNothing(),
+  ]);
+  return inserted.length === 1;
+}
+
+export async function updateAgent(db: Db, agentId: string, change: { name?: string | undefined; settings?: AgentSettings | undefined }): Promise<void> {
+  const set: Partial<AgentRow> = {};
+  if (change.name !== undefined) set.name = change.name;
+  if (change.settings !== undefined) set.settings = change.settings;
+  if (Object.keys(set).length > 0) await db.update(agents).set(set).where(eq(agents.id, agentId));
+  forgetAgent(db, agentId);
+}
+
+/** Archives the agent (idempotent: the first archive time is kept). */
+export async function archiveAgent(db: Db, agentId: string, now: number): Promise<void> {
+  await db.update(agents).set({ archivedAt: now }).where(and(eq(agents.id, agentId), isNull(agents.archivedAt)));
+  forgetAgent(db, agentId);
+}
+
+export async function findAgent(db: Db, agentId: string): Promise<AgentRow | null> {
   const [row] = await db.select().from(agents).where(eq(agents.id, agentId)).limit(1);
   return row ?? null;
 }
 
-/** Agents known to exist, per database handle (a process or isolate), never forgotten. */
-const knownAgents = new WeakMap<Db, Set<string>>();
+/** Agent rows recently read, per database handle (a process or isolate). */
+const recentAgents = new WeakMap<Db, Map<string, { row: AgentRow; readAt: number }>>();
+export const AGENT_ROW_TTL_MS = 5_000;
 
-/** True when the agent exists; a database round trip only the first time per process. */
-export async function agentExists(db: Db, agentId: string): Promise<boolean> {
-  const known = knownAgents.get(db) ?? new Set<string>();
-  if (known.has(agentId)) return true;
-  if (!(await findAgent(db, agentId))) return false;
-  known.add(agentId);
-  knownAgents.set(db, known);
-  return true;
+/** The agent's row, from this process's cache when read within AGENT_ROW_TTL_MS. */
+export async function findAgentRecent(db: Db, agentId: string, now: number): Promise<AgentRow | null> {
+  const cache = recentAgents.get(db) ?? new Map<string, { row: AgentRow; readAt: number }>();
+  recentAgents.set(db, cache);
+  const hit = cache.get(agentId);
+  if (hit && now - hit.readAt < AGENT_ROW_TTL_MS && now >= hit.readAt) return hit.row;
+  const row = await findAgent(db, agentId);
+  if (row) cache.set(agentId, { row, readAt: now });
+  else cache.delete(agentId);
+  return row;
+}
+
+function forgetAgent(db: Db, agentId: string): void {
+  recentAgents.get(db)?.delete(agentId);
+}
+export async function listAgents(db: Db): Promise<AgentRow[]> {
+  return db.select().from(agents).orderBy(agents.id);
+}
+
+/** Agents the tick visits: every one not archived. */
+export async function listActiveAgentIds(db: Db): Promise<string[]> {
+  const rows = await db.select({ id: agents.id }).from(agents).where(isNull(agents.archivedAt));
+  return rows.map((r) => r.id);
 }
 
 export async function listAgentIds(db: Db): Promise<string[]> {

@@ -1,5 +1,5 @@
 /**
- * The cron tick (every minute on Workers, an interval under Node, `POST /api/cron` on demand).
+ * One agent's part of the cron tick (delivered per agent by the fan-out in triggers/tick.ts).
  * It repairs, it does not decide: it frees dead leases, requests a run for pending work that has
  * none scheduled (a due wake whose delivery went missing, an event whose publish failed),
  * re-publishes a scheduled run whose delivery is overdue, and then runs the fleet checks.
@@ -9,7 +9,6 @@ import { and, eq, lte, min, sql } from "drizzle-orm";
 import type { Deps } from "../runtime/deps.ts";
 import { MINUTE_MS } from "../runtime/time.ts";
 import { agents, events, wakes } from "../schema/index.ts";
-import { listAgentIds } from "./agents.ts";
 import { recoverDeadLease } from "./lease.ts";
 import { publishRunSlot, requestRun, type Priority } from "./request-run.ts";
 
@@ -26,21 +25,22 @@ export interface AgentTick {
   republishedRun: boolean;
 }
 
-export async function cronTick(deps: Deps, checks: readonly TickCheck[] = []): Promise<AgentTick[]> {
-  const report: AgentTick[] = [];
-  for (const agentId of await listAgentIds(deps.db)) {
-    const recoveredLease = await recoverDeadLease(deps, agentId);
-    const repair = await repairSchedule(deps, agentId);
-    for (const check of checks) {
-      try {
-        await check(deps, agentId);
-      } catch (err) {
-        deps.log.error("cron check failed", { agentId, check: check.name, error: String(err) });
-      }
+/**
+ * One agent's tick: free a dead lease, repair its schedule, then run the fleet checks (each
+ * failure logged, never stopping the others). Runs in its own delivery per agent (the fan-out in
+ * triggers/tick.ts), so one invocation's cost does not grow with the number of agents.
+ */
+export async function agentTick(deps: Deps, agentId: string, checks: readonly TickCheck[] = []): Promise<AgentTick> {
+  const recoveredLease = await recoverDeadLease(deps, agentId);
+  const repair = await repairSchedule(deps, agentId);
+  for (const check of checks) {
+    try {
+      await check(deps, agentId);
+    } catch (err) {
+      deps.log.error("cron check failed", { agentId, check: check.name, error: String(err) });
     }
-    report.push({ agentId, recoveredLease, ...repair });
   }
-  return report;
+  return { agentId, recoveredLease, ...repair };
 }
 
 async function repairSchedule(deps: Deps, agentId: string) {

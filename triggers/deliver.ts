@@ -9,21 +9,37 @@ import { deliverNotification } from "../notify/deliver-notification.ts";
 import { performRun } from "./perform-run.ts";
 import type { DeliveryBody } from "./scheduler.ts";
 import { handleWakeDelivery } from "./wakes.ts";
+import { agentTick } from "./cron-tick.ts";
+import { FLEET_CHECKS } from "./tick.ts";
+import { withAgent } from "./with-agent.ts";
 
 export const deliveryBodySchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("run"), agentId: z.string().min(1).max(64), slot: z.number().int().nonnegative() }),
   z.object({ type: z.literal("wake"), agentId: z.string().min(1).max(64), wakeId: z.number().int().positive() }),
   z.object({ type: z.literal("notify"), agentId: z.string().min(1).max(64), deliveryId: z.number().int().positive() }),
+  z.object({ type: z.literal("tick"), agentId: z.string().min(1).max(64) }),
 ]);
 
+/**
+ * Every delivery runs with its agent's settings (triggers/with-agent.ts). An archived agent's
+ * runs, wakes and ticks are acknowledged and do nothing; a notification it decided before being
+ * archived is still sent.
+ */
 export async function handleDelivery(deps: Deps, body: DeliveryBody): Promise<string> {
+  const scope = await withAgent(deps, body.agentId);
+  if (!scope) return "unknown agent";
+  if (scope.archived && body.type !== "notify") return "archived";
+  const agentDeps = scope.deps;
   switch (body.type) {
     case "run":
-      return performRun(deps, body.agentId, body.slot);
+      return performRun(agentDeps, body.agentId, body.slot);
     case "wake":
-      return handleWakeDelivery(deps, body.agentId, body.wakeId);
+      return handleWakeDelivery(agentDeps, body.agentId, body.wakeId);
     case "notify":
-      await deliverNotification(deps, body.deliveryId);
+      await deliverNotification(agentDeps, body.deliveryId);
       return "notified";
+    case "tick":
+      await agentTick(agentDeps, body.agentId, FLEET_CHECKS);
+      return "ticked";
   }
 }

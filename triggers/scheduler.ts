@@ -13,7 +13,9 @@ export type DeliveryBody =
   /** A wake is due: request a run if it is still pending. */
   | { type: "wake"; agentId: string; wakeId: number }
   /** Send one notification delivery to its outbound channel. */
-  | { type: "notify"; agentId: string; deliveryId: number };
+  | { type: "notify"; agentId: string; deliveryId: number }
+  /** One agent's cron tick (published by the fan-out in triggers/tick.ts). */
+  | { type: "tick"; agentId: string };
 
 export interface PublishRequest {
   dedupKey: string;

@@ -1,9 +1,15 @@
 /**
- * The cron tick with its fleet checks and retention wired in: the one function the Worker's
- * `scheduled` handler, the Node interval and `POST /api/cron` all call.
+ * The cron tick, fanned out per agent. The scheduled entry points (the Worker's `scheduled`
+ * handler, the Node interval) call `fanOutTick`: it lists the active (non-archived) agents and
+ * publishes one `tick` delivery per agent (dedup key per agent and minute), so each agent's
+ * recovery, reconciliation and heartbeat checks run in their own invocation and no invocation's
+ * cost grows with the number of agents. `tickAgent` is what a tick delivery does.
+ * `runCronTick` (POST /api/cron, tests) runs the same per-agent ticks inline, one after another,
+ * and answers their reports.
  */
 import type { Deps } from "../runtime/deps.ts";
-import { cronTick, type TickCheck } from "./cron-tick.ts";
+import { MINUTE_MS } from "../runtime/time.ts";
+import { agentTick, type AgentTick, type TickCheck } from "./cron-tick.ts";
 import { simulateFleet } from "../fleet/simulator-reports.ts";
 import { reconcileInstances } from "../fleet/reconcile.ts";
 import { checkHeartbeats } from "../fleet/heartbeat.ts";
@@ -11,8 +17,10 @@ import { checkOverdueStates } from "../fleet/overdue-states.ts";
 import { checkMissedHeartbeats } from "../fleet/heartbeat-escalation.ts";
 import { republishStalledDeliveries } from "../notify/repair-deliveries.ts";
 import { notifyPoisonDrops } from "../notify/poison-alerts.ts";
+import { listActiveAgentIds } from "./agents.ts";
 import { pruneOldRecords } from "./retention.ts";
 import { checkLoopHealth } from "../agent/watchdog/watchdog.ts";
+import { withAgent } from "./with-agent.ts";
 
 /** Fleet checks run by every tick, after the pipeline's own repairs. */
 // Order matters: simulated failures report first (as webhooks), reconciliation then records only
@@ -31,8 +39,40 @@ export const FLEET_CHECKS: readonly TickCheck[] = [
   checkLoopHealth,
 ];
 
-export async function runCronTick(deps: Deps) {
-  const agents = await cronTick(deps, FLEET_CHECKS);
-  await pruneOldRecords(deps).catch((err: unknown) => deps.log.error("pruning old records failed", { error: String(err) }));
-  return agents;
+/** One agent's tick with its settings applied; null (nothing done) for an archived or unknown agent. */
+export async function tickAgent(deps: Deps, agentId: string): Promise<AgentTick | null> {
+  const scope = await withAgent(deps, agentId);
+  if (!scope || scope.archived) return null;
+  return agentTick(scope.deps, agentId, FLEET_CHECKS);
+}
+
+/**
+ * The scheduled tick: one `tick` delivery per active agent, then the global retention pass.
+ * What stops it repeating: the dedup key `tick:{agent}:{minute}` drops a second fan-out within the
+ * same minute, and a tick delivery publishes no tick.
+ */
+export async function fanOutTick(deps: Deps): Promise<string[]> {
+  const now = deps.clock.now();
+  const minute = Math.floor(now / MINUTE_MS);
+  const agentIds = await listActiveAgentIds(deps.db);
+  await Promise.all(
+    agentIds.map((agentId) => deps.scheduler.publish({ dedupKey: `tick:${agentId}:${minute}`, notBefore: now, body: { type: "tick", agentId } })),
+  );
+  await prune(deps);
+  return agentIds;
+}
+
+/** Every active agent's tick in this invocation (POST /api/cron, tests), then retention. */
+export async function runCronTick(deps: Deps): Promise<AgentTick[]> {
+  const report: AgentTick[] = [];
+  for (const agentId of await listActiveAgentIds(deps.db)) {
+    const tick = await tickAgent(deps, agentId);
+    if (tick) report.push(tick);
+  }
+  await prune(deps);
+  return report;
+}
+
+function prune(deps: Deps) {
+  return pruneOldRecords(deps).catch((err: unknown) => deps.log.error("pruning old records failed", { error: String(err) }));
 }

@@ -13,6 +13,7 @@ import { listConversation } from "../../agent/conversation.ts";
 import { recordActivity } from "../auth/activity.ts";
 import { RequestError } from "../errors.ts";
 import { idempotencyKey } from "./agents.schemas.ts";
+import { presentAgent } from "../agents-admin/agents-admin.handlers.ts";
 
 type Ctx = Context<AppEnv>;
 
@@ -25,7 +26,8 @@ function clientKey(c: Ctx): string {
 }
 
 export async function getState(c: Ctx, agentId: string) {
-  return c.json(await getAgentState(c.get("deps"), agentId));
+  const { name, settings, archived } = presentAgent(c.get("agent"));
+  return c.json({ ...(await getAgentState(c.get("deps"), agentId)), name, settings, archived });
 }
 
 export async function postMessage(c: Ctx, agentId: string, text: string) {

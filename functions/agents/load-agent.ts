@@ -1,11 +1,14 @@
 /**
  * Scopes every /api/agents/:agent route, whichever route group serves it: a malformed agent id
- * is a 400 and an agent that does not exist a 404, before any handler runs. Mounted once, in
- * functions/app.ts.
+ * is a 400 and an agent that does not exist a 404, before any handler runs. The request's deps
+ * become the agent's (its settings applied, triggers/with-agent.ts), and an archived agent
+ * refuses anything that would start work (POST: 409); reading its history still works.
+ * Mounted once, in functions/app.ts.
  */
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../app-env.ts";
-import { agentExists } from "../../triggers/agents.ts";
+import { findAgentRecent } from "../../triggers/agents.ts";
+import { scopeToAgent } from "../../triggers/with-agent.ts";
 import { jsonError } from "../errors.ts";
 import { agentParam } from "./agents.schemas.ts";
 
@@ -13,6 +16,11 @@ export const loadAgent = createMiddleware<AppEnv>(async function loadAgentMiddle
   const parsed = agentParam.safeParse({ agent: c.req.param("agent") });
   if (!parsed.success) return jsonError(c, 400, `invalid param: agent: ${parsed.error.issues[0]!.message}`);
   const agentId = parsed.data.agent;
-  if (!(await agentExists(c.get("deps").db, agentId))) return jsonError(c, 404, `unknown agent: ${agentId}`);
+  const agent = await findAgentRecent(c.get("deps").db, agentId, c.get("deps").clock.now());
+  if (!agent) return jsonError(c, 404, `unknown agent: ${agentId}`);
+  const scope = scopeToAgent(c.get("deps"), agent);
+  if (scope.archived && c.req.method === "POST") return jsonError(c, 409, `agent ${agentId} is archived`);
+  c.set("agent", agent);
+  c.set("deps", scope.deps);
   await next();
 });

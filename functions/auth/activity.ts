@@ -17,7 +17,10 @@ export type ActivityKind =
   | "lift_block"
   | "operator_add"
   | "operator_revoke"
-  | "sign_out_everywhere";
+  | "sign_out_everywhere"
+  | "agent_create"
+  | "agent_update"
+  | "agent_archive";
 
 export async function recordActivity(
   db: Db,

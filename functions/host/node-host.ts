@@ -25,7 +25,7 @@ import { handleDelivery } from "../../triggers/deliver.ts";
 import { recoverDeadLease } from "../../triggers/lease.ts";
 import { LocalScheduler } from "../../triggers/local-scheduler.ts";
 import { qstashSchedulerFromConfig } from "../../triggers/qstash-scheduler.ts";
-import { runCronTick } from "../../triggers/tick.ts";
+import { fanOutTick, runCronTick } from "../../triggers/tick.ts";
 import { SimulatorProvider } from "../../fleet/simulator.ts";
 import { buildApp } from "../app.ts";
 import { checkContextBudget } from "./context-budget.ts";
@@ -137,10 +137,11 @@ export async function startNodeHost(
   const port = typeof address === "object" && address ? address.port : config.port;
 
   if (scheduler instanceof LocalScheduler) await scheduler.start((body) => handleDelivery(deps, body));
-  const tick = () => runCronTick(deps).catch((err: unknown) => log.error("cron tick failed", { error: String(err) }));
-  // One tick now, so the fleet is reconciled (and visible) before the first interval elapses.
-  await tick();
-  const cron = setInterval(tick, options.cronIntervalMs ?? CRON_INTERVAL_MS);
+  const failed = (err: unknown) => log.error("cron tick failed", { error: String(err) });
+  // One tick now, inline, so the fleet is reconciled (and visible) before the first interval
+  // elapses; then every interval fans out one tick delivery per agent through the scheduler.
+  await runCronTick(deps).catch(failed);
+  const cron = setInterval(() => fanOutTick(deps).catch(failed), options.cronIntervalMs ?? CRON_INTERVAL_MS);
 
   log.info("fleetwarden is running", {
     url: `http://localhost:${port}`,

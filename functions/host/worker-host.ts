@@ -16,7 +16,7 @@ import type { Deps } from "../../runtime/deps.ts";
 import { consoleLogger } from "../../runtime/log.ts";
 import { DEFAULT_AGENT, ensureAgent } from "../../triggers/agents.ts";
 import { qstashSchedulerFromConfig } from "../../triggers/qstash-scheduler.ts";
-import { runCronTick } from "../../triggers/tick.ts";
+import { fanOutTick } from "../../triggers/tick.ts";
 import { SimulatorProvider } from "../../fleet/simulator.ts";
 import { buildApp } from "../app.ts";
 import { checkContextBudget } from "./context-budget.ts";
@@ -109,15 +109,16 @@ export async function handleFetch(request: Request, env: WorkerEnv, ctx: Executi
 }
 
 /**
- * The cron trigger: the same tick as the Node interval and POST /api/cron. A configuration error
+ * The cron trigger: publishes one tick delivery per active agent (the same fan-out as the Node
+ * interval; each agent's tick then runs in its own invocation). A configuration error
  * is one log line per tick (the tick cannot run), never an uncaught error with a stack.
  */
 export function handleScheduled(env: WorkerEnv, ctx: ExecutionContext): void {
   ctx.waitUntil(
     readyIsolate(env).then(
       async ({ deps }) => {
-        const agents = await runCronTick(deps);
-        deps.log.info("cron tick", { agents });
+        const agents = await fanOutTick(deps);
+        deps.log.info("cron tick fanned out", { agents });
       },
       (err: unknown) => {
         if (!(err instanceof ConfigError)) throw err;

@@ -11,7 +11,7 @@ import type { AppEnv } from "../app-env.ts";
 import { RequestError } from "../errors.ts";
 import { parseJsonBody } from "../validate.ts";
 import { plainText } from "../plain-text.ts";
-import { agentExists } from "../../triggers/agents.ts";
+import { withAgent } from "../../triggers/with-agent.ts";
 import { recordInstanceState } from "../../fleet/instance-state.ts";
 import { INSTANCE_STATES } from "../../fleet/provider.ts";
 
@@ -51,8 +51,10 @@ export const webhookRoutes = new Hono<AppEnv>().post("/:agent/instances", async 
     throw new RequestError(400, `invalid body: at: more than 5 minutes in the future (now is ${new Date(deps.clock.now()).toISOString()})`);
   }
   const agentId = c.req.param("agent");
-  if (!(await agentExists(deps.db, agentId))) throw new RequestError(404, `unknown agent: ${agentId}`);
-  const recorded = await recordInstanceState(deps, {
+  const scope = await withAgent(deps, agentId);
+  if (!scope) throw new RequestError(404, `unknown agent: ${agentId}`);
+  if (scope.archived) throw new RequestError(409, `agent ${agentId} is archived`);
+  const recorded = await recordInstanceState(scope.deps, {
     agentId,
     instanceId: report.instanceId,
     state: report.state,

@@ -51,6 +51,9 @@ describe("operator API auth", () => {
       pendingWakes: 0,
       contextTokens: 0,
       contextBudget: 30000,
+      name: "default",
+      settings: {},
+      archived: false,
     });
   });
 

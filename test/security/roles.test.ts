@@ -15,7 +15,11 @@ import { createTestDeps, TEST_ADMIN_TOKEN } from "../support/test-deps.ts";
 
 /** method, route pattern as the app registers it, the least role that may use it, a body. */
 const API: [string, string, Role, unknown?][] = [
+  ["GET", "/api/agents", "viewer"],
+  ["POST", "/api/agents", "admin", { id: "second" }],
   ["GET", "/api/agents/:agent", "viewer"],
+  ["PATCH", "/api/agents/:agent", "admin", { name: "Renamed" }],
+  ["DELETE", "/api/agents/:agent", "admin"],
   ["POST", "/api/agents/:agent/messages", "operator", { text: "hello" }],
   ["POST", "/api/agents/:agent/trigger", "operator", {}],
   ["POST", "/api/agents/:agent/session/reset", "operator"],

@@ -85,6 +85,9 @@ CREATE TABLE `watchdog_conditions` (
 --> statement-breakpoint
 CREATE INDEX `watchdog_conditions_agent` ON `watchdog_conditions` (`agent_id`,`kind`,`cleared_at`);--> statement-breakpoint
 ALTER TABLE `agents` ADD `lease_host` text;--> statement-breakpoint
+ALTER TABLE `agents` ADD `name` text;--> statement-breakpoint
+ALTER TABLE `agents` ADD `settings` text DEFAULT '{}' NOT NULL;--> statement-breakpoint
+ALTER TABLE `agents` ADD `archived_at` integer;--> statement-breakpoint
 ALTER TABLE `wakes` ADD `drop_reason` text;--> statement-breakpoint
 ALTER TABLE `wakes` ADD `attempts` integer DEFAULT 0 NOT NULL;--> statement-breakpoint
 ALTER TABLE `wakes` ADD `instance_id` text;--> statement-breakpoint

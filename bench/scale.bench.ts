@@ -1,0 +1,118 @@
+/**
+ * Scale benchmark (issue 13): AGENTS agents sharing one simulated provider account of INSTANCES
+ * instances, each agent owning its slice through an `instanceFilter` label prefix, on the Node
+ * host's pieces with an embedded file database. Measures a full tick (every agent's tick, as the
+ * fan-out's deliveries would run them one after another) in wall time and database round trips
+ * (each one a Turso HTTP request on the Worker), one agent's tick alone, and memory. Writes its own
+ * section of bench/RESULTS.md. Run alone: `tsx bench/scale.bench.ts`, or via `npm run bench`.
+ */
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { openDatabase } from "../db/client.ts";
+import { applyMigrations } from "../db/migrate.ts";
+import { createNodeClient } from "../db/node-client.ts";
+import { SimulatorProvider } from "../fleet/simulator.ts";
+import { FakeClock } from "../runtime/clock.ts";
+import { parseConfig } from "../runtime/config.ts";
+import { silentLogger } from "../runtime/log.ts";
+import { simulatorInstances } from "../schema/index.ts";
+import { createAgent } from "../triggers/agents.ts";
+import { minimalRunStep } from "../triggers/run-step.ts";
+import type { PublishRequest, Scheduler } from "../triggers/scheduler.ts";
+import { fanOutTick, tickAgent } from "../triggers/tick.ts";
+import { countRoundTrips } from "./round-trips.ts";
+
+const AGENTS = Number(process.env.SCALE_AGENTS ?? 100);
+const INSTANCES = Number(process.env.SCALE_INSTANCES ?? 1000);
+const HEADING = "## Scale: agents × instances (bench/scale.bench.ts)";
+
+class QueueScheduler implements Scheduler {
+  readonly kind = "test" as const;
+  readonly queue: PublishRequest[] = [];
+  private readonly seen = new Set<string>();
+  async publish(request: PublishRequest) {
+    if (this.seen.has(request.dedupKey)) return;
+    this.seen.add(request.dedupKey);
+    this.queue.push(request);
+  }
+}
+
+export async function scaleBench(): Promise<string> {
+  const url = `file:${join(mkdtempSync(join(tmpdir(), "fw-scale-")), "fw.db")}`;
+  const counting = countRoundTrips(await createNodeClient(url));
+  const db = openDatabase(counting.client);
+  await applyMigrations(db);
+  const clock = new FakeClock();
+  const config = parseConfig({ DATABASE_URL: url, SIMULATOR_FAILURE_RATE: "0", RECONCILE_INTERVAL_S: "60", ADMIN_TOKEN: "bench-admin-token-0123456789" }, "node");
+  const scheduler = new QueueScheduler();
+  const deps = { db, clock, config, scheduler, provider: new SimulatorProvider(db, clock), llm: null, runStep: minimalRunStep, log: silentLogger };
+
+  const perAgent = Math.ceil(INSTANCES / AGENTS);
+  const rows = Array.from({ length: INSTANCES }, (_, i) => ({
+    id: `sim-${i + 1}`, state: "running", label: `a${Math.floor(i / perAgent)}-node-${i}`, gpuName: "RTX 4090", gpuCount: 1, pricePerHour: 0.4,
+    statusMessage: "running", startedAt: clock.now(), updatedAt: clock.now(),
+  }));
+  for (let i = 0; i < rows.length; i += 200) await db.insert(simulatorInstances).values(rows.slice(i, i + 200));
+  for (let a = 0; a < AGENTS; a++) await createAgent(db, { id: `a${a}`, settings: { instanceFilter: { labelPrefix: `a${a}-` } } }, clock.now());
+
+  async function fullTick(label: string) {
+    clock.advance(61_000);
+    const start = performance.now();
+    const trips = counting.count();
+    await fanOutTick(deps);
+    const fanOutTrips = counting.count() - trips;
+    const perTick: number[] = [];
+    for (const p of scheduler.queue.splice(0)) {
+      if (p.body.type !== "tick") continue;
+      const before = counting.count();
+      await tickAgent(deps, p.body.agentId);
+      perTick.push(counting.count() - before);
+    }
+    const ms = performance.now() - start;
+    perTick.sort((x, y) => x - y);
+    return `| ${label} | ${ms.toFixed(0)} ms | ${counting.count() - trips} | ${fanOutTrips} | ${perTick[0]}–${perTick.at(-1)} |`;
+  }
+
+  const first = await fullTick("first tick (reconcile records every instance)");
+  const second = await fullTick("steady tick (nothing changed)");
+  globalThis.gc?.();
+  const heapMb = (process.memoryUsage().heapUsed / 1e6).toFixed(1);
+  const rssMb = (process.memoryUsage().rss / 1e6).toFixed(1);
+  counting.client.close();
+  return `${HEADING}
+
+Written by \`tsx bench/scale.bench.ts\` (${new Date().toISOString().slice(0, 10)}): ${AGENTS} agents sharing one
+simulated account of ${INSTANCES} instances (${perAgent} each, by label-prefix instance filter), embedded file
+database, fake clock. A "full tick" is the fan-out plus every agent's tick delivery run one after another
+in one process (on the Worker each is its own invocation). Round trips = libSQL client calls (each a
+Turso HTTP request, i.e. a Worker subrequest).
+
+| tick | wall time | DB round trips (total) | of which fan-out | per agent's tick (min–max) |
+|---|---|---|---|---|
+${first}
+${second}
+
+Memory after both ticks: heap ${heapMb} MB, RSS ${rssMb} MB.
+
+What grows with what: the fan-out grows with **agents** (one read, one publish per agent). An
+agent's tick grows with **its own instances** through reconciliation's writes of changed instances
+(the first tick records each; a steady tick writes none). The max column is the simulator, not the
+tick: once per tick it rolls random failures for the **whole account** with one write per instance,
+in whichever agent's tick comes first (a real provider has no such cost). **history** (events,
+runs, notifications) is not read by the tick beyond indexed pending/poison checks, and retention
+prunes it after 7 days. Not measured here: ingest p99 while ticks run.
+`;
+}
+
+// Like bench/run.ts: the table goes to stdout; `npm run bench -- --write` also updates RESULTS.md.
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const section = await scaleBench();
+  console.log(section);
+  if (process.argv.includes("--write")) {
+    const path = new URL("./RESULTS.md", import.meta.url);
+    const current = readFileSync(path, "utf8");
+    const at = current.indexOf(HEADING);
+    writeFileSync(path, `${at >= 0 ? current.slice(0, at).trimEnd() : current.trimEnd()}\n\n${section}`);
+  }
+}

@@ -1,0 +1,54 @@
+/**
+ * Handlers of the agents API: create, list, update and archive agents. Settings are shown masked
+ * (channel URLs carry tokens); archiving keeps every row of the agent's history.
+ */
+import type { Context } from "hono";
+import type { z } from "zod";
+import type { AppEnv } from "../app-env.ts";
+import { agentSettingsSchema, maskSettings } from "../../runtime/agent-settings.ts";
+import { iso } from "../../runtime/time.ts";
+import { archiveAgent, createAgent, findAgent, listAgents, updateAgent, type AgentRow } from "../../triggers/agents.ts";
+import { recordActivity } from "../auth/activity.ts";
+import { RequestError } from "../errors.ts";
+import type { createAgentBody, patchAgentBody } from "./agents-admin.schemas.ts";
+
+type Ctx = Context<AppEnv>;
+
+/** An agent as the API shows it: identity, masked settings, archive state. */
+export function presentAgent(row: AgentRow) {
+  const settings = agentSettingsSchema.safeParse(row.settings);
+  return {
+    id: row.id,
+    name: row.name ?? row.id,
+    settings: maskSettings(settings.success ? settings.data : {}),
+    archived: row.archivedAt !== null,
+    archivedAt: row.archivedAt === null ? null : iso(row.archivedAt),
+    createdAt: iso(row.createdAt),
+  };
+}
+
+export async function postAgent(c: Ctx, body: z.infer<typeof createAgentBody>) {
+  const deps = c.get("deps");
+  const now = deps.clock.now();
+  if (!(await createAgent(deps.db, body, now))) throw new RequestError(409, `agent ${body.id} already exists`);
+  await recordActivity(deps.db, c.get("operator"), { action: "agent_create", agentId: body.id, subject: body.id, at: now });
+  return c.json(presentAgent((await findAgent(deps.db, body.id))!), 201);
+}
+
+export async function getAgents(c: Ctx) {
+  return c.json({ agents: (await listAgents(c.get("deps").db)).map(presentAgent) });
+}
+
+export async function patchAgent(c: Ctx, agentId: string, body: z.infer<typeof patchAgentBody>) {
+  const deps = c.get("deps");
+  await updateAgent(deps.db, agentId, body);
+  await recordActivity(deps.db, c.get("operator"), { action: "agent_update", agentId, subject: Object.keys(body).join(","), at: deps.clock.now() });
+  return c.json(presentAgent((await findAgent(deps.db, agentId))!));
+}
+
+export async function deleteAgent(c: Ctx, agentId: string) {
+  const deps = c.get("deps");
+  await archiveAgent(deps.db, agentId, deps.clock.now());
+  await recordActivity(deps.db, c.get("operator"), { action: "agent_archive", agentId, subject: agentId, at: deps.clock.now() });
+  return c.json(presentAgent((await findAgent(deps.db, agentId))!));
+}

@@ -1,0 +1,18 @@
+/**
+ * Wiring of the agents API: POST/GET /api/agents, PATCH/DELETE /api/agents/:agent. Reading needs
+ * viewer (the API default); creating, changing and archiving need admin.
+ */
+import { Hono } from "hono";
+import type { AppEnv } from "../app-env.ts";
+import { requireRole } from "../auth/require-role.ts";
+import { validate } from "../validate.ts";
+import { createAgentBody, patchAgentBody } from "./agents-admin.schemas.ts";
+import * as h from "./agents-admin.handlers.ts";
+
+const admin = requireRole("admin");
+
+export const agentAdminRoutes = new Hono<AppEnv>()
+  .post("/", admin, validate("json", createAgentBody), (c) => h.postAgent(c, c.req.valid("json")))
+  .get("/", (c) => h.getAgents(c))
+  .patch("/:agent", admin, validate("json", patchAgentBody), (c) => h.patchAgent(c, c.req.param("agent"), c.req.valid("json")))
+  .delete("/:agent", admin, (c) => h.deleteAgent(c, c.req.param("agent")));

@@ -1,0 +1,80 @@
+/**
+ * Per-agent settings: the few knobs one agent may set differently from the environment's defaults
+ * (model, context budget, debounce windows, approval-required actions, wake limits, notification
+ * channels, and which of the provider account's instances are its own). Validated with zod like
+ * configuration; `configForAgent` folds them over the host's Config so the rest of the code reads
+ * one Config and never knows settings exist. Channel URLs carry tokens, so `maskSettings` is what
+ * the API shows.
+ */
+import { z } from "zod";
+import { APPROVABLE_ACTIONS, type Config } from "./config.ts";
+
+/**
+ * Which instances an agent acts on, when several agents share one provider account: those whose
+ * label starts with `labelPrefix`, or exactly the listed `ids`. Unset: every instance.
+ */
+const instanceFilter = z
+  .object({
+    labelPrefix: z.string().min(1, "must not be empty").max(64).optional(),
+    ids: z.array(z.string().min(1).max(64)).min(1, "must list at least one id").max(1000).optional(),
+  })
+  .strict()
+  .refine((f) => (f.labelPrefix === undefined) !== (f.ids === undefined), "must give exactly one of labelPrefix or ids");
+
+export type InstanceFilter = z.infer<typeof instanceFilter>;
+
+export const agentSettingsSchema = z
+  .object({
+    model: z.string().min(1).max(128).optional(),
+    contextBudgetTokens: z.number().int().positive().max(2_000_000).optional(),
+    debounceHumanMs: z.number().int().min(0).max(3_600_000).optional(),
+    debounceStateMs: z.number().int().min(0).max(3_600_000).optional(),
+    approvalRequired: z.array(z.enum(APPROVABLE_ACTIONS)).max(APPROVABLE_ACTIONS.length).optional(),
+    maxPendingWakes: z.number().int().positive().max(1000).optional(),
+    channels: z
+      .object({ slack: z.url().optional(), discord: z.url().optional(), ntfy: z.url().optional() })
+      .strict()
+      .optional(),
+    instanceFilter: instanceFilter.optional(),
+  })
+  .strict();
+
+export type AgentSettings = z.infer<typeof agentSettingsSchema>;
+
+/** The host's Config with this agent's settings laid over it (unset settings keep the default). */
+export function configForAgent(config: Config, settings: AgentSettings): Config {
+  return {
+    ...config,
+    llm: config.llm && settings.model ? { ...config.llm, model: settings.model } : config.llm,
+    contextBudgetTokens: settings.contextBudgetTokens ?? config.contextBudgetTokens,
+    debounceHumanMs: settings.debounceHumanMs ?? config.debounceHumanMs,
+    debounceStateMs: settings.debounceStateMs ?? config.debounceStateMs,
+    approvalRequired: settings.approvalRequired ?? config.approvalRequired,
+    maxPendingWakes: settings.maxPendingWakes ?? config.maxPendingWakes,
+    channels: { ...config.channels, ...settings.channels },
+  };
+}
+
+/** Whether an instance belongs to the agent whose filter this is. */
+export function instanceInFilter(filter: InstanceFilter | undefined, instance: { id: string; label: string | null }): boolean {
+  if (!filter) return true;
+  if (filter.ids) return filter.ids.includes(instance.id);
+  return (instance.label ?? "").startsWith(filter.labelPrefix ?? "");
+}
+
+/** A channel URL shown without its secret parts: scheme, host and a hint of the path. */
+export function maskUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.protocol}//${u.host}/…`;
+  } catch {
+    return "…";
+  }
+}
+
+/** Settings as the API shows them: channel URLs masked, everything else as stored. */
+export function maskSettings(settings: AgentSettings): AgentSettings {
+  if (!settings.channels) return settings;
+  const channels = Object.fromEntries(Object.entries(settings.channels).map(([name, url]) => [name, url ? maskUrl(url) : url]));
+  return { ...settings, channels };
+}
