@@ -14,7 +14,7 @@ import { decideApproval } from "../fleet/approvals.ts";
 import { requestApproval } from "../fleet/request-approval.ts";
 import { OPERATOR_ACTIONS } from "./instance-actions.tsx";
 import { FAILURE_KINDS } from "../fleet/simulator.ts";
-import { injectSimulatorFailure, NotSimulatedError } from "../fleet/simulator-reports.ts";
+import { injectFailureOrRefuse } from "../functions/fleet/inject-failure.ts";
 import { DEFAULT_AGENT } from "../triggers/agents.ts";
 import { ingestEvent } from "../triggers/ingest.ts";
 import { resetSession } from "../triggers/reset-session.ts";
@@ -112,14 +112,7 @@ export async function postDecision(c: Ctx) {
 export async function postFailure(c: Ctx) {
   const instanceId = c.req.param("instanceId") ?? "";
   const { kind, back } = await form(c, failureForm);
-  let injected;
-  try {
-    injected = await injectSimulatorFailure(c.get("deps"), instanceId, kind);
-  } catch (err) {
-    if (err instanceof NotSimulatedError) throw new RequestError(409, err.message);
-    throw err;
-  }
-  if (!injected) throw new RequestError(404, `unknown simulated instance: ${instanceId}`);
+  await injectFailureOrRefuse(c.get("deps"), instanceId, kind);
   return c.redirect(withNotice(safeNext(back ?? "/fleet"), "failure-injected"), 303);
 }
 

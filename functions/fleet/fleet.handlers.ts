@@ -4,9 +4,8 @@
  */
 import type { Context } from "hono";
 import type { AppEnv } from "../app-env.ts";
-import { RequestError } from "../errors.ts";
 import { listInstanceEvents, listInstances } from "../../fleet/list-instances.ts";
-import { injectSimulatorFailure, NotSimulatedError } from "../../fleet/simulator-reports.ts";
+import { injectFailureOrRefuse } from "./inject-failure.ts";
 import type { FailureKind } from "../../fleet/simulator.ts";
 
 type Ctx = Context<AppEnv>;
@@ -21,14 +20,7 @@ export async function getInstanceEvents(c: Ctx, agentId: string, instanceId: str
 }
 
 export async function postFailure(c: Ctx, instanceId: string, kind: FailureKind) {
-  let injected;
-  try {
-    injected = await injectSimulatorFailure(c.get("deps"), instanceId, kind);
-  } catch (err) {
-    if (err instanceof NotSimulatedError) throw new RequestError(409, err.message);
-    throw err;
-  }
-  if (!injected) throw new RequestError(404, `unknown simulated instance: ${instanceId}`);
+  const injected = await injectFailureOrRefuse(c.get("deps"), instanceId, kind);
   return c.json({
     kind,
     instance: injected.instance,

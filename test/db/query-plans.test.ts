@@ -8,7 +8,6 @@
  */
 import { describe, expect, it } from "vitest";
 import { createClient, type Client, type InStatement } from "@libsql/client";
-import { Webhook } from "standardwebhooks";
 import { openDatabase } from "../../db/client.ts";
 import { applyMigrations } from "../../db/migrate.ts";
 import { buildApp } from "../../functions/app.ts";
@@ -16,7 +15,8 @@ import { reconcileFleet } from "../../fleet/reconcile.ts";
 import { flagSilentInstances } from "../../fleet/heartbeat.ts";
 import { SimulatorProvider } from "../../fleet/simulator.ts";
 import { notifyHuman } from "../../notify/notify-human.ts";
-import { authHeaders, createTestDeps, TEST_WEBHOOK_SECRET } from "../support/test-deps.ts";
+import { authHeaders, createTestDeps } from "../support/test-deps.ts";
+import { signedWebhook } from "../support/signed-webhook.ts";
 import { advance } from "../support/drive.ts";
 import { pruneOldRecords } from "../../triggers/retention.ts";
 
@@ -97,22 +97,6 @@ function aliasesOf(sqlText: string): Map<string, string> {
     aliases.set(m[2]!, m[1]!);
   }
   return aliases;
-}
-
-const signer = new Webhook(TEST_WEBHOOK_SECRET);
-function signedWebhook(id: string, body: unknown) {
-  const raw = JSON.stringify(body);
-  const at = new Date();
-  return {
-    method: "POST",
-    headers: {
-      "webhook-id": id,
-      "webhook-timestamp": String(Math.floor(at.getTime() / 1000)),
-      "webhook-signature": signer.sign(id, at, raw),
-      "content-type": "application/json",
-    },
-    body: raw,
-  };
 }
 
 describe("query plans of the hot paths", () => {

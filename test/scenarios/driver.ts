@@ -5,11 +5,11 @@
  * database for what the scenarios set up "from outside" (the provider's side of the simulator, a
  * claim by an isolate that then died). The same scenarios run against both hosts.
  */
-import { Webhook } from "standardwebhooks";
 import type { Db } from "../../db/client.ts";
 import type { FakeQStash } from "../qstash/fake-qstash.ts";
 import type { ScriptedLlm } from "../support/scripted-llm.ts";
 import { TEST_ADMIN_TOKEN, TEST_WEBHOOK_SECRET } from "../support/test-deps.ts";
+import { signedWebhook } from "../support/signed-webhook.ts";
 
 /** Variables both hosts get (besides their database, scheduler and LLM addresses). */
 export const SCENARIO_VARS = {
@@ -77,26 +77,12 @@ export async function api(host: ScenarioHost, method: string, path: string, body
   return JSON.parse(text);
 }
 
-const signer = new Webhook(TEST_WEBHOOK_SECRET);
 let webhookCounter = 0;
 
 /** A signed instance webhook (Standard Webhooks), as an instance would send it. */
 export async function instanceWebhook(host: ScenarioHost, body: { instanceId: string; state: string; message?: string }) {
   const id = `msg_${host.name}_${++webhookCounter}_${Date.now()}`;
-  const raw = JSON.stringify(body);
-  const at = new Date();
-  return measured(host, "POST /webhooks/:agent/instances", () =>
-    fetch(`${host.baseUrl}/webhooks/default/instances`, {
-      method: "POST",
-      headers: {
-        "webhook-id": id,
-        "webhook-timestamp": String(Math.floor(at.getTime() / 1000)),
-        "webhook-signature": signer.sign(id, at, raw),
-        "content-type": "application/json",
-      },
-      body: raw,
-    }),
-  );
+  return measured(host, "POST /webhooks/:agent/instances", () => fetch(`${host.baseUrl}/webhooks/default/instances`, signedWebhook(id, body)));
 }
 
 /** Lets QStash deliver, one invocation at a time, everything due; bounded. */
