@@ -7,13 +7,21 @@
  * guard). Flow-control keys are per agent — `<prefix>-agent-<id>` for runs and wakes,
  * `<prefix>-notify-<id>` for its notifications — and carry a deployment prefix
  * (QSTASH_FLOW_PREFIX, default a short hash of PUBLIC_URL), because QStash applies limits per key
- * across every deployment sharing one token: staging must not serialise production.
+ * across every deployment sharing one token: staging must not serialise production. Several
+ * messages at once (the tick fan-out) go to QStash's batch endpoint, one request per 100.
  */
 import { Client } from "@upstash/qstash";
 import { ConfigError, type Config } from "../runtime/config.ts";
 import type { DeliveryBody, PublishRequest, Scheduler } from "./scheduler.ts";
 
 export const DELIVERIES_PATH = "/internal/deliveries";
+
+/**
+ * Messages per request to QStash's batch endpoint (`POST /v2/batch`). Upstash documents no maximum;
+ * 100 keeps one request's body far below its 1 MB message limit and a tick fan-out of 100 agents
+ * in one subrequest.
+ */
+export const QSTASH_BATCH_SIZE = 100;
 
 export interface QStashSchedulerOptions {
   token: string;
@@ -92,7 +100,28 @@ export class QStashScheduler implements Scheduler {
   }
 
   async publish(request: PublishRequest): Promise<void> {
-    await this.client.publishJSON({
+    await this.client.publishJSON(await this.message(request));
+  }
+
+  /**
+   * One request to QStash's batch endpoint per QSTASH_BATCH_SIZE messages. QStash sends the
+   * valid messages of a batch even when one fails; the failures are thrown together afterwards.
+   */
+  async publishMany(requests: readonly PublishRequest[]): Promise<void> {
+    const failures: string[] = [];
+    for (let start = 0; start < requests.length; start += QSTASH_BATCH_SIZE) {
+      const chunk = requests.slice(start, start + QSTASH_BATCH_SIZE);
+      const answers: unknown[] = await this.client.batchJSON(await Promise.all(chunk.map((request) => this.message(request))));
+      answers.forEach((answer, i) => {
+        const error = (answer as { error?: unknown } | null)?.error;
+        if (error !== undefined) failures.push(`${chunk[i]!.dedupKey}: ${String(error)}`);
+      });
+    }
+    if (failures.length) throw new Error(`QStash refused ${failures.length} of ${requests.length} batched messages: ${failures.join("; ")}`);
+  }
+
+  private async message(request: PublishRequest) {
+    return {
       url: this.destination,
       body: request.body,
       // QStash takes seconds; rounding up keeps "no earlier than notBefore".
@@ -100,7 +129,7 @@ export class QStashScheduler implements Scheduler {
       deduplicationId: await toQStashId(request.dedupKey),
       retries: this.options.retries,
       flowControl: { key: await toQStashId(flowControlKeyOf(this.options.flowPrefix, request.body)), parallelism: 1 },
-    });
+    };
   }
 }
 

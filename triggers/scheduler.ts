@@ -27,4 +27,16 @@ export interface PublishRequest {
 export interface Scheduler {
   readonly kind: "local" | "qstash" | "test";
   publish(request: PublishRequest): Promise<void>;
+  /**
+   * Publishes several messages in as few requests as the adapter can (QStash: its batch
+   * endpoint). Optional: a scheduler without it publishes one by one (see publishAll).
+   */
+  publishMany?(requests: readonly PublishRequest[]): Promise<void>;
+}
+
+/** Publishes every request, batched when the scheduler can batch. */
+export async function publishAll(scheduler: Scheduler, requests: readonly PublishRequest[]): Promise<void> {
+  if (requests.length === 0) return;
+  if (scheduler.publishMany) return scheduler.publishMany(requests);
+  await Promise.all(requests.map((request) => scheduler.publish(request)));
 }

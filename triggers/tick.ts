@@ -1,9 +1,9 @@
 /**
  * The cron tick, fanned out per agent. The scheduled entry points (the Worker's `scheduled`
  * handler, the Node interval) call `fanOutTick`: it lists the active (non-archived) agents and
- * publishes one `tick` delivery per agent (dedup key per agent and minute), so each agent's
- * recovery, reconciliation and heartbeat checks run in their own invocation and no invocation's
- * cost grows with the number of agents. `tickAgent` is what a tick delivery does.
+ * publishes one `tick` delivery per agent (dedup key per agent and minute; on QStash in one batch
+ * request per 100 agents), so each agent's recovery, reconciliation and heartbeat checks run in
+ * their own invocation and no invocation's cost grows with the number of agents. `tickAgent` is what a tick delivery does.
  * `runCronTick` (POST /api/cron, tests) runs the same per-agent ticks inline, one after another,
  * and answers their reports.
  */
@@ -21,6 +21,7 @@ import { listActiveAgentIds } from "./agents.ts";
 import { pruneOldRecords } from "./retention.ts";
 import { checkLoopHealth } from "../agent/watchdog/watchdog.ts";
 import { withAgent } from "./with-agent.ts";
+import { publishAll } from "./scheduler.ts";
 
 /** Fleet checks run by every tick, after the pipeline's own repairs. */
 // Order matters: simulated failures report first (as webhooks), reconciliation then records only
@@ -55,8 +56,9 @@ export async function fanOutTick(deps: Deps): Promise<string[]> {
   const now = deps.clock.now();
   const minute = Math.floor(now / MINUTE_MS);
   const agentIds = await listActiveAgentIds(deps.db);
-  await Promise.all(
-    agentIds.map((agentId) => deps.scheduler.publish({ dedupKey: `tick:${agentId}:${minute}`, notBefore: now, body: { type: "tick", agentId } })),
+  await publishAll(
+    deps.scheduler,
+    agentIds.map((agentId) => ({ dedupKey: `tick:${agentId}:${minute}`, notBefore: now, body: { type: "tick", agentId } })),
   );
   await prune(deps);
   return agentIds;

@@ -81,6 +81,47 @@ describe("the QStash fake refuses what QStash refuses", () => {
   });
 });
 
+describe("the QStash fake's batch endpoint (POST /v2/batch)", () => {
+  const batch = (fake: FakeQStash, body: unknown, token = TEST_QSTASH_TOKEN) =>
+    fetch(`${fake.baseUrl}/v2/batch`, { method: "POST", headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" }, body: JSON.stringify(body) });
+
+  it("enqueues each message with its own headers, answers one result per message, and deduplicates like a publish", async () => {
+    const { fake, destination } = await setup();
+    const res = await batch(fake, [
+      { destination: destination.url, headers: { "Upstash-Deduplication-Id": "one", "Upstash-Not-Before": String(now / 1000 + 60) }, body: "a" },
+      { destination: destination.url, headers: { "Upstash-Deduplication-Id": "two" }, body: "b" },
+    ]);
+    expect(res.status).toBe(200);
+    const answers = (await res.json()) as { messageId: string; deduplicated?: boolean }[];
+    expect(answers).toHaveLength(2);
+    expect(fake.messages.map((m) => [m.body, m.notBefore])).toEqual([["a", now + 60_000], ["b", now]]);
+    const again = (await (await batch(fake, [{ destination: destination.url, headers: { "Upstash-Deduplication-Id": "one" }, body: "a" }])).json()) as typeof answers;
+    expect(again).toEqual([{ messageId: answers[0]!.messageId, url: destination.url, deduplicated: true }]);
+    expect(fake.messages).toHaveLength(2);
+    await fake.deliverDue();
+    expect(destination.received.map((r) => r.body)).toEqual(["b"]);
+  });
+
+  it("refuses a malformed batch whole (400 naming the element) and a bad token (401); nothing is enqueued", async () => {
+    const { fake, destination } = await setup();
+    expect((await batch(fake, [{ destination: destination.url }], "nope")).status).toBe(401);
+    const bad: [unknown, RegExp][] = [
+      [{ destination: destination.url }, /JSON array/],
+      [[], /non-empty/],
+      [[{ destination: destination.url }, { body: "x" }], /batch\[1\]: destination is required/],
+      [[{ destination: destination.url, headers: { "Upstash-Retries": "9" } }], /batch\[0\]: .*exceeds the plan/],
+      [[{ destination: "nowhere" }], /batch\[0\]: destination must be a URL/],
+      [[{ destination: destination.url, body: { not: "a string" } }], /batch\[0\]: body must be a string/],
+    ];
+    for (const [body, message] of bad) {
+      const res = await batch(fake, body);
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect((await res.json()).error).toMatch(message);
+    }
+    expect(fake.messages).toHaveLength(0);
+  });
+});
+
 describe("the QStash fake delivers like QStash", () => {
   it("signs each delivery so the SDK's Receiver accepts it: sub = destination, body hash, fresh jti", async () => {
     const { fake, destination } = await setup();

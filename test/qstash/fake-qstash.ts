@@ -15,6 +15,10 @@
  * - `qstash/features/retry.mdx` (commit 00e81fb9118882ed94e760c2f9071f8b618d64a5): a non-2xx answer
  *   is retried `Upstash-Retries` times (at most the plan's maximum) after `min(86400, e^(2.5n))`
  *   seconds; each attempt carries `Upstash-Retried: n`.
+ * - `qstash/api/messages/batch.mdx` (commit e390154a97aeef795cd1a8d3a1b8e9357406947e) and
+ *   `qstash/features/batch.mdx` (commit 22913405bd0f67b051ef3a25eba8934892116174): `POST /v2/batch`
+ *   takes a JSON array of `{destination, headers, body}` whose headers are a publish's; the answer
+ *   is an array with one `{messageId, url?, deduplicated?}` per message.
  * - `qstash/howto/signature.mdx`: each delivery carries `Upstash-Signature`, an HS256 JWT signed with
  *   the current signing key: iss "Upstash", sub = the destination URL, exp, nbf, iat, a fresh jti,
  *   and body = base64url(SHA-256(body)).
@@ -147,50 +151,91 @@ export async function startFakeQStash(options: FakeQStashOptions = {}): Promise<
     maxInFlight: new Map<string, number>(),
   };
 
+  type Answer = { status: number; json: Record<string, unknown> };
+  const refuse = (status: number, error: string): Answer => ({ status, json: { error } });
+
+  /** Checks one message (from /v2/publish or one element of /v2/batch) and enqueues it unless deduplicated. */
+  const checkMessage = (destination: string, headers: IncomingHttpHeaders, now: number): Answer | ReturnType<typeof readPublish> => {
+    if (!/^https?:\/\/[^/]+/.test(destination)) return refuse(400, `destination must be a URL with http:// or https://: ${destination}`);
+    try {
+      return readPublish(headers, now, maxRetries);
+    } catch (err) {
+      if (err instanceof BadPublish) return refuse(400, err.message);
+      throw err;
+    }
+  };
+  const enqueue = (destination: string, headers: IncomingHttpHeaders, body: string, schedule: ReturnType<typeof readPublish>, now: number): Answer => {
+    const dedupId = header(headers, "upstash-deduplication-id");
+    if (dedupId !== undefined) {
+      const seen = dedup.get(dedupId);
+      if (seen && now - seen.at < DEDUP_WINDOW_MS) return { status: 202, json: { messageId: seen.messageId, url: destination, deduplicated: true } };
+    }
+    const message: PublishedMessage = {
+      messageId: `msg_${randomUUID()}`,
+      destination,
+      headers,
+      body,
+      ...schedule,
+      state: "pending",
+      retried: 0,
+      nextAttemptAt: schedule.notBefore,
+      attempts: [],
+    };
+    if (dedupId !== undefined) dedup.set(dedupId, { messageId: message.messageId, at: now });
+    fake.messages.push(message);
+    return { status: 201, json: { messageId: message.messageId, url: destination } };
+  };
+
+  /**
+   * POST /v2/batch: a JSON array of `{destination, headers, body}` whose headers are those of a
+   * publish. A malformed batch (not an array, an element without a destination, a bad header) is
+   * refused whole with a 400 naming the element, and nothing is enqueued.
+   */
+  const batch = (raw: string, now: number): Answer | { status: number; json: unknown[] } => {
+    let items: unknown;
+    try {
+      items = JSON.parse(raw);
+    } catch {
+      return refuse(400, "batch body must be a JSON array of messages");
+    }
+    if (!Array.isArray(items) || items.length === 0) return refuse(400, "batch body must be a non-empty JSON array of messages");
+    const checked: { destination: string; headers: IncomingHttpHeaders; body: string; schedule: ReturnType<typeof readPublish> }[] = [];
+    for (const [i, item] of items.entries()) {
+      const m = item as { destination?: unknown; headers?: unknown; body?: unknown };
+      if (typeof m !== "object" || m === null || typeof m.destination !== "string") return refuse(400, `batch[${i}]: destination is required`);
+      if (m.body !== undefined && typeof m.body !== "string") return refuse(400, `batch[${i}]: body must be a string`);
+      if (m.headers !== undefined && (typeof m.headers !== "object" || m.headers === null)) return refuse(400, `batch[${i}]: headers must be an object`);
+      const headers: IncomingHttpHeaders = {};
+      for (const [name, value] of Object.entries((m.headers ?? {}) as Record<string, unknown>)) headers[name.toLowerCase()] = String(value);
+      const schedule = checkMessage(m.destination, headers, now);
+      if ("status" in schedule) return refuse(schedule.status, `batch[${i}]: ${String(schedule.json.error)}`);
+      checked.push({ destination: m.destination, headers, body: (m.body as string | undefined) ?? "", schedule });
+    }
+    return { status: 200, json: checked.map((c) => enqueue(c.destination, c.headers, c.body, c.schedule, now).json) };
+  };
+
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
     req.on("end", () => {
       const body = Buffer.concat(chunks).toString("utf8");
       const prefix = "/v2/publish/";
-      const destination = req.url?.startsWith(prefix) ? decodeURIComponent(req.url.slice(prefix.length)) : "";
-      const reply = (status: number, json: unknown) => {
+      const isBatch = req.url === "/v2/batch";
+      const destination = req.url?.startsWith(prefix) ? decodeURIComponent(req.url.slice(prefix.length)) : isBatch ? "(batch)" : "";
+      const reply = ({ status, json }: { status: number; json: unknown }) => {
         fake.requests.push({ destination, headers: req.headers, body, status });
         res.writeHead(status, { "Content-Type": "application/json" });
         res.end(JSON.stringify(json));
       };
-      if (req.method !== "POST" || !req.url?.startsWith(prefix)) return reply(404, { error: "not found" });
-      if (!req.headers.authorization) return reply(401, { error: "Authorization header is missing" });
-      if (req.headers.authorization !== `Bearer ${token}`) return reply(401, { error: "invalid token" });
-      if (!/^https?:\/\/[^/]+/.test(destination)) return reply(400, { error: `destination must be a URL with http:// or https://: ${destination}` });
-      if (fake.failWith) return reply(fake.failWith, { error: "injected failure" });
+      if (req.method !== "POST" || (!isBatch && !req.url?.startsWith(prefix))) return reply(refuse(404, "not found"));
+      if (!req.headers.authorization) return reply(refuse(401, "Authorization header is missing"));
+      if (req.headers.authorization !== `Bearer ${token}`) return reply(refuse(401, "invalid token"));
+      if (fake.failWith) return reply(refuse(fake.failWith, "injected failure"));
       const now = fake.now();
-      let schedule: ReturnType<typeof readPublish>;
-      try {
-        schedule = readPublish(req.headers, now, maxRetries);
-      } catch (err) {
-        if (err instanceof BadPublish) return reply(400, { error: err.message });
-        throw err;
-      }
-      const dedupId = header(req.headers, "upstash-deduplication-id");
-      if (dedupId !== undefined) {
-        const seen = dedup.get(dedupId);
-        if (seen && now - seen.at < DEDUP_WINDOW_MS) return reply(202, { messageId: seen.messageId, url: destination, deduplicated: true });
-      }
-      const message: PublishedMessage = {
-        messageId: `msg_${randomUUID()}`,
-        destination,
-        headers: req.headers,
-        body,
-        ...schedule,
-        state: "pending",
-        retried: 0,
-        nextAttemptAt: schedule.notBefore,
-        attempts: [],
-      };
-      if (dedupId !== undefined) dedup.set(dedupId, { messageId: message.messageId, at: now });
-      fake.messages.push(message);
-      reply(201, { messageId: message.messageId, url: destination });
+      if (isBatch) return reply(batch(body, now));
+      const schedule = checkMessage(destination, req.headers, now);
+      if ("status" in schedule) return reply(schedule);
+      reply(enqueue(destination, req.headers, body, schedule, now));
     });
   });
 

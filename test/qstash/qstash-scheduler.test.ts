@@ -69,6 +69,29 @@ describe("QStashScheduler publishes through the QStash publish API", () => {
     expect(fake.messages).toHaveLength(1);
   });
 
+  it("publishMany sends one batch request per 100 messages, each message with the headers a publish has", async () => {
+    const requests = Array.from({ length: 150 }, (_, i) => ({
+      dedupKey: `tick:agent-${i}:42`,
+      notBefore: 2_000_500,
+      body: { type: "tick", agentId: `agent-${i}` } as const,
+    }));
+    await scheduler().publishMany(requests);
+    expect(fake.requests.map((r) => [r.destination, r.status])).toEqual([["(batch)", 200], ["(batch)", 200]]);
+    expect(fake.messages).toHaveLength(150);
+    const last = fake.messages[149]!;
+    expect(last.destination).toBe(`${TEST_PUBLIC_URL}/internal/deliveries`);
+    expect(JSON.parse(last.body)).toEqual({ type: "tick", agentId: "agent-149" });
+    expect(last.headers["upstash-deduplication-id"]).toBe("tick_3aagent-149_3a42");
+    expect(last.headers["upstash-not-before"]).toBe("2001");
+    expect(last.headers["upstash-flow-control-key"]).toBe("stage-agent-agent-149");
+    expect(last.headers["upstash-retries"]).toBe("3");
+    // the same fan-out again within the window is deduplicated by QStash
+    await scheduler().publishMany(requests.slice(0, 3));
+    expect(fake.messages).toHaveLength(150);
+    fake.failWith = 500;
+    await expect(scheduler().publishMany(requests.slice(0, 1))).rejects.toThrow();
+  });
+
   it("a QStash error or a bad token fails the publish instead of losing it silently", async () => {
     fake.failWith = 500;
     await expect(scheduler().publish({ dedupKey: "a", notBefore: 0, body: { type: "notify", agentId: "default", deliveryId: 1 } })).rejects.toThrow();
