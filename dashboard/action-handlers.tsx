@@ -124,7 +124,7 @@ export async function postFailure(c: Ctx) {
   const instanceId = c.req.param("instanceId") ?? "";
   const { kind, back } = await form(c, failureForm);
   const { provider } = c.get("deps");
-  if (provider.kind === "simulator" && !(await provider.get(instanceId))) throw new RequestError(404, `unknown instance: ${instanceId}`);
+  if (provider.kind === "simulator" && !(await provider.get(instanceId))) throw new RequestError(404, `unknown simulated instance: ${instanceId}`);
   await injectFailureOrRefuse(c.get("deps"), instanceId, kind);
   return backTo(c, safeNext(back ?? "/fleet"), "failure-injected");
 }
