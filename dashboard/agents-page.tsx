@@ -95,14 +95,17 @@ function AgentSettingsForm(props: { fields: AgentFormFields; csrf: string; actio
       <TextField name="maxPendingWakes" label="Most pending wakes" value={f.maxPendingWakes} inputmode="numeric" />
       <fieldset class="field">
         <legend>Actions that need a human's approval</legend>
-        <label class="choice">
-          <input type="radio" name="approvalMode" value="default" checked={f.approvalMode === "default"} /> The environment's default
-        </label>
-        <label class="choice">
-          <input type="radio" name="approvalMode" value="custom" checked={f.approvalMode === "custom"} /> Exactly these:
-        </label>
+        <label for="agent-approvalMode">Rule</label>
+        <select id="agent-approvalMode" name="approvalMode">
+          <option value="default" selected={f.approvalMode === "default"}>
+            The environment's default
+          </option>
+          <option value="custom" selected={f.approvalMode === "custom"}>
+            Exactly the actions ticked below
+          </option>
+        </select>
         {APPROVABLE_ACTIONS.map((action) => (
-          <label class="choice indented">
+          <label class="choice">
             <input type="checkbox" name="approvalRequired" value={action} checked={f.approvalRequired.includes(action)} /> {action}
           </label>
         ))}

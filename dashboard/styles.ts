@@ -56,7 +56,6 @@ textarea { min-height:5rem; }
 fieldset.field { border:1px solid var(--line); border-radius:6px; padding:.5rem 1rem; }
 legend { font-weight:600; padding:0 .25rem; }
 label.choice { font-weight:400; display:block; }
-label.choice.indented { margin-left:1.5rem; }
 .hint { margin:0 0 .25rem; font-size:.875rem; }
 pre { background:var(--panel); border:1px solid var(--line); padding:.5rem; overflow-x:auto; white-space:pre-wrap; overflow-wrap:anywhere; font-size:.875rem; }
 .chat-item .said { white-space:pre-wrap; overflow-wrap:anywhere; }

@@ -25,8 +25,7 @@ function formValues(html: string, action: string): Record<string, string> {
   const form = html.match(new RegExp(`<form method="post" action="${action}"[\\s\\S]*?</form>`))![0];
   const values: Record<string, string> = {};
   for (const m of form.matchAll(/<input type="text" id="[^"]+" name="([^"]+)" value="([^"]*)"/g)) values[m[1]!] = m[2]!.replaceAll("&amp;", "&");
-  for (const m of form.matchAll(/<input type="radio" name="([^"]+)" value="([^"]+)" checked=""/g)) values[m[1]!] = m[2]!;
-  values.filterKind = form.match(/<option value="(\w+)" selected="">/)?.[1] ?? "none";
+  for (const m of form.matchAll(/<select id="[^"]+" name="([^"]+)">([\s\S]*?)<\/select>/g)) values[m[1]!] = m[2]!.match(/<option value="(\w+)" selected="">/)![1]!;
   return values;
 }
 
