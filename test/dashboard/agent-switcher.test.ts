@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { executeAction } from "../../fleet/actions.ts";
 import { reconcileFleet } from "../../fleet/reconcile.ts";
 import type { SimulatorProvider } from "../../fleet/simulator.ts";
-import { actions, approvals, events, sessions, simulatorInstances } from "../../schema/index.ts";
+import { actions, approvals, events, notifications, sessions, simulatorInstances } from "../../schema/index.ts";
 import { archiveAgent, createAgent } from "../../triggers/agents.ts";
 import { withAgent } from "../../triggers/with-agent.ts";
 import { createTestDeps } from "../support/test-deps.ts";
@@ -80,6 +80,16 @@ describe("agent switcher", () => {
     expect(body.html.approvals).not.toContain(`approval-${approvalId}`);
     expect(body.html["fleet-table"]).toContain('href="/fleet/sim-3?agent=team-b"');
     expect(body.html["fleet-table"]).not.toContain("sim-1");
+  });
+
+  it("an approval's notification links to the approval on its own agent's page", async () => {
+    const { deps, client } = await twoAgents();
+    const scoped = (await withAgent(deps, "team-b"))!.deps;
+    const { approvalId } = await executeAction(scoped, { agentId: "team-b", runId: null, instanceId: "sim-3", kind: "destroy", decidedBy: "llm", idempotencyKey: "d-b", reason: "idle" });
+    const [notice] = await deps.db.select().from(notifications).where(eq(notifications.agentId, "team-b"));
+    const link = notice!.body.match(/Decide at (\S+)/)![1]!;
+    expect(link).toBe(`/approvals?agent=team-b#approval-${approvalId}`);
+    expect((await client.page(link.split("#")[0]!)).html).toContain(`id="approval-${approvalId}"`);
   });
 
   it("posts act on the selected agent only and redirect back to it", async () => {
