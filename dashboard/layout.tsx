@@ -63,9 +63,7 @@ function AgentSwitcher({ agent, agents, current }: { agent: AgentChoice; agents:
           </option>
         ))}
       </select>
-      <button type="submit" class="signout">
-        Switch
-      </button>
+      <button type="submit">Switch</button>
     </form>
   );
 }

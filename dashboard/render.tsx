@@ -52,7 +52,7 @@ export async function frameFor(c: Ctx): Promise<Frame> {
 const agentChoice = (row: AgentRow): AgentChoice => ({ id: row.id, name: row.name ?? row.id, archived: row.archivedAt !== null });
 
 /** Rendered HTML on the selected agent (when one is selected: not on the sign-in page). */
-export async function renderOnAgent(c: Ctx, node: Child): Promise<string> {
+async function renderOnAgent(c: Ctx, node: Child): Promise<string> {
   const html = String(await (<>{node}</>).toString());
   const agent = c.var.agent;
   return agent ? keepAgentInLinks(html, agent.id) : html;

@@ -23,7 +23,7 @@ header.top nav a[aria-current="page"] { font-weight:700; text-decoration-thickne
 header.top form { display:inline; }
 header.top .agent-switcher { display:inline-flex; flex-wrap:wrap; gap:.5rem; align-items:center; margin:.25rem 0; }
 header.top .agent-switcher label { display:inline; margin:0; color:#fff; }
-header.top .signout { background:none; border:1px solid #fff; color:#fff; }
+header.top .signout, header.top .agent-switcher button { background:none; border:1px solid #fff; color:#fff; }
 main { max-width:80rem; margin:0 auto; padding:1rem; }
 h1 { font-size:1.5rem; margin:.5rem 0 1rem; } h2 { font-size:1.2rem; margin:1.5rem 0 .5rem; }
 .banner { padding:.75rem 1rem; border-left:6px solid var(--warn); background:var(--warn-bg); color:var(--warn); margin-bottom:1rem; }
