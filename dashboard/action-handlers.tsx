@@ -1,8 +1,10 @@
 /**
  * The operator's form posts (already origin- and CSRF-checked by the routes): Trigger now and
  * chat become inbox events, reset starts a new epoch, approval decisions go to the fleet's
- * decideApproval, and a simulated failure goes to the simulator as its API route's does. Each answers with a redirect back (post/redirect/get), so a reload never
- * re-submits; the hidden nonce makes a double-clicked form one event.
+ * decideApproval, and a simulated failure goes to the simulator as its API route's does. Each acts
+ * on the selected agent (selected-agent.tsx; an archived one was refused before this) and answers
+ * with a redirect back to that agent's page (post/redirect/get), so a reload never re-submits;
+ * the hidden nonce makes a double-clicked form one event.
  */
 import type { Context } from "hono";
 import { z } from "zod";
@@ -15,18 +17,18 @@ import { requestApproval } from "../fleet/request-approval.ts";
 import { OPERATOR_ACTIONS } from "./instance-actions.tsx";
 import { FAILURE_KINDS } from "../fleet/simulator.ts";
 import { injectFailureOrRefuse } from "../functions/fleet/inject-failure.ts";
-import { DEFAULT_AGENT } from "../triggers/agents.ts";
 import { ingestEvent } from "../triggers/ingest.ts";
 import { resetSession } from "../triggers/reset-session.ts";
 import { chatPage } from "./page-handlers.tsx";
 import { sendPage } from "./render.tsx";
 import { ResetConfirmPage } from "./reset-confirm.tsx";
+import { agentPath } from "./agent-links.ts";
+import { selectedAgentId } from "./selected-agent.tsx";
 import { csrfToken, safeNext } from "./session.ts";
 import { describeIssues } from "../functions/validate.ts";
 import { plainText } from "../functions/plain-text.ts";
 
 type Ctx = Context<AppEnv>;
-const agentId = DEFAULT_AGENT;
 
 const nonce = z.string().regex(/^[\w-]{8,64}$/, "must be 8-64 word characters");
 const triggerForm = z.object({ back: z.string().optional(), nonce: nonce.optional() });
@@ -54,10 +56,13 @@ async function form<T extends z.ZodType>(c: Ctx, schema: T): Promise<z.infer<T>>
   return parsed.data;
 }
 
-const withNotice = (path: string, done: string) => `${path}${path.includes("?") ? "&" : "?"}done=${done}`;
+/** Back to `path` on the selected agent, with the notice `done`. */
+const backTo = (c: Ctx, path: string, done: string) =>
+  c.redirect(agentPath(`${path}${path.includes("?") ? "&" : "?"}done=${done}`, selectedAgentId(c)), 303);
 
 export async function postTrigger(c: Ctx) {
   const { back, nonce: key } = await form(c, triggerForm);
+  const agentId = selectedAgentId(c);
   const deps = c.get("deps");
   const who = c.get("operator");
   const { duplicate, eventId } = await ingestEvent(deps, {
@@ -68,12 +73,13 @@ export async function postTrigger(c: Ctx) {
     payload: { reason: "Trigger now (dashboard)", operator: who.name },
   });
   if (!duplicate) await recordActivity(deps.db, who, { action: "trigger", agentId, subject: eventId, at: deps.clock.now() });
-  return c.redirect(withNotice(safeNext(back), duplicate ? "duplicate" : "triggered"), 303);
+  return backTo(c, safeNext(back), duplicate ? "duplicate" : "triggered");
 }
 
 export async function postChat(c: Ctx) {
   const parsed = chatForm.safeParse(await c.req.parseBody());
   if (!parsed.success) return chatPage(c, `The message was not sent: ${describeIssues(parsed.error.issues)}.`);
+  const agentId = selectedAgentId(c);
   const deps = c.get("deps");
   const who = c.get("operator");
   const { duplicate, eventId } = await ingestEvent(deps, {
@@ -84,7 +90,7 @@ export async function postChat(c: Ctx) {
     payload: { text: parsed.data.text, operator: who.name },
   });
   if (!duplicate) await recordActivity(deps.db, who, { action: "message", agentId, subject: eventId, at: deps.clock.now() });
-  return c.redirect(duplicate ? "/chat?done=duplicate" : "/chat?done=sent", 303);
+  return backTo(c, "/chat", duplicate ? "duplicate" : "sent");
 }
 
 /** Without `confirmed=yes` (no JavaScript dialog ran) this shows the confirmation page instead. */
@@ -93,9 +99,10 @@ export async function postReset(c: Ctx) {
   if (body.confirmed !== "yes") {
     return sendPage(c, { title: "Reset the session?", current: "overview" }, <ResetConfirmPage csrf={await csrfToken(c)} />);
   }
+  const agentId = selectedAgentId(c);
   const reset = await resetSession(c.get("deps"), agentId);
   await recordActivity(c.get("deps").db, c.get("operator"), { action: "reset", agentId, subject: `epoch ${reset.sessionEpoch}`, at: c.get("deps").clock.now() });
-  return c.redirect("/?done=reset", 303);
+  return backTo(c, "/", "reset");
 }
 
 export async function postDecision(c: Ctx) {
@@ -103,17 +110,23 @@ export async function postDecision(c: Ctx) {
   if (!id.success) throw new RequestError(400, "invalid approval id: must be a positive integer");
   const { decision, note } = await form(c, decisionForm);
   const who = c.get("operator");
+  const agentId = selectedAgentId(c);
   await decideApproval(c.get("deps"), agentId, id.data, decision, note || undefined, who.name);
   await recordActivity(c.get("deps").db, who, { action: decision, agentId, subject: id.data, at: c.get("deps").clock.now() });
-  return c.redirect(`/approvals?done=${decision === "approve" ? "approved" : "rejected"}`, 303);
+  return backTo(c, "/approvals", decision === "approve" ? "approved" : "rejected");
 }
 
-/** Simulator only: the instance fails as the simulator's scripted failures do, and reports it. */
+/**
+ * Simulator only: the instance fails as the simulator's scripted failures do, and reports it. An
+ * instance outside the selected agent's instance filter is not its to break (404).
+ */
 export async function postFailure(c: Ctx) {
   const instanceId = c.req.param("instanceId") ?? "";
   const { kind, back } = await form(c, failureForm);
+  const { provider } = c.get("deps");
+  if (provider.kind === "simulator" && !(await provider.get(instanceId))) throw new RequestError(404, `unknown simulated instance: ${instanceId}`);
   await injectFailureOrRefuse(c.get("deps"), instanceId, kind);
-  return c.redirect(withNotice(safeNext(back ?? "/fleet"), "failure-injected"), 303);
+  return backTo(c, safeNext(back ?? "/fleet"), "failure-injected");
 }
 
 const ACTION_NOTICES = { succeeded: "action-succeeded", failed: "action-failed", awaiting_approval: "action-awaiting-approval", rate_limited: "action-failed" } as const;
@@ -127,7 +140,7 @@ export async function postInstanceAction(c: Ctx) {
   const instanceId = c.req.param("instanceId") ?? "";
   const { kind, nonce: key } = await form(c, instanceActionForm);
   if (!(await deps.provider.get(instanceId))) throw new RequestError(404, `unknown instance: ${instanceId}`);
-  const request = { agentId, runId: null, instanceId, kind, decidedBy: "human" as const, idempotencyKey: `dashboard:${key}`, reason: "operator action from the dashboard" };
+  const request = { agentId: selectedAgentId(c), runId: null, instanceId, kind, decidedBy: "human" as const, idempotencyKey: `dashboard:${key}`, reason: "operator action from the dashboard" };
   const result = deps.config.approvalRequired.includes(kind) ? await requestApproval(deps, request) : await executeAction(deps, request);
-  return c.redirect(`/fleet/${encodeURIComponent(instanceId)}?done=${ACTION_NOTICES[result.status]}`, 303);
+  return backTo(c, `/fleet/${encodeURIComponent(instanceId)}`, ACTION_NOTICES[result.status]);
 }

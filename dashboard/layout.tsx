@@ -1,10 +1,13 @@
 /**
  * The page frame every dashboard page shares: skip link, navigation (current page marked for
- * screen readers too), sign-out form, the simulated-fleet banner, a one-line notice after an
+ * screen readers too), the agent switcher (only once there is more than one agent to show),
+ * sign-out form, the simulated-fleet and archived-agent banners, a one-line notice after an
  * action, and the stylesheet and script routes.
  */
 import type { Child } from "hono/jsx";
+import { AGENT_SWITCHER } from "./agent-links.ts";
 import { CSRF_FIELD } from "./session.ts";
+import { DEFAULT_AGENT } from "../triggers/agents.ts";
 
 export const NAV = [
   { key: "overview", href: "/", label: "Overview" },
@@ -14,6 +17,7 @@ export const NAV = [
   { key: "notifications", href: "/notifications", label: "Notifications" },
   { key: "approvals", href: "/approvals", label: "Approvals" },
   { key: "chat", href: "/chat", label: "Chat" },
+  { key: "agents", href: "/agents", label: "Agents" },
   { key: "operators", href: "/operators", label: "Operators" },
 ] as const;
 
@@ -27,6 +31,41 @@ export interface Frame {
   badges?: NavBadges;
   /** Server time the page was rendered (the live script then shows when it last updated). */
   renderedAt?: number;
+  /** The agent this page is about, and every agent (for the switcher). */
+  agent?: AgentChoice;
+  agents?: AgentChoice[];
+}
+
+export interface AgentChoice {
+  id: string;
+  name: string;
+  archived: boolean;
+}
+
+const agentLabel = (a: AgentChoice) => `${a.name === a.id ? a.id : `${a.name} (${a.id})`}${a.archived ? ", archived" : ""}`;
+
+/**
+ * Which agent the page is about, and a switch to another (the same section, on that agent). Shown
+ * only when there is a choice, or the page is about an agent other than the default. Lists the
+ * active agents, plus the selected one when it is archived.
+ */
+function AgentSwitcher({ agent, agents, current }: { agent: AgentChoice; agents: AgentChoice[]; current: NavKey | null }) {
+  const choices = agents.filter((a) => !a.archived || a.id === agent.id);
+  if (choices.length < 2 && agent.id === DEFAULT_AGENT) return null;
+  const section = NAV.find((item) => item.key === current)?.href ?? "/";
+  return (
+    <form method="get" action={section} class="agent-switcher" {...{ [AGENT_SWITCHER]: "" }}>
+      <label for="agent-switch">Agent</label>
+      <select id="agent-switch" name="agent">
+        {choices.map((a) => (
+          <option value={a.id} selected={a.id === agent.id}>
+            {agentLabel(a)}
+          </option>
+        ))}
+      </select>
+      <button type="submit">Switch</button>
+    </form>
+  );
 }
 
 export interface NavBadges {
@@ -80,6 +119,7 @@ export function Layout(props: { title: string; current: NavKey | null; frame: Fr
             <a class="brand" href="/">
               fleetwarden
             </a>
+            {frame.agent && frame.agents ? <AgentSwitcher agent={frame.agent} agents={frame.agents} current={props.current} /> : null}
             <ul>
               {NAV.map((item) => {
                 const badge = BADGE_OF[item.key];
@@ -120,6 +160,12 @@ export function Layout(props: { title: string; current: NavKey | null; frame: Fr
             <p class="banner" role="note">
               <strong>Simulated fleet.</strong> No VAST_API_KEY is set, so these instances are fleetwarden's built-in simulator,
               not rented machines. Actions change nothing outside this database.
+            </p>
+          ) : null}
+          {frame.agent?.archived ? (
+            <p class="banner" role="note">
+              <strong>{`Agent ${frame.agent.name} is archived.`}</strong> Its history is kept and shown here; it takes no new
+              messages, triggers or actions, and the tick no longer visits it.
             </p>
           ) : null}
           {frame.notice ? (

@@ -4,7 +4,7 @@
  *
  * - Live updates: regions marked `data-live="<part>"` (every page has some: at least the
  *   navigation's counts) are re-rendered by the server; the script polls
- *   `/live?parts=…&page=<this page's path and query>` every 2 s while the agent is busy (running,
+ *   `/live?parts=…&page=<this page's path and query>&agent=<the page's agent>` every 2 s while the agent is busy (running,
  *   a run scheduled or events waiting) and every 10 s otherwise, pauses while the tab is hidden,
  *   and swaps a region's HTML only when it changed and the operator is not working in it (focus
  *   inside, e.g. typing an approval note). Bounded: one request in flight, then one timer.
@@ -41,7 +41,8 @@ export const DASHBOARD_JS = `
   function poll() {
     if (document.hidden) return;
     var page = window.location.pathname + window.location.search;
-    fetch("/live?parts=" + encodeURIComponent(parts) + "&page=" + encodeURIComponent(page), { credentials: "same-origin", headers: { Accept: "application/json" } })
+    var agent = new URLSearchParams(window.location.search).get("agent");
+    fetch("/live?parts=" + encodeURIComponent(parts) + "&page=" + encodeURIComponent(page) + (agent ? "&agent=" + encodeURIComponent(agent) : ""), { credentials: "same-origin", headers: { Accept: "application/json" } })
       .then(function (res) {
         if (res.status === 401) { window.location.href = "/sign-in?next=" + encodeURIComponent(page); return null; }
         if (!res.ok) throw new Error("HTTP " + res.status);

@@ -10,7 +10,9 @@ import { listActivity, recordActivity } from "../functions/auth/activity.ts";
 import { createOperator, listOperators, OperatorError, revokeOperator } from "../functions/auth/operators-store.ts";
 import { newOperatorBody } from "../functions/operators/operators.schemas.ts";
 import { describeIssues } from "../functions/validate.ts";
+import { agentPath } from "./agent-links.ts";
 import { sendPage } from "./render.tsx";
+import { selectedAgentId } from "./selected-agent.tsx";
 import { OperatorsPage } from "./operators.tsx";
 import { csrfToken } from "./session.ts";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
@@ -51,5 +53,5 @@ export async function postRevoke(c: Ctx) {
     if (err instanceof OperatorError) return render(c, { error: `Not revoked: ${err.message}.`, status: err.status });
     throw err;
   }
-  return c.redirect("/operators", 303);
+  return c.redirect(agentPath("/operators", selectedAgentId(c)), 303);
 }

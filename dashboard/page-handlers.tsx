@@ -1,4 +1,7 @@
-/** The signed-in pages: each reads its read models and renders its page in the shared layout. */
+/**
+ * The signed-in pages: each reads its read models for the selected agent (selected-agent.tsx)
+ * and renders its page in the shared layout.
+ */
 import type { Context } from "hono";
 import type { AppEnv } from "../functions/app-env.ts";
 import { RequestError } from "../functions/errors.ts";
@@ -6,7 +9,6 @@ import { listConversation } from "../agent/conversation.ts";
 import { listApprovals } from "../fleet/approvals.ts";
 import { listInstances } from "../fleet/list-instances.ts";
 import { listNotifications } from "../notify/list-notifications.ts";
-import { DEFAULT_AGENT } from "../triggers/agents.ts";
 import { listWakes } from "../triggers/wakes.ts";
 import { ApprovalsPage } from "./approvals.tsx";
 import { ChatPage } from "./chat.tsx";
@@ -24,14 +26,16 @@ import { RunDetailPage } from "./run-detail.tsx";
 import { getRunRecord } from "./run-record.ts";
 import { listRunRows } from "./run-rows.ts";
 import { RunsPage } from "./runs.tsx";
+import { keepAgentInLinks } from "./agent-links.ts";
+import { selectedAgentId } from "./selected-agent.tsx";
 import { csrfToken } from "./session.ts";
 import { WakesPage } from "./wakes.tsx";
 
 type Ctx = Context<AppEnv>;
-const agentId = DEFAULT_AGENT;
 
 export async function overviewPage(c: Ctx) {
   const deps = c.get("deps");
+  const agentId = selectedAgentId(c);
   const data = await loadOverview(deps, agentId);
   const frame = await frameFor(c);
   return sendPage(c, { title: "Overview", current: "overview", busy: isBusy(data.state), frame }, <OverviewPage data={data} csrf={frame.csrf} />);
@@ -39,6 +43,7 @@ export async function overviewPage(c: Ctx) {
 
 export async function runsPage(c: Ctx) {
   const deps = c.get("deps");
+  const agentId = selectedAgentId(c);
   const [state, runs] = await Promise.all([loadAgentState(deps, agentId), listRunRows(deps, agentId, TIMELINE_RUNS)]);
   const frame = await frameFor(c);
   return sendPage(c, { title: "Runs", current: "runs", busy: isBusy(state), frame }, <RunsPage runs={runs} now={deps.clock.now()} csrf={frame.csrf} />);
@@ -46,6 +51,7 @@ export async function runsPage(c: Ctx) {
 
 export async function runDetailPage(c: Ctx) {
   const deps = c.get("deps");
+  const agentId = selectedAgentId(c);
   const runId = Number(c.req.param("runId"));
   const record = Number.isSafeInteger(runId) && runId > 0 ? await getRunRecord(deps, agentId, runId) : null;
   if (!record) {
@@ -57,6 +63,7 @@ export async function runDetailPage(c: Ctx) {
 
 export async function wakesPage(c: Ctx) {
   const deps = c.get("deps");
+  const agentId = selectedAgentId(c);
   const [pending, all] = await Promise.all([listWakes(deps, agentId, "pending", 200), listWakes(deps, agentId, undefined, 200)]);
   const history = all.filter((w) => w.status !== "pending");
   return sendPage(c, { title: "Wakes", current: "wakes" }, <WakesPage pending={pending} history={history} now={deps.clock.now()} />);
@@ -64,12 +71,14 @@ export async function wakesPage(c: Ctx) {
 
 export async function notificationsPage(c: Ctx) {
   const deps = c.get("deps");
+  const agentId = selectedAgentId(c);
   const notifications = await listNotifications(deps, agentId, NOTIFICATIONS_SHOWN);
   return sendPage(c, { title: "Notifications", current: "notifications" }, <NotificationsPage notifications={notifications} now={deps.clock.now()} />);
 }
 
 export async function fleetPage(c: Ctx) {
   const deps = c.get("deps");
+  const agentId = selectedAgentId(c);
   const query = parseFleetQuery(c.req.query());
   const all = await listInstances(deps, agentId);
   const frame = await frameFor(c);
@@ -82,6 +91,7 @@ export async function fleetPage(c: Ctx) {
 
 export async function instancePage(c: Ctx) {
   const deps = c.get("deps");
+  const agentId = selectedAgentId(c);
   const id = c.req.param("instanceId") ?? "";
   const record = await getInstanceRecord(deps, agentId, id);
   if (!record) {
@@ -104,6 +114,7 @@ export async function instancePage(c: Ctx) {
 
 export async function approvalsPage(c: Ctx) {
   const deps = c.get("deps");
+  const agentId = selectedAgentId(c);
   const approvals = await listApprovals(deps, agentId, undefined, APPROVALS_SHOWN);
   const frame = await frameFor(c);
   return sendPage(c, { title: "Approvals", current: "approvals", frame }, <ApprovalsPage approvals={approvals} csrf={frame.csrf} now={deps.clock.now()} />);
@@ -111,6 +122,7 @@ export async function approvalsPage(c: Ctx) {
 
 export async function chatPage(c: Ctx, error: string | null = null) {
   const deps = c.get("deps");
+  const agentId = selectedAgentId(c);
   const [thread, conversation, state] = await Promise.all([
     loadChatThread(deps, agentId),
     listConversation(deps, agentId),
@@ -124,12 +136,18 @@ export async function chatPage(c: Ctx, error: string | null = null) {
   );
 }
 
-/** JSON for the live script: re-rendered regions named in `?parts=`, as on the page `?page=` (a path). */
+/**
+ * JSON for the live script: re-rendered regions named in `?parts=`, as on the page `?page=` (a path),
+ * of the agent in `?agent=` (the script sends its page's).
+ */
 export async function livePartsJson(c: Ctx) {
   const names = (c.req.query("parts") ?? "").split(",").filter((name) => LIVE_PART_NAMES.includes(name));
   const pagePath = c.req.query("page") ?? "/";
   if (!pagePath.startsWith("/") || pagePath.startsWith("//")) throw new RequestError(400, "invalid page: must be a path on this site");
   c.header("Cache-Control", "no-store");
   const page = new URL(pagePath, "http://dashboard.local");
-  return c.json(await renderLiveParts(c.get("deps"), agentId, names, { csrf: await csrfToken(c), page }));
+  const agentId = selectedAgentId(c);
+  const live = await renderLiveParts(c.get("deps"), agentId, names, { csrf: await csrfToken(c), page });
+  const html = Object.fromEntries(Object.entries(live.html).map(([name, part]) => [name, keepAgentInLinks(part, agentId)]));
+  return c.json({ ...live, html });
 }

@@ -1,14 +1,16 @@
 /**
  * Rendering a dashboard response: the doctype, the frame every signed-in page shares (CSRF
- * token, simulated-fleet banner, the notice after an action), and no caching of operator data.
+ * token, simulated-fleet banner, the notice after an action, the selected agent and the others
+ * to switch to), the selected agent kept in every internal link, and no caching of operator data.
  */
 import type { Context } from "hono";
 import type { Child } from "hono/jsx";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { AppEnv } from "../functions/app-env.ts";
-import { DEFAULT_AGENT } from "../triggers/agents.ts";
+import { listAgents, type AgentRow } from "../triggers/agents.ts";
+import { keepAgentInLinks } from "./agent-links.ts";
 import { loadAttention } from "./attention.ts";
-import { Layout, type Frame, type NavKey } from "./layout.tsx";
+import { Layout, type AgentChoice, type Frame, type NavKey } from "./layout.tsx";
 import { csrfToken } from "./session.ts";
 
 type Ctx = Context<AppEnv>;
@@ -24,6 +26,9 @@ const NOTICES: Record<string, string> = {
   "action-succeeded": "Done: the provider carried the action out; it is in the instance's actions below.",
   "action-failed": "The action did not happen; the instance's actions below say why.",
   "action-awaiting-approval": "That action needs approval (APPROVAL_REQUIRED_ACTIONS): confirm it on the Approvals page.",
+  "agent-created": "Agent created: it has its own inbox, runs and fleet view; open its dashboard from here.",
+  "agent-saved": "Settings saved: they take effect on this agent's next run and tick.",
+  "agent-archived": "Agent archived: no more ticks or runs; its history stays readable.",
   "failure-injected": "Failure injected into the simulated instance: it reports the new state as its webhook would, and the agent hears within the state debounce window.",
 };
 
@@ -31,8 +36,11 @@ const NOTICES: Record<string, string> = {
 export async function frameFor(c: Ctx): Promise<Frame> {
   const deps = c.get("deps");
   const done = c.req.query("done");
-  const attention = await loadAttention(deps, DEFAULT_AGENT);
+  const agent = c.get("agent");
+  const [attention, agents] = await Promise.all([loadAttention(deps, agent.id), listAgents(deps.db)]);
   return {
+    agent: agentChoice(agent),
+    agents: agents.map(agentChoice),
     csrf: await csrfToken(c),
     simulated: deps.provider.kind === "simulator",
     notice: done ? (NOTICES[done] ?? null) : null,
@@ -41,10 +49,18 @@ export async function frameFor(c: Ctx): Promise<Frame> {
   };
 }
 
+const agentChoice = (row: AgentRow): AgentChoice => ({ id: row.id, name: row.name ?? row.id, archived: row.archivedAt !== null });
+
+/** Rendered HTML on the selected agent (when one is selected: not on the sign-in page). */
+async function renderOnAgent(c: Ctx, node: Child): Promise<string> {
+  const html = String(await (<>{node}</>).toString());
+  const agent = c.var.agent;
+  return agent ? keepAgentInLinks(html, agent.id) : html;
+}
+
 export async function sendHtml(c: Ctx, node: Child, status: ContentfulStatusCode = 200) {
   c.header("Cache-Control", "no-store");
-  const body = await (<>{node}</>).toString();
-  return c.html(`<!DOCTYPE html>${body}`, status);
+  return c.html(`<!DOCTYPE html>${await renderOnAgent(c, node)}`, status);
 }
 
 /** A signed-in page inside the shared layout. */

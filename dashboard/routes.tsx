@@ -4,17 +4,22 @@
  * are attached per route (never `use("*")`), so nothing here can shadow /healthz, /api,
  * /webhooks or /internal, or turn their 404s into redirects.
  *
+ * Every signed-in page, the live endpoint and every post then select the agent of `?agent=`
+ * (selected-agent.tsx): an unknown one is a 404, and posts acting on an archived one are refused.
  * Every post passes the same-origin check, then the session, then the CSRF token, then the role:
- * operator for actions on the agent, admin for the operators page.
+ * operator for actions on the agent, admin for the operators page and for changing agents (the
+ * agents page itself is for every role).
  */
 import { Hono } from "hono";
 import { secureHeaders } from "hono/secure-headers";
 import type { AppEnv } from "../functions/app-env.ts";
 import * as actions from "./action-handlers.tsx";
+import * as agents from "./agent-handlers.tsx";
 import * as operators from "./operator-handlers.tsx";
 import { DASHBOARD_JS } from "./live-script.ts";
 import * as pages from "./page-handlers.tsx";
 import * as session from "./session-handlers.tsx";
+import { refuseArchived, selectAgent } from "./selected-agent.tsx";
 import { requireDashboardRole, requireOperator, requireOperatorJson, sameOrigin, verifyCsrf } from "./session.ts";
 import { FAVICON_SVG } from "./favicon.ts";
 import { DASHBOARD_CSS } from "./styles.ts";
@@ -36,9 +41,11 @@ const pageHeaders = secureHeaders({
 const asset = (body: string, type: string) => () =>
   new Response(body, { headers: { "Content-Type": `${type}; charset=utf-8`, "Cache-Control": "public, max-age=300" } });
 
+const page = [pageHeaders, requireOperator, selectAgent("page")] as const;
 const signedInPost = [pageHeaders, sameOrigin, requireOperator, verifyCsrf] as const;
-const operatorPost = [...signedInPost, requireDashboardRole("operator")] as const;
-const adminPost = [...signedInPost, requireDashboardRole("admin")] as const;
+/** Posts that act on the selected agent: refused (409) when it is archived. */
+const operatorPost = [...signedInPost, requireDashboardRole("operator"), selectAgent("page"), refuseArchived] as const;
+const adminPost = [...signedInPost, requireDashboardRole("admin"), selectAgent("page")] as const;
 
 export const dashboardRoutes = new Hono<AppEnv>()
   .get("/assets/dashboard.css", asset(DASHBOARD_CSS, "text/css"))
@@ -49,22 +56,27 @@ export const dashboardRoutes = new Hono<AppEnv>()
   .post("/sign-in", pageHeaders, sameOrigin, session.signIn)
   .post("/sign-out", ...signedInPost, session.signOut)
   .post("/sign-out-everywhere", ...signedInPost, session.signOutEverywhere)
-  .get("/", pageHeaders, requireOperator, pages.overviewPage)
-  .get("/fleet", pageHeaders, requireOperator, pages.fleetPage)
-  .get("/fleet/:instanceId", pageHeaders, requireOperator, pages.instancePage)
-  .get("/runs", pageHeaders, requireOperator, pages.runsPage)
-  .get("/runs/:runId", pageHeaders, requireOperator, pages.runDetailPage)
-  .get("/wakes", pageHeaders, requireOperator, pages.wakesPage)
-  .get("/notifications", pageHeaders, requireOperator, pages.notificationsPage)
-  .get("/approvals", pageHeaders, requireOperator, pages.approvalsPage)
-  .get("/chat", pageHeaders, requireOperator, (c) => pages.chatPage(c))
-  .get("/live", requireOperatorJson, pages.livePartsJson)
-  .get("/operators", pageHeaders, requireOperator, requireDashboardRole("admin"), operators.operatorsPage)
+  .get("/", ...page, pages.overviewPage)
+  .get("/fleet", ...page, pages.fleetPage)
+  .get("/fleet/:instanceId", ...page, pages.instancePage)
+  .get("/runs", ...page, pages.runsPage)
+  .get("/runs/:runId", ...page, pages.runDetailPage)
+  .get("/wakes", ...page, pages.wakesPage)
+  .get("/notifications", ...page, pages.notificationsPage)
+  .get("/approvals", ...page, pages.approvalsPage)
+  .get("/chat", ...page, (c) => pages.chatPage(c))
+  .get("/live", requireOperatorJson, selectAgent("json"), pages.livePartsJson)
+  .get("/operators", ...page, requireDashboardRole("admin"), operators.operatorsPage)
+  .get("/agents", ...page, agents.agentsPage)
+  .get("/agents/:agentId", ...page, agents.agentPage)
   .post("/trigger", ...operatorPost, actions.postTrigger)
   .post("/chat", ...operatorPost, actions.postChat)
   .post("/session/reset", ...operatorPost, actions.postReset)
   .post("/approvals/:approvalId", ...operatorPost, actions.postDecision)
   .post("/operators", ...adminPost, operators.postOperator)
   .post("/operators/:operatorId/revoke", ...adminPost, operators.postRevoke)
+  .post("/agents", ...adminPost, agents.postAgent)
+  .post("/agents/:agentId", ...adminPost, agents.postAgentSettings)
+  .post("/agents/:agentId/archive", ...adminPost, agents.postArchive)
   .post("/fleet/:instanceId/fail", ...operatorPost, actions.postFailure)
   .post("/fleet/:instanceId/actions", ...operatorPost, actions.postInstanceAction);

@@ -21,7 +21,9 @@ header.top nav ul { list-style:none; margin:.25rem 0 0; padding:0; display:flex;
 header.top nav a { color:#fff; padding:.25rem 0; display:inline-block; }
 header.top nav a[aria-current="page"] { font-weight:700; text-decoration-thickness:3px; }
 header.top form { display:inline; }
-header.top .signout { background:none; border:1px solid #fff; color:#fff; }
+header.top .agent-switcher { display:inline-flex; flex-wrap:wrap; gap:.5rem; align-items:center; margin:.25rem 0; }
+header.top .agent-switcher label { display:inline; margin:0; color:#fff; }
+header.top .signout, header.top .agent-switcher button { background:none; border:1px solid #fff; color:#fff; }
 main { max-width:80rem; margin:0 auto; padding:1rem; }
 h1 { font-size:1.5rem; margin:.5rem 0 1rem; } h2 { font-size:1.2rem; margin:1.5rem 0 .5rem; }
 .banner { padding:.75rem 1rem; border-left:6px solid var(--warn); background:var(--warn-bg); color:var(--warn); margin-bottom:1rem; }
@@ -51,6 +53,10 @@ label { display:block; font-weight:600; margin-bottom:.25rem; }
 input[type=text], input[type=password], textarea { font:inherit; width:100%; padding:.5rem; border:1px solid var(--muted); border-radius:6px; }
 textarea { min-height:5rem; }
 .field { margin-bottom:.75rem; }
+fieldset.field { border:1px solid var(--line); border-radius:6px; padding:.5rem 1rem; }
+legend { font-weight:600; padding:0 .25rem; }
+label.choice { font-weight:400; display:block; }
+.hint { margin:0 0 .25rem; font-size:.875rem; }
 pre { background:var(--panel); border:1px solid var(--line); padding:.5rem; overflow-x:auto; white-space:pre-wrap; overflow-wrap:anywhere; font-size:.875rem; }
 .chat-item .said { white-space:pre-wrap; overflow-wrap:anywhere; }
 .chat-item .reply { border-left:4px solid var(--info); padding-left:.75rem; margin-top:.5rem; white-space:pre-wrap; }

@@ -102,7 +102,7 @@ export async function requestApproval(deps: NotifyDeps, request: ActionRequest):
       agentId,
       runId: request.runId,
       title: `Approval needed: ${what}`,
-      body: `Requested by ${request.decidedBy}${request.runId !== null ? ` in run ${request.runId}` : ""}.\nWhy: ${why}\nDecide at ${(deps.config.publicUrl ?? "").replace(/\/$/, "")}/approvals#approval-${approvalId}`,
+      body: `Requested by ${request.decidedBy}${request.runId !== null ? ` in run ${request.runId}` : ""}.\nWhy: ${why}\nDecide at ${(deps.config.publicUrl ?? "").replace(/\/$/, "")}/approvals?agent=${encodeURIComponent(agentId)}#approval-${approvalId}`,
       severity: "warning",
       dedupKey: `approval:${approvalId}`,
       fence: request.fence,

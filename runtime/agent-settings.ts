@@ -4,7 +4,8 @@
  * channels, and which of the provider account's instances are its own). Validated with zod like
  * configuration; `configForAgent` folds them over the host's Config so the rest of the code reads
  * one Config and never knows settings exist. Channel URLs carry tokens, so `maskSettings` is what
- * the API shows.
+ * the API and the dashboard show, and `keepMaskedSecrets` turns a mask sent back unchanged into the
+ * stored URL again (a form or a PATCH that did not retype a secret must not overwrite it).
  */
 import { z } from "zod";
 import { APPROVABLE_ACTIONS, type Config } from "./config.ts";
@@ -77,4 +78,26 @@ export function maskSettings(settings: AgentSettings): AgentSettings {
   if (!settings.channels) return settings;
   const channels = Object.fromEntries(Object.entries(settings.channels).map(([name, url]) => [name, url ? maskUrl(url) : url]));
   return { ...settings, channels };
+}
+
+/**
+ * New settings with every channel URL that is exactly the mask of the stored one put back to the
+ * stored URL: the sender saw only the mask and did not change it. Any other value replaces it.
+ */
+export function keepMaskedSecrets(next: AgentSettings, stored: AgentSettings): AgentSettings {
+  if (!next.channels || !stored.channels) return next;
+  const storedChannels = stored.channels;
+  const channels = Object.fromEntries(
+    Object.entries(next.channels).map(([name, url]) => {
+      const kept = storedChannels[name as keyof typeof storedChannels];
+      return [name, url !== undefined && kept !== undefined && url === maskUrl(kept) ? kept : url];
+    }),
+  );
+  return { ...next, channels };
+}
+
+/** The stored settings of an agent row (validated when written; anything else reads as none). */
+export function storedSettings(settings: unknown): AgentSettings {
+  const parsed = agentSettingsSchema.safeParse(settings);
+  return parsed.success ? parsed.data : {};
 }

@@ -1,11 +1,12 @@
 /**
  * Handlers of the agents API: create, list, update and archive agents. Settings are shown masked
- * (channel URLs carry tokens); archiving keeps every row of the agent's history.
+ * (channel URLs carry tokens), and a PATCH that sends a mask back unchanged keeps the stored URL;
+ * archiving keeps every row of the agent's history.
  */
 import type { Context } from "hono";
 import type { z } from "zod";
 import type { AppEnv } from "../app-env.ts";
-import { agentSettingsSchema, maskSettings } from "../../runtime/agent-settings.ts";
+import { keepMaskedSecrets, maskSettings, storedSettings } from "../../runtime/agent-settings.ts";
 import { iso } from "../../runtime/time.ts";
 import { archiveAgent, createAgent, findAgent, listAgents, updateAgent, type AgentRow } from "../../triggers/agents.ts";
 import { recordActivity } from "../auth/activity.ts";
@@ -16,11 +17,10 @@ type Ctx = Context<AppEnv>;
 
 /** An agent as the API shows it: identity, masked settings, archive state. */
 export function presentAgent(row: AgentRow) {
-  const settings = agentSettingsSchema.safeParse(row.settings);
   return {
     id: row.id,
     name: row.name ?? row.id,
-    settings: maskSettings(settings.success ? settings.data : {}),
+    settings: maskSettings(storedSettings(row.settings)),
     archived: row.archivedAt !== null,
     archivedAt: row.archivedAt === null ? null : iso(row.archivedAt),
     createdAt: iso(row.createdAt),
@@ -39,9 +39,12 @@ export async function getAgents(c: Ctx) {
   return c.json({ agents: (await listAgents(c.get("deps").db)).map(presentAgent) });
 }
 
+/** Replaces the name and/or the whole settings; a channel URL sent back as its mask stays as stored. */
 export async function patchAgent(c: Ctx, agentId: string, body: z.infer<typeof patchAgentBody>) {
   const deps = c.get("deps");
-  await updateAgent(deps.db, agentId, body);
+  const stored = body.settings && (await findAgent(deps.db, agentId));
+  const settings = body.settings && keepMaskedSecrets(body.settings, storedSettings(stored?.settings));
+  await updateAgent(deps.db, agentId, { ...body, settings });
   await recordActivity(deps.db, c.get("operator"), { action: "agent_update", agentId, subject: Object.keys(body).join(","), at: deps.clock.now() });
   return c.json(presentAgent((await findAgent(deps.db, agentId))!));
 }

@@ -9,7 +9,10 @@ export const createAgentBody = z
   .object({ id: agentParam.shape.agent, name: name.optional(), settings: agentSettingsSchema.default({}) })
   .strict();
 
-/** A PATCH replaces `settings` as a whole (send the full settings object) and/or the name. */
+/**
+ * A PATCH replaces `settings` as a whole (send the full settings object) and/or the name; a channel
+ * URL sent back exactly as the API showed it (masked) keeps the stored one.
+ */
 export const patchAgentBody = z
   .object({ name: name.optional(), settings: agentSettingsSchema.optional() })
   .strict()

@@ -37,7 +37,7 @@ describe("structured story lines", () => {
     expect(requested).toMatchObject({ agentId: "default", kind: "start", instanceId: "sim-1", requestedBy: "rules" });
     expect(log.lines.find((l) => l.message === "notification sent")?.fields).toMatchObject({ channels: [], severity: "warning", title: "Approval needed: start sim-1" });
     const [notice] = await deps.db.select().from(notifications);
-    expect(notice!.body).toContain(`Decide at https://fleet.example/approvals#approval-${requested!.approvalId}`);
+    expect(notice!.body).toContain(`Decide at https://fleet.example/approvals?agent=default#approval-${requested!.approvalId}`);
     expect(notice!.body).not.toContain("POST /api");
 
     await decideApproval(deps, "default", Number(requested!.approvalId), "approve");

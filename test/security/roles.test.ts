@@ -3,13 +3,13 @@
  * viewer, an operator, an admin and the bootstrap admin (ADMIN_TOKEN). A role below the route's
  * is 403 and writes nothing; a role at or above it gets past authorisation (whatever the route
  * then answers). The table must list every /api route the app has: a new route without an entry
- * fails here.
+ * fails here, and so must a new dashboard post missing from its table.
  */
 import { describe, expect, it } from "vitest";
 import { buildApp } from "../../functions/app.ts";
 import { createOperator } from "../../functions/auth/operators-store.ts";
 import { ROLES, type Role } from "../../functions/auth/roles.ts";
-import { events, operatorActivity, operators } from "../../schema/index.ts";
+import { agents, events, operatorActivity, operators } from "../../schema/index.ts";
 import { dashboardClient } from "../dashboard/dashboard-client.ts";
 import { createTestDeps, TEST_ADMIN_TOKEN } from "../support/test-deps.ts";
 
@@ -51,7 +51,16 @@ const DASHBOARD_POSTS: [string, Role, Record<string, string>][] = [
   ["/approvals/999", "operator", { decision: "reject" }],
   ["/operators", "admin", { name: "made-here", role: "viewer" }],
   ["/operators/999/revoke", "admin", {}],
+  ["/agents", "admin", { id: "made-here" }],
+  ["/agents/default", "admin", { debounceHumanMs: "500" }],
+  ["/agents/default/archive", "admin", { confirm: "yes" }],
+  ["/fleet/sim-1/fail", "operator", { kind: "exit" }],
+  ["/fleet/sim-1/actions", "operator", { kind: "reboot", nonce: "nonce-00000002" }],
 ];
+
+/** A dashboard post route as registered, with the values DASHBOARD_POSTS uses for its params. */
+const concretePost = (pattern: string) =>
+  pattern.replace(":approvalId", "999").replace(":operatorId", "999").replace(":agentId", "default").replace(":instanceId", "sim-1");
 
 const concrete = (pattern: string) =>
   pattern.replace(":agent", "default").replace(":runId", "1").replace(":id/events", "sim-1/events").replace("instances/:id", "instances/sim-1").replace(":id", "999");
@@ -74,6 +83,14 @@ describe("roles on every route", () => {
     });
     const registered = new Set(app.routes.filter((r) => r.method !== "ALL" && r.path.startsWith("/api/")).map((r) => `${r.method} ${r.path}`));
     expect(new Set(API.map(([m, p]) => `${m} ${p}`))).toEqual(registered);
+  });
+
+  it("the dashboard table covers every signed-in post the dashboard registers", () => {
+    const app = buildApp(() => {
+      throw new Error("not called");
+    });
+    const registered = app.routes.filter((r) => r.method === "POST" && !r.path.startsWith("/api/") && !/^\/(sign-|webhooks|internal)/.test(r.path));
+    expect(new Set(registered.map((r) => concretePost(r.path)))).toEqual(new Set(DASHBOARD_POSTS.map(([path]) => path)));
   });
 
   it.each(API)("%s %s needs %s", async (method, pattern, needed, body) => {
@@ -101,6 +118,7 @@ describe("roles on every route", () => {
     for (const [name, role] of WHO) {
       const { deps, tokens } = await setup();
       const client = await dashboardClient(deps, tokens[name]);
+      const agentsBefore = await deps.db.select().from(agents);
       const res = await client.post(path, fields);
       if (allowed(role, needed)) {
         expect([401, 403], `${name} on ${path}`).not.toContain(res.status);
@@ -108,7 +126,17 @@ describe("roles on every route", () => {
         expect(res.status, `${name} on ${path}`).toBe(403);
         expect(await deps.db.select().from(events)).toHaveLength(0);
         expect(await deps.db.select().from(operators)).toHaveLength(3);
+        expect(await deps.db.select().from(agents)).toEqual(agentsBefore);
       }
+    }
+  });
+
+  it("the agents pages are for every role (changing agents is the admin's posts above)", async () => {
+    for (const [name] of WHO) {
+      const { deps, tokens } = await setup();
+      const client = await dashboardClient(deps, tokens[name]);
+      expect((await client.get("/agents")).status, name).toBe(200);
+      expect((await client.get("/agents/default")).status, name).toBe(200);
     }
   });
 

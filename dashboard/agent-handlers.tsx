@@ -1,0 +1,100 @@
+/**
+ * The agents page's handlers: list, one agent, and the admin's three posts (create, change
+ * settings, archive; the routes have checked origin, session, CSRF token and the admin role).
+ * Each post goes through the agents API's own schemas (agent-form.ts) and the same store
+ * functions (triggers/agents.ts): bad input re-renders the form with the problem named and
+ * writes nothing; success redirects (post/redirect/get). The agent changed is the one in the
+ * path; the selected agent (`?agent=`) only decides which agent the navigation stays on.
+ */
+import type { Context } from "hono";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import type { AppEnv } from "../functions/app-env.ts";
+import { recordActivity } from "../functions/auth/activity.ts";
+import { hasRole } from "../functions/auth/roles.ts";
+import { storedSettings } from "../runtime/agent-settings.ts";
+import { archiveAgent, createAgent, findAgent, listAgents, updateAgent, type AgentRow } from "../triggers/agents.ts";
+import { agentPath } from "./agent-links.ts";
+import { agentChangeFromForm, agentFormFields, EMPTY_AGENT_FORM, newAgentFromForm, readAgentForm, type AgentFormFields } from "./agent-form.ts";
+import { AgentPage, AgentsPage, type AgentSummary } from "./agents-page.tsx";
+import { loadAttention } from "./attention.ts";
+import { sendPage } from "./render.tsx";
+import { selectedAgentId } from "./selected-agent.tsx";
+import { csrfToken } from "./session.ts";
+
+type Ctx = Context<AppEnv>;
+
+/** An agent with what waits on it; attention is read from its own rows (bounded by the agent count). */
+async function summarise(c: Ctx, row: AgentRow): Promise<AgentSummary> {
+  const attention = await loadAttention(c.get("deps"), row.id);
+  return { id: row.id, name: row.name ?? row.id, archivedAt: row.archivedAt, approvals: attention.approvals.length, attention: attention.count, settings: storedSettings(row.settings) };
+}
+
+const canChange = (c: Ctx) => hasRole(c.get("operator"), "admin");
+
+async function renderList(c: Ctx, form: { fields?: AgentFormFields; error?: string; status?: ContentfulStatusCode } = {}) {
+  const agents = await Promise.all((await listAgents(c.get("deps").db)).map((row) => summarise(c, row)));
+  return sendPage(
+    c,
+    { title: "Agents", current: "agents", status: form.status },
+    <AgentsPage agents={agents} canChange={canChange(c)} csrf={await csrfToken(c)} fields={form.fields ?? EMPTY_AGENT_FORM} error={form.error} />,
+  );
+}
+
+async function renderOne(c: Ctx, row: AgentRow, form: { fields?: AgentFormFields; error?: string; status?: ContentfulStatusCode } = {}) {
+  const agent = await summarise(c, row);
+  const fields = form.fields ?? agentFormFields({ id: row.id, name: row.name, settings: agent.settings });
+  return sendPage(
+    c,
+    { title: `Agent ${agent.name === agent.id ? agent.id : `${agent.name} (${agent.id})`}`, current: "agents", status: form.status },
+    <AgentPage agent={agent} canChange={canChange(c)} csrf={await csrfToken(c)} fields={fields} error={form.error} />,
+  );
+}
+
+function notFound(c: Ctx) {
+  const id = c.req.param("agentId") ?? "";
+  return sendPage(c, { title: "Agent not found", current: "agents", status: 404 }, <p>{`There is no agent “${id}”. `}<a href="/agents">All agents</a></p>);
+}
+
+/** The agent named in the path, or null. */
+const pathAgent = (c: Ctx) => findAgent(c.get("deps").db, c.req.param("agentId") ?? "");
+
+const backTo = (c: Ctx, path: string) => c.redirect(agentPath(path, selectedAgentId(c)), 303);
+
+export const agentsPage = (c: Ctx) => renderList(c);
+
+export async function agentPage(c: Ctx) {
+  const row = await pathAgent(c);
+  return row ? renderOne(c, row) : notFound(c);
+}
+
+export async function postAgent(c: Ctx) {
+  const fields = readAgentForm(await c.req.parseBody({ all: true }));
+  const body = newAgentFromForm(fields);
+  if (!body.ok) return renderList(c, { fields, error: `Not created: ${body.error}.`, status: 400 });
+  const { db, clock } = c.get("deps");
+  if (!(await createAgent(db, body.value, clock.now()))) return renderList(c, { fields, error: `Not created: agent ${body.value.id} already exists.`, status: 409 });
+  await recordActivity(db, c.get("operator"), { action: "agent_create", agentId: body.value.id, subject: body.value.id, at: clock.now() });
+  return backTo(c, `/agents/${encodeURIComponent(body.value.id)}?done=agent-created`);
+}
+
+export async function postAgentSettings(c: Ctx) {
+  const row = await pathAgent(c);
+  if (!row) return notFound(c);
+  const fields = { ...readAgentForm(await c.req.parseBody({ all: true })), id: row.id };
+  const change = agentChangeFromForm(fields, storedSettings(row.settings));
+  if (!change.ok) return renderOne(c, row, { fields, error: `Not saved: ${change.error}.`, status: 400 });
+  const { db, clock } = c.get("deps");
+  await updateAgent(db, row.id, change.value);
+  await recordActivity(db, c.get("operator"), { action: "agent_update", agentId: row.id, subject: "name,settings", at: clock.now() });
+  return backTo(c, `/agents/${encodeURIComponent(row.id)}?done=agent-saved`);
+}
+
+export async function postArchive(c: Ctx) {
+  const row = await pathAgent(c);
+  if (!row) return notFound(c);
+  if ((await c.req.parseBody()).confirm !== "yes") return renderOne(c, row, { error: "Not archived: tick the box to confirm.", status: 400 });
+  const { db, clock } = c.get("deps");
+  await archiveAgent(db, row.id, clock.now());
+  await recordActivity(db, c.get("operator"), { action: "agent_archive", agentId: row.id, subject: row.id, at: clock.now() });
+  return backTo(c, `/agents/${encodeURIComponent(row.id)}?done=agent-archived`);
+}
