@@ -95,6 +95,14 @@ export function ingestStatements(deps: Deps, input: IncomingEvent) {
   return [bind(prepared.insert, values), bind(prepared.stored, values), bind(prepared.schedule, values)] as const;
 }
 
+/**
+ * The run request of an ingest batch that wrote its own event row (instance state changes): moves
+ * the scheduled run to `target` while the event keyed by `dedupKey` is still pending.
+ */
+export function scheduleIfPending(deps: Deps, values: { agentId: string; dedupKey: string; target: number }) {
+  return bind(ingestPrepared(deps.db).schedule, values);
+}
+
 export async function ingestEvent(deps: Deps, input: IncomingEvent): Promise<Ingested> {
   const [inserted, existing, moved] = await commitIngest(deps, ingestStatements(deps, input));
   await publishAfterIngest(deps, input.agentId, moved[0]);
