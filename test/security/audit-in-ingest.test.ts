@@ -46,7 +46,7 @@ describe("the activity row of an ingest", () => {
     const { deps, app } = await groupedApp();
     const post = () => app.request("/api/agents/default/messages", { method: "POST", headers: authHeaders({ "Idempotency-Key": "again" }), body: JSON.stringify({ text: "hi" }) });
     const first = (await (await post()).json()) as { eventId: number };
-    expect(await post().then((r) => r.json())).toEqual({ eventId: first.eventId, duplicate: true });
+    expect(await (await post()).json()).toEqual({ eventId: first.eventId, duplicate: true });
     expect(await activity(deps)).toEqual([{ action: "message", subject: String(first.eventId), operator_name: "admin" }]);
   });
 });
