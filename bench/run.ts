@@ -72,7 +72,10 @@ of the main thread during the load; 2026-12-01, issue 12):
 - **Memory.** In one process with \`--expose-gc\`, the JS heap after GC stays at 38.7 MB from 10,000 to
   50,000 webhooks (the caches that could grow are bounded: agent rows by agents, prepared
   statements at 256 per connection, the group commit's queue empties every commit, the local
-  scheduler holds only deliveries in flight); RSS moves between 210 and 231 MB. RSS measured from
+  scheduler holds only deliveries in flight); RSS moves between 210 and 231 MB. Before this work
+  the heap after GC was as flat (40–43 MB) but V8 grew its heap to 141–161 MB under drizzle's
+  per-request garbage, and RSS swung between 213 and 319 MB: the growth the first HTTP run
+  reported was heap sizing, not retained objects. RSS measured from
   outside without forced GC also counts heap V8 has not yet returned and SQLite's page cache
   (\`cache_size\` 16 MiB), which fills as the history grows.
 `;

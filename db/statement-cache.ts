@@ -14,6 +14,7 @@
  * SQLite re-plans a cached statement when the schema changes, but the driver keeps the column
  * names it read when preparing (a cached `select *` would name the old columns), so a schema
  * statement (CREATE/ALTER/DROP, or anything run through `exec`) empties its connection's cache.
+ * Its column list is read once per statement for the same reason.
  * A schema change made by another process while this one runs is not seen this way; the host
  * lock keeps a second host off the database, and migrations run at start, before any request.
  */
@@ -53,6 +54,10 @@ export function installStatementCache(): void {
       return cached;
     }
     const statement = prepare.call(this, sql);
+    // The client reads a statement's columns twice per execution; they are fixed while it is cached.
+    const columns = statement.columns.bind(statement);
+    let known: ReturnType<typeof columns> | undefined;
+    statement.columns = () => (known ??= columns());
     statementCacheStats.misses++;
     cache.set(sql, statement);
     if (cache.size > MAX_STATEMENTS) cache.delete(cache.keys().next().value!);
