@@ -67,7 +67,7 @@ of the main thread during the load; 2026-12-01, issue 12):
 - **After**: no drizzle SQL building on the hot paths (its share is binding placeholders and
   mapping rows, 3–5%), no \`prepare\` in the top entries (kept per connection), no Fetch Request,
   no digest for the admin token; what is left is libSQL executing the statements (webhooks: run 13%,
-  iterate 5%, columns/raw 8% — the client asks the driver for column names twice per statement),
+  iterate 5%, columns/raw 8%, of which the column names are now read once per cached statement),
   HTTP parsing and writing, and the signature check.
 - **Memory.** In one process with \`--expose-gc\`, the JS heap after GC stays at 38.7 MB from 10,000 to
   50,000 webhooks (the caches that could grow are bounded: agent rows by agents, prepared
@@ -78,6 +78,13 @@ of the main thread during the load; 2026-12-01, issue 12):
   reported was heap sizing, not retained objects. RSS measured from
   outside without forced GC also counts heap V8 has not yet returned and SQLite's page cache
   (\`cache_size\` 16 MiB), which fills as the history grows.
+- **Database bytes.** The baseline stores one row (id, webhook-id, body) with one unique index;
+  fleetwarden stores the inbox event (its payload repeats the report: instance, state, time,
+  message), the instance's history row, and five indexes the hot paths and the dashboard read
+  through (dedup, pending set, run, instance history, event → history). None is redundant for a
+  query; the cheapest trims (dropping the payload's null message, a partial index on the pending
+  set) would save under a tenth and need a schema change, so they are left; retention prunes
+  dropped events after 7 days.
 `;
 if (process.argv.includes("--write")) {
   const path = new URL("./RESULTS.md", import.meta.url);
