@@ -12,7 +12,7 @@
 import { loadavg } from "node:os";
 import { Webhook } from "standardwebhooks";
 import { drive, type LoadResult, type PreparedRequest } from "./load.ts";
-import { BENCH_ADMIN_TOKEN, BENCH_WEBHOOK_SECRET, dbBytes, rssMb, startBaseline, startFleetwarden, type Server } from "./processes.ts";
+import { BENCH_ADMIN_TOKEN, BENCH_WEBHOOK_SECRET, dbBytes, dbBytesByObject, rssMb, startBaseline, startFleetwarden, type Server } from "./processes.ts";
 import { fmtMs, type Row } from "./harness.ts";
 
 const REPS = 3;
@@ -207,6 +207,14 @@ async function growth(rows: Row[]): Promise<string> {
     const first = points[0]!;
     const last = points[points.length - 1]!;
     const perThousand = (last.bytes - first.bytes) / ((last.events - first.events) / 1000);
+    // What the bytes are: tables and indexes that hold at least 1% of the file, per 1,000 events.
+    const objects = await dbBytesByObject(fw.dbPath);
+    lines.push("", `Database bytes by table and index after ${last.events.toLocaleString("en")} webhooks (SQLite's dbstat), per 1,000 webhooks:`, "");
+    lines.push("| table or index | KiB per 1,000 webhooks | share |", "|---|---|---|");
+    const total = objects.reduce((sum, o) => sum + o.bytes, 0);
+    for (const o of objects.filter((o) => o.bytes >= total / 100)) {
+      lines.push(`| ${o.name} | ${(o.bytes / 1024 / (last.events / 1000)).toFixed(1)} | ${((100 * o.bytes) / total).toFixed(0)}% |`);
+    }
     // The baseline stores the same webhooks: its bytes per 1,000 events, for the ratio.
     const baseFill = await drive(base.port, 64, prepared("webhooks", 10_000, "basegrow"), 600_000);
     const baseBytes = (await dbBytes(base.dbPath)) / (baseFill.requests / 1000);

@@ -83,6 +83,18 @@ export function rssMb(pid: number): number {
   return kb / 1024;
 }
 
+/** Bytes per table and index (SQLite's dbstat), largest first, after a checkpoint. */
+export async function dbBytesByObject(path: string): Promise<{ name: string; bytes: number }[]> {
+  const client = createClient({ url: `file:${path}`, timeout: 5000 });
+  try {
+    await client.execute("PRAGMA wal_checkpoint(TRUNCATE)");
+    const rs = await client.execute("select name, sum(pgsize) as bytes from dbstat group by name order by bytes desc");
+    return rs.rows.map((r) => ({ name: String(r.name), bytes: Number(r.bytes) }));
+  } finally {
+    client.close();
+  }
+}
+
 /** The database file's size after a checkpoint folds its WAL in, in bytes. */
 export async function dbBytes(path: string): Promise<number> {
   const client = createClient({ url: `file:${path}`, timeout: 5000 });

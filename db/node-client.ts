@@ -16,11 +16,14 @@
  *   can be lost; the log is fsynced at checkpoints. FULL would fsync every commit, which is most of
  *   the cost of an ingest on a small disk.
  * - **cache_size** 16 MiB (the default 2 MiB stops holding the hot indexes once history grows).
+ * - **Prepared statements kept** per connection (db/statement-cache.ts): the driver would parse
+ *   and plan every statement again on each call.
  */
 import { createClient, type Client } from "@libsql/client";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
+import { installStatementCache } from "./statement-cache.ts";
 
 export const BUSY_TIMEOUT_MS = 5000;
 const CACHE_KIB = 16 * 1024;
@@ -32,6 +35,7 @@ export async function createNodeClient(url: string, authToken?: string): Promise
   if (!url.startsWith("file:")) return createClient({ url, authToken });
   const path = url.startsWith("file://") ? fileURLToPath(url) : url.slice("file:".length);
   mkdirSync(dirname(path), { recursive: true });
+  installStatementCache();
   const client = createClient({ url, authToken, timeout: BUSY_TIMEOUT_MS, concurrency: 1 });
   for (const pragma of FILE_PRAGMAS) await client.execute(pragma);
   return client;

@@ -1,18 +1,19 @@
 /**
  * Statements built once. A hot statement is written once with `sql.placeholder(...)` and
- * `.prepare()`d per database handle; each request binds its values to it, and the bound statement
- * goes into `db.batch` like a query builder would — without drizzle building the same SQL text
- * again on every request.
+ * `.prepare()`d per database handle (or, for raw SQL, built once with `prepareRaw`); each request
+ * binds its values to it, and the bound statement goes into `db.batch` like a query builder would
+ * — without drizzle building the same SQL text again on every request.
  */
 import { fillPlaceholders } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Query } from "drizzle-orm";
+import type { SQLiteRaw } from "drizzle-orm/sqlite-core/query-builders/raw";
 import type { Db } from "./client.ts";
 
 interface PreparedLike<TResult> {
   getQuery(): Query;
   mapResult(response: unknown, isFromBatch?: boolean): unknown;
-  /** Only carries the result type. */
+  /** Runs it alone; for `bind` it only carries the result type. */
   all(values?: Record<string, unknown>): Promise<TResult>;
 }
 
@@ -25,6 +26,22 @@ export function bind<TResult>(prepared: PreparedLike<TResult>, values: Record<st
       mapResult: (response: unknown, isFromBatch?: boolean) => prepared.mapResult(response, isFromBatch),
     }),
   } as unknown as BatchItem<"sqlite"> & { _: { result: TResult } };
+}
+
+/**
+ * A raw statement (`db.all(sql…)` / `db.run(sql…)` with placeholders) with its SQL text built
+ * once: drizzle's raw statements rebuild their text on every use, prepared builders do not.
+ */
+export function prepareRaw<TResult>(db: Db, raw: SQLiteRaw<TResult>): PreparedLike<TResult> {
+  const query = raw.getQuery();
+  return {
+    getQuery: () => query,
+    mapResult: (response, isFromBatch) => raw.mapResult(response as never, isFromBatch),
+    all: async (values = {}) => {
+      const [result] = await db.$client.batch([{ sql: query.sql, args: fillPlaceholders(query.params, values) as never }]);
+      return raw.mapResult(result as never, true) as TResult;
+    },
+  };
 }
 
 /** One prepared set per database handle, built on first use. */

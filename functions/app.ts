@@ -3,11 +3,11 @@
  * wires middleware (request id, body limit, deps, auth) and route groups, and nothing else.
  */
 import { Hono } from "hono";
-import { bodyLimit } from "hono/body-limit";
 import type { AppEnv } from "./app-env.ts";
 import { handleError, handleNotFound, jsonError } from "./errors.ts";
 import { injectDeps, type ResolveDeps } from "./middleware/inject-deps.ts";
 import { requestId } from "./middleware/request-id.ts";
+import { bodyLimit } from "./middleware/body-limit.ts";
 import { apiAuth } from "./auth/api-auth.ts";
 import { roleByMethod } from "./auth/require-role.ts";
 import { operatorRoutes } from "./operators/operators.index.ts";

@@ -10,7 +10,7 @@
 import { and, eq, gt, isNull, or, sql } from "drizzle-orm";
 import type { Deps } from "../runtime/deps.ts";
 import type { Statements } from "../db/group-commit.ts";
-import type { BatchResponse } from "drizzle-orm/batch";
+import type { BatchItem, BatchResponse } from "drizzle-orm/batch";
 import { agents, events } from "../schema/index.ts";
 import { bind, preparedPerDb } from "../db/prepared.ts";
 import { debounceWindow, publishRunSlot, type Priority } from "./request-run.ts";
@@ -95,8 +95,37 @@ export function ingestStatements(deps: Deps, input: IncomingEvent) {
   return [bind(prepared.insert, values), bind(prepared.stored, values), bind(prepared.schedule, values)] as const;
 }
 
-export async function ingestEvent(deps: Deps, input: IncomingEvent): Promise<Ingested> {
-  const [inserted, existing, moved] = await commitIngest(deps, ingestStatements(deps, input));
+/**
+ * The run request of an ingest batch that wrote its own event row (instance state changes): moves
+ * the scheduled run to `target` while the event keyed by `dedupKey` is still pending.
+ */
+export function scheduleIfPending(deps: Deps, values: { agentId: string; dedupKey: string; target: number }) {
+  return bind(ingestPrepared(deps.db).schedule, values);
+}
+
+/**
+ * Stores the event and requests its run in one batch. `afterInsert` (an operator's activity row)
+ * runs right after the event insert, in the same transaction: there `changes()` and
+ * `last_insert_rowid()` name that insert, so the statement can write only when the event was
+ * stored (never for a repeated dedup key) and refer to its id.
+ */
+export async function ingestEvent(deps: Deps, input: IncomingEvent, afterInsert?: BatchItem<"sqlite">): Promise<Ingested> {
+  const [insert, stored, schedule] = ingestStatements(deps, input);
+  if (afterInsert) {
+    const [inserted, , existing, moved] = await commitIngest(deps, [insert, afterInsert, stored, schedule]);
+    return ingested(deps, input, inserted, existing, moved);
+  }
+  const [inserted, existing, moved] = await commitIngest(deps, [insert, stored, schedule]);
+  return ingested(deps, input, inserted, existing, moved);
+}
+
+async function ingested(
+  deps: Deps,
+  input: IncomingEvent,
+  inserted: { id: number }[],
+  existing: { id: number }[],
+  moved: { slot: number; runAt: number | null }[],
+): Promise<Ingested> {
   await publishAfterIngest(deps, input.agentId, moved[0]);
   return { eventId: existing[0]!.id, duplicate: inserted.length === 0 };
 }

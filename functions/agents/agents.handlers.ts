@@ -10,7 +10,7 @@ import { getAgentState, getRun, listEvents, listRuns } from "../../triggers/agen
 import { iso } from "../../runtime/time.ts";
 import { listWakes } from "../../triggers/wakes.ts";
 import { listConversation } from "../../agent/conversation.ts";
-import { recordActivity } from "../auth/activity.ts";
+import { activityOfIngest, recordActivity } from "../auth/activity.ts";
 import { RequestError } from "../errors.ts";
 import { idempotencyKey } from "./agents.schemas.ts";
 import { presentAgent } from "../agents-admin/agents-admin.handlers.ts";
@@ -39,8 +39,7 @@ export async function postMessage(c: Ctx, agentId: string, text: string) {
     priority: 0,
     dedupKey: `message:${clientKey(c)}`,
     payload: { text, operator: who.name },
-  });
-  if (!duplicate) await recordActivity(deps.db, who, { action: "message", agentId, subject: eventId, at: deps.clock.now() });
+  }, activityOfIngest(deps.db, who, { action: "message", agentId, at: deps.clock.now() }));
   return c.json({ eventId, duplicate }, 202);
 }
 
@@ -53,8 +52,7 @@ export async function postTrigger(c: Ctx, agentId: string, reason: string | unde
     priority: 0,
     dedupKey: `trigger:${clientKey(c)}`,
     payload: { reason: reason ?? "manual trigger", operator: who.name },
-  });
-  if (!duplicate) await recordActivity(deps.db, who, { action: "trigger", agentId, subject: eventId, at: deps.clock.now() });
+  }, activityOfIngest(deps.db, who, { action: "trigger", agentId, at: deps.clock.now() }));
   return c.json({ eventId, duplicate }, 202);
 }
 

@@ -2,7 +2,11 @@
 import { z } from "zod";
 import { plainText } from "../plain-text.ts";
 
-export const agentParam = z.object({ agent: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "must be 1-64 letters, digits, - or _") });
+/** An agent id, as every route's `:agent` must be. */
+export const AGENT_ID = /^[A-Za-z0-9_-]{1,64}$/;
+export const AGENT_ID_RULE = "must be 1-64 letters, digits, - or _";
+
+export const agentParam = z.object({ agent: z.string().regex(AGENT_ID, AGENT_ID_RULE) });
 
 export const messageBody = z.object({
   text: plainText(z.string().trim().min(1, "must not be empty").max(8000, "must be at most 8000 characters")),

@@ -10,12 +10,12 @@ import type { AppEnv } from "../app-env.ts";
 import { findAgentRecent } from "../../triggers/agents.ts";
 import { scopeToAgent } from "../../triggers/with-agent.ts";
 import { jsonError } from "../errors.ts";
-import { agentParam } from "./agents.schemas.ts";
+import { AGENT_ID, AGENT_ID_RULE } from "./agents.schemas.ts";
 
 export const loadAgent = createMiddleware<AppEnv>(async function loadAgentMiddleware(c, next) {
-  const parsed = agentParam.safeParse({ agent: c.req.param("agent") });
-  if (!parsed.success) return jsonError(c, 400, `invalid param: agent: ${parsed.error.issues[0]!.message}`);
-  const agentId = parsed.data.agent;
+  // The same rule as agentParam, tested directly: this runs before every /api/agents/:agent request.
+  const agentId = c.req.param("agent") ?? "";
+  if (!AGENT_ID.test(agentId)) return jsonError(c, 400, `invalid param: agent: ${AGENT_ID_RULE}`);
   const agent = await findAgentRecent(c.get("deps").db, agentId, c.get("deps").clock.now());
   if (!agent) return jsonError(c, 404, `unknown agent: ${agentId}`);
   const scope = scopeToAgent(c.get("deps"), agent);

@@ -6,7 +6,8 @@
  * presents a credential is refused with 429 and Retry-After before the credential is checked,
  * so guessing stops even when a guess would have been right.
  */
-import { gt, inArray, sql } from "drizzle-orm";
+import { sql } from "drizzle-orm";
+import { preparedPerDb } from "../../db/prepared.ts";
 import type { Context } from "hono";
 import type { Deps } from "../../runtime/deps.ts";
 import { authFailures } from "../../schema/index.ts";
@@ -41,12 +42,19 @@ export async function currentLockout(deps: Pick<Deps, "db" | "clock" | "log">, a
   }
 }
 
-async function readLockout(deps: Pick<Deps, "db" | "clock">, address: string): Promise<Lockout | null> {
-  const now = deps.clock.now();
-  const rows = await deps.db
+/** Read on every request that presents a credential: built once per database handle. */
+const lockoutsPrepared = preparedPerDb((db) =>
+  db
     .select({ lockedUntil: authFailures.lockedUntil })
     .from(authFailures)
-    .where(sql`${inArray(authFailures.scope, scopes(address))} and ${gt(authFailures.lockedUntil, now)}`);
+    .where(sql`${authFailures.scope} in (${sql.placeholder("addressScope")}, ${sql.placeholder("globalScope")}) and ${authFailures.lockedUntil} > ${sql.placeholder("now")}`)
+    .prepare(),
+);
+
+async function readLockout(deps: Pick<Deps, "db" | "clock">, address: string): Promise<Lockout | null> {
+  const now = deps.clock.now();
+  const [addressScope, globalScope] = scopes(address);
+  const rows = await lockoutsPrepared(deps.db).all({ addressScope, globalScope, now });
   const until = Math.max(0, ...rows.map((r) => r.lockedUntil ?? 0));
   return until > now ? { retryAfterS: Math.ceil((until - now) / 1000) } : null;
 }
