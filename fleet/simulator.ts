@@ -5,7 +5,7 @@
  * out-of-memory, stuck loading, host offline) are injected on demand or rolled at random; how
  * the simulated instances then report to fleetwarden lives in simulator-reports.ts.
  */
-import { and, eq, isNull } from "drizzle-orm";
+import { and, eq, isNull, lt, or } from "drizzle-orm";
 import type { Db } from "../db/client.ts";
 import type { Clock } from "../runtime/clock.ts";
 import { simulatorInstances } from "../schema/index.ts";
@@ -124,57 +124,67 @@ export class SimulatorProvider implements FleetProvider {
 
   /** Puts the instance into the failure's state now; null when there is no such instance. */
   async injectFailure(id: string, kind: FailureKind): Promise<FleetInstance | null> {
-    const failure = FAILURES[kind];
-    const [row] = await this.db
-      .update(simulatorInstances)
-      .set({ state: failure.state, statusMessage: failure.message, failure: kind, updatedAt: this.clock.now() })
-      .where(and(eq(simulatorInstances.id, id), eq(simulatorInstances.destroyed, false)))
-      .returning();
+    const [row] = await this.failureStatement(id, kind, this.clock.now(), false);
     return row ? toInstance(row) : null;
+  }
+
+  /** The write a failure makes; `onlyHealthy` (a random roll) leaves an instance that already changed alone. */
+  private failureStatement(id: string, kind: FailureKind, now: number, onlyHealthy = true) {
+    const failure = FAILURES[kind];
+    return this.db
+      .update(simulatorInstances)
+      .set({ state: failure.state, statusMessage: failure.message, failure: kind, updatedAt: now })
+      .where(
+        and(
+          eq(simulatorInstances.id, id),
+          eq(simulatorInstances.destroyed, false),
+          onlyHealthy ? and(eq(simulatorInstances.state, "running"), isNull(simulatorInstances.failure)) : undefined,
+        ),
+      )
+      .returning();
   }
 
   /**
    * Rolls random failures for the time since the last roll: a healthy running instance fails
    * with probability 1 - e^(-rate * hours), so the rate holds however often this is called.
-   * Each instance's roll window is claimed with a conditional update, so concurrent callers
-   * (one per agent, or overlapping ticks) never roll the same time twice.
+   * One batch reads every healthy instance's window and claims them all with one statement (one
+   * transaction, so concurrent callers — one per agent, or overlapping ticks — never roll the same
+   * time twice); a second batch, only when something failed, writes just the instances that fail.
    */
   async rollFailures(ratePerHour: number): Promise<SimulatedFailure[]> {
     // A quiet fleet has nothing to roll: no statement per instance per tick.
     if (ratePerHour <= 0) return [];
     const now = this.clock.now();
-    const healthy = await this.db
-      .select()
-      .from(simulatorInstances)
-      .where(and(eq(simulatorInstances.destroyed, false), eq(simulatorInstances.state, "running"), isNull(simulatorInstances.failure)));
-    const due = healthy.filter((row) => row.failuresRolledAt === null || row.failuresRolledAt < now);
-    if (!due.length) return [];
-    // Every window is claimed in one batch: one round trip however large the fleet.
-    const claims = due.map((row) =>
-      this.db
-        .update(simulatorInstances)
-        .set({ failuresRolledAt: now })
-        .where(
-          and(
-            eq(simulatorInstances.id, row.id),
-            row.failuresRolledAt === null ? isNull(simulatorInstances.failuresRolledAt) : eq(simulatorInstances.failuresRolledAt, row.failuresRolledAt),
-          ),
-        )
-        .returning({ id: simulatorInstances.id }),
+    const due = and(
+      eq(simulatorInstances.destroyed, false),
+      eq(simulatorInstances.state, "running"),
+      isNull(simulatorInstances.failure),
+      or(isNull(simulatorInstances.failuresRolledAt), lt(simulatorInstances.failuresRolledAt, now)),
     );
-    const claimed = await this.db.batch(claims as unknown as [(typeof claims)[number], ...typeof claims]);
-    const failed: SimulatedFailure[] = [];
-    for (const [i, row] of due.entries()) {
-      const since = row.failuresRolledAt;
+    const [windows] = await this.db.batch([
+      this.db.select({ id: simulatorInstances.id, since: simulatorInstances.failuresRolledAt }).from(simulatorInstances).where(due),
+      this.db.update(simulatorInstances).set({ failuresRolledAt: now }).where(due),
+    ]);
+    const rolled: { id: string; kind: FailureKind }[] = [];
+    for (const { id, since } of windows) {
       // The first sighting only starts the window: an instance has not been at risk before it.
-      if (!claimed[i]!.length || since === null) continue;
+      if (since === null) continue;
       const hours = Math.min(now - since, MAX_ROLL_WINDOW_MS) / 3_600_000;
       if (this.random() >= 1 - Math.exp(-ratePerHour * hours)) continue;
-      const kind = FAILURE_KINDS[Math.min(Math.floor(this.random() * FAILURE_KINDS.length), FAILURE_KINDS.length - 1)]!;
-      const instance = await this.injectFailure(row.id, kind);
-      if (instance) failed.push({ kind, instance });
+      rolled.push({ id, kind: FAILURE_KINDS[Math.min(Math.floor(this.random() * FAILURE_KINDS.length), FAILURE_KINDS.length - 1)]! });
     }
-    return failed;
+    if (!rolled.length) return [];
+    const writes = rolled.map(({ id, kind }) => this.failureStatement(id, kind, now));
+    const written = await this.db.batch(writes as [(typeof writes)[number], ...typeof writes]);
+    return written.flatMap((rows, i) => rows.map((row) => ({ kind: rolled[i]!.kind, instance: toInstance(row) })));
+  }
+
+  /** SQL: ids of the instances that send heartbeats now (see listHeartbeating), for a caller's statement. */
+  heartbeatingIds() {
+    return this.db
+      .select({ id: simulatorInstances.id })
+      .from(simulatorInstances)
+      .where(and(eq(simulatorInstances.destroyed, false), eq(simulatorInstances.state, "running"), isNull(simulatorInstances.failure)));
   }
 
   /** Instances whose container is up and whose host is reachable: they send heartbeats. */
