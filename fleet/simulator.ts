@@ -5,7 +5,7 @@
  * out-of-memory, stuck loading, host offline) are injected on demand or rolled at random; how
  * the simulated instances then report to fleetwarden lives in simulator-reports.ts.
  */
-import { and, eq, isNull, lt, or } from "drizzle-orm";
+import { and, asc, eq, gt, isNull, lt, or } from "drizzle-orm";
 import type { Db } from "../db/client.ts";
 import type { Clock } from "../runtime/clock.ts";
 import { simulatorInstances } from "../schema/index.ts";
@@ -29,6 +29,14 @@ export const FAILURES: Record<FailureKind, { state: InstanceState; message: stri
   stuck_loading: { state: "loading", message: "loading: pulling image (no progress)" },
   host_offline: { state: "offline", message: "host offline: machine disconnected" },
 };
+
+/** Instances per list page (Vast.ai's CLI asks for 25; a page here is one database round trip). */
+export const SIMULATOR_PAGE_SIZE = 100;
+
+/** Round trips list() makes for `instances` listed instances. */
+export function simulatorPages(instances: number, pageSize = SIMULATOR_PAGE_SIZE): number {
+  return Math.max(1, Math.ceil(instances / pageSize));
+}
 
 /** Gaps longer than this (a host that was down) are rolled as if only this long had passed. */
 const MAX_ROLL_WINDOW_MS = 3_600_000;
@@ -61,6 +69,7 @@ export class SimulatorProvider implements FleetProvider {
     private readonly clock: Clock,
     /** Uniform in [0, 1); tests pass a seeded one so random failures are deterministic. */
     private readonly random: () => number = Math.random,
+    private readonly pageSize: number = SIMULATOR_PAGE_SIZE,
   ) {}
 
   /** Creates `count` running instances (sim-1 … sim-N) if the simulated fleet is empty. */
@@ -81,9 +90,24 @@ export class SimulatorProvider implements FleetProvider {
     }
   }
 
+  /**
+   * The account's instances, read a page (SIMULATOR_PAGE_SIZE, ordered by id) at a time as a real
+   * provider answers them, so a big simulated fleet costs what a big real one would: one round
+   * trip per page (simulatorPages). Bounded: each page starts after the last id of the one before.
+   */
   async list(): Promise<FleetInstance[]> {
-    const rows = await this.db.select().from(simulatorInstances).where(eq(simulatorInstances.destroyed, false));
-    return rows.map(toInstance);
+    const listed: FleetInstance[] = [];
+    for (let after = ""; ; ) {
+      const page = await this.db
+        .select()
+        .from(simulatorInstances)
+        .where(and(eq(simulatorInstances.destroyed, false), gt(simulatorInstances.id, after)))
+        .orderBy(asc(simulatorInstances.id))
+        .limit(this.pageSize + 1);
+      listed.push(...page.slice(0, this.pageSize).map(toInstance));
+      if (page.length <= this.pageSize) return listed;
+      after = page[this.pageSize - 1]!.id;
+    }
   }
 
   async get(id: string): Promise<FleetInstance | null> {
