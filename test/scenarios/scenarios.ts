@@ -162,7 +162,7 @@ export function defineScenarios(start: StartHost, onDone?: (host: ScenarioHost) 
       await cron(host);
       const fleet = await api(host, "GET", "/api/agents/default/instances");
       expect(fleet.instances.find((i: { id: string }) => i.id === "sim-2")).toMatchObject({ state: "exited" });
-      const run = await settleUntil(host, () => finished(host, before + 1)).catch(async (e) => { console.log("DEBUG", JSON.stringify(await api(host, "GET", "/api/agents/default")), JSON.stringify((await runs(host)).slice(0, 3)), JSON.stringify(host.costs.slice(costs))); throw e; });
+      const run = await settleUntil(host, () => finished(host, before + 1));
       expect(run.triggers.map((t) => t.source)).toEqual(["reconcile"]);
       await settleUntil(host, () => idle(host));
     });
