@@ -94,7 +94,7 @@ database, fake clock. A "full tick" is the fan-out plus every agent's tick deliv
 in one process (on the Worker each is its own invocation). Round trips = libSQL client calls (each a
 Turso HTTP request, i.e. a Worker subrequest).
 
-| tick | wall time | DB round trips (total) | of which fan-out | per agent's tick (min–max) |
+| tick | wall time | DB round trips (total) | of which fan-out | per agent's tick (min–max; budget: ${pages} pages + 5) |
 |---|---|---|---|---|
 ${first}
 ${second}

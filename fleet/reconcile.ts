@@ -6,6 +6,8 @@
  * the provider no longer lists is marked gone (never deleted) with one event. If the list fails,
  * nothing is recorded and the error is thrown: a failed list is never an empty fleet.
  *
+ * A check of the tick (triggers/tick-plan.ts): its interval's turn is claimed, and the stored
+ * instances read, in the tick's snapshot batch.
  * Round trips follow the provider's pages, not the fleet's size: the differences are written a
  * page (RECONCILE_PAGE instances) at a time, each page's changes sharing one group-committed
  * batch, each change still its own idempotent ingest, with a turn of the event loop between pages

@@ -46,6 +46,16 @@ export interface SimulatedFailure {
   instance: FleetInstance;
 }
 
+export interface RolledFailure {
+  id: string;
+  kind: FailureKind;
+}
+
+/** The failures whose writes (rolledFailureStatement, in the same order) changed an instance. */
+export function failuresWritten(rolled: readonly RolledFailure[], written: readonly (readonly SimRow[])[]): SimulatedFailure[] {
+  return written.flatMap((rows, i) => rows.map((row) => ({ kind: rolled[i]!.kind, instance: toInstance(row) })));
+}
+
 type SimRow = typeof simulatorInstances.$inferSelect;
 
 function toInstance(row: SimRow): FleetInstance {
@@ -174,22 +184,37 @@ export class SimulatorProvider implements FleetProvider {
    * One batch reads every healthy instance's window and claims them all with one statement (one
    * transaction, so concurrent callers — one per agent, or overlapping ticks — never roll the same
    * time twice); a second batch, only when something failed, writes just the instances that fail.
+   * The cron tick runs the same three steps inside its own batches (fleet/simulator-reports.ts).
    */
   async rollFailures(ratePerHour: number): Promise<SimulatedFailure[]> {
     // A quiet fleet has nothing to roll: no statement per instance per tick.
     if (ratePerHour <= 0) return [];
     const now = this.clock.now();
+    const claim = this.rollClaimStatements(now);
+    const [windows] = await this.db.batch([claim.windows, claim.claim]);
+    const rolled = this.rollWindows(windows, ratePerHour, now);
+    if (!rolled.length) return [];
+    const writes = rolled.map((failure) => this.rolledFailureStatement(failure, now));
+    return failuresWritten(rolled, await this.db.batch(writes as [(typeof writes)[number], ...typeof writes]));
+  }
+
+  /** Statements, in this order in one batch: the healthy instances' roll windows, and their claim. */
+  rollClaimStatements(now: number) {
     const due = and(
       eq(simulatorInstances.destroyed, false),
       eq(simulatorInstances.state, "running"),
       isNull(simulatorInstances.failure),
       or(isNull(simulatorInstances.failuresRolledAt), lt(simulatorInstances.failuresRolledAt, now)),
     );
-    const [windows] = await this.db.batch([
-      this.db.select({ id: simulatorInstances.id, since: simulatorInstances.failuresRolledAt }).from(simulatorInstances).where(due),
-      this.db.update(simulatorInstances).set({ failuresRolledAt: now }).where(due),
-    ]);
-    const rolled: { id: string; kind: FailureKind }[] = [];
+    return {
+      windows: this.db.select({ id: simulatorInstances.id, since: simulatorInstances.failuresRolledAt }).from(simulatorInstances).where(due),
+      claim: this.db.update(simulatorInstances).set({ failuresRolledAt: now }).where(due),
+    };
+  }
+
+  /** Which claimed windows end in a failure, and of which kind (the random part). */
+  rollWindows(windows: readonly { id: string; since: number | null }[], ratePerHour: number, now: number): RolledFailure[] {
+    const rolled: RolledFailure[] = [];
     for (const { id, since } of windows) {
       // The first sighting only starts the window: an instance has not been at risk before it.
       if (since === null) continue;
@@ -197,10 +222,12 @@ export class SimulatorProvider implements FleetProvider {
       if (this.random() >= 1 - Math.exp(-ratePerHour * hours)) continue;
       rolled.push({ id, kind: FAILURE_KINDS[Math.min(Math.floor(this.random() * FAILURE_KINDS.length), FAILURE_KINDS.length - 1)]! });
     }
-    if (!rolled.length) return [];
-    const writes = rolled.map(({ id, kind }) => this.failureStatement(id, kind, now));
-    const written = await this.db.batch(writes as [(typeof writes)[number], ...typeof writes]);
-    return written.flatMap((rows, i) => rows.map((row) => ({ kind: rolled[i]!.kind, instance: toInstance(row) })));
+    return rolled;
+  }
+
+  /** The write a rolled failure makes; an instance that changed meanwhile is left alone. */
+  rolledFailureStatement(failure: RolledFailure, now: number) {
+    return this.failureStatement(failure.id, failure.kind, now);
   }
 
   /** SQL: ids of the instances that send heartbeats now (see listHeartbeating), for a caller's statement. */

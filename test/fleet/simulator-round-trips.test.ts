@@ -10,6 +10,11 @@ import { applyMigrations } from "../../db/migrate.ts";
 import { FakeClock } from "../../runtime/clock.ts";
 import { SimulatorProvider, simulatorPages } from "../../fleet/simulator.ts";
 import { countingClient } from "../support/counting-client.ts";
+import { createTestDeps } from "../support/test-deps.ts";
+import { agentTick } from "../../triggers/cron-tick.ts";
+import { FLEET_CHECKS } from "../../triggers/tick.ts";
+import { events } from "../../schema/index.ts";
+import { eq } from "drizzle-orm";
 
 async function counted(count: number, pageSize: number, random: () => number = () => 0.5) {
   const { client, counter } = countingClient(createClient({ url: ":memory:" }));
@@ -58,5 +63,30 @@ describe("simulator round trips", () => {
     counter.reset();
     expect(await provider.rollFailures(2)).toEqual([]); // failed instances are not rolled again
     expect(counter.statements).toBe(2);
+  });
+});
+
+describe("the tick's simulator check", () => {
+  it("rolls, writes and reports a random failure within the tick's budget: pages + 5", async () => {
+    const { client, counter } = countingClient(createClient({ url: ":memory:" }));
+    const db = openDatabase(client);
+    await applyMigrations(db);
+    const base = await createTestDeps({ db, vars: { SIMULATOR_FAILURE_RATE: "2", RECONCILE_INTERVAL_S: "60" } });
+    let fail = false;
+    const provider = new SimulatorProvider(db, base.clock, () => (fail ? 0 : 0.999999), 25);
+    await provider.seed(60);
+    const deps = { ...base, provider };
+    await agentTick(deps, "default", FLEET_CHECKS); // first sighting: windows opened, fleet recorded
+    base.clock.advance(61_000);
+    fail = true;
+    counter.reset();
+    await agentTick(deps, "default", FLEET_CHECKS);
+    // Every instance failed (random() = 0): the agent row (its cache expired), one snapshot, 3
+    // pages, the failures in the write batch, their reports in one batch; reconciliation then finds
+    // what the reports already recorded and writes nothing.
+    expect(counter.calls).toBeLessThanOrEqual(simulatorPages(60, 25) + 5);
+    const reported = await db.select().from(events).where(eq(events.source, "webhook"));
+    expect(reported).toHaveLength(60);
+    expect((await provider.list()).every((i) => i.state === "exited")).toBe(true);
   });
 });
