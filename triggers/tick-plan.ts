@@ -52,7 +52,7 @@ export function defineTickCheck<S extends NamedStatements, R>(check: TickCheck<S
   return check;
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+/** A check of any shape, as the tick holds them (each check types its own snapshot rows). */
 export type AnyTickCheck = TickCheck<any, unknown>;
 
 export type CheckOutcome = { name: string; report: unknown } | { name: string; error: unknown };
