@@ -100,7 +100,7 @@ ${first}
 ${second}
 ${third}
 
-Memory after both ticks: heap ${heapMb} MB, RSS ${rssMb} MB.
+Memory after the three ticks: heap ${heapMb} MB, RSS ${rssMb} MB.
 
 What grows with what: the fan-out grows with **agents** (one read, one publish per agent). An
 agent's tick is its snapshot batch, the provider's pages (each agent lists the whole account, ${pages}
@@ -108,9 +108,10 @@ pages of ${SIMULATOR_PAGE_SIZE}, and keeps its own slice: a real provider's list
 one write batch per ${RECONCILE_PAGE} instances reconciliation recorded (the first tick records each;
 a steady tick writes none), one write batch for all other checks' writes, and the agent row when
 its per-process cache missed: issue 13's budget is provider pages + 5. The simulator's random
-failures (SIMULATOR_FAILURE_RATE=${FAILURE_RATE} per instance per hour) claim the whole account's roll
-windows with one statement in one batch, in whichever agent's tick comes first, and write only the
-instances that fail (one more batch, and their reports one more). **History** (events, runs,
+failures (SIMULATOR_FAILURE_RATE=${FAILURE_RATE} per instance per hour) cost no round trip of their own:
+the whole account's roll windows are read and claimed in the snapshot (whichever agent's tick comes
+first gets them), the instances that fail are written in the write batch, and their reports to
+every agent take one more batch, only in a tick where something failed. **History** (events, runs,
 notifications) is not read by the tick beyond indexed pending/poison/watchdog checks, and retention
 prunes it after 7 days. Not measured here: ingest p99 while ticks run.
 `;
