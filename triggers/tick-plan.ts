@@ -39,8 +39,6 @@ export interface TickContext {
 export interface TickCheck<S extends NamedStatements = NamedStatements, R = unknown> {
   /** Names the check in logs ("cron check failed"). */
   readonly name: string;
-  /** Work with round trips of its own before the snapshot (the simulator's random failures). */
-  before?(deps: Deps, agentId: string, tick: TickContext): Promise<void>;
   /** The check's statements in the snapshot batch. */
   reads(deps: Deps, agentId: string, now: number): S;
   /** Decides from the snapshot rows; provider pages are the only round trips it may make. */
@@ -63,31 +61,21 @@ export function writesNothing<R>(report: R): TickWrites<R> {
 }
 
 /**
- * Runs the checks as one tick: their `before` work, one snapshot batch, their decisions, one write
- * batch, their `after` work. A check that throws is reported as failed and the others go on; a
+ * Runs the checks as one tick: one snapshot batch, their decisions, one write batch, their
+ * `after` work. A check that throws is reported as failed and the others go on; a
  * failed snapshot fails the tick (nothing was decided from it).
  */
 export async function runTickChecks(deps: Deps, agentId: string, checks: readonly AnyTickCheck[]): Promise<CheckOutcome[]> {
   const tick: TickContext = { now: deps.clock.now(), reconciled: new Set() };
   const failed = new Map<number, unknown>();
-  for (const [i, check] of checks.entries()) {
-    try {
-      await check.before?.(deps, agentId, tick);
-    } catch (err) {
-      failed.set(i, err);
-    }
-  }
-
   const snapshot: NamedStatements = {};
   for (const [i, check] of checks.entries()) {
-    if (failed.has(i)) continue;
     for (const [name, statement] of Object.entries(check.reads(deps, agentId, tick.now) as NamedStatements)) snapshot[`${i}.${name}`] = statement;
   }
   const rows = await batchByName(deps.db, snapshot);
 
   const plans = new Map<number, TickWrites<unknown>>();
   for (const [i, check] of checks.entries()) {
-    if (failed.has(i)) continue;
     const prefix = `${i}.`;
     const mine = Object.fromEntries(Object.entries(rows).filter(([name]) => name.startsWith(prefix)).map(([name, r]) => [name.slice(prefix.length), r]));
     try {
