@@ -230,21 +230,12 @@ export class SimulatorProvider implements FleetProvider {
     return this.failureStatement(failure.id, failure.kind, now);
   }
 
-  /** SQL: ids of the instances that send heartbeats now (see listHeartbeating), for a caller's statement. */
+  /** SQL: ids of the instances that send heartbeats now (container up, host reachable), for a caller's statement. */
   heartbeatingIds() {
     return this.db
       .select({ id: simulatorInstances.id })
       .from(simulatorInstances)
       .where(and(eq(simulatorInstances.destroyed, false), eq(simulatorInstances.state, "running"), isNull(simulatorInstances.failure)));
-  }
-
-  /** Instances whose container is up and whose host is reachable: they send heartbeats. */
-  async listHeartbeating(): Promise<FleetInstance[]> {
-    const rows = await this.db
-      .select()
-      .from(simulatorInstances)
-      .where(and(eq(simulatorInstances.destroyed, false), eq(simulatorInstances.state, "running"), isNull(simulatorInstances.failure)));
-    return rows.map(toInstance);
   }
 
   private async find(id: string): Promise<SimRow | null> {
