@@ -12,7 +12,8 @@ import { join } from "node:path";
 import { openDatabase } from "../db/client.ts";
 import { applyMigrations } from "../db/migrate.ts";
 import { createNodeClient } from "../db/node-client.ts";
-import { SimulatorProvider } from "../fleet/simulator.ts";
+import { SIMULATOR_PAGE_SIZE, SimulatorProvider, simulatorPages } from "../fleet/simulator.ts";
+import { RECONCILE_PAGE } from "../fleet/reconcile.ts";
 import { FakeClock } from "../runtime/clock.ts";
 import { parseConfig } from "../runtime/config.ts";
 import { silentLogger } from "../runtime/log.ts";
@@ -26,6 +27,8 @@ import { countRoundTrips } from "./round-trips.ts";
 const AGENTS = Number(process.env.SCALE_AGENTS ?? 100);
 const INSTANCES = Number(process.env.SCALE_INSTANCES ?? 1000);
 const HEADING = "## Scale: agents × instances (bench/scale.bench.ts)";
+/** Random failures per instance per hour: about one failure in the account per tick at 1,000 instances. */
+const FAILURE_RATE = "0.05";
 
 class QueueScheduler implements Scheduler {
   readonly kind = "test" as const;
@@ -44,7 +47,7 @@ export async function scaleBench(): Promise<string> {
   const db = openDatabase(counting.client);
   await applyMigrations(db);
   const clock = new FakeClock();
-  const config = parseConfig({ DATABASE_URL: url, SIMULATOR_FAILURE_RATE: "0", RECONCILE_INTERVAL_S: "60", ADMIN_TOKEN: "bench-admin-token-0123456789" }, "node");
+  const config = parseConfig({ DATABASE_URL: url, SIMULATOR_FAILURE_RATE: FAILURE_RATE, RECONCILE_INTERVAL_S: "60", ADMIN_TOKEN: "bench-admin-token-0123456789" }, "node");
   const scheduler = new QueueScheduler();
   const deps = { db, clock, config, scheduler, provider: new SimulatorProvider(db, clock), llm: null, runStep: minimalRunStep, log: silentLogger };
 
@@ -71,15 +74,18 @@ export async function scaleBench(): Promise<string> {
     }
     const ms = performance.now() - start;
     perTick.sort((x, y) => x - y);
-    return `| ${label} | ${ms.toFixed(0)} ms | ${counting.count() - trips} | ${fanOutTrips} | ${perTick[0]}–${perTick.at(-1)} |`;
+    const median = perTick[Math.floor(perTick.length / 2)];
+    return `| ${label} | ${ms.toFixed(0)} ms | ${counting.count() - trips} | ${fanOutTrips} | ${perTick[0]}–${perTick.at(-1)} (median ${median}) |`;
   }
 
   const first = await fullTick("first tick (reconcile records every instance)");
-  const second = await fullTick("steady tick (nothing changed)");
+  const second = await fullTick("second tick (random failures start)");
+  const third = await fullTick("steady tick");
   globalThis.gc?.();
   const heapMb = (process.memoryUsage().heapUsed / 1e6).toFixed(1);
   const rssMb = (process.memoryUsage().rss / 1e6).toFixed(1);
   counting.client.close();
+  const pages = simulatorPages(INSTANCES);
   return `${HEADING}
 
 Written by \`tsx bench/scale.bench.ts\` (${new Date().toISOString().slice(0, 10)}): ${AGENTS} agents sharing one
@@ -88,19 +94,25 @@ database, fake clock. A "full tick" is the fan-out plus every agent's tick deliv
 in one process (on the Worker each is its own invocation). Round trips = libSQL client calls (each a
 Turso HTTP request, i.e. a Worker subrequest).
 
-| tick | wall time | DB round trips (total) | of which fan-out | per agent's tick (min–max) |
+| tick | wall time | DB round trips (total) | of which fan-out | per agent's tick (min–max; budget: ${pages} pages + 5) |
 |---|---|---|---|---|
 ${first}
 ${second}
+${third}
 
-Memory after both ticks: heap ${heapMb} MB, RSS ${rssMb} MB.
+Memory after the three ticks: heap ${heapMb} MB, RSS ${rssMb} MB.
 
 What grows with what: the fan-out grows with **agents** (one read, one publish per agent). An
-agent's tick grows with **its own instances** through reconciliation's writes of changed instances
-(the first tick records each; a steady tick writes none). The max column is the simulator, not the
-tick: once per tick it rolls random failures for the **whole account** with one write per instance,
-in whichever agent's tick comes first (a real provider has no such cost). **history** (events,
-runs, notifications) is not read by the tick beyond indexed pending/poison checks, and retention
+agent's tick is its snapshot batch, the provider's pages (each agent lists the whole account, ${pages}
+pages of ${SIMULATOR_PAGE_SIZE}, and keeps its own slice: a real provider's list works the same way),
+one write batch per ${RECONCILE_PAGE} instances reconciliation recorded (the first tick records each;
+a steady tick writes none), one write batch for all other checks' writes, and the agent row when
+its per-process cache missed: issue 13's budget is provider pages + 5. The simulator's random
+failures (SIMULATOR_FAILURE_RATE=${FAILURE_RATE} per instance per hour) cost no round trip of their own:
+the whole account's roll windows are read and claimed in the snapshot (whichever agent's tick comes
+first gets them), the instances that fail are written in the write batch, and their reports to
+every agent take one more batch, only in a tick where something failed. **History** (events, runs,
+notifications) is not read by the tick beyond indexed pending/poison/watchdog checks, and retention
 prunes it after 7 days. Not measured here: ingest p99 while ticks run.
 `;
 }
@@ -112,7 +124,11 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   if (process.argv.includes("--write")) {
     const path = new URL("./RESULTS.md", import.meta.url);
     const current = readFileSync(path, "utf8");
+    // Only this section: from its heading to the next one (or the end).
     const at = current.indexOf(HEADING);
-    writeFileSync(path, `${at >= 0 ? current.slice(0, at).trimEnd() : current.trimEnd()}\n\n${section}`);
+    const next = at >= 0 ? current.indexOf("\n## ", at + HEADING.length) : -1;
+    const before = at >= 0 ? current.slice(0, at).trimEnd() : current.trimEnd();
+    const after = next >= 0 ? `\n\n${current.slice(next + 1).trimEnd()}\n` : "";
+    writeFileSync(path, `${before}\n\n${section.trimEnd()}\n${after}`);
   }
 }

@@ -5,75 +5,75 @@
  * notification about that instance) since the event, a human is told, once per silence: the
  * notification's key names the last report, and a key already used is never used again.
  */
-import { and, eq, gte, inArray, isNotNull, gt, sql } from "drizzle-orm";
+import { sql } from "drizzle-orm";
 import type { Deps } from "../runtime/deps.ts";
 import { actions, events, instances, notifications } from "../schema/index.ts";
-import { notifyHuman } from "../notify/notify-human.ts";
-import type { TickCheck } from "../triggers/cron-tick.ts";
+import { notificationStatements } from "../notify/notify-human.ts";
+import { combineWrites, defineTickCheck, runTickCheck } from "../triggers/tick-plan.ts";
 import { HEARTBEAT_STATES } from "./heartbeat.ts";
 
 /** Heartbeat events older than this are not looked at again. */
 const LOOKBACK_MS = 24 * 3_600_000;
 
-export async function escalateMissedHeartbeats(deps: Deps, agentId: string): Promise<string[]> {
-  const { db, clock } = deps;
-  const now = clock.now();
-  const heard = await db
-    .select()
-    .from(events)
-    .where(and(eq(events.agentId, agentId), eq(events.source, "heartbeat"), eq(events.status, "consumed"), gt(events.createdAt, now - LOOKBACK_MS)));
-  const escalated: string[] = [];
-  for (const event of heard) {
-    const p = event.payload as { instanceId?: unknown; lastSeenAt?: unknown };
-    if (typeof p.instanceId !== "string" || typeof p.lastSeenAt !== "string") continue;
-    const lastSeenAt = Date.parse(p.lastSeenAt);
-    const dedupKey = `heartbeat:${p.instanceId}:${lastSeenAt}`;
-    const [silent, acted, told] = await db.batch([
-      db
-        .select({ id: instances.id, state: instances.state })
-        .from(instances)
-        .where(
-          and(
-            eq(instances.agentId, agentId),
-            eq(instances.id, p.instanceId),
-            eq(instances.lastSeenAt, lastSeenAt),
-            isNotNull(instances.heartbeatFlaggedAt),
-            inArray(instances.state, [...HEARTBEAT_STATES]),
-          ),
-        ),
-      db
-        .select({ id: actions.id })
-        .from(actions)
-        .where(and(eq(actions.agentId, agentId), eq(actions.instanceId, p.instanceId), gte(actions.createdAt, event.createdAt)))
-        .limit(1),
-      db
-        .select({ id: notifications.id })
-        .from(notifications)
-        .where(
-          and(
-            eq(notifications.agentId, agentId),
-            sql`(${notifications.dedupKey} = ${dedupKey} or (${notifications.instanceId} = ${p.instanceId} and ${notifications.createdAt} >= ${event.createdAt}))`,
-          ),
-        )
-        .limit(1),
-    ]);
-    if (!silent[0] || acted[0] || told[0]) continue;
-    const silentForS = Math.round((now - lastSeenAt) / 1000);
-    await notifyHuman(deps, {
-      agentId,
-      runId: null,
-      title: `Instance ${p.instanceId} stopped reporting`,
-      body: `${p.instanceId} (${silent[0].state}) has sent no report for ${silentForS}s (last seen ${p.lastSeenAt}), and the agent did not act on it.`,
-      severity: "warning",
-      dedupKey,
-      instanceId: p.instanceId,
-    });
-    escalated.push(p.instanceId);
-  }
-  return escalated;
+interface Unanswered {
+  instanceId: string;
+  state: string;
+  lastSeenAt: number;
+  dedupKey: string;
 }
 
-export const checkMissedHeartbeats: TickCheck = async function checkMissedHeartbeats(deps, agentId) {
-  const escalated = await escalateMissedHeartbeats(deps, agentId);
-  if (escalated.length) deps.log.info("missed heartbeats escalated to a human", { agentId, instances: escalated });
-};
+/**
+ * The tick's escalation check. One snapshot statement finds the heartbeat events whose run has
+ * finished, whose instance is still silent since the same last report (the event's dedup key
+ * names it: `heartbeat:<instance>:<lastSeenAt>`), and that nobody answered: no action on the
+ * instance and no notification about it since the event, and no notification under the key.
+ */
+export const checkMissedHeartbeats = defineTickCheck({
+  name: "checkMissedHeartbeats",
+  reads(deps: Deps, agentId: string, now: number) {
+    return {
+      unanswered: deps.db.all<Unanswered>(sql`
+        select i.id as instanceId, i.state as state, i.last_seen_at as lastSeenAt, e.dedup_key as dedupKey
+        from ${events} e join ${instances} i
+          on i.agent_id = e.agent_id and e.dedup_key = 'heartbeat:' || i.id || ':' || i.last_seen_at
+        where e.agent_id = ${agentId} and e.source = 'heartbeat' and e.status = 'consumed' and e.created_at > ${now - LOOKBACK_MS}
+          and i.heartbeat_flagged_at is not null and i.state in ${[...HEARTBEAT_STATES]}
+          and not exists (select 1 from ${actions} a where a.agent_id = ${agentId} and a.instance_id = i.id and a.created_at >= e.created_at)
+          and not exists (select 1 from ${notifications} n where n.agent_id = ${agentId}
+            and (n.dedup_key = e.dedup_key or (n.instance_id = i.id and n.created_at >= e.created_at)))
+        order by e.id`),
+    };
+  },
+  decide(deps, agentId, rows, tick) {
+    const told = new Set<string>();
+    const alerts = rows.unanswered.filter((row) => !told.has(row.dedupKey) && told.add(row.dedupKey));
+    const notices = combineWrites(
+      alerts.map((row) => {
+        const lastSeen = new Date(Number(row.lastSeenAt)).toISOString();
+        return notificationStatements(deps, {
+          agentId,
+          runId: null,
+          title: `Instance ${row.instanceId} stopped reporting`,
+          body: `${row.instanceId} (${row.state}) has sent no report for ${Math.round((tick.now - Number(row.lastSeenAt)) / 1000)}s (last seen ${lastSeen}), and the agent did not act on it.`,
+          severity: "warning",
+          dedupKey: row.dedupKey,
+          instanceId: row.instanceId,
+        });
+      }),
+    );
+    return {
+      statements: notices.statements,
+      async after(results) {
+        await notices.after(results);
+        const escalated = alerts.map((row) => row.instanceId);
+        if (escalated.length) deps.log.info("missed heartbeats escalated to a human", { agentId, instances: escalated });
+        return escalated;
+      },
+    };
+  },
+});
+
+/** The escalation check as a tick of its own: the instances a human was told about. */
+export function escalateMissedHeartbeats(deps: Deps, agentId: string): Promise<string[]> {
+  return runTickCheck(deps, agentId, checkMissedHeartbeats);
+}

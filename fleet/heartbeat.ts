@@ -9,57 +9,78 @@
  */
 import { and, eq, inArray, isNull, lt, sql } from "drizzle-orm";
 import type { Deps } from "../runtime/deps.ts";
-import { instanceEvents, instances } from "../schema/index.ts";
-import { ingestEvent } from "../triggers/ingest.ts";
-import type { TickCheck } from "../triggers/cron-tick.ts";
+import { events, instanceEvents, instances } from "../schema/index.ts";
+import { ingestWrites } from "../triggers/ingest-writes.ts";
+import { combineWrites, defineTickCheck, runTickCheck } from "../triggers/tick-plan.ts";
 
 /** States in which an instance that reports by webhook keeps reporting. */
 export const HEARTBEAT_STATES = ["running", "loading", "rebooting"] as const;
 
-export async function flagSilentInstances(deps: Deps, agentId: string): Promise<string[]> {
-  const { db, clock, config } = deps;
-  const now = clock.now();
-  const timeoutMs = sql`coalesce(${instances.heartbeatS} * 1000, ${config.heartbeatTimeoutMs})`;
-  const silent = await db
-    .select()
-    .from(instances)
-    .where(
-      and(
-        eq(instances.agentId, agentId),
-        eq(instances.reportsByWebhook, true),
-        inArray(instances.state, [...HEARTBEAT_STATES]),
-        isNull(instances.goneAt),
-        isNull(instances.heartbeatFlaggedAt),
-        lt(instances.lastSeenAt, sql`${now} - ${timeoutMs}`),
-      ),
-    );
-  const flagged: string[] = [];
-  for (const row of silent) {
-    const silentForS = Math.round((now - row.lastSeenAt) / 1000);
-    const message = `no report for ${silentForS}s (last seen ${new Date(row.lastSeenAt).toISOString()})`;
-    // Keyed by the last report: a crash before the flag is set makes the retry a duplicate.
-    const { eventId } = await ingestEvent(deps, {
-      agentId,
-      source: "heartbeat",
-      priority: 1,
-      dedupKey: `heartbeat:${row.id}:${row.lastSeenAt}`,
-      payload: { instanceId: row.id, state: row.state, heartbeatMissed: true, lastSeenAt: new Date(row.lastSeenAt).toISOString(), silentForS },
-    });
-    await db.batch([
-      db
-        .update(instances)
-        .set({ heartbeatFlaggedAt: now, updatedAt: now })
-        .where(and(eq(instances.agentId, agentId), eq(instances.id, row.id), eq(instances.lastSeenAt, row.lastSeenAt))),
-      db.run(sql`insert into ${instanceEvents} (agent_id, instance_id, from_state, to_state, source, message, at, event_id, created_at)
-        select ${agentId}, ${row.id}, ${row.state}, ${row.state}, 'heartbeat', ${message}, ${now}, ${eventId}, ${now}
-        where not exists (select 1 from ${instanceEvents} where agent_id = ${agentId} and event_id = ${eventId})`),
-    ]);
-    flagged.push(row.id);
-  }
-  return flagged;
+type Silent = typeof instances.$inferSelect;
+
+/** The tick's heartbeat check: silent instances are read in the snapshot, flagged in the write batch. */
+export const checkHeartbeats = defineTickCheck({
+  name: "checkHeartbeats",
+  reads(deps: Deps, agentId: string, now: number) {
+    const timeoutMs = sql`coalesce(${instances.heartbeatS} * 1000, ${deps.config.heartbeatTimeoutMs})`;
+    return {
+      silent: deps.db
+        .select()
+        .from(instances)
+        .where(
+          and(
+            eq(instances.agentId, agentId),
+            eq(instances.reportsByWebhook, true),
+            inArray(instances.state, [...HEARTBEAT_STATES]),
+            isNull(instances.goneAt),
+            isNull(instances.heartbeatFlaggedAt),
+            lt(instances.lastSeenAt, sql`${now} - ${timeoutMs}`),
+          ),
+        ),
+    };
+  },
+  decide(deps, agentId, rows, tick) {
+    const silent = rows.silent.filter((row) => !tick.reconciled.has(row.id));
+    const flags = combineWrites(silent.map((row) => flagWrites(deps, agentId, row, tick.now)));
+    return {
+      statements: flags.statements,
+      async after(results) {
+        await flags.after(results);
+        const flagged = silent.map((row) => row.id);
+        if (flagged.length) deps.log.info("instances missed their heartbeat", { agentId, instances: flagged });
+        return flagged;
+      },
+    };
+  },
+});
+
+/** One silent instance: its inbox event, its flag, and its history row keyed by that event. */
+function flagWrites(deps: Deps, agentId: string, row: Silent, now: number) {
+  const { db } = deps;
+  const silentForS = Math.round((now - row.lastSeenAt) / 1000);
+  const message = `no report for ${silentForS}s (last seen ${new Date(row.lastSeenAt).toISOString()})`;
+  // Keyed by the last report: a crash before the flag is set makes the retry a duplicate.
+  const dedupKey = `heartbeat:${row.id}:${row.lastSeenAt}`;
+  const event = {
+    agentId,
+    source: "heartbeat" as const,
+    priority: 1 as const,
+    dedupKey,
+    payload: { instanceId: row.id, state: row.state, heartbeatMissed: true, lastSeenAt: new Date(row.lastSeenAt).toISOString(), silentForS },
+  };
+  return ingestWrites(deps, event, [
+    db
+      .update(instances)
+      .set({ heartbeatFlaggedAt: now, updatedAt: now })
+      .where(and(eq(instances.agentId, agentId), eq(instances.id, row.id), eq(instances.lastSeenAt, row.lastSeenAt))),
+    db.run(sql`insert into ${instanceEvents} (agent_id, instance_id, from_state, to_state, source, message, at, event_id, created_at)
+      select ${agentId}, ${row.id}, ${row.state}, ${row.state}, 'heartbeat', ${message}, ${now}, e.id, ${now}
+      from ${events} e where e.agent_id = ${agentId} and e.dedup_key = ${dedupKey}
+        and not exists (select 1 from ${instanceEvents} ie where ie.agent_id = ${agentId} and ie.event_id = e.id)`),
+  ]);
 }
 
-export const checkHeartbeats: TickCheck = async function checkHeartbeats(deps, agentId) {
-  const flagged = await flagSilentInstances(deps, agentId);
-  if (flagged.length) deps.log.info("instances missed their heartbeat", { agentId, instances: flagged });
-};
+/** The heartbeat check as a tick of its own: the instances it flagged. */
+export function flagSilentInstances(deps: Deps, agentId: string): Promise<string[]> {
+  return runTickCheck(deps, agentId, checkHeartbeats);
+}

@@ -12,51 +12,80 @@
 import { and, eq, inArray, isNotNull, isNull, lt, or } from "drizzle-orm";
 import type { Deps } from "../runtime/deps.ts";
 import { instances } from "../schema/index.ts";
-import { ingestEvent } from "../triggers/ingest.ts";
-import type { TickCheck } from "../triggers/cron-tick.ts";
+import type { IncomingEvent } from "../triggers/ingest.ts";
+import { ingestWrites } from "../triggers/ingest-writes.ts";
+import { combineWrites, defineTickCheck, runTickCheck } from "../triggers/tick-plan.ts";
 
 /** States an instance should only pass through. */
 export const LOADING_STATES = ["created", "loading"] as const;
 
 type Row = typeof instances.$inferSelect;
 
-export async function raiseOverdueStates(deps: Deps, agentId: string): Promise<string[]> {
-  const { db, clock, config } = deps;
-  const now = clock.now();
-  const stuckBefore = now - config.loadingTimeoutMs;
-  const rows = await db
-    .select()
-    .from(instances)
-    .where(
-      and(
-        eq(instances.agentId, agentId),
-        isNull(instances.goneAt),
-        or(
-          and(isNotNull(instances.expectedState), lt(instances.expectedUntil, now)),
-          and(inArray(instances.state, [...LOADING_STATES]), lt(instances.stateAt, stuckBefore), or(isNull(instances.expectedUntil), lt(instances.expectedUntil, now))),
+/** The tick's overdue check: candidates read in the snapshot, raised and cleared in the write batch. */
+export const checkOverdueStates = defineTickCheck({
+  name: "checkOverdueStates",
+  reads(deps: Deps, agentId: string, now: number) {
+    const stuckBefore = now - deps.config.loadingTimeoutMs;
+    return {
+      overdue: deps.db
+        .select()
+        .from(instances)
+        .where(
+          and(
+            eq(instances.agentId, agentId),
+            isNull(instances.goneAt),
+            or(
+              and(isNotNull(instances.expectedState), lt(instances.expectedUntil, now)),
+              and(inArray(instances.state, [...LOADING_STATES]), lt(instances.stateAt, stuckBefore), or(isNull(instances.expectedUntil), lt(instances.expectedUntil, now))),
+            ),
+          ),
         ),
-      ),
-    );
-  const raised: string[] = [];
-  for (const row of rows) {
-    const stuck = (LOADING_STATES as readonly string[]).includes(row.state) && row.stateAt < stuckBefore;
-    const unmet = row.expectedState !== null && row.expectedState !== row.state;
-    if (stuck) await raiseStuck(deps, row, now);
-    else if (unmet) await raiseUnmet(deps, row);
-    if (row.expectedState !== null) {
-      await db
-        .update(instances)
-        .set({ expectedState: null, expectedUntil: null })
-        .where(and(eq(instances.agentId, agentId), eq(instances.id, row.id), eq(instances.expectedUntil, row.expectedUntil!)));
-    }
-    if (stuck || unmet) raised.push(row.id);
-  }
-  return raised;
+    };
+  },
+  decide(deps, agentId, rows, tick) {
+    const { now } = tick;
+    const stuckBefore = now - deps.config.loadingTimeoutMs;
+    const raised: string[] = [];
+    const parts = rows.overdue
+      .filter((row) => !tick.reconciled.has(row.id))
+      .flatMap((row) => {
+        const stuck = (LOADING_STATES as readonly string[]).includes(row.state) && row.stateAt < stuckBefore;
+        const unmet = row.expectedState !== null && row.expectedState !== row.state;
+        if (stuck || unmet) raised.push(row.id);
+        // The expectation is judged once: its deadline passed, so it is cleared either way.
+        const clear =
+          row.expectedState !== null
+            ? [
+                deps.db
+                  .update(instances)
+                  .set({ expectedState: null, expectedUntil: null })
+                  .where(and(eq(instances.agentId, agentId), eq(instances.id, row.id), eq(instances.expectedUntil, row.expectedUntil!))),
+              ]
+            : [];
+        if (stuck) return [ingestWrites(deps, stuckEvent(deps, row, now), clear)];
+        if (unmet) return [ingestWrites(deps, unmetEvent(row), clear)];
+        return clear.length ? [{ statements: clear, after: () => undefined }] : [];
+      });
+    const writes = combineWrites(parts);
+    return {
+      statements: writes.statements,
+      async after(results) {
+        await writes.after(results);
+        if (raised.length) deps.log.info("instances overdue", { agentId, instances: raised });
+        return raised;
+      },
+    };
+  },
+});
+
+/** The overdue check as a tick of its own: the instances it raised. */
+export function raiseOverdueStates(deps: Deps, agentId: string): Promise<string[]> {
+  return runTickCheck(deps, agentId, checkOverdueStates);
 }
 
-function raiseStuck(deps: Deps, row: Row, now: number) {
+function stuckEvent(deps: Deps, row: Row, now: number): IncomingEvent {
   const forS = Math.round((now - row.stateAt) / 1000);
-  return ingestEvent(deps, {
+  return {
     agentId: row.agentId,
     source: "overdue",
     priority: 1,
@@ -69,11 +98,11 @@ function raiseStuck(deps: Deps, row: Row, now: number) {
       forS,
       message: `${row.state} for ${forS}s, longer than LOADING_TIMEOUT_S (${deps.config.loadingTimeoutMs / 1000}s)`,
     },
-  });
+  };
 }
 
-function raiseUnmet(deps: Deps, row: Row) {
-  return ingestEvent(deps, {
+function unmetEvent(row: Row): IncomingEvent {
+  return {
     agentId: row.agentId,
     source: "overdue",
     priority: 1,
@@ -86,10 +115,5 @@ function raiseUnmet(deps: Deps, row: Row) {
       expectedBy: new Date(row.expectedUntil!).toISOString(),
       message: `expected ${row.expectedState} by ${new Date(row.expectedUntil!).toISOString()} after the agent's action; it is ${row.state}`,
     },
-  });
+  };
 }
-
-export const checkOverdueStates: TickCheck = async function checkOverdueStates(deps, agentId) {
-  const raised = await raiseOverdueStates(deps, agentId);
-  if (raised.length) deps.log.info("instances overdue", { agentId, instances: raised });
-};

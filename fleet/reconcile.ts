@@ -6,18 +6,20 @@
  * the provider no longer lists is marked gone (never deleted) with one event. If the list fails,
  * nothing is recorded and the error is thrown: a failed list is never an empty fleet.
  *
+ * A check of the tick (triggers/tick-plan.ts): its interval's turn is claimed, and the stored
+ * instances read, in the tick's snapshot batch.
  * Round trips follow the provider's pages, not the fleet's size: the differences are written a
  * page (RECONCILE_PAGE instances) at a time, each page's changes sharing one group-committed
  * batch, each change still its own idempotent ingest, with a turn of the event loop between pages
  * so requests are served while a big fleet is reconciled.
  */
-import { and, eq, isNull, lte, sql } from "drizzle-orm";
+import { and, eq, isNull, lte, or, sql } from "drizzle-orm";
 import type { Deps } from "../runtime/deps.ts";
 import { agents, events, instanceEvents, instances } from "../schema/index.ts";
 import { GroupCommit } from "../db/group-commit.ts";
 import { yieldToEventLoop } from "../runtime/yield.ts";
 import { commitIngest, ingestStatements, publishAfterIngest } from "../triggers/ingest.ts";
-import type { TickCheck } from "../triggers/cron-tick.ts";
+import { defineTickCheck, runTickCheck, writesNothing } from "../triggers/tick-plan.ts";
 import { recordInstanceState } from "./instance-state.ts";
 import type { FleetInstance } from "./provider.ts";
 
@@ -34,22 +36,26 @@ export interface ReconcileReport {
   gone: string[];
 }
 
-/** Takes this interval's turn, or returns null when another reconcile ran too recently. */
-async function claimTurn(deps: Deps, agentId: string, now: number): Promise<{ previous: number | null } | null> {
-  const [before] = await deps.db.select({ at: agents.lastReconciledAt }).from(agents).where(eq(agents.id, agentId));
-  if (!before) return null;
+/**
+ * The snapshot's statements: the previous turn's time, this interval's turn taken when it is due
+ * (one transaction with the read, so two ticks never both take it), and the stored instances,
+ * read only when the turn was taken.
+ */
+function turnStatements(deps: Deps, agentId: string, now: number) {
+  const { db } = deps;
   const due = now - deps.config.reconcileIntervalMs;
-  const claimed = await deps.db
-    .update(agents)
-    .set({ lastReconciledAt: now })
-    .where(
-      and(
-        eq(agents.id, agentId),
-        before.at === null ? isNull(agents.lastReconciledAt) : and(eq(agents.lastReconciledAt, before.at), lte(agents.lastReconciledAt, due)),
-      ),
-    )
-    .returning({ id: agents.id });
-  return claimed.length ? { previous: before.at } : null;
+  return {
+    before: db.select({ at: agents.lastReconciledAt }).from(agents).where(eq(agents.id, agentId)),
+    claim: db
+      .update(agents)
+      .set({ lastReconciledAt: now })
+      .where(and(eq(agents.id, agentId), or(isNull(agents.lastReconciledAt), lte(agents.lastReconciledAt, due))))
+      .returning({ id: agents.id }),
+    stored: db
+      .select()
+      .from(instances)
+      .where(and(eq(instances.agentId, agentId), sql`exists (select 1 from ${agents} where ${agents.id} = ${agentId} and ${agents.lastReconciledAt} = ${now})`)),
+  };
 }
 
 function details(i: FleetInstance) {
@@ -73,12 +79,17 @@ function detailsDiffer(stored: StoredInstance, seen: FleetInstance): boolean {
   );
 }
 
-export async function reconcileFleet(deps: Deps, agentId: string): Promise<ReconcileReport> {
-  const { db, clock } = deps;
-  const now = clock.now();
+/** Reconciles from the snapshot's rows: the provider's pages, then a batch per page of changes. */
+async function reconcileFromSnapshot(
+  deps: Deps,
+  agentId: string,
+  rows: { before: { at: number | null }[]; claim: { id: string }[]; stored: StoredInstance[] },
+  now: number,
+): Promise<ReconcileReport> {
+  const { db } = deps;
   const report: ReconcileReport = { ran: false, changed: [], refreshed: [], gone: [] };
-  const turn = await claimTurn(deps, agentId, now);
-  if (!turn) return report;
+  if (!rows.claim.length) return report;
+  const turn = { previous: rows.before[0]?.at ?? null };
 
   let listed: FleetInstance[];
   try {
@@ -94,7 +105,7 @@ export async function reconcileFleet(deps: Deps, agentId: string): Promise<Recon
   }
   report.ran = true;
 
-  const storedRows = await db.select().from(instances).where(eq(instances.agentId, agentId));
+  const storedRows = rows.stored;
   const stored = new Map(storedRows.map((row) => [row.id, row]));
   const listedIds = new Set(listed.map((i) => i.id));
   const writes: (() => Promise<unknown>)[] = [];
@@ -171,7 +182,21 @@ async function markGone(deps: Deps, row: StoredInstance, now: number): Promise<v
   await publishAfterIngest(deps, row.agentId, moved[0]);
 }
 
-/** The cron check. A provider failure propagates so the tick logs it against this check. */
-export const reconcileInstances: TickCheck = async function reconcileInstances(deps, agentId) {
-  await reconcileFleet(deps, agentId);
-};
+/**
+ * The tick's reconciliation check. Its writes are its own page batches (made while deciding);
+ * the instances it recorded are left to the next tick by the checks after it.
+ */
+export const reconcileInstances = defineTickCheck({
+  name: "reconcileInstances",
+  reads: turnStatements,
+  async decide(deps, agentId, rows, tick) {
+    const report = await reconcileFromSnapshot(deps, agentId, rows, tick.now);
+    for (const id of [...report.changed, ...report.gone]) tick.reconciled.add(id);
+    return writesNothing(report);
+  },
+});
+
+/** Reconciliation as a tick of its own; a provider failure is thrown. */
+export function reconcileFleet(deps: Deps, agentId: string): Promise<ReconcileReport> {
+  return runTickCheck(deps, agentId, reconcileInstances);
+}

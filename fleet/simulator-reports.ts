@@ -8,12 +8,13 @@
  */
 import { and, eq, inArray, isNull } from "drizzle-orm";
 import type { Deps } from "../runtime/deps.ts";
-import { instances } from "../schema/index.ts";
+import { agents, instances } from "../schema/index.ts";
 import { listActiveAgentIds } from "../triggers/agents.ts";
-import type { TickCheck } from "../triggers/cron-tick.ts";
+import { defineTickCheck, runTickCheck, writesNothing, type TickStatement } from "../triggers/tick-plan.ts";
+import { GroupCommit } from "../db/group-commit.ts";
 import { recordInstanceState, type RecordedChange } from "./instance-state.ts";
 import type { FleetInstance } from "./provider.ts";
-import { SimulatorProvider, type FailureKind } from "./simulator.ts";
+import { failuresWritten, SimulatorProvider, type FailureKind } from "./simulator.ts";
 import { ScopedProvider } from "./scoped-provider.ts";
 
 export class NotSimulatedError extends Error {
@@ -33,21 +34,29 @@ function simulator(deps: Deps): SimulatorProvider | null {
   return provider instanceof SimulatorProvider ? provider : null;
 }
 
-/** Reports the instance's current state to every agent, as its webhook would. */
-async function reportToAgents(deps: Deps, instance: FleetInstance, dedupKey: string): Promise<AgentReport[]> {
-  const reports: AgentReport[] = [];
-  for (const agentId of await listActiveAgentIds(deps.db)) {
-    const recorded = await recordInstanceState(deps, {
+/**
+ * Reports each failure's state to every agent, as its webhook would; all reports share one
+ * database batch (each still its own idempotent ingest, committed through a group commit).
+ */
+async function reportToAgents(deps: Deps, failures: { instance: FleetInstance; dedupKey: string }[], agentIds?: string[]): Promise<AgentReport[]> {
+  if (!failures.length) return [];
+  const to = agentIds ?? (await listActiveAgentIds(deps.db));
+  const reports = failures.flatMap(({ instance, dedupKey }) => to.map((agentId) => ({ agentId, instance, dedupKey })));
+  if (!reports.length) return [];
+  const shared: Deps = { ...deps, groupCommit: new GroupCommit(deps.db, { windowMs: 0, maxRequests: reports.length }) };
+  return Promise.all(
+    reports.map(async ({ agentId, instance, dedupKey }) => ({
       agentId,
-      instanceId: instance.id,
-      state: instance.state,
-      message: instance.statusMessage,
-      source: "webhook",
-      dedupKey,
-    });
-    reports.push({ agentId, ...recorded });
-  }
-  return reports;
+      ...(await recordInstanceState(shared, {
+        agentId,
+        instanceId: instance.id,
+        state: instance.state,
+        message: instance.statusMessage,
+        source: "webhook",
+        dedupKey,
+      })),
+    })),
+  );
 }
 
 /**
@@ -63,27 +72,53 @@ export async function injectSimulatorFailure(
   if (!sim) throw new NotSimulatedError(deps.provider.kind);
   const instance = await sim.injectFailure(instanceId, kind);
   if (!instance) return null;
-  const reports = await reportToAgents(deps, instance, `sim:${instance.id}:${kind}:${deps.clock.now()}`);
+  const reports = await reportToAgents(deps, [{ instance, dedupKey: `sim:${instance.id}:${kind}:${deps.clock.now()}` }]);
   return { instance, reports };
 }
 
-/** Cron check: roll random failures (SIMULATOR_FAILURE_RATE per instance per hour), then heartbeats. */
-export const simulateFleet: TickCheck = async function simulateFleet(deps, agentId) {
-  const sim = simulator(deps);
-  if (!sim) return;
-  const now = deps.clock.now();
-  for (const { kind, instance } of await sim.rollFailures(deps.config.simulator.failureRatePerHour)) {
-    deps.log.info("simulated failure", { instanceId: instance.id, kind });
-    await reportToAgents(deps, instance, `sim:${instance.id}:${kind}:${now}`);
-  }
-  const alive = (await sim.listHeartbeating()).map((i) => i.id);
-  if (!alive.length) return;
-  // A heartbeat says "still running": it refreshes an instance fleetwarden already knows as
-  // running; a state it does not know yet is reconciliation's to record, with an event.
-  await deps.db
-    .update(instances)
-    .set({ lastSeenAt: now, heartbeatFlaggedAt: null, reportsByWebhook: true })
-    .where(
-      and(eq(instances.agentId, agentId), inArray(instances.id, alive), eq(instances.state, "running"), isNull(instances.goneAt)),
-    );
-};
+/**
+ * The tick's simulator check. In the snapshot: the healthy instances' heartbeats (one statement,
+ * so the heartbeat check reads fresh last-seen times) and, at a non-zero SIMULATOR_FAILURE_RATE,
+ * the whole account's random-failure windows read and claimed (one statement each) with the agents
+ * to report to. The roll itself is decided in memory; only the instances that fail are written, in
+ * the tick's write batch, and reported to every agent as webhooks would be (one more batch, only
+ * when something failed).
+ */
+export const simulatorReports = defineTickCheck({
+  name: "simulateFleet",
+  reads(deps: Deps, agentId: string, now: number): Record<string, TickStatement> {
+    const sim = simulator(deps);
+    if (!sim) return {};
+    // A heartbeat says "still running": it refreshes an instance fleetwarden already knows as
+    // running; a state it does not know yet is reconciliation's to record, with an event.
+    const heartbeats = deps.db
+      .update(instances)
+      .set({ lastSeenAt: now, heartbeatFlaggedAt: null, reportsByWebhook: true })
+      .where(and(eq(instances.agentId, agentId), inArray(instances.id, sim.heartbeatingIds()), eq(instances.state, "running"), isNull(instances.goneAt)));
+    if (deps.config.simulator.failureRatePerHour <= 0) return { heartbeats };
+    const roll = sim.rollClaimStatements(now);
+    return { heartbeats, windows: roll.windows, claim: roll.claim, agents: deps.db.select({ id: agents.id }).from(agents).where(isNull(agents.archivedAt)) };
+  },
+  decide(deps, _agentId, rows, tick) {
+    const sim = simulator(deps);
+    const windows = rows.windows as unknown as { id: string; since: number | null }[] | undefined;
+    if (!sim || !windows) return writesNothing<void>(undefined);
+    const rolled = sim.rollWindows(windows, deps.config.simulator.failureRatePerHour, tick.now);
+    return {
+      statements: rolled.map((failure) => sim.rolledFailureStatement(failure, tick.now)),
+      async after(results): Promise<void> {
+        const failed = failuresWritten(rolled, results as SimRows[]);
+        for (const { kind, instance } of failed) deps.log.info("simulated failure", { instanceId: instance.id, kind });
+        const agentIds = (rows.agents as unknown as { id: string }[]).map((a) => a.id);
+        await reportToAgents(deps, failed.map(({ kind, instance }) => ({ instance, dedupKey: `sim:${instance.id}:${kind}:${tick.now}` })), agentIds);
+      },
+    };
+  },
+});
+
+type SimRows = Parameters<typeof failuresWritten>[1][number];
+
+/** The simulator check as a tick of its own. */
+export function simulateFleet(deps: Deps, agentId: string): Promise<void> {
+  return runTickCheck<void>(deps, agentId, simulatorReports);
+}

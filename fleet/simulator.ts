@@ -5,7 +5,7 @@
  * out-of-memory, stuck loading, host offline) are injected on demand or rolled at random; how
  * the simulated instances then report to fleetwarden lives in simulator-reports.ts.
  */
-import { and, eq, isNull } from "drizzle-orm";
+import { and, asc, eq, gt, isNull, lt, or } from "drizzle-orm";
 import type { Db } from "../db/client.ts";
 import type { Clock } from "../runtime/clock.ts";
 import { simulatorInstances } from "../schema/index.ts";
@@ -30,12 +30,30 @@ export const FAILURES: Record<FailureKind, { state: InstanceState; message: stri
   host_offline: { state: "offline", message: "host offline: machine disconnected" },
 };
 
+/** Instances per list page (Vast.ai's CLI asks for 25; a page here is one database round trip). */
+export const SIMULATOR_PAGE_SIZE = 100;
+
+/** Round trips list() makes for `instances` listed instances. */
+export function simulatorPages(instances: number, pageSize = SIMULATOR_PAGE_SIZE): number {
+  return Math.max(1, Math.ceil(instances / pageSize));
+}
+
 /** Gaps longer than this (a host that was down) are rolled as if only this long had passed. */
 const MAX_ROLL_WINDOW_MS = 3_600_000;
 
 export interface SimulatedFailure {
   kind: FailureKind;
   instance: FleetInstance;
+}
+
+export interface RolledFailure {
+  id: string;
+  kind: FailureKind;
+}
+
+/** The failures whose writes (rolledFailureStatement, in the same order) changed an instance. */
+export function failuresWritten(rolled: readonly RolledFailure[], written: readonly (readonly SimRow[])[]): SimulatedFailure[] {
+  return written.flatMap((rows, i) => rows.map((row) => ({ kind: rolled[i]!.kind, instance: toInstance(row) })));
 }
 
 type SimRow = typeof simulatorInstances.$inferSelect;
@@ -61,6 +79,7 @@ export class SimulatorProvider implements FleetProvider {
     private readonly clock: Clock,
     /** Uniform in [0, 1); tests pass a seeded one so random failures are deterministic. */
     private readonly random: () => number = Math.random,
+    private readonly pageSize: number = SIMULATOR_PAGE_SIZE,
   ) {}
 
   /** Creates `count` running instances (sim-1 … sim-N) if the simulated fleet is empty. */
@@ -81,9 +100,24 @@ export class SimulatorProvider implements FleetProvider {
     }
   }
 
+  /**
+   * The account's instances, read a page (SIMULATOR_PAGE_SIZE, ordered by id) at a time as a real
+   * provider answers them, so a big simulated fleet costs what a big real one would: one round
+   * trip per page (simulatorPages). Bounded: each page starts after the last id of the one before.
+   */
   async list(): Promise<FleetInstance[]> {
-    const rows = await this.db.select().from(simulatorInstances).where(eq(simulatorInstances.destroyed, false));
-    return rows.map(toInstance);
+    const listed: FleetInstance[] = [];
+    for (let after = ""; ; ) {
+      const page = await this.db
+        .select()
+        .from(simulatorInstances)
+        .where(and(eq(simulatorInstances.destroyed, false), gt(simulatorInstances.id, after)))
+        .orderBy(asc(simulatorInstances.id))
+        .limit(this.pageSize + 1);
+      listed.push(...page.slice(0, this.pageSize).map(toInstance));
+      if (page.length <= this.pageSize) return listed;
+      after = page[this.pageSize - 1]!.id;
+    }
   }
 
   async get(id: string): Promise<FleetInstance | null> {
@@ -124,66 +158,84 @@ export class SimulatorProvider implements FleetProvider {
 
   /** Puts the instance into the failure's state now; null when there is no such instance. */
   async injectFailure(id: string, kind: FailureKind): Promise<FleetInstance | null> {
-    const failure = FAILURES[kind];
-    const [row] = await this.db
-      .update(simulatorInstances)
-      .set({ state: failure.state, statusMessage: failure.message, failure: kind, updatedAt: this.clock.now() })
-      .where(and(eq(simulatorInstances.id, id), eq(simulatorInstances.destroyed, false)))
-      .returning();
+    const [row] = await this.failureStatement(id, kind, this.clock.now(), false);
     return row ? toInstance(row) : null;
+  }
+
+  /** The write a failure makes; `onlyHealthy` (a random roll) leaves an instance that already changed alone. */
+  private failureStatement(id: string, kind: FailureKind, now: number, onlyHealthy = true) {
+    const failure = FAILURES[kind];
+    return this.db
+      .update(simulatorInstances)
+      .set({ state: failure.state, statusMessage: failure.message, failure: kind, updatedAt: now })
+      .where(
+        and(
+          eq(simulatorInstances.id, id),
+          eq(simulatorInstances.destroyed, false),
+          onlyHealthy ? and(eq(simulatorInstances.state, "running"), isNull(simulatorInstances.failure)) : undefined,
+        ),
+      )
+      .returning();
   }
 
   /**
    * Rolls random failures for the time since the last roll: a healthy running instance fails
    * with probability 1 - e^(-rate * hours), so the rate holds however often this is called.
-   * Each instance's roll window is claimed with a conditional update, so concurrent callers
-   * (one per agent, or overlapping ticks) never roll the same time twice.
+   * One batch reads every healthy instance's window and claims them all with one statement (one
+   * transaction, so concurrent callers — one per agent, or overlapping ticks — never roll the same
+   * time twice); a second batch, only when something failed, writes just the instances that fail.
+   * The cron tick runs the same three steps inside its own batches (fleet/simulator-reports.ts).
    */
   async rollFailures(ratePerHour: number): Promise<SimulatedFailure[]> {
     // A quiet fleet has nothing to roll: no statement per instance per tick.
     if (ratePerHour <= 0) return [];
     const now = this.clock.now();
-    const healthy = await this.db
-      .select()
-      .from(simulatorInstances)
-      .where(and(eq(simulatorInstances.destroyed, false), eq(simulatorInstances.state, "running"), isNull(simulatorInstances.failure)));
-    const due = healthy.filter((row) => row.failuresRolledAt === null || row.failuresRolledAt < now);
-    if (!due.length) return [];
-    // Every window is claimed in one batch: one round trip however large the fleet.
-    const claims = due.map((row) =>
-      this.db
-        .update(simulatorInstances)
-        .set({ failuresRolledAt: now })
-        .where(
-          and(
-            eq(simulatorInstances.id, row.id),
-            row.failuresRolledAt === null ? isNull(simulatorInstances.failuresRolledAt) : eq(simulatorInstances.failuresRolledAt, row.failuresRolledAt),
-          ),
-        )
-        .returning({ id: simulatorInstances.id }),
-    );
-    const claimed = await this.db.batch(claims as unknown as [(typeof claims)[number], ...typeof claims]);
-    const failed: SimulatedFailure[] = [];
-    for (const [i, row] of due.entries()) {
-      const since = row.failuresRolledAt;
-      // The first sighting only starts the window: an instance has not been at risk before it.
-      if (!claimed[i]!.length || since === null) continue;
-      const hours = Math.min(now - since, MAX_ROLL_WINDOW_MS) / 3_600_000;
-      if (this.random() >= 1 - Math.exp(-ratePerHour * hours)) continue;
-      const kind = FAILURE_KINDS[Math.min(Math.floor(this.random() * FAILURE_KINDS.length), FAILURE_KINDS.length - 1)]!;
-      const instance = await this.injectFailure(row.id, kind);
-      if (instance) failed.push({ kind, instance });
-    }
-    return failed;
+    const claim = this.rollClaimStatements(now);
+    const [windows] = await this.db.batch([claim.windows, claim.claim]);
+    const rolled = this.rollWindows(windows, ratePerHour, now);
+    if (!rolled.length) return [];
+    const writes = rolled.map((failure) => this.rolledFailureStatement(failure, now));
+    return failuresWritten(rolled, await this.db.batch(writes as [(typeof writes)[number], ...typeof writes]));
   }
 
-  /** Instances whose container is up and whose host is reachable: they send heartbeats. */
-  async listHeartbeating(): Promise<FleetInstance[]> {
-    const rows = await this.db
-      .select()
+  /** Statements, in this order in one batch: the healthy instances' roll windows, and their claim. */
+  rollClaimStatements(now: number) {
+    const due = and(
+      eq(simulatorInstances.destroyed, false),
+      eq(simulatorInstances.state, "running"),
+      isNull(simulatorInstances.failure),
+      or(isNull(simulatorInstances.failuresRolledAt), lt(simulatorInstances.failuresRolledAt, now)),
+    );
+    return {
+      windows: this.db.select({ id: simulatorInstances.id, since: simulatorInstances.failuresRolledAt }).from(simulatorInstances).where(due),
+      claim: this.db.update(simulatorInstances).set({ failuresRolledAt: now }).where(due),
+    };
+  }
+
+  /** Which claimed windows end in a failure, and of which kind (the random part). */
+  rollWindows(windows: readonly { id: string; since: number | null }[], ratePerHour: number, now: number): RolledFailure[] {
+    const rolled: RolledFailure[] = [];
+    for (const { id, since } of windows) {
+      // The first sighting only starts the window: an instance has not been at risk before it.
+      if (since === null) continue;
+      const hours = Math.min(now - since, MAX_ROLL_WINDOW_MS) / 3_600_000;
+      if (this.random() >= 1 - Math.exp(-ratePerHour * hours)) continue;
+      rolled.push({ id, kind: FAILURE_KINDS[Math.min(Math.floor(this.random() * FAILURE_KINDS.length), FAILURE_KINDS.length - 1)]! });
+    }
+    return rolled;
+  }
+
+  /** The write a rolled failure makes; an instance that changed meanwhile is left alone. */
+  rolledFailureStatement(failure: RolledFailure, now: number) {
+    return this.failureStatement(failure.id, failure.kind, now);
+  }
+
+  /** SQL: ids of the instances that send heartbeats now (container up, host reachable), for a caller's statement. */
+  heartbeatingIds() {
+    return this.db
+      .select({ id: simulatorInstances.id })
       .from(simulatorInstances)
       .where(and(eq(simulatorInstances.destroyed, false), eq(simulatorInstances.state, "running"), isNull(simulatorInstances.failure)));
-    return rows.map(toInstance);
   }
 
   private async find(id: string): Promise<SimRow | null> {

@@ -46,6 +46,16 @@ export function configuredChannels(deps: Pick<Deps, "config">): ChannelName[] {
 }
 
 export async function notifyHuman(deps: NotifyDeps, n: HumanNotification): Promise<NotifyResult> {
+  const { statements, after } = notificationStatements(deps, n);
+  return after(await deps.db.batch(statements));
+}
+
+/**
+ * notifyHuman as statements for a caller's batch (the cron tick writes all its alerts in one):
+ * commit `statements` in one batch (one transaction), then call `after` with their results, which
+ * publishes the channel deliveries.
+ */
+export function notificationStatements(deps: NotifyDeps, n: HumanNotification) {
   const { db, clock, config } = deps;
   const now = clock.now();
   const dedupKey = n.dedupKey ?? titleDedupKey(n.title);
@@ -64,44 +74,47 @@ export async function notifyHuman(deps: NotifyDeps, n: HumanNotification): Promi
       select ${n.agentId}, ${n.runId}, ${n.title}, ${n.body}, ${n.severity}, ${dedupKey}, ${n.instanceId ?? null}, 0, ${now}
       where not exists (select 1 from ${notifications} where ${inWindow}) and ${fenced}
       returning id`),
-  ] as const;
-  const fanOut = channels.length
-    ? db.all<{ id: number; channel: ChannelName }>(sql`insert into ${notificationDeliveries} (notification_id, channel, status, attempts)
+    ...(channels.length
+      ? [
+          db.all<{ id: number; channel: ChannelName }>(sql`insert into ${notificationDeliveries} (notification_id, channel, status, attempts)
         select n.id, c.column1, 'pending', 0
         from ${notifications} n, (values ${sql.join(channels.map((c) => sql`(${c})`), sql`, `)}) c
         where n.id = (select max(id) from ${notifications}
                       where agent_id = ${n.agentId} and dedup_key = ${dedupKey} and created_at = ${now} and repeats = 0)
           and not exists (select 1 from ${notificationDeliveries} d where d.notification_id = n.id)
-        returning id, channel`)
-    : null;
-  const [folded, inserted, deliveries = []] = fanOut
-    ? await db.batch([...statements, fanOut])
-    : await db.batch(statements);
+        returning id, channel`),
+        ]
+      : []),
+  ] as const;
 
-  const notificationId = inserted[0]?.id ?? folded[0]?.id;
-  if (notificationId === undefined) {
-    await refusedUnlessFenced(deps, n.fence, `notifying "${n.title.slice(0, 80)}"`);
-    throw new Error("notification was neither stored nor folded");
-  }
-  if (!inserted[0]) return { notificationId, deduplicated: true };
-  deps.log.info("notification sent", { agentId: n.agentId, notificationId, runId: n.runId, severity: n.severity, title: n.title, channels });
-
-  for (const delivery of deliveries) {
-    try {
-      await deps.scheduler.publish({
-        dedupKey: `notify:${delivery.id}`,
-        notBefore: now,
-        body: { type: "notify", agentId: n.agentId, deliveryId: delivery.id },
-      });
-    } catch (err) {
-      // The notification is stored and listed; only this channel's send is at risk.
-      deps.log.error("publishing a notification delivery failed", {
-        notificationId,
-        deliveryId: delivery.id,
-        channel: delivery.channel,
-        error: String(err),
-      });
+  async function after(results: readonly unknown[]): Promise<NotifyResult> {
+    const [folded, inserted, deliveries = []] = results as [{ id: number }[], { id: number }[], { id: number; channel: ChannelName }[]?];
+    const notificationId = inserted[0]?.id ?? folded[0]?.id;
+    if (notificationId === undefined) {
+      await refusedUnlessFenced(deps, n.fence, `notifying "${n.title.slice(0, 80)}"`);
+      throw new Error("notification was neither stored nor folded");
     }
+    if (!inserted[0]) return { notificationId, deduplicated: true };
+    deps.log.info("notification sent", { agentId: n.agentId, notificationId, runId: n.runId, severity: n.severity, title: n.title, channels });
+
+    for (const delivery of deliveries) {
+      try {
+        await deps.scheduler.publish({
+          dedupKey: `notify:${delivery.id}`,
+          notBefore: now,
+          body: { type: "notify", agentId: n.agentId, deliveryId: delivery.id },
+        });
+      } catch (err) {
+        // The notification is stored and listed; only this channel's send is at risk.
+        deps.log.error("publishing a notification delivery failed", {
+          notificationId,
+          deliveryId: delivery.id,
+          channel: delivery.channel,
+          error: String(err),
+        });
+      }
+    }
+    return { notificationId, deduplicated: false };
   }
-  return { notificationId, deduplicated: false };
+  return { statements: statements as unknown as [(typeof statements)[0], ...(typeof statements)[number][]], after };
 }

@@ -7,9 +7,10 @@
  * inside the dedup window). Each tick pages about at most POISON_ALERTS_PER_TICK items.
  */
 import { sql } from "drizzle-orm";
-import type { TickCheck } from "../triggers/cron-tick.ts";
+import type { Deps } from "../runtime/deps.ts";
+import { combineWrites, defineTickCheck, runTickCheck } from "../triggers/tick-plan.ts";
 import { notifications } from "../schema/index.ts";
-import { notifyHuman } from "./notify-human.ts";
+import { notificationStatements } from "./notify-human.ts";
 
 export const POISON_ALERTS_PER_TICK = 10;
 
@@ -21,30 +22,45 @@ interface Poisoned {
   lastError: string | null;
 }
 
-export const notifyPoisonDrops: TickCheck = async (deps, agentId) => {
-  const unannounced = (kind: string) =>
-    sql`not exists (select 1 from ${notifications} n where n.agent_id = ${agentId} and n.dedup_key = 'poison:' || ${kind} || ':' || x.id)`;
-  const lastError = (consumed: ReturnType<typeof sql>) =>
-    sql`(select r.error from runs r where r.agent_id = ${agentId} and r.status in ('failed', 'crashed') and ${consumed}
-         order by r.run_id desc limit 1)`;
-  const rows = await deps.db.all<Poisoned>(sql`
-    select 'event' as kind, x.id, x.source as what, x.attempts,
-      ${lastError(sql`exists (select 1 from json_each(r.triggers) j where json_extract(j.value, '$.id') = x.id)`)} as lastError
-    from events x where x.agent_id = ${agentId} and x.status = 'dropped' and x.drop_reason = 'poison' and ${unannounced("event")}
-    union all
-    select 'wake' as kind, x.id, x.reason as what, x.attempts,
-      ${lastError(sql`exists (select 1 from json_each(r.wakes_consumed) j where j.value = x.id)`)} as lastError
-    from wakes x where x.agent_id = ${agentId} and x.status = 'dropped' and x.drop_reason = 'poison' and ${unannounced("wake")}
-    order by 2 limit ${POISON_ALERTS_PER_TICK}`);
-  for (const p of rows) {
-    await notifyHuman(deps, {
-      agentId,
-      runId: null,
-      title: `Dropped a ${p.kind} that keeps failing (#${p.id})`,
-      body: `${p.kind === "event" ? `Event #${p.id} (${p.what})` : `Wake #${p.id} (${p.what})`} was attempted by ${p.attempts} runs that failed or crashed, so it was dropped as poison and will not be retried. Last error: ${p.lastError ?? "none recorded"}.`,
-      severity: "critical",
-      dedupKey: `poison:${p.kind}:${p.id}`,
-    });
-  }
-  return rows.length;
-};
+/** The tick's poison check: unannounced drops read in the snapshot, announced in the write batch. */
+export const announcePoisonDrops = defineTickCheck({
+  name: "notifyPoisonDrops",
+  reads(deps: Deps, agentId: string) {
+    const unannounced = (kind: string) =>
+      sql`not exists (select 1 from ${notifications} n where n.agent_id = ${agentId} and n.dedup_key = 'poison:' || ${kind} || ':' || x.id)`;
+    const lastError = (consumed: ReturnType<typeof sql>) =>
+      sql`(select r.error from runs r where r.agent_id = ${agentId} and r.status in ('failed', 'crashed') and ${consumed}
+           order by r.run_id desc limit 1)`;
+    return {
+      poisoned: deps.db.all<Poisoned>(sql`
+        select 'event' as kind, x.id, x.source as what, x.attempts,
+          ${lastError(sql`exists (select 1 from json_each(r.triggers) j where json_extract(j.value, '$.id') = x.id)`)} as lastError
+        from events x where x.agent_id = ${agentId} and x.status = 'dropped' and x.drop_reason = 'poison' and ${unannounced("event")}
+        union all
+        select 'wake' as kind, x.id, x.reason as what, x.attempts,
+          ${lastError(sql`exists (select 1 from json_each(r.wakes_consumed) j where j.value = x.id)`)} as lastError
+        from wakes x where x.agent_id = ${agentId} and x.status = 'dropped' and x.drop_reason = 'poison' and ${unannounced("wake")}
+        order by 2 limit ${POISON_ALERTS_PER_TICK}`),
+    };
+  },
+  decide(deps, agentId, rows) {
+    const alerts = combineWrites(
+      rows.poisoned.map((p) =>
+        notificationStatements(deps, {
+          agentId,
+          runId: null,
+          title: `Dropped a ${p.kind} that keeps failing (#${p.id})`,
+          body: `${p.kind === "event" ? `Event #${p.id} (${p.what})` : `Wake #${p.id} (${p.what})`} was attempted by ${p.attempts} runs that failed or crashed, so it was dropped as poison and will not be retried. Last error: ${p.lastError ?? "none recorded"}.`,
+          severity: "critical",
+          dedupKey: `poison:${p.kind}:${p.id}`,
+        }),
+      ),
+    );
+    return { statements: alerts.statements, after: async (results) => (await alerts.after(results)).length };
+  },
+});
+
+/** The poison check as a tick of its own: how many drops it announced. */
+export function notifyPoisonDrops(deps: Deps, agentId: string): Promise<number> {
+  return runTickCheck(deps, agentId, announcePoisonDrops);
+}

@@ -8,18 +8,36 @@ import { sql } from "drizzle-orm";
 import type { Deps } from "../runtime/deps.ts";
 import { MINUTE_MS } from "../runtime/time.ts";
 import { notificationDeliveries, notifications } from "../schema/index.ts";
+import { defineTickCheck, runTickCheck } from "../triggers/tick-plan.ts";
 
 export const STALLED_AFTER_MS = 5 * MINUTE_MS;
 
-export async function republishStalledDeliveries(deps: Deps, agentId: string): Promise<number> {
-  const now = deps.clock.now();
-  const stalled = await deps.db.all<{ id: number }>(sql`select d.id from ${notificationDeliveries} d
-    join ${notifications} n on n.id = d.notification_id
-    where n.agent_id = ${agentId} and d.status = 'pending' and d.attempts = 0 and n.created_at <= ${now - STALLED_AFTER_MS}
-    limit 100`);
-  const bucket = Math.floor(now / STALLED_AFTER_MS);
-  for (const { id } of stalled) {
-    await deps.scheduler.publish({ dedupKey: `notify:${id}:repair:${bucket}`, notBefore: now, body: { type: "notify", agentId, deliveryId: id } });
-  }
-  return stalled.length;
+/** The tick's check: stalled deliveries read in the snapshot, published again after the write batch. */
+export const repairStalledDeliveries = defineTickCheck({
+  name: "republishStalledDeliveries",
+  reads(deps: Deps, agentId: string, now: number) {
+    return {
+      stalled: deps.db.all<{ id: number }>(sql`select d.id from ${notificationDeliveries} d
+        join ${notifications} n on n.id = d.notification_id
+        where n.agent_id = ${agentId} and d.status = 'pending' and d.attempts = 0 and n.created_at <= ${now - STALLED_AFTER_MS}
+        limit 100`),
+    };
+  },
+  decide(deps, agentId, rows, tick) {
+    const bucket = Math.floor(tick.now / STALLED_AFTER_MS);
+    return {
+      statements: [],
+      async after() {
+        for (const { id } of rows.stalled) {
+          await deps.scheduler.publish({ dedupKey: `notify:${id}:repair:${bucket}`, notBefore: tick.now, body: { type: "notify", agentId, deliveryId: id } });
+        }
+        return rows.stalled.length;
+      },
+    };
+  },
+});
+
+/** The check as a tick of its own: how many deliveries it published again. */
+export function republishStalledDeliveries(deps: Deps, agentId: string): Promise<number> {
+  return runTickCheck(deps, agentId, repairStalledDeliveries);
 }

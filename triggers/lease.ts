@@ -46,7 +46,16 @@ export function recoverDeadLeaseStatements(deps: Pick<Deps, "db">, agentId: stri
 export async function recoverDeadLease(deps: Pick<Deps, "db" | "clock" | "scheduler" | "log">, agentId: string): Promise<boolean> {
   const now = deps.clock.now();
   const results = await batchByName(deps.db, recoverDeadLeaseStatements(deps, agentId, now));
-  const recovered = results.freeLease[0];
+  return publishRecoveredRun(deps, agentId, results.freeLease[0], now);
+}
+
+/** After a freed lease (`freeLease`'s row) committed: publishes the run that re-claims its work. */
+export async function publishRecoveredRun(
+  deps: Pick<Deps, "scheduler" | "log">,
+  agentId: string,
+  recovered: { slot: number; runAt: number | null } | undefined,
+  now: number,
+): Promise<boolean> {
   if (!recovered) return false;
   await deps.scheduler.publish({
     dedupKey: `run:${agentId}:${recovered.slot}:recovered:${now}`,

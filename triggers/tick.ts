@@ -9,34 +9,37 @@
  */
 import type { Deps } from "../runtime/deps.ts";
 import { MINUTE_MS } from "../runtime/time.ts";
-import { agentTick, type AgentTick, type TickCheck } from "./cron-tick.ts";
-import { simulateFleet } from "../fleet/simulator-reports.ts";
+import { agentTick, type AgentTick } from "./cron-tick.ts";
+import type { AnyTickCheck } from "./tick-plan.ts";
+import { simulatorReports } from "../fleet/simulator-reports.ts";
 import { reconcileInstances } from "../fleet/reconcile.ts";
 import { checkHeartbeats } from "../fleet/heartbeat.ts";
 import { checkOverdueStates } from "../fleet/overdue-states.ts";
 import { checkMissedHeartbeats } from "../fleet/heartbeat-escalation.ts";
-import { republishStalledDeliveries } from "../notify/repair-deliveries.ts";
-import { notifyPoisonDrops } from "../notify/poison-alerts.ts";
+import { repairStalledDeliveries } from "../notify/repair-deliveries.ts";
+import { announcePoisonDrops } from "../notify/poison-alerts.ts";
 import { listActiveAgentIds } from "./agents.ts";
 import { pruneOldRecords } from "./retention.ts";
 import { checkLoopHealth } from "../agent/watchdog/watchdog.ts";
 import { withAgent } from "./with-agent.ts";
 import { publishAll } from "./scheduler.ts";
 
-/** Fleet checks run by every tick, after the pipeline's own repairs. */
+/** Fleet checks run by every tick, after the pipeline's own repairs (triggers/tick-plan.ts runs them). */
 // Order matters: simulated failures report first (as webhooks), reconciliation then records only
-// what no report told, and the heartbeat check sees the freshest last-seen times.
-// Then poison drops are announced and notification deliveries whose publish was lost are published
-// again; last, the watchdog looks at the loop itself, after everything above had its chance to
-// repair it. Overdue states are judged after reconciliation, so an instance that did come up is not raised.
-export const FLEET_CHECKS: readonly TickCheck[] = [
-  simulateFleet,
+// what no report told, and the heartbeat check reads the last-seen times the simulator's heartbeats
+// refreshed earlier in the same snapshot. The checks after reconciliation leave the instances it
+// recorded to the next tick, so an instance that did come up is not raised as overdue. Then poison
+// drops are announced and notification deliveries whose publish was lost are published again; the
+// watchdog reads the loop's state in the same snapshot (after the dead lease was freed), so what
+// this tick itself writes it sees on the next tick.
+export const FLEET_CHECKS: readonly AnyTickCheck[] = [
+  simulatorReports,
   reconcileInstances,
   checkHeartbeats,
   checkMissedHeartbeats,
   checkOverdueStates,
-  notifyPoisonDrops,
-  republishStalledDeliveries,
+  announcePoisonDrops,
+  repairStalledDeliveries,
   checkLoopHealth,
 ];
 

@@ -40,12 +40,20 @@ export interface WakeBudget {
 
 export async function wakeBudget(deps: Pick<Deps, "db" | "clock" | "config">, agentId: string): Promise<WakeBudget> {
   const now = deps.clock.now();
-  const limit = deps.config.wakesPerHour;
-  const recent = await deps.db
+  return wakeBudgetFrom(deps.config.wakesPerHour, await selfWakesInHour(deps, agentId, now), now);
+}
+
+/** Statement: the creation times of the agent's self-scheduled wakes in the hour before `now`, oldest first. */
+export function selfWakesInHour(deps: Pick<Deps, "db">, agentId: string, now: number) {
+  return deps.db
     .select({ createdAt: wakes.createdAt })
     .from(wakes)
     .where(and(eq(wakes.agentId, agentId), isNotNull(wakes.createdByRun), gt(wakes.createdAt, now - HOUR_MS)))
     .orderBy(asc(wakes.createdAt));
+}
+
+/** The budget from selfWakesInHour's rows. */
+export function wakeBudgetFrom(limit: number, recent: readonly { createdAt: number }[], now: number): WakeBudget {
   const used = recent.length;
   const nextFreeAt = used >= limit ? (recent[used - limit]?.createdAt ?? now) + HOUR_MS : null;
   return { limit, used, nextFreeAt };

@@ -7,12 +7,12 @@
  * condition, so a condition flapping every tick pages at most twice per NOTIFY_DEDUP_WINDOW_S).
  * The health route and the dashboard read the open rows.
  */
-import { and, asc, eq, isNotNull, isNull } from "drizzle-orm";
+import { and, asc, eq, isNull, or } from "drizzle-orm";
 import type { Deps } from "../../runtime/deps.ts";
 import { watchdogConditions } from "../../schema/index.ts";
-import { notifyHuman } from "../../notify/notify-human.ts";
-import type { TickCheck } from "../../triggers/cron-tick.ts";
-import { observeConditions, type ConditionKind } from "./conditions.ts";
+import { notificationStatements } from "../../notify/notify-human.ts";
+import { combineWrites, defineTickCheck, runTickCheck } from "../../triggers/tick-plan.ts";
+import { conditionReads, conditionsFrom, type ConditionKind } from "./conditions.ts";
 
 export const CONDITION_TITLES: Record<ConditionKind, string> = {
   events_waiting: "events are waiting too long for a run",
@@ -30,72 +30,130 @@ export interface HealthCondition {
   detail: string;
 }
 
-export async function watchLoop(deps: Deps, agentId: string): Promise<{ started: string[]; cleared: string[] }> {
-  const { db, clock } = deps;
-  const now = clock.now();
-  const held = await observeConditions(deps, agentId);
-  const open = await db
-    .select()
-    .from(watchdogConditions)
-    .where(and(eq(watchdogConditions.agentId, agentId), isNull(watchdogConditions.clearedAt)));
-  const started: string[] = [];
-  const cleared: string[] = [];
-  for (const row of open) {
-    const detail = held.get(row.kind as ConditionKind);
-    if (detail === undefined) {
-      await db.update(watchdogConditions).set({ clearedAt: now }).where(and(eq(watchdogConditions.id, row.id), isNull(watchdogConditions.clearedAt)));
-      cleared.push(row.kind);
-    } else if (detail !== row.detail) {
-      await db.update(watchdogConditions).set({ detail }).where(eq(watchdogConditions.id, row.id));
-    }
-  }
-  for (const [kind, detail] of held) {
-    if (open.some((row) => row.kind === kind)) continue;
-    await db.insert(watchdogConditions).values({ agentId, kind, since: now, detail });
-    started.push(kind);
-  }
-  await tellHuman(deps, agentId);
-  return { started, cleared };
+type ConditionRow = typeof watchdogConditions.$inferSelect;
+
+export interface WatchdogPlan {
+  started: ConditionKind[];
+  cleared: string[];
+  /** Row changes: a detail refreshed, a condition cleared, notifications marked sent. */
+  updates: { id: number; set: Partial<ConditionRow> }[];
+  /** New rows, already marked as announced (their notification is in the same batch). */
+  inserts: { kind: ConditionKind; detail: string }[];
+  /** Notifications to send, in order. */
+  notices: { kind: string; phase: "started" | "cleared"; since: number; detail: string; clearedAt: number | null }[];
 }
 
-/** Sends the start and clear notifications not sent yet, each once. */
-async function tellHuman(deps: Deps, agentId: string): Promise<void> {
-  const { db, clock } = deps;
-  const mine = eq(watchdogConditions.agentId, agentId);
-  const unsent = await db
-    .select()
-    .from(watchdogConditions)
-    .where(and(mine, isNull(watchdogConditions.startNotifiedAt)))
-    .orderBy(asc(watchdogConditions.id));
-  for (const row of unsent) {
-    const title = CONDITION_TITLES[row.kind as ConditionKind] ?? row.kind;
-    await notifyHuman(deps, {
-      agentId,
-      runId: null,
-      title: `Watchdog: ${title}`,
-      body: `Since ${new Date(row.since).toISOString()}: ${row.detail}. See GET /api/agents/${agentId}/health.`,
-      severity: "critical",
-      dedupKey: `watchdog:${row.kind}:started`,
-    });
-    await db.update(watchdogConditions).set({ startNotifiedAt: clock.now() }).where(eq(watchdogConditions.id, row.id));
+/**
+ * The watchdog's decision (pure): given the conditions that hold and the agent's rows that are
+ * open or not yet fully announced, which rows open, change or close and which notifications go
+ * out. A row is marked announced in the same batch as its notification, so each start and each
+ * clear is told once; a row left unannounced by an older crash is told now.
+ */
+export function planWatchdog(held: Map<ConditionKind, string>, rows: readonly ConditionRow[], now: number): WatchdogPlan {
+  const plan: WatchdogPlan = { started: [], cleared: [], updates: [], inserts: [], notices: [] };
+  const clears: WatchdogPlan["notices"] = [];
+  for (const row of [...rows].sort((a, b) => a.id - b.id)) {
+    const set: Partial<ConditionRow> = {};
+    let detail = row.detail;
+    let clearedAt = row.clearedAt;
+    if (clearedAt === null) {
+      const holds = held.get(row.kind as ConditionKind);
+      if (holds === undefined) {
+        clearedAt = set.clearedAt = now;
+        plan.cleared.push(row.kind);
+      } else if (holds !== row.detail) {
+        detail = set.detail = holds;
+      }
+    }
+    let startTold = row.startNotifiedAt !== null;
+    if (!startTold) {
+      plan.notices.push({ kind: row.kind, phase: "started", since: row.since, detail, clearedAt });
+      set.startNotifiedAt = now;
+      startTold = true;
+    }
+    if (clearedAt !== null && startTold && row.clearNotifiedAt === null) {
+      clears.push({ kind: row.kind, phase: "cleared", since: row.since, detail, clearedAt });
+      set.clearNotifiedAt = now;
+    }
+    if (Object.keys(set).length) plan.updates.push({ id: row.id, set });
   }
-  const clearedRows = await db
-    .select()
-    .from(watchdogConditions)
-    .where(and(mine, isNotNull(watchdogConditions.clearedAt), isNotNull(watchdogConditions.startNotifiedAt), isNull(watchdogConditions.clearNotifiedAt)))
-    .orderBy(asc(watchdogConditions.id));
-  for (const row of clearedRows) {
-    const title = CONDITION_TITLES[row.kind as ConditionKind] ?? row.kind;
-    await notifyHuman(deps, {
-      agentId,
-      runId: null,
-      title: `Watchdog cleared: ${title}`,
-      body: `The condition that started at ${new Date(row.since).toISOString()} cleared at ${new Date(row.clearedAt!).toISOString()}.`,
-      severity: "info",
-      dedupKey: `watchdog:${row.kind}:cleared`,
-    });
-    await db.update(watchdogConditions).set({ clearNotifiedAt: clock.now() }).where(eq(watchdogConditions.id, row.id));
+  for (const [kind, detail] of held) {
+    if (rows.some((row) => row.kind === kind && row.clearedAt === null)) continue;
+    plan.inserts.push({ kind, detail });
+    plan.started.push(kind);
+    plan.notices.push({ kind, phase: "started", since: now, detail, clearedAt: null });
   }
+  plan.notices.push(...clears);
+  return plan;
+}
+
+/** The tick's watchdog check: conditions and rows read in the snapshot, transitions and notifications in the write batch. */
+export const checkLoopHealth = defineTickCheck({
+  name: "checkLoopHealth",
+  reads(deps: Deps, agentId: string, now: number) {
+    return {
+      ...conditionReads(deps, agentId, now),
+      rows: deps.db
+        .select()
+        .from(watchdogConditions)
+        .where(
+          and(
+            eq(watchdogConditions.agentId, agentId),
+            or(isNull(watchdogConditions.clearedAt), isNull(watchdogConditions.startNotifiedAt), isNull(watchdogConditions.clearNotifiedAt)),
+          ),
+        ),
+    };
+  },
+  decide(deps, agentId, rows, tick) {
+    const { now } = tick;
+    const plan = planWatchdog(conditionsFrom(deps, rows, now), rows.rows, now);
+    const { db } = deps;
+    const notices = combineWrites(
+      plan.notices.map((notice) => {
+        const title = CONDITION_TITLES[notice.kind as ConditionKind] ?? notice.kind;
+        return notificationStatements(
+          deps,
+          notice.phase === "started"
+            ? {
+                agentId,
+                runId: null,
+                title: `Watchdog: ${title}`,
+                body: `Since ${new Date(notice.since).toISOString()}: ${notice.detail}. See GET /api/agents/${agentId}/health.`,
+                severity: "critical",
+                dedupKey: `watchdog:${notice.kind}:started`,
+              }
+            : {
+                agentId,
+                runId: null,
+                title: `Watchdog cleared: ${title}`,
+                body: `The condition that started at ${new Date(notice.since).toISOString()} cleared at ${new Date(notice.clearedAt!).toISOString()}.`,
+                severity: "info",
+                dedupKey: `watchdog:${notice.kind}:cleared`,
+              },
+        );
+      }),
+    );
+    const statements = [
+      ...plan.updates.map(({ id, set }) => db.update(watchdogConditions).set(set).where(eq(watchdogConditions.id, id))),
+      ...plan.inserts.map(({ kind, detail }) => db.insert(watchdogConditions).values({ agentId, kind, since: now, detail, startNotifiedAt: now })),
+      ...notices.statements,
+    ];
+    const own = statements.length - notices.statements.length;
+    return {
+      statements,
+      async after(results): Promise<{ started: string[]; cleared: string[] }> {
+        await notices.after(results.slice(own));
+        const { started, cleared } = plan;
+        if (started.length || cleared.length) deps.log.info("watchdog", { agentId, started, cleared });
+        return { started, cleared };
+      },
+    };
+  },
+});
+
+/** The watchdog as a tick of its own: the conditions it opened and closed. */
+export function watchLoop(deps: Deps, agentId: string): Promise<{ started: string[]; cleared: string[] }> {
+  return runTickCheck(deps, agentId, checkLoopHealth);
 }
 
 /** The open conditions, oldest first, as GET /api/agents/:agent/health and the dashboard show them. */
@@ -108,8 +166,3 @@ export async function readHealth(deps: Pick<Deps, "db">, agentId: string): Promi
   const conditions = rows.map((r) => ({ kind: r.kind, since: new Date(r.since).toISOString(), detail: r.detail }));
   return { ok: conditions.length === 0, conditions };
 }
-
-export const checkLoopHealth: TickCheck = async function checkLoopHealth(deps, agentId) {
-  const { started, cleared } = await watchLoop(deps, agentId);
-  if (started.length || cleared.length) deps.log.info("watchdog", { agentId, started, cleared });
-};

@@ -83,7 +83,7 @@ function fillSecrets(config: Config, log: Logger, dir: string): Config {
 
 export async function startNodeHost(
   env: Record<string, string | undefined>,
-  options: { clock?: Clock; log?: Logger; cronIntervalMs?: number } = {},
+  options: { clock?: Clock; log?: Logger; cronIntervalMs?: number; /** Wraps the database client (tests count its round trips). */ instrumentClient?: (client: Client) => Client } = {},
 ): Promise<NodeHost> {
   const log = options.log ?? consoleLogger;
   const clock = options.clock ?? systemClock;
@@ -99,7 +99,7 @@ export async function startNodeHost(
   } catch (err) {
     throw databaseFailure("opening it", err);
   }
-  const db = openDatabase(client);
+  const db = openDatabase(options.instrumentClient ? options.instrumentClient(client) : client);
   try {
     await probeDatabase(client, config.databaseUrl);
     await applyMigrations(db).catch((err: unknown) => Promise.reject(databaseFailure("applying the migrations", err)));

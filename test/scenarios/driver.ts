@@ -42,8 +42,8 @@ export interface ScenarioHost {
   llm: ScriptedLlm;
   /** The host's database, opened from outside (a file client on Node, Hrana over HTTP for the Worker). */
   db: Db;
-  /** Database round trips the host made so far, when they can be counted (Worker: Hrana requests). */
-  dbRequests(): number | null;
+  /** Database round trips the host made so far (Node: client calls; Worker: Hrana requests). */
+  dbRequests(): number;
   /** Every invocation measured so far. */
   costs: InvocationCost[];
   close(): Promise<void>;
@@ -53,11 +53,11 @@ export type StartHost = () => Promise<ScenarioHost>;
 
 /** Runs one invocation of the host and records what it cost. */
 async function measured<T>(host: ScenarioHost, label: string, call: () => Promise<T>): Promise<T> {
-  const before = { db: host.dbRequests() ?? 0, qstash: host.qstash.requests.length, llm: host.llm.requests.length };
+  const before = { db: host.dbRequests(), qstash: host.qstash.requests.length, llm: host.llm.requests.length };
   const result = await call();
   host.costs.push({
     label,
-    db: (host.dbRequests() ?? 0) - before.db,
+    db: host.dbRequests() - before.db,
     qstash: host.qstash.requests.length - before.qstash,
     llm: host.llm.requests.length - before.llm,
   });

@@ -1,6 +1,6 @@
 /**
  * The two hosts the shared scenarios run against, each started once per test file:
- * - node: `startNodeHost` on an embedded libSQL file, SCHEDULER=qstash;
+ * - node: `startNodeHost` on an embedded libSQL file, SCHEDULER=qstash, its client's round trips counted;
  * - worker: the deploy bundle in workerd (`unstable_startWorker`), DATABASE_URL pointing at the
  *   Hrana test server (migrated through the same protocol, as `npm run db:migrate` would), with
  *   Hrana requests counted as the Worker's database subrequests.
@@ -19,6 +19,7 @@ import { silentLogger } from "../../runtime/log.ts";
 import { startFakeQStash, TEST_PUBLIC_URL } from "../qstash/fake-qstash.ts";
 import { qstashVars } from "../qstash/qstash-deps.ts";
 import { startHranaServer } from "../support/hrana-server.ts";
+import { countingClient, type CallCounter } from "../support/counting-client.ts";
 import { ScriptedLlm } from "../support/scripted-llm.ts";
 import { bootWorker } from "../worker/worker-boot.ts";
 import { SCENARIO_VARS, type ScenarioHost } from "./driver.ts";
@@ -34,7 +35,20 @@ export async function startNodeScenarioHost(): Promise<ScenarioHost> {
   const { qstash, llm, vars } = await outside();
   const url = `file:${join(mkdtempSync(join(tmpdir(), "fw-scenario-node-")), "fw.db")}`;
   // The cron interval is pushed out of the way: the scenarios run the tick themselves.
-  const host = await startNodeHost({ ...vars, PORT: "0", DATABASE_URL: url }, { log: silentLogger, cronIntervalMs: 3_600_000 });
+  // The host's round trips are counted at its database client (each execute or batch is one).
+  let counted: CallCounter | undefined;
+  const host = await startNodeHost(
+    { ...vars, PORT: "0", DATABASE_URL: url },
+    {
+      log: silentLogger,
+      cronIntervalMs: 3_600_000,
+      instrumentClient: (inner) => {
+        const { client, counter } = countingClient(inner);
+        counted = counter;
+        return client;
+      },
+    },
+  );
   qstash.route = (destination) => destination.replace(TEST_PUBLIC_URL, host.url);
   const client = await createNodeClient(url);
   return {
@@ -43,7 +57,7 @@ export async function startNodeScenarioHost(): Promise<ScenarioHost> {
     qstash,
     llm,
     db: openDatabase(client),
-    dbRequests: () => null,
+    dbRequests: () => counted?.calls ?? 0,
     costs: [],
     close: async () => {
       await host.stop();
