@@ -170,8 +170,12 @@ export function defineScenarios(start: StartHost, onDone?: (host: ScenarioHost) 
     it("the scheduled tick fans out: one tick delivery per agent, each a bounded invocation", async () => {
       await new Promise((r) => setTimeout(r, 1_100)); // RECONCILE_INTERVAL_S=1: the tick reconciles
       const before = host.costs.length;
+      const publishes = host.qstash.requests.length;
       const fanned = await api(host, "POST", "/api/cron?fanout=1");
       expect(fanned.fannedOut).toEqual(["default"]);
+      // The fan-out publishes through QStash's batch endpoint: one request per 100 agents.
+      expect(host.costs[before]).toMatchObject({ label: "POST /api/cron?fanout=1", qstash: 1 });
+      expect(host.qstash.requests[publishes]).toMatchObject({ destination: "(batch)", status: 200 });
       // QStash's Not-Before is whole seconds: the delivery may wait up to a second.
       const tick = await settleUntil(host, async () => host.costs.slice(before).find((c) => c.label === "delivery tick"));
       await settleUntil(host, () => idle(host));
