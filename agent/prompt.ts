@@ -13,7 +13,7 @@ import { instances, messages, sessions } from "../schema/index.ts";
 import type { ChatMessage } from "./chat-model.ts";
 import type { PromptDraft } from "./budget.ts";
 import { listMemory } from "./memory.ts";
-import { truncateToTokens } from "./tokens.ts";
+import { truncateToTokens, truncateToTokensOffThread } from "./tokens.ts";
 import { attentionMarker, describeRechecks, renderRejections } from "./prompt-attention.ts";
 import { turnsFromStored } from "./turns.ts";
 
@@ -41,7 +41,14 @@ type InstanceRow = typeof instances.$inferSelect;
 
 const HEALTHY = new Set(["running", "stopped"]);
 
+const SNAPSHOT_CUT = "fleet snapshot (use list_instances)";
+
 export function renderSnapshot(rows: readonly InstanceRow[], now: number, maxTokens: number, loadingTimeoutMs = Infinity): string {
+  return truncateToTokens(snapshotText(rows, now, loadingTimeoutMs), maxTokens, SNAPSHOT_CUT);
+}
+
+/** The whole snapshot, before it is cut to its share of the budget. */
+function snapshotText(rows: readonly InstanceRow[], now: number, loadingTimeoutMs: number): string {
   if (rows.length === 0) return `Fleet snapshot at ${iso(now)}: no instances known.`;
   // Instances needing attention first, so a cut snapshot still shows them.
   const ordered = [...rows].sort((a, b) => Number(HEALTHY.has(a.state)) - Number(HEALTHY.has(b.state)) || a.id.localeCompare(b.id));
@@ -52,7 +59,7 @@ export function renderSnapshot(rows: readonly InstanceRow[], now: number, maxTok
     const message = r.statusMessage ? ` msg: ${r.statusMessage.slice(0, 200)}` : "";
     return `- ${r.id}${label}: ${r.state} since ${iso(r.stateAt)}, last seen ${iso(r.lastSeenAt)}, ${gpu}${price}${message}${attentionMarker(r, now, loadingTimeoutMs)}`;
   });
-  return truncateToTokens(`Fleet snapshot at ${iso(now)} (${rows.length} instances):\n${lines.join("\n")}`, maxTokens, "fleet snapshot (use list_instances)");
+  return `Fleet snapshot at ${iso(now)} (${rows.length} instances):\n${lines.join("\n")}`;
 }
 
 export function describeEvent(e: RunContext["events"][number]): string {
@@ -109,7 +116,8 @@ export async function buildPromptDraft(deps: Deps, context: Pick<RunContext, "ag
     renderRejections(deps, agentId),
     describeRechecks(deps, context),
   ]);
-  const snapshot = renderSnapshot(fleetRows, now, Math.floor(budget * PROMPT_SHARES.snapshot), config.loadingTimeoutMs);
+  // A big fleet's snapshot is tokenized off the event loop where the host can (same cut as renderSnapshot).
+  const snapshot = await truncateToTokensOffThread(snapshotText(fleetRows, now, config.loadingTimeoutMs), Math.floor(budget * PROMPT_SHARES.snapshot), SNAPSHOT_CUT, deps.tokenCounter);
   const fleetContext: ChatMessage = {
     role: "system",
     content: `${renderMemory(facts, Math.floor(budget * PROMPT_SHARES.memory))}\n\n${snapshot}${rejections ? `\n\n${truncateToTokens(rejections, Math.floor(budget * PROMPT_SHARES.rejections), "rejections")}` : ""}`,
