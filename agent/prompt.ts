@@ -87,12 +87,17 @@ export function renderInput(
   maxTokens: number,
   rechecks: ReadonlyMap<number, string> = new Map(),
 ): string {
+  return truncateToTokens(inputText(context, now, rechecks), maxTokens, "input");
+}
+
+/** This run's events and due wakes, before the text is cut to its share of the budget. */
+function inputText(context: Pick<RunContext, "events" | "wakes" | "runId">, now: number, rechecks: ReadonlyMap<number, string>): string {
   const lines = [
     ...context.events.map(describeEvent),
     ...context.wakes.map((w) => `[${iso(w.dueAt)}] Your scheduled check #${w.id} is due: ${w.reason}${rechecks.has(w.id) ? ` ${rechecks.get(w.id)}` : ""}`),
   ];
   const body = lines.length ? lines.join("\n") : "(no events: a routine check)";
-  return truncateToTokens(`Run ${context.runId} at ${iso(now)}. This run was woken by:\n${body}`, maxTokens, "input");
+  return `Run ${context.runId} at ${iso(now)}. This run was woken by:\n${body}`;
 }
 
 /** Reads everything the prompt needs for this run and returns the draft the budget fits. */
@@ -116,7 +121,8 @@ export async function buildPromptDraft(deps: Deps, context: Pick<RunContext, "ag
     renderRejections(deps, agentId),
     describeRechecks(deps, context),
   ]);
-  // A big fleet's snapshot is tokenized off the event loop where the host can (same cut as renderSnapshot).
+  // A big fleet's snapshot and a big input are tokenized off the event loop where the host can
+  // (the same cuts as renderSnapshot and renderInput).
   const snapshot = await truncateToTokensOffThread(snapshotText(fleetRows, now, config.loadingTimeoutMs), Math.floor(budget * PROMPT_SHARES.snapshot), SNAPSHOT_CUT, deps.tokenCounter);
   const fleetContext: ChatMessage = {
     role: "system",
@@ -126,7 +132,7 @@ export async function buildPromptDraft(deps: Deps, context: Pick<RunContext, "ag
     fixed: [{ role: "system", content: SYSTEM_PROMPT }, fleetContext],
     summary: session?.summary ?? "",
     history: turnsFromStored(stored),
-    input: { role: "user", content: renderInput(context, now, Math.floor(budget * PROMPT_SHARES.input), rechecks) },
+    input: { role: "user", content: await truncateToTokensOffThread(inputText(context, now, rechecks), Math.floor(budget * PROMPT_SHARES.input), "input", deps.tokenCounter) },
     current: [],
   };
 }
