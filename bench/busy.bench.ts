@@ -26,14 +26,10 @@ import { mkdtempSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { Webhook } from "standardwebhooks";
-import { openDatabase } from "../db/client.ts";
-import { applyMigrations } from "../db/migrate.ts";
-import { createNodeClient } from "../db/node-client.ts";
-import { simulatorInstances } from "../schema/index.ts";
-import { createAgent } from "../triggers/agents.ts";
 import { ScriptedLlm } from "../test/support/scripted-llm.ts";
 import { fmtMs, type Row } from "./harness.ts";
 import { drive, type LoadResult, type PreparedRequest } from "./load.ts";
+import { RUNS, scriptRuns, STATES, TICKS, type Busy, type Work } from "./busy-setups.ts";
 import { BENCH_ADMIN_TOKEN, BENCH_WEBHOOK_SECRET, startBaseline, startFleetwarden, type Server } from "./processes.ts";
 
 const REPS = 3;
@@ -42,7 +38,6 @@ const WARMUP_REQUESTS = 600;
 const CONNECTIONS = 64;
 /** Pre-signed requests per sample: more than the fastest server answers in RUN_MS. */
 const PER_SAMPLE = 16_000;
-const STATES = ["running", "loading", "exited"] as const;
 const signer = new Webhook(BENCH_WEBHOOK_SECRET);
 /** `BUSY_CPU_PROF=<dir>` writes each busy host's CPU profile and event-loop delay there (bench/host-profile.mjs). */
 const PROFILE: Record<string, string> = process.env.BUSY_CPU_PROF
@@ -50,86 +45,6 @@ const PROFILE: Record<string, string> = process.env.BUSY_CPU_PROF
   : {};
 /** `BUSY_ONLY=runs` or `ticks` runs one setup alone. */
 const ONLY = process.env.BUSY_ONLY;
-
-interface Busy {
-  name: string;
-  /** What the host does besides ingest, for the variant column. */
-  describe(work: Work): string;
-  env(llmUrl: string): Record<string, string>;
-  /** Writes agents and a fleet into a fresh database file before the host starts. */
-  prepare?(dbPath: string): Promise<void>;
-  /** Pause between the end of one cron tick and the start of the next (they never overlap). */
-  cronPauseMs: number;
-  /** Agent and instance of the n-th webhook. */
-  target(n: number): { agent: string; instance: string };
-}
-
-interface Work {
-  ticks: number;
-  runs: number;
-  llmRuns: number;
-  llmCalls: number;
-  largestPrompt: number;
-}
-
-const RUNS: Busy = {
-  name: "webhooks, 64 connections, while runs and cron ticks happen (200 instances)",
-  describe: (w) => `${w.runs} runs (${w.llmRuns} by the LLM, ${w.llmCalls} LLM calls, prompts up to ${w.largestPrompt} tokens), ${w.ticks} cron ticks`,
-  env: (llmUrl) => ({
-    SIMULATOR_INSTANCES: "200",
-    SIMULATOR_FAILURE_RATE: "120",
-    RECONCILE_INTERVAL_S: "1",
-    DEBOUNCE_STATE_MS: "250",
-    DEBOUNCE_HUMAN_MS: "250",
-    OPENAI_BASE_URL: llmUrl,
-    OPENAI_API_KEY: "bench",
-  }),
-  cronPauseMs: 1000,
-  target: (n) => ({ agent: "default", instance: `sim-${(n % 200) + 1}` }),
-};
-
-const AGENTS = 100;
-const INSTANCES = 1000;
-const PER_AGENT = INSTANCES / AGENTS;
-
-const TICKS: Busy = {
-  name: `webhooks, 64 connections, while cron ticks run back to back (${AGENTS} agents × ${INSTANCES.toLocaleString("en")} instances)`,
-  describe: (w) => `${w.ticks} full ticks of ${AGENTS} agents, ${w.runs} runs`,
-  env: () => ({
-    SIMULATOR_INSTANCES: String(INSTANCES),
-    // As in bench/scale.bench.ts: steady ticks (failures at 120/h on 1,000 instances would add
-    // ~30 state changes a second, i.e. ingest of their own, not tick work).
-    SIMULATOR_FAILURE_RATE: "0",
-    RECONCILE_INTERVAL_S: "1",
-    DEBOUNCE_STATE_MS: "3600000",
-    DEBOUNCE_HUMAN_MS: "3600000",
-  }),
-  async prepare(dbPath) {
-    const client = await createNodeClient(`file:${dbPath}`);
-    const db = openDatabase(client);
-    await applyMigrations(db);
-    const now = Date.now();
-    const rows = Array.from({ length: INSTANCES }, (_, i) => ({
-      id: `sim-${i + 1}`,
-      state: "running",
-      label: `a${Math.floor(i / PER_AGENT)}-node-${i}`,
-      gpuName: "RTX 4090",
-      gpuCount: 1,
-      pricePerHour: 0.4,
-      statusMessage: "running",
-      startedAt: now,
-      updatedAt: now,
-    }));
-    for (let i = 0; i < rows.length; i += 200) await db.insert(simulatorInstances).values(rows.slice(i, i + 200));
-    for (let a = 0; a < AGENTS; a++) await createAgent(db, { id: `a${a}`, settings: { instanceFilter: { labelPrefix: `a${a}-` } } }, now);
-    client.close();
-  },
-  cronPauseMs: 0,
-  target: (n) => {
-    const agent = n % AGENTS;
-    return { agent: `a${agent}`, instance: `sim-${agent * PER_AGENT + (Math.floor(n / AGENTS) % PER_AGENT) + 1}` };
-  },
-};
 
 let sequence = 0;
 
@@ -148,18 +63,6 @@ function webhooks(busy: Busy, count: number, tag: string): () => PreparedRequest
   });
   let i = 0;
   return () => list[i++] ?? null;
-}
-
-/**
- * Each run: read the fleet and pin a fact (a mutation, so its turns are stored and history grows),
- * then answer. Tops the script up to `runs` runs, so it never holds more than that.
- */
-function scriptRuns(llm: ScriptedLlm, runs: number): void {
-  llm.requests.length = 0;
-  for (let i = Math.ceil(llm.pending / 2); i < runs; i++) {
-    const fact = `instance sim-${(i % 200) + 1} was seen ${STATES[i % 3]} at step ${i}; keep an eye on its restarts and tell a human when it fails twice in an hour. `.repeat(3);
-    llm.push({ tools: [{ name: "list_instances", arguments: {} }, { name: "remember", arguments: { key: `note-${i % 40}`, fact: fact.slice(0, 480) } }] }, { text: "Checked the fleet; noted it." });
-  }
 }
 
 const load = () => loadavg()[0]!.toFixed(2);
