@@ -1,6 +1,6 @@
 /**
- * The Node host's TokenCounter: one worker thread (token-count-thread.mjs) tokenizes large
- * prompts so the event loop that serves webhooks is not blocked by them during runs.
+ * The Node host's TokenCounter: one worker thread (token-count-thread.mjs), started on first use,
+ * tokenizes large prompts so the event loop that serves webhooks is not blocked by them during runs.
  *
  * Bounded: at most MAX_IN_FLIGHT requests wait on the thread; a request past that is tokenized in
  * place (as without the thread), so no queue grows. A thread that crashes or exits is logged as an
@@ -21,25 +21,31 @@ interface Waiting {
 }
 
 export class TokenWorker implements TokenCounter {
-  private readonly thread: Worker;
+  private thread: Worker | null = null;
   private readonly waiting = new Map<number, Waiting>();
   private nextId = 0;
   private stopped: "closed" | "failed" | null = null;
 
   constructor(
     private readonly log: Logger,
-    script: URL = new URL("./token-count-thread.mjs", import.meta.url),
-  ) {
-    this.thread = new Worker(script);
+    private readonly script: URL = new URL("./token-count-thread.mjs", import.meta.url),
+  ) {}
+
+  /** Started on first use: a host whose agent never builds a prompt never pays for the thread (about 50 MB). */
+  private started(): Worker {
+    if (this.thread) return this.thread;
+    const thread = new Worker(this.script);
     // The HTTP server keeps the process alive; the thread alone never does.
-    this.thread.unref();
-    this.thread.on("message", ({ id, tokens }: { id: number; tokens: Uint32Array[] }) => {
+    thread.unref();
+    thread.on("message", ({ id, tokens }: { id: number; tokens: Uint32Array[] }) => {
       const request = this.waiting.get(id);
       this.waiting.delete(id);
       request?.resolve(tokens);
     });
-    this.thread.on("error", (err) => this.fail(`crashed: ${err.message}`));
-    this.thread.on("exit", (code) => this.fail(`exited with code ${code}`));
+    thread.on("error", (err) => this.fail(`crashed: ${err.message}`));
+    thread.on("exit", (code) => this.fail(`exited with code ${code}`));
+    this.thread = thread;
+    return thread;
   }
 
   /** True while the thread serves requests (false after close or a crash). */
@@ -50,15 +56,16 @@ export class TokenWorker implements TokenCounter {
   tokenize(texts: readonly string[]): Promise<Uint32Array[]> {
     if (this.stopped !== null || this.waiting.size >= MAX_IN_FLIGHT) return Promise.resolve(tokenizeInProcess(texts));
     const id = this.nextId++;
+    const thread = this.started();
     return new Promise((resolve) => {
       this.waiting.set(id, { texts, resolve });
-      this.thread.postMessage({ id, texts });
+      thread.postMessage({ id, texts });
     });
   }
 
   async close(): Promise<void> {
     if (this.stopped === null) this.stopped = "closed";
-    await this.thread.terminate();
+    await this.thread?.terminate();
     this.settleInProcess();
   }
 
