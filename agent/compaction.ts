@@ -9,7 +9,7 @@ import { lt } from "drizzle-orm";
 import type { Deps } from "../runtime/deps.ts";
 import { sessions } from "../schema/index.ts";
 import type { ChatMessage } from "./chat-model.ts";
-import { countMessage, countPrompt, countText, truncateToTokens } from "./tokens.ts";
+import { countMessage, countPrompt, countText, truncateToTokens, truncateToTokensOffThread } from "./tokens.ts";
 import { makeTurn, type Turn } from "./turns.ts";
 
 /** Replaces a turn's tool outputs by a short stub; null when there is nothing worth stubbing. */
@@ -92,7 +92,8 @@ export function createSummarizer(options: {
     const head = `Existing summary:\n${previous || "(none)"}\n\nNew turns:\n`;
     const room = budget - countPrompt([system, { role: "user", content: head }]) - 16;
     if (room < 64) throw new Error("no room in the budget for a summarisation request");
-    const request: ChatMessage[] = [system, { role: "user", content: head + truncateToTokens(renderTranscript(turns), room, "transcript") }];
+    const transcript = await truncateToTokensOffThread(renderTranscript(turns), room, "transcript", deps.tokenCounter);
+    const request: ChatMessage[] = [system, { role: "user", content: head + transcript }];
     const answer = (await options.complete(request)).trim();
     if (!answer) throw new Error("the summariser returned an empty summary");
     const summary = truncateToTokens(answer, summaryCap, "summary");

@@ -13,7 +13,7 @@ import { instances, messages, sessions } from "../schema/index.ts";
 import type { ChatMessage } from "./chat-model.ts";
 import type { PromptDraft } from "./budget.ts";
 import { listMemory } from "./memory.ts";
-import { truncateToTokens } from "./tokens.ts";
+import { truncateToTokens, truncateToTokensOffThread } from "./tokens.ts";
 import { attentionMarker, describeRechecks, renderRejections } from "./prompt-attention.ts";
 import { turnsFromStored } from "./turns.ts";
 
@@ -41,7 +41,14 @@ type InstanceRow = typeof instances.$inferSelect;
 
 const HEALTHY = new Set(["running", "stopped"]);
 
+const SNAPSHOT_CUT = "fleet snapshot (use list_instances)";
+
 export function renderSnapshot(rows: readonly InstanceRow[], now: number, maxTokens: number, loadingTimeoutMs = Infinity): string {
+  return truncateToTokens(snapshotText(rows, now, loadingTimeoutMs), maxTokens, SNAPSHOT_CUT);
+}
+
+/** The whole snapshot, before it is cut to its share of the budget. */
+function snapshotText(rows: readonly InstanceRow[], now: number, loadingTimeoutMs: number): string {
   if (rows.length === 0) return `Fleet snapshot at ${iso(now)}: no instances known.`;
   // Instances needing attention first, so a cut snapshot still shows them.
   const ordered = [...rows].sort((a, b) => Number(HEALTHY.has(a.state)) - Number(HEALTHY.has(b.state)) || a.id.localeCompare(b.id));
@@ -52,7 +59,7 @@ export function renderSnapshot(rows: readonly InstanceRow[], now: number, maxTok
     const message = r.statusMessage ? ` msg: ${r.statusMessage.slice(0, 200)}` : "";
     return `- ${r.id}${label}: ${r.state} since ${iso(r.stateAt)}, last seen ${iso(r.lastSeenAt)}, ${gpu}${price}${message}${attentionMarker(r, now, loadingTimeoutMs)}`;
   });
-  return truncateToTokens(`Fleet snapshot at ${iso(now)} (${rows.length} instances):\n${lines.join("\n")}`, maxTokens, "fleet snapshot (use list_instances)");
+  return `Fleet snapshot at ${iso(now)} (${rows.length} instances):\n${lines.join("\n")}`;
 }
 
 export function describeEvent(e: RunContext["events"][number]): string {
@@ -80,12 +87,17 @@ export function renderInput(
   maxTokens: number,
   rechecks: ReadonlyMap<number, string> = new Map(),
 ): string {
+  return truncateToTokens(inputText(context, now, rechecks), maxTokens, "input");
+}
+
+/** This run's events and due wakes, before the text is cut to its share of the budget. */
+function inputText(context: Pick<RunContext, "events" | "wakes" | "runId">, now: number, rechecks: ReadonlyMap<number, string>): string {
   const lines = [
     ...context.events.map(describeEvent),
     ...context.wakes.map((w) => `[${iso(w.dueAt)}] Your scheduled check #${w.id} is due: ${w.reason}${rechecks.has(w.id) ? ` ${rechecks.get(w.id)}` : ""}`),
   ];
   const body = lines.length ? lines.join("\n") : "(no events: a routine check)";
-  return truncateToTokens(`Run ${context.runId} at ${iso(now)}. This run was woken by:\n${body}`, maxTokens, "input");
+  return `Run ${context.runId} at ${iso(now)}. This run was woken by:\n${body}`;
 }
 
 /** Reads everything the prompt needs for this run and returns the draft the budget fits. */
@@ -109,7 +121,9 @@ export async function buildPromptDraft(deps: Deps, context: Pick<RunContext, "ag
     renderRejections(deps, agentId),
     describeRechecks(deps, context),
   ]);
-  const snapshot = renderSnapshot(fleetRows, now, Math.floor(budget * PROMPT_SHARES.snapshot), config.loadingTimeoutMs);
+  // A big fleet's snapshot and a big input are tokenized off the event loop where the host can
+  // (the same cuts as renderSnapshot and renderInput).
+  const snapshot = await truncateToTokensOffThread(snapshotText(fleetRows, now, config.loadingTimeoutMs), Math.floor(budget * PROMPT_SHARES.snapshot), SNAPSHOT_CUT, deps.tokenCounter);
   const fleetContext: ChatMessage = {
     role: "system",
     content: `${renderMemory(facts, Math.floor(budget * PROMPT_SHARES.memory))}\n\n${snapshot}${rejections ? `\n\n${truncateToTokens(rejections, Math.floor(budget * PROMPT_SHARES.rejections), "rejections")}` : ""}`,
@@ -118,7 +132,7 @@ export async function buildPromptDraft(deps: Deps, context: Pick<RunContext, "ag
     fixed: [{ role: "system", content: SYSTEM_PROMPT }, fleetContext],
     summary: session?.summary ?? "",
     history: turnsFromStored(stored),
-    input: { role: "user", content: renderInput(context, now, Math.floor(budget * PROMPT_SHARES.input), rechecks) },
+    input: { role: "user", content: await truncateToTokensOffThread(inputText(context, now, rechecks), Math.floor(budget * PROMPT_SHARES.input), "input", deps.tokenCounter) },
     current: [],
   };
 }

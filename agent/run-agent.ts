@@ -16,7 +16,7 @@
  */
 import type { RunContext, RunOutcome, RunStep } from "../triggers/run-step.ts";
 import { Breaker, DEFAULT_BREAKER, type BreakerPolicy } from "./breaker.ts";
-import { BudgetError, fitPrompt, type FitReport } from "./budget.ts";
+import { assemble, BudgetError, fitPrompt, type FitReport } from "./budget.ts";
 import type { ChatMessage } from "./chat-model.ts";
 import { createSummarizer } from "./compaction.ts";
 import { toConversationTurns } from "./conversation.ts";
@@ -26,7 +26,7 @@ import { buildPromptDraft, PROMPT_SHARES } from "./prompt.ts";
 import { decideByRules } from "./rules-policy.ts";
 import { withStorableArguments } from "./tool-call-args.ts";
 import { CHAT_TOOLS, runToolCall } from "./tools/index.ts";
-import { countPrompt } from "./tokens.ts";
+import { countPrompt, messageTexts, precount } from "./tokens.ts";
 import { makeTurn } from "./turns.ts";
 import { renewLease } from "../triggers/run-fence.ts";
 
@@ -72,6 +72,7 @@ async function runAgent(context: RunContext, breakerPolicy: BreakerPolicy): Prom
     budget,
     summaryCap: Math.floor(budget * PROMPT_SHARES.summary),
     complete: async (messages) => {
+      await precount(messageTexts(messages), deps.tokenCounter);
       const completion = await llm.complete(messages, [], countPrompt(messages));
       return completion.choices[0]!.message.content ?? "";
     },
@@ -86,6 +87,8 @@ async function runAgent(context: RunContext, breakerPolicy: BreakerPolicy): Prom
         break;
       }
       await renewLease(deps, context.fence);
+      // Large texts are tokenized off the event loop (where the host can); fitting then finds their counts.
+      await precount([...messageTexts(assemble(draft)), JSON.stringify(CHAT_TOOLS)], deps.tokenCounter);
       const fitted = await fitPrompt(draft, CHAT_TOOLS, budget, summarize);
       progress.calls.push(fitted.report);
       if (fitted.report.summaryError) progress.errors.push(`compaction could not summarise (${fitted.report.summaryError}); trimmed instead`);

@@ -5,8 +5,14 @@
  * so a prompt within budget by this count is within budget for o200k models too.
  * A prompt's size is the sum of its messages' sizes plus the tool schemas plus a fixed reply
  * priming, so a message's count can be stored when it is written and summed later.
+ *
+ * Tokenizing a large prompt takes tens of milliseconds of CPU; on a host with a TokenCounter (the
+ * Node host's worker thread) `precount` and `truncateToTokensOffThread` do that work off the event
+ * loop and leave the counts where the synchronous functions below find them. Without one (the
+ * Worker) everything is counted in place, as before; the counts are the same either way.
  */
 import { decode, encode } from "gpt-tokenizer/encoding/cl100k_base";
+import type { TokenCounter } from "../runtime/deps.ts";
 import type { ChatMessage, ChatTool } from "./chat-model.ts";
 
 /** Per-message framing (role and separators), as OpenAI's chat format adds it. */
@@ -17,8 +23,50 @@ const REPLY_PRIMING = 3;
 // Special-token text typed by a human is ordinary text here, never a tokenizer error.
 const plain = { disallowedSpecial: new Set<string>() };
 
+/** The tokens of each text, counted in place: what a TokenCounter answers, without a thread. */
+export function tokenizeInProcess(texts: readonly string[]): Uint32Array[] {
+  return texts.map((text) => Uint32Array.from(text ? encode(text, plain) : []));
+}
+
+/** Texts shorter than this are counted in place: that costs less than a trip to the thread. */
+export const OFF_THREAD_MIN_CHARS = 2000;
+/** The most characters of text whose counts are kept; the oldest are forgotten first. */
+export const KNOWN_COUNTS_MAX_CHARS = 4_000_000;
+// Counts made off the event loop, by text, so the synchronous counts below need not tokenize.
+const known = new Map<string, number>();
+let knownChars = 0;
+
+function learn(text: string, tokens: number): void {
+  if (known.has(text) || text.length > KNOWN_COUNTS_MAX_CHARS) return;
+  known.set(text, tokens);
+  knownChars += text.length;
+  for (const oldest of known.keys()) {
+    if (knownChars <= KNOWN_COUNTS_MAX_CHARS) break;
+    known.delete(oldest);
+    knownChars -= oldest.length;
+  }
+}
+
 export function countText(text: string): number {
-  return text ? encode(text, plain).length : 0;
+  if (!text) return 0;
+  return known.get(text) ?? encode(text, plain).length;
+}
+
+/**
+ * Counts the long texts among `texts` on `counter`, off the event loop, so that countText,
+ * countMessage and countPrompt find them. Without a counter it does nothing (they count in place).
+ */
+export async function precount(texts: Iterable<string>, counter: TokenCounter | undefined): Promise<void> {
+  if (!counter) return;
+  const wanted = [...new Set(texts)].filter((t) => t.length >= OFF_THREAD_MIN_CHARS && !known.has(t));
+  if (wanted.length === 0) return;
+  const tokens = await counter.tokenize(wanted);
+  wanted.forEach((text, i) => learn(text, tokens[i]!.length));
+}
+
+/** The texts countMessage tokenizes for each message (to precount them). */
+export function messageTexts(messages: readonly ChatMessage[]): string[] {
+  return messages.flatMap((m) => [contentText(m.content), ...(m.role === "assistant" && m.tool_calls?.length ? [JSON.stringify(m.tool_calls)] : [])]);
 }
 
 function contentText(content: unknown): string {
@@ -51,13 +99,41 @@ export function countPrompt(messages: readonly ChatMessage[], tools: readonly Ch
 
 /** Cuts text to at most `maxTokens`, ending with a visible marker when anything was cut. */
 export function truncateToTokens(text: string, maxTokens: number, what = "text"): string {
+  if (known.has(text) && known.get(text)! <= maxTokens) return text;
   const tokens = encode(text, plain);
   if (tokens.length <= maxTokens) return text;
-  const marker = `\n[… ${what} truncated: ${tokens.length - maxTokens} of ${tokens.length} tokens cut to fit the context budget]`;
-  // Re-encoding a cut can merge differently at the seam; shrink until the result really fits.
-  for (let keep = maxTokens - countText(marker) - 1; keep > 0; keep -= Math.max(2, Math.ceil(keep / 50))) {
-    const cut = decode(tokens.slice(0, keep)) + marker;
+  for (const cut of cuts(tokens, maxTokens, what)) if (countText(cut) <= maxTokens) return cut;
+  return fallback(tokens.length, maxTokens, what);
+}
+
+/**
+ * truncateToTokens with the tokenizing done on `counter`, off the event loop: the same result.
+ * Without a counter, or for a short text, it is truncateToTokens.
+ */
+export async function truncateToTokensOffThread(text: string, maxTokens: number, what: string, counter: TokenCounter | undefined): Promise<string> {
+  if (!counter || text.length < OFF_THREAD_MIN_CHARS) return truncateToTokens(text, maxTokens, what);
+  if (known.has(text) && known.get(text)! <= maxTokens) return text;
+  const [tokens] = await counter.tokenize([text]);
+  learn(text, tokens!.length);
+  if (tokens!.length <= maxTokens) return text;
+  for (const cut of cuts(tokens!, maxTokens, what)) {
+    await precount([cut], counter);
     if (countText(cut) <= maxTokens) return cut;
   }
-  return countText(marker) <= maxTokens ? marker : "";
+  return fallback(tokens!.length, maxTokens, what);
+}
+
+function marker(total: number, maxTokens: number, what: string): string {
+  return `\n[… ${what} truncated: ${total - maxTokens} of ${total} tokens cut to fit the context budget]`;
+}
+
+/** Candidate cuts, longest first: re-encoding a cut can merge differently at the seam, so each is checked. */
+function* cuts(tokens: number[] | Uint32Array, maxTokens: number, what: string): Generator<string> {
+  const mark = marker(tokens.length, maxTokens, what);
+  for (let keep = maxTokens - countText(mark) - 1; keep > 0; keep -= Math.max(2, Math.ceil(keep / 50))) yield decode(tokens.slice(0, keep)) + mark;
+}
+
+function fallback(total: number, maxTokens: number, what: string): string {
+  const mark = marker(total, maxTokens, what);
+  return countText(mark) <= maxTokens ? mark : "";
 }

@@ -4,8 +4,6 @@
  * pre-signed requests, repetitions interleaved so drift on a shared machine hits both alike.
  *
  * - throughput and latency for signed webhooks and chat messages at 32 and 64 connections;
- * - p99 while runs and cron ticks happen (a host with short debounce windows, a 200-instance
- *   simulated fleet with failures, and POST /api/cron every second);
  * - history growth 0 → 50,000 events: cost per event, GET instances, RSS and database size.
  * Every figure carries the machine's 1-minute load average when it was taken.
  */
@@ -119,59 +117,6 @@ async function throughput(rows: Row[]): Promise<void> {
   }
 }
 
-async function busy(rows: Row[]): Promise<void> {
-  const fw = await startFleetwarden({
-    SIMULATOR_INSTANCES: String(FLEET),
-    SIMULATOR_FAILURE_RATE: "120",
-    RECONCILE_INTERVAL_S: "1",
-    DEBOUNCE_STATE_MS: "250",
-    DEBOUNCE_HUMAN_MS: "250",
-  });
-  const base = await startBaseline();
-  const api = (path: string, init: RequestInit = {}) =>
-    fetch(`http://127.0.0.1:${fw.port}${path}`, { ...init, headers: { authorization: `Bearer ${BENCH_ADMIN_TOKEN}` } });
-  try {
-    const before = (await (await api("/api/agents/default")).json()) as { runCounter: number };
-    let ticks = 0;
-    let ticking = true;
-    const cron = (async () => {
-      // One tick a second while the load runs; bounded by the flag the load clears.
-      while (ticking) {
-        await api("/api/cron", { method: "POST" });
-        ticks++;
-        await new Promise((r) => setTimeout(r, 1000));
-      }
-    })();
-    const fwSamples: Sample[] = [];
-    const baseSamples: Sample[] = [];
-    for (let rep = 0; rep < 2; rep++) {
-      fwSamples.push(await sample(fw, "webhooks", 64, `busy${rep}`));
-      baseSamples.push(await sample(base, "webhooks", 64, `busybase${rep}`));
-    }
-    ticking = false;
-    await cron;
-    const after = (await (await api("/api/agents/default")).json()) as { runCounter: number };
-    const f = summary(fwSamples);
-    const b = summary(baseSamples);
-    const name = "webhooks, 64 connections, while runs and cron ticks happen";
-    rows.push({
-      benchmark: name,
-      variant: `fleetwarden (${after.runCounter - before.runCounter} runs, ${ticks} cron ticks over ${FLEET} instances)`,
-      result: `${f.rps.toFixed(0)} req/s · p50 ${fmtMs(f.p50)} · p99 ${fmtMs(f.p99)} · load ${f.loads}`,
-      ratio: `${(f.p99 / b.p99).toFixed(2)}× p99 · ${(f.rps / b.rps).toFixed(2)}× req/s`,
-    });
-    rows.push({
-      benchmark: name,
-      variant: "baseline (same load, nothing else to do)",
-      result: `${b.rps.toFixed(0)} req/s · p50 ${fmtMs(b.p50)} · p99 ${fmtMs(b.p99)} · load ${b.loads}`,
-      ratio: "1.00×",
-    });
-  } finally {
-    await fw.stop();
-    await base.stop();
-  }
-}
-
 async function getInstancesMs(server: Server): Promise<number> {
   const times: number[] = [];
   for (let i = 0; i < 20; i++) {
@@ -246,7 +191,6 @@ async function growth(rows: Row[]): Promise<string> {
 export async function httpBench(): Promise<{ rows: Row[]; growthTable: string }> {
   const rows: Row[] = [];
   await throughput(rows);
-  await busy(rows);
   const growthTable = await growth(rows);
   return { rows, growthTable };
 }

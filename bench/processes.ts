@@ -50,10 +50,12 @@ function server(child: ChildProcess, port: number, dbPath: string): Server {
   };
 }
 
-/** The real Node host on a fresh file database, with `env` on top of the bench's secrets. */
-export async function startFleetwarden(env: Record<string, string>): Promise<Server> {
+/**
+ * The real Node host with `env` on top of the bench's secrets, on a fresh file database or on
+ * `dbPath` when the caller prepared one (agents and a fleet written before the host starts).
+ */
+export async function startFleetwarden(env: Record<string, string>, dbPath = join(mkdtempSync(join(tmpdir(), "fw-bench-")), "fleetwarden.db")): Promise<Server> {
   const port = await freePort();
-  const dbPath = join(mkdtempSync(join(tmpdir(), "fw-bench-")), "fleetwarden.db");
   const child = spawn(process.execPath, ["--import", "tsx", "functions/node.ts"], {
     env: { ...process.env, NODE_OPTIONS: "", PORT: String(port), DATABASE_URL: `file:${dbPath}`, ADMIN_TOKEN: BENCH_ADMIN_TOKEN, WEBHOOK_SECRET: BENCH_WEBHOOK_SECRET, ...env },
     stdio: "ignore",

@@ -1,6 +1,7 @@
 /**
  * `npm run bench`: the HTTP benchmark (the real Node host against a bare baseline, see
- * http.bench.ts) and the in-process micro-benchmarks, printed as tables on stdout.
+ * http.bench.ts; ingest while the host runs agents and ticks, see busy.bench.ts) and the
+ * in-process micro-benchmarks, printed as tables on stdout.
  * `npm run bench -- --write` also writes them to bench/RESULTS.md. Ratios compare variants
  * measured side by side in the same run; absolute figures depend on the machine and its load,
  * which is recorded next to them.
@@ -8,6 +9,7 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { table, type Row } from "./harness.ts";
+import { busyBench } from "./busy.bench.ts";
 import { httpBench } from "./http.bench.ts";
 import { pipelineBench } from "./pipeline.bench.ts";
 import { memoryBench } from "./memory.bench.ts";
@@ -18,6 +20,7 @@ const machine = `Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model
   .map((l) => l.toFixed(2))
   .join(" / ")}`;
 const http = await httpBench();
+http.rows.push(...(await busyBench()));
 const micro: Row[] = [...(await pipelineBench()), ...(await promptBench()), ...(await memoryBench())];
 const minutes = ((performance.now() - started) / 60_000).toFixed(1);
 
@@ -46,8 +49,15 @@ How it is measured:
   requests signed before the clock starts. Repetitions alternate fleetwarden and baseline.
 - **Webhooks** report 200 instances cycling through running / loading / exited, so most change the
   instance and request a (debounced) run; **chat** posts one message per request.
-- **While runs happen**: a second host with 250 ms debounce windows, 200 simulated instances failing
-  at 120 per hour each, reconciliation every second and \`POST /api/cron\` every second.
+- **While runs and ticks happen** (\`bench/busy.bench.ts\`): only one server process exists during a
+  sample: each repetition starts a fresh fleetwarden host, warms it and loads it while it works,
+  stops it, then the baseline gets the same warm-up and load with nothing else running (order
+  alternates). *Runs*: 200 simulated instances failing at 120 per hour each, 250 ms debounce
+  windows, agent runs against a scripted OpenAI-compatible server over loopback (read the fleet,
+  pin a fact, answer; prompts near the 30,000-token budget), \`POST /api/cron\` a second after the
+  previous tick. *Ticks*: 100 agents sharing 1,000 simulated instances by label-prefix filters,
+  full ticks back to back (never overlapping), no runs. The host's CPU profile and event-loop delay
+  can be recorded with \`BUSY_CPU_PROF=<dir>\`.
 - **History growth**: one host is filled to 50,000 webhooks; at each point the cost per event is
   1 / throughput at 32 connections, and GET instances the median of 20 sequential requests.
   Database size is measured after a WAL checkpoint. The load column is the 1-minute load average.

@@ -13,6 +13,12 @@ import type { FleetProvider } from "../fleet/provider.ts";
 import type { ChatModel } from "../agent/chat-model.ts";
 import type { RunStep } from "../triggers/run-step.ts";
 
+/** Tokenizes text off the event loop (the Node host's worker thread, functions/host/token-worker.ts). */
+export interface TokenCounter {
+  /** The cl100k_base tokens of each text, in order, exactly as agent/tokens.ts would count them. */
+  tokenize(texts: readonly string[]): Promise<Uint32Array[]>;
+}
+
 export interface Deps {
   db: Db;
   clock: Clock;
@@ -30,4 +36,9 @@ export interface Deps {
    * ingest commits its own batch (Workers, where a batch must belong to one request).
    */
   groupCommit?: GroupCommit;
+  /**
+   * Counts the tokens of large prompts off the event loop that serves ingest (the Node host);
+   * without it they are counted in place (Workers, where an invocation has its own isolate).
+   */
+  tokenCounter?: TokenCounter;
 }

@@ -52,9 +52,9 @@ export async function runToolCall(context: ToolContext, name: string, rawArgumen
   const args = tool.schema.safeParse(parsedJson);
   if (!args.success) return invalid(`invalid arguments for ${name}: ${describeIssues(args.error)}`);
   const result = await tool.run(context, args.data as never);
-  return { content: capOutput(result.output), mutated: result.mutated, invalid: false };
+  return { content: await capOutput(result.output, context.deps.tokenCounter), mutated: result.mutated, invalid: false };
 }
 
-function invalid(error: string): ToolCallOutcome {
-  return { content: capOutput({ error }), mutated: false, invalid: true };
+async function invalid(error: string): Promise<ToolCallOutcome> {
+  return { content: await capOutput({ error }), mutated: false, invalid: true };
 }

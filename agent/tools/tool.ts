@@ -9,7 +9,8 @@ import type { Deps } from "../../runtime/deps.ts";
 import type { ChatTool } from "../chat-model.ts";
 import type { Answering } from "../../fleet/action-key.ts";
 import type { RunFence } from "../../triggers/run-fence.ts";
-import { truncateToTokens } from "../tokens.ts";
+import type { TokenCounter } from "../../runtime/deps.ts";
+import { truncateToTokensOffThread } from "../tokens.ts";
 
 export interface ToolContext {
   deps: Deps;
@@ -53,9 +54,10 @@ export function toChatTool(tool: AgentTool): ChatTool {
   return { type: "function", function: { name: tool.name, description: tool.description, parameters } };
 }
 
-export function capOutput(output: unknown): string {
+/** The output as the model sees it, cut to TOOL_OUTPUT_MAX_TOKENS (tokenized on `counter` where the host has one). */
+export function capOutput(output: unknown, counter?: TokenCounter): Promise<string> {
   const text = typeof output === "string" ? output : JSON.stringify(output);
-  return truncateToTokens(text, TOOL_OUTPUT_MAX_TOKENS, "tool output");
+  return truncateToTokensOffThread(text, TOOL_OUTPUT_MAX_TOKENS, "tool output", counter);
 }
 
 /** A readable error for the model, never an exception for the run. */

@@ -32,6 +32,7 @@ import { checkContextBudget } from "./context-budget.ts";
 import { checkDatabaseFile, databaseFailure, probeDatabase } from "./database-checks.ts";
 import { acquireHostLock, nodeHostId, releaseHostLock } from "./host-lock.ts";
 import { loadOrCreateSecret, makeAdminToken, makeWebhookSecret } from "./node-secrets.ts";
+import { TokenWorker } from "./token-worker.ts";
 import { wireDeps } from "./wire-deps.ts";
 
 const CRON_INTERVAL_MS = 60_000;
@@ -116,7 +117,7 @@ export async function startNodeHost(
     config.scheduler === "qstash"
       ? qstashSchedulerFromConfig(config)
       : new LocalScheduler({ db, clock, log, visibilityMs: config.runLeaseMs + 60_000 });
-  const deps = { ...wireDeps({ db, clock, config, scheduler, log, hostId }), groupCommit: new GroupCommit(db, GROUP_COMMIT) };
+  const deps = { ...wireDeps({ db, clock, config, scheduler, log, hostId }), groupCommit: new GroupCommit(db, GROUP_COMMIT), tokenCounter: new TokenWorker(log) };
   if (deps.provider instanceof SimulatorProvider) await deps.provider.seed(config.simulator.instances);
 
   // Runs a previous process of this host identity left cannot still be running (the host lock says
@@ -129,6 +130,7 @@ export async function startNodeHost(
 
   const app = buildApp(() => deps);
   const server = await listen(app.fetch, config.port).catch(async (err: unknown) => {
+    await deps.tokenCounter.close();
     await releaseHostLock(db, hostId);
     client.close();
     throw err;
@@ -162,6 +164,7 @@ export async function startNodeHost(
       clearInterval(cron);
       await new Promise<void>((done) => server.close(() => done()));
       if (scheduler instanceof LocalScheduler) await scheduler.stop();
+      await deps.tokenCounter.close();
       await releaseHostLock(db, hostId).catch(() => {});
       client.close();
     },

@@ -1,0 +1,193 @@
+/**
+ * Ingest while the host is busy (issue 12 "runs do not stall ingest", issue 13 "ingest p99 while
+ * ticks run"): signed webhooks at 64 connections against a fleetwarden Node host that is doing
+ * other work at the same time, and against the bare baseline under the same load with nothing
+ * else running anywhere.
+ *
+ * Fair by construction: only one server process exists during a sample (each repetition starts a
+ * fresh host, loads it, stops it; the baseline gets its own turn), repetitions alternate who goes
+ * first, and both get the same warm-up. Two busy setups:
+ * - runs: 200 simulated instances failing at 120 per hour each, 250 ms debounce windows, so the
+ *   webhooks themselves keep requesting runs; the runs talk to a scripted OpenAI-compatible
+ *   server over loopback HTTP (list_instances + remember, then an answer; summaries on request),
+ *   so prompts, token counting, tool outputs and compaction are the real ones; POST /api/cron
+ *   (every agent's tick: recovery, reconcile, heartbeats, watchdog; then retention) a second
+ *   after the previous one finished.
+ * - ticks: 100 agents sharing 1,000 simulated instances through label-prefix instance filters
+ *   (written to the database before the host starts), no simulated failures, full ticks (all 100
+ *   agents' ticks, POST /api/cron) back to back for the whole sample, webhooks spread over all
+ *   agents; state debounce of an hour, so ticks are the only background work. Ticks never
+ *   overlap: the next starts when the previous one answered (the production interval is a
+ *   minute; back to back is the worst case that is still one tick at a time).
+ * Stopping a host waits for the work it has started (a tick, the deliveries of its own interval).
+ */
+import { createClient } from "@libsql/client";
+import { mkdtempSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { Webhook } from "standardwebhooks";
+import { ScriptedLlm } from "../test/support/scripted-llm.ts";
+import { fmtMs, type Row } from "./harness.ts";
+import { drive, type LoadResult, type PreparedRequest } from "./load.ts";
+import { RUNS, scriptRuns, STATES, TICKS, type Busy, type Work } from "./busy-setups.ts";
+import { BENCH_ADMIN_TOKEN, BENCH_WEBHOOK_SECRET, startBaseline, startFleetwarden, type Server } from "./processes.ts";
+
+const REPS = 3;
+const RUN_MS = 4000;
+const WARMUP_REQUESTS = 600;
+const CONNECTIONS = 64;
+/** Pre-signed requests per sample: more than the fastest server answers in RUN_MS. */
+const PER_SAMPLE = 16_000;
+const signer = new Webhook(BENCH_WEBHOOK_SECRET);
+/** `BUSY_CPU_PROF=<dir>` writes each busy host's CPU profile and event-loop delay there (bench/host-profile.mjs). */
+const PROFILE: Record<string, string> = process.env.BUSY_CPU_PROF
+  ? { NODE_OPTIONS: `--import ${new URL("./host-profile.mjs", import.meta.url).pathname}`, BUSY_CPU_PROF: process.env.BUSY_CPU_PROF }
+  : {};
+/** `BUSY_ONLY=runs` or `ticks` runs one setup alone. */
+const ONLY = process.env.BUSY_ONLY;
+
+let sequence = 0;
+
+function webhooks(busy: Busy, count: number, tag: string): () => PreparedRequest | null {
+  const list = Array.from({ length: count }, (): PreparedRequest => {
+    const n = sequence++;
+    const { agent, instance } = busy.target(n);
+    const id = `${tag}_${n}`;
+    const body = JSON.stringify({ instanceId: instance, state: STATES[n % STATES.length] });
+    const at = new Date();
+    return {
+      path: `/webhooks/${agent}/instances`,
+      headers: { "content-type": "application/json", "webhook-id": id, "webhook-timestamp": String(Math.floor(at.getTime() / 1000)), "webhook-signature": signer.sign(id, at, body) },
+      body,
+    };
+  });
+  let i = 0;
+  return () => list[i++] ?? null;
+}
+
+const load = () => loadavg()[0]!.toFixed(2);
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+interface Sample extends LoadResult {
+  load: string;
+}
+
+async function measure(server: Server, next: () => PreparedRequest | null, what: string): Promise<Sample> {
+  const load0 = load();
+  const result = await drive(server.port, CONNECTIONS, next, RUN_MS);
+  if (result.errors) throw new Error(`${what}: ${result.errors} requests failed`);
+  return { ...result, load: load0 };
+}
+
+/** Counts what the host did in [from, to] from its database, after it stopped. */
+async function workDone(dbPath: string, from: number, to: number, ticks: number, llmCalls: number): Promise<Work> {
+  const client = createClient({ url: `file:${dbPath}` });
+  const { rows } = await client.execute({
+    sql: "select count(*) as runs, coalesce(sum(decider = 'llm'), 0) as llm, coalesce(max(context_tokens), 0) as largest from runs where started_at between ? and ?",
+    args: [from, to],
+  });
+  client.close();
+  const row = rows[0]!;
+  return { ticks, runs: Number(row.runs), llmRuns: Number(row.llm), llmCalls, largestPrompt: Number(row.largest) };
+}
+
+async function busySample(busy: Busy, llm: ScriptedLlm, rep: number): Promise<{ sample: Sample; work: Work }> {
+  const dbPath = join(mkdtempSync(join(tmpdir(), "fw-busy-")), "fleetwarden.db");
+  await busy.prepare?.(dbPath);
+  scriptRuns(llm, 4000);
+  const fw = await startFleetwarden({ ...busy.env(llm.url), ...PROFILE }, dbPath);
+  try {
+    await drive(fw.port, CONNECTIONS, webhooks(busy, WARMUP_REQUESTS, `warm${rep}`), 60_000);
+    let ticks = 0;
+    let ticking = true;
+    // Ticks one after another while the load runs; stopped by the flag cleared after the sample.
+    const cron = (async () => {
+      while (ticking) {
+        const res = await fetch(`http://127.0.0.1:${fw.port}/api/cron`, { method: "POST", headers: { authorization: `Bearer ${BENCH_ADMIN_TOKEN}` } });
+        if (!res.ok) throw new Error(`cron tick answered ${res.status}: ${await res.text()}`);
+        ticks++;
+        await new Promise((r) => setTimeout(r, busy.cronPauseMs));
+      }
+    })();
+    await new Promise((r) => setTimeout(r, 1000));
+    const llmBefore = llm.requests.length;
+    const from = Date.now();
+    const sample = await measure(fw, webhooks(busy, PER_SAMPLE, `busy${rep}`), "fleetwarden");
+    const to = Date.now();
+    const llmCalls = llm.requests.length - llmBefore;
+    ticking = false;
+    await cron;
+    await fw.stop();
+    return { sample, work: await workDone(dbPath, from, to, ticks, llmCalls) };
+  } finally {
+    await fw.stop();
+  }
+}
+
+async function baselineSample(busy: Busy, rep: number): Promise<Sample> {
+  const base = await startBaseline();
+  try {
+    await drive(base.port, CONNECTIONS, webhooks(busy, WARMUP_REQUESTS, `basewarm${rep}`), 60_000);
+    return await measure(base, webhooks(busy, PER_SAMPLE, `base${rep}`), "baseline");
+  } finally {
+    await base.stop();
+  }
+}
+
+function summary(samples: Sample[]) {
+  return {
+    rps: median(samples.map((s) => s.reqPerSec)),
+    p50: median(samples.map((s) => s.p50Ms)),
+    p99: median(samples.map((s) => s.p99Ms)),
+    loads: samples.map((s) => s.load).join("/"),
+  };
+}
+
+async function compare(busy: Busy, llm: ScriptedLlm, rows: Row[]): Promise<void> {
+  const fwSamples: Sample[] = [];
+  const baseSamples: Sample[] = [];
+  const works: Work[] = [];
+  for (let rep = 0; rep < REPS; rep++) {
+    const fwFirst = rep % 2 === 0;
+    if (!fwFirst) baseSamples.push(await baselineSample(busy, rep));
+    const { sample, work } = await busySample(busy, llm, rep);
+    fwSamples.push(sample);
+    works.push(work);
+    if (fwFirst) baseSamples.push(await baselineSample(busy, rep));
+  }
+  const f = summary(fwSamples);
+  const b = summary(baseSamples);
+  const work = works.map((w) => busy.describe(w)).join("; ");
+  const name = `${busy.name} (median of ${REPS})`;
+  rows.push({
+    benchmark: name,
+    variant: `fleetwarden, per repetition: ${work}`,
+    result: `${f.rps.toFixed(0)} req/s · p50 ${fmtMs(f.p50)} · p99 ${fmtMs(f.p99)} · load ${f.loads}`,
+    ratio: `${(f.p99 / b.p99).toFixed(2)}× p99 · ${(f.rps / b.rps).toFixed(2)}× req/s`,
+  });
+  rows.push({
+    benchmark: name,
+    variant: "baseline (same load, its own turn, nothing else running)",
+    result: `${b.rps.toFixed(0)} req/s · p50 ${fmtMs(b.p50)} · p99 ${fmtMs(b.p99)} · load ${b.loads}`,
+    ratio: "1.00×",
+  });
+}
+
+export async function busyBench(): Promise<Row[]> {
+  const llm = await new ScriptedLlm().start();
+  llm.onSummary = () => ({ text: "Earlier runs read the fleet and pinned notes about instances that restarted." });
+  const rows: Row[] = [];
+  try {
+    if (ONLY !== "ticks") await compare(RUNS, llm, rows);
+    if (ONLY !== "runs") await compare(TICKS, llm, rows);
+  } finally {
+    await llm.close();
+  }
+  return rows;
+}
+
+// Alone: `tsx bench/busy.bench.ts` prints its rows (npm run bench calls busyBench from bench/run.ts).
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const { table } = await import("./harness.ts");
+  console.log(table(await busyBench()));
+}
