@@ -5,6 +5,7 @@
  * out-of-memory, stuck loading, host offline) are injected on demand or rolled at random; how
  * the simulated instances then report to fleetwarden lives in simulator-reports.ts.
  */
+import { yieldToEventLoop } from "../runtime/yield.ts";
 import { and, asc, eq, gt, isNull, lt, or } from "drizzle-orm";
 import type { Db } from "../db/client.ts";
 import type { Clock } from "../runtime/clock.ts";
@@ -117,6 +118,7 @@ export class SimulatorProvider implements FleetProvider {
       listed.push(...page.slice(0, this.pageSize).map(toInstance));
       if (page.length <= this.pageSize) return listed;
       after = page[this.pageSize - 1]!.id;
+      await yieldToEventLoop(); // as a real provider's next page would: requests waiting get a turn
     }
   }
 

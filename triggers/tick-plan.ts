@@ -16,6 +16,7 @@
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Deps } from "../runtime/deps.ts";
 import { batchByName, type NamedResults, type NamedStatements } from "../db/named-batch.ts";
+import { yieldToEventLoop } from "../runtime/yield.ts";
 
 export type TickStatement = BatchItem<"sqlite">;
 
@@ -72,6 +73,10 @@ export async function runTickChecks(deps: Deps, agentId: string, checks: readonl
   for (const [i, check] of checks.entries()) {
     for (const [name, statement] of Object.entries(check.reads(deps, agentId, tick.now) as NamedStatements)) snapshot[`${i}.${name}`] = statement;
   }
+  // A turn of the event loop before each batch: an embedded database answers synchronously, so a
+  // chain of ticks (100 agents' deliveries, POST /api/cron) would otherwise hold the loop, and every
+  // webhook waiting on it, from the first snapshot to the last write.
+  await yieldToEventLoop();
   const rows = await batchByName(deps.db, snapshot);
 
   const plans = new Map<number, TickWrites<unknown>>();
@@ -85,6 +90,7 @@ export async function runTickChecks(deps: Deps, agentId: string, checks: readonl
     }
   }
 
+  await yieldToEventLoop();
   const results = await commitWrites(deps, plans, failed);
   const outcomes: CheckOutcome[] = [];
   for (const [i, check] of checks.entries()) {
