@@ -2,7 +2,7 @@
  * The loop watchdog (a cron check, per agent): observes the conditions in conditions.ts and keeps
  * one row per occurrence in watchdog_conditions — opened when a condition starts, its detail
  * refreshed while it holds, closed when it clears. A human is told once when it starts and once
- * when it clears: the row records each notification, so a tick that dies in between tells again
+ * when it clears (poison excepted: its items are told one by one, see TOLD_PER_ITEM): the row records each notification, so a tick that dies in between tells again
  * at most once, and that repeat is folded by the notification dedup window (the keys name the
  * condition, so a condition flapping every tick pages at most twice per NOTIFY_DEDUP_WINDOW_S).
  * The health route and the dashboard read the open rows.
@@ -23,6 +23,13 @@ export const CONDITION_TITLES: Record<ConditionKind, string> = {
   notification_storm: "an instance is causing a storm of notifications or approvals",
   wake_budget_exhausted: "the agent's wake budget is exhausted",
 };
+
+/**
+ * Conditions a human already hears about item by item: each poison event or wake is told once by
+ * notify/poison-alerts.ts, so the watchdog lists the condition (health route, attention strip)
+ * without telling it a second time.
+ */
+const TOLD_PER_ITEM: ReadonlySet<string> = new Set<ConditionKind>(["poison"]);
 
 export interface HealthCondition {
   kind: string;
@@ -109,7 +116,7 @@ export const checkLoopHealth = defineTickCheck({
     const plan = planWatchdog(conditionsFrom(deps, rows, now), rows.rows, now);
     const { db } = deps;
     const notices = combineWrites(
-      plan.notices.map((notice) => {
+      plan.notices.filter((notice) => !TOLD_PER_ITEM.has(notice.kind)).map((notice) => {
         const title = CONDITION_TITLES[notice.kind as ConditionKind] ?? notice.kind;
         return notificationStatements(
           deps,

@@ -52,12 +52,17 @@ describe("poison events", () => {
     await runCronTick(deps);
     deps.clock.advance(2 * deps.config.notifyDedupWindowMs);
     await runCronTick(deps);
-    // The watchdog raises its own conditions (failed runs in a row, poison); this is the item's alert.
-    const sent = (await deps.db.select().from(notifications)).filter((n) => n.dedupKey.startsWith("poison:"));
+    // The poison reaches a human once: the item's alert. The watchdog lists its poison condition
+    // (health route) without telling it again; it still tells its own "runs keep failing".
+    const all = await deps.db.select().from(notifications);
+    expect(all.filter((n) => n.dedupKey.startsWith("watchdog:failed_runs"))).toHaveLength(1);
+    const sent = all.filter((n) => /poison/i.test(`${n.dedupKey} ${n.title}`));
     expect(sent).toHaveLength(1);
     expect(sent[0]!.dedupKey).toBe(`poison:event:${event!.id}`);
     expect(sent[0]!.body).toMatch(/attempted by 3 runs/);
     expect(sent[0]!.body).toMatch(/Last error: step failure #3/);
+    const health = await (await app.request("/api/agents/default/health", { headers: authHeaders() })).json();
+    expect(JSON.stringify(health)).toMatch(/"kind":"poison"/);
   });
 
   it("drops a wake the same way (status dropped)", async () => {
