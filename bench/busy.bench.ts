@@ -23,14 +23,14 @@
  */
 import { createClient } from "@libsql/client";
 import { mkdtempSync } from "node:fs";
-import { loadavg, tmpdir } from "node:os";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Webhook } from "standardwebhooks";
 import { ScriptedLlm } from "../test/support/scripted-llm.ts";
 import { fmtMs, type Row } from "./harness.ts";
-import { drive, type LoadResult, type PreparedRequest } from "./load.ts";
+import { drive, type PreparedRequest } from "./load.ts";
+import { queue, sample, signedWebhook, summary, type Sample } from "./samples.ts";
 import { RUNS, scriptRuns, STATES, TICKS, type Busy, type Work } from "./busy-setups.ts";
-import { BENCH_ADMIN_TOKEN, BENCH_WEBHOOK_SECRET, startBaseline, startFleetwarden, type Server } from "./processes.ts";
+import { BENCH_ADMIN_TOKEN, startBaseline, startFleetwarden, type Server } from "./processes.ts";
 
 const REPS = 3;
 const RUN_MS = 4000;
@@ -38,7 +38,6 @@ const WARMUP_REQUESTS = 600;
 const CONNECTIONS = 64;
 /** Pre-signed requests per sample: more than the fastest server answers in RUN_MS. */
 const PER_SAMPLE = 16_000;
-const signer = new Webhook(BENCH_WEBHOOK_SECRET);
 /** `BUSY_CPU_PROF=<dir>` writes each busy host's CPU profile and event-loop delay there (bench/host-profile.mjs). */
 const PROFILE: Record<string, string> = process.env.BUSY_CPU_PROF
   ? { NODE_OPTIONS: `--import ${new URL("./host-profile.mjs", import.meta.url).pathname}`, BUSY_CPU_PROF: process.env.BUSY_CPU_PROF }
@@ -49,35 +48,16 @@ const ONLY = process.env.BUSY_ONLY;
 let sequence = 0;
 
 function webhooks(busy: Busy, count: number, tag: string): () => PreparedRequest | null {
-  const list = Array.from({ length: count }, (): PreparedRequest => {
-    const n = sequence++;
-    const { agent, instance } = busy.target(n);
-    const id = `${tag}_${n}`;
-    const body = JSON.stringify({ instanceId: instance, state: STATES[n % STATES.length] });
-    const at = new Date();
-    return {
-      path: `/webhooks/${agent}/instances`,
-      headers: { "content-type": "application/json", "webhook-id": id, "webhook-timestamp": String(Math.floor(at.getTime() / 1000)), "webhook-signature": signer.sign(id, at, body) },
-      body,
-    };
-  });
-  let i = 0;
-  return () => list[i++] ?? null;
+  return queue(
+    Array.from({ length: count }, () => {
+      const n = sequence++;
+      const { agent, instance } = busy.target(n);
+      return signedWebhook(agent, `${tag}_${n}`, JSON.stringify({ instanceId: instance, state: STATES[n % STATES.length] }));
+    }),
+  );
 }
 
-const load = () => loadavg()[0]!.toFixed(2);
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-
-interface Sample extends LoadResult {
-  load: string;
-}
-
-async function measure(server: Server, next: () => PreparedRequest | null, what: string): Promise<Sample> {
-  const load0 = load();
-  const result = await drive(server.port, CONNECTIONS, next, RUN_MS);
-  if (result.errors) throw new Error(`${what}: ${result.errors} requests failed`);
-  return { ...result, load: load0 };
-}
+const measure = (server: Server, next: () => PreparedRequest | null, what: string) => sample(server.port, CONNECTIONS, next, RUN_MS, what);
 
 /** Counts what the host did in [from, to] from its database, after it stopped. */
 async function workDone(dbPath: string, from: number, to: number, ticks: number, llmCalls: number): Promise<Work> {
@@ -132,15 +112,6 @@ async function baselineSample(busy: Busy, rep: number): Promise<Sample> {
   } finally {
     await base.stop();
   }
-}
-
-function summary(samples: Sample[]) {
-  return {
-    rps: median(samples.map((s) => s.reqPerSec)),
-    p50: median(samples.map((s) => s.p50Ms)),
-    p99: median(samples.map((s) => s.p99Ms)),
-    loads: samples.map((s) => s.load).join("/"),
-  };
 }
 
 async function compare(busy: Busy, llm: ScriptedLlm, rows: Row[]): Promise<void> {

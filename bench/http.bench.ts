@@ -7,10 +7,9 @@
  * - history growth 0 → 50,000 events: cost per event, GET instances, RSS and database size.
  * Every figure carries the machine's 1-minute load average when it was taken.
  */
-import { loadavg } from "node:os";
-import { Webhook } from "standardwebhooks";
-import { drive, type LoadResult, type PreparedRequest } from "./load.ts";
-import { BENCH_ADMIN_TOKEN, BENCH_WEBHOOK_SECRET, dbBytes, dbBytesByObject, rssMb, startBaseline, startFleetwarden, type Server } from "./processes.ts";
+import { drive, type PreparedRequest } from "./load.ts";
+import { loadNow, median, queue, sample, signedWebhook, summary, type Sample } from "./samples.ts";
+import { BENCH_ADMIN_TOKEN, dbBytes, dbBytesByObject, rssMb, startBaseline, startFleetwarden, type Server } from "./processes.ts";
 import { fmtMs, type Row } from "./harness.ts";
 
 const REPS = 3;
@@ -19,24 +18,11 @@ const CONNECTIONS = [32, 64] as const;
 const FLEET = 200;
 const STATES = ["running", "loading", "exited"] as const;
 const GROWTH_CHECKPOINTS = [0, 10_000, 25_000, 50_000];
-const signer = new Webhook(BENCH_WEBHOOK_SECRET);
 let sequence = 0;
 
 function webhook(tag: string): PreparedRequest {
   const n = sequence++;
-  const id = `${tag}_${n}`;
-  const body = JSON.stringify({ instanceId: `i-${n % FLEET}`, state: STATES[Math.floor(n / FLEET) % STATES.length] });
-  const at = new Date();
-  return {
-    path: "/webhooks/default/instances",
-    headers: {
-      "content-type": "application/json",
-      "webhook-id": id,
-      "webhook-timestamp": String(Math.floor(at.getTime() / 1000)),
-      "webhook-signature": signer.sign(id, at, body),
-    },
-    body,
-  };
+  return signedWebhook("default", `${tag}_${n}`, JSON.stringify({ instanceId: `i-${n % FLEET}`, state: STATES[Math.floor(n / FLEET) % STATES.length] }));
 }
 
 function chat(): PreparedRequest {
@@ -49,33 +35,11 @@ function chat(): PreparedRequest {
 
 /** Requests built (and signed) before the clock starts; enough for the fastest server. */
 function prepared(kind: "webhooks" | "chat", count: number, tag: string): () => PreparedRequest | null {
-  const list = Array.from({ length: count }, () => (kind === "webhooks" ? webhook(tag) : chat()));
-  let i = 0;
-  return () => list[i++] ?? null;
+  return queue(Array.from({ length: count }, () => (kind === "webhooks" ? webhook(tag) : chat())));
 }
 
-const load = () => loadavg()[0]!.toFixed(2);
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-
-interface Sample extends LoadResult {
-  load: string;
-}
-
-async function sample(server: Server, kind: "webhooks" | "chat", connections: number, tag: string): Promise<Sample> {
-  const next = prepared(kind, 6_000, tag);
-  const load0 = load();
-  const result = await drive(server.port, connections, next, RUN_MS);
-  if (result.errors) throw new Error(`${tag}: ${result.errors} requests failed`);
-  return { ...result, load: load0 };
-}
-
-function summary(samples: Sample[]) {
-  return {
-    rps: median(samples.map((s) => s.reqPerSec)),
-    p50: median(samples.map((s) => s.p50Ms)),
-    p99: median(samples.map((s) => s.p99Ms)),
-    loads: samples.map((s) => s.load).join("/"),
-  };
+function quietSample(server: Server, kind: "webhooks" | "chat", connections: number, tag: string): Promise<Sample> {
+  return sample(server.port, connections, prepared(kind, 6_000, tag), RUN_MS, tag);
 }
 
 async function throughput(rows: Row[]): Promise<void> {
@@ -90,8 +54,8 @@ async function throughput(rows: Row[]): Promise<void> {
           // Interleaved, alternating who goes first.
           const order = rep % 2 === 0 ? ["fw", "base"] : ["base", "fw"];
           for (const who of order) {
-            if (who === "fw") fwSamples.push(await sample(fw, kind, connections, `fw${rep}c${connections}`));
-            else baseSamples.push(await sample(base, kind, connections, `base${rep}c${connections}`));
+            if (who === "fw") fwSamples.push(await quietSample(fw, kind, connections, `fw${rep}c${connections}`));
+            else baseSamples.push(await quietSample(base, kind, connections, `base${rep}c${connections}`));
           }
         }
         const f = summary(fwSamples);
@@ -147,7 +111,7 @@ async function growth(rows: Row[]): Promise<string> {
       stored += probe.requests;
       const point = { events: stored, perEvent: 1000 / probe.reqPerSec, list: await getInstancesMs(fw), bytes: await dbBytes(fw.dbPath), rss: rssMb(fw.pid) };
       points.push(point);
-      lines.push(`| ${point.events.toLocaleString("en")} | ${fmtMs(point.perEvent)} | ${fmtMs(point.list)} | ${point.rss.toFixed(0)} MB | ${(point.bytes / 1e6).toFixed(1)} MB | ${load()} |`);
+      lines.push(`| ${point.events.toLocaleString("en")} | ${fmtMs(point.perEvent)} | ${fmtMs(point.list)} | ${point.rss.toFixed(0)} MB | ${(point.bytes / 1e6).toFixed(1)} MB | ${loadNow()} |`);
     }
     const first = points[0]!;
     const last = points[points.length - 1]!;
