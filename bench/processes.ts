@@ -6,9 +6,9 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createClient } from "@libsql/client";
 import { existsSync, mkdtempSync, readFileSync, statSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { freePort } from "../test/support/child-process-waits.ts";
 
 export const BENCH_ADMIN_TOKEN = "bench-admin-token-0123456789";
 export const BENCH_WEBHOOK_SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
@@ -18,14 +18,6 @@ export interface Server {
   dbPath: string;
   pid: number;
   stop(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 async function waitUntil(what: string, child: ChildProcess, probe: () => Promise<boolean>): Promise<void> {

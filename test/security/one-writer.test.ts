@@ -7,8 +7,6 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync } from "node:fs";
-import { createServer } from "node:net";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { createClient } from "@libsql/client";
@@ -19,6 +17,7 @@ import { silentLogger } from "../../runtime/log.ts";
 import { ScriptedLlm } from "../support/scripted-llm.ts";
 import { TEST_ADMIN_TOKEN, TEST_WEBHOOK_SECRET } from "../support/test-deps.ts";
 import { runStart } from "./start-process.ts";
+import { freePort, waitFor } from "../support/child-process-waits.ts";
 
 const children: ChildProcess[] = [];
 const llms: ScriptedLlm[] = [];
@@ -26,24 +25,6 @@ afterEach(async () => {
   for (const child of children.splice(0)) child.kill("SIGKILL");
   await Promise.all(llms.splice(0).map((l) => l.close()));
 });
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((ready) => server.listen(0, "127.0.0.1", ready));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((done) => server.close(done));
-  return port;
-}
-
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined) return value;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 describe("one writer per database file", () => {
   it("a second npm start on the same file refuses in one line while the first's run is in flight, which stays untouched", { timeout: 240_000 }, async () => {
