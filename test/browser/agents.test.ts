@@ -5,36 +5,23 @@
  * live updates arrive, and switches back. The agents page, an agent's page and a page with the
  * switcher pass axe-core (no serious or critical violations) and keyboard reach.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startNodeHost, type NodeHost } from "../../functions/host/node-host.ts";
-import { silentLogger } from "../../runtime/log.ts";
-import { controlsUnreachableByTab, launchChromium, screenshot, seriousAxeViolations, skipBrowser, UI_WAIT } from "./chromium.ts";
+import type { NodeHost } from "../../functions/host/node-host.ts";
+import { controlsUnreachableByTab, screenshot, seriousAxeViolations, skipBrowser, startBrowserHost, UI_WAIT } from "./chromium.ts";
 
 const ADMIN_TOKEN = "browser-agents-admin-token-0123456789";
 
 describe.skipIf(skipBrowser)("agents in Chromium", () => {
   let host: NodeHost;
   let browser: Browser;
-  let dir: string;
+  let close: () => Promise<void> = async () => {};
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), "fleetwarden-agents-"));
-    host = await startNodeHost(
-      { PORT: "0", DATABASE_URL: `file:${join(dir, "fleetwarden.db")}`, ADMIN_TOKEN, DEBOUNCE_HUMAN_MS: "200", SIMULATOR_FAILURE_RATE: "0", SIMULATOR_INSTANCES: "3" },
-      { log: silentLogger },
-    );
-    browser = await launchChromium();
+    ({ host, browser, close } = await startBrowserHost(ADMIN_TOKEN, { DEBOUNCE_HUMAN_MS: "200", SIMULATOR_FAILURE_RATE: "0", SIMULATOR_INSTANCES: "3" }));
   });
 
-  afterAll(async () => {
-    await browser?.close();
-    await host?.stop();
-    if (dir) rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => close());
 
   async function checkPage(page: Page, name: string) {
     await screenshot(page, name);

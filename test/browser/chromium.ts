@@ -4,10 +4,13 @@
  * under test/artifacts/ (not committed), and axe-core run inside the page: its own axe.min.js
  * evaluated in the page, the result's serious and critical violations returned for assertion.
  */
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
+import { startNodeHost, type NodeHost } from "../../functions/host/node-host.ts";
+import { silentLogger } from "../../runtime/log.ts";
 
 export const CHROMIUM = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
 export const ARTIFACTS = resolve("test/artifacts");
@@ -25,6 +28,38 @@ export async function launchChromium(): Promise<Browser> {
     executablePath: CHROMIUM,
     args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"],
   });
+}
+
+export interface BrowserHost {
+  host: NodeHost;
+  browser: Browser;
+  /** The host's database file, for tests that look at what was stored. */
+  dbPath: string;
+  close(): Promise<void>;
+}
+
+/**
+ * The real Node host on a free port over a fresh file database (with `vars` on top), and
+ * Chromium; `close` ends both and removes the database.
+ */
+export async function startBrowserHost(adminToken: string, vars: Record<string, string> = {}): Promise<BrowserHost> {
+  const dir = mkdtempSync(join(tmpdir(), "fleetwarden-browser-"));
+  const dbPath = join(dir, "fleetwarden.db");
+  const host = await startNodeHost({ PORT: "0", DATABASE_URL: `file:${dbPath}`, ADMIN_TOKEN: adminToken, ...vars }, { log: silentLogger });
+  const browser = await launchChromium().catch(async (err: unknown) => {
+    await host.stop();
+    throw err;
+  });
+  return {
+    host,
+    browser,
+    dbPath,
+    async close() {
+      await browser.close();
+      await host.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }
 
 export const screenshot = (page: Page, name: string) => page.screenshot({ path: join(ARTIFACTS, `dashboard-${name}.png`), fullPage: true });

@@ -8,42 +8,23 @@
  * Without Chromium (/usr/bin/chromium, or CHROMIUM_PATH) the test is skipped with a warning, except under CI=true, where it
  * fails: CI must run it (`.ci/run` installs Chromium).
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startNodeHost, type NodeHost } from "../../functions/host/node-host.ts";
-import { silentLogger } from "../../runtime/log.ts";
-import { launchChromium, screenshot, skipBrowser, UI_WAIT } from "./chromium.ts";
+import type { NodeHost } from "../../functions/host/node-host.ts";
+import { screenshot, skipBrowser, startBrowserHost, UI_WAIT } from "./chromium.ts";
 
 const ADMIN_TOKEN = "browser-test-admin-token-0123456789";
 
 describe.skipIf(skipBrowser)("dashboard in Chromium", () => {
   let host: NodeHost;
   let browser: Browser;
-  let dir: string;
+  let close: () => Promise<void> = async () => {};
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), "fleetwarden-browser-"));
-    host = await startNodeHost(
-      {
-        PORT: "0",
-        DATABASE_URL: `file:${join(dir, "fleetwarden.db")}`,
-        ADMIN_TOKEN,
-        DEBOUNCE_HUMAN_MS: "200",
-        SIMULATOR_FAILURE_RATE: "0",
-      },
-      { log: silentLogger },
-    );
-    browser = await launchChromium();
+    ({ host, browser, close } = await startBrowserHost(ADMIN_TOKEN, { DEBOUNCE_HUMAN_MS: "200", SIMULATOR_FAILURE_RATE: "0" }));
   });
 
-  afterAll(async () => {
-    await browser?.close();
-    await host?.stop();
-    if (dir) rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => close());
 
   const shot = screenshot;
   const text = async (page: Page, testId: string) => (await page.getByTestId(testId).first().textContent())?.trim() ?? "";

@@ -10,45 +10,23 @@
  * violations) and for keyboard reach of every form control, and saved as a screenshot under
  * test/artifacts/. Assertions are on content, never pixels.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startNodeHost, type NodeHost } from "../../functions/host/node-host.ts";
-import { silentLogger } from "../../runtime/log.ts";
-import { controlsUnreachableByTab, launchChromium, screenshot, seriousAxeViolations, skipBrowser, UI_WAIT } from "./chromium.ts";
+import type { NodeHost } from "../../functions/host/node-host.ts";
+import { controlsUnreachableByTab, screenshot, seriousAxeViolations, skipBrowser, startBrowserHost, UI_WAIT } from "./chromium.ts";
 
 const ADMIN_TOKEN = "browser-story-admin-token-0123456789";
 
 describe.skipIf(skipBrowser)("an operator's incident in Chromium", () => {
   let host: NodeHost;
   let browser: Browser;
-  let dir: string;
+  let close: () => Promise<void> = async () => {};
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), "fleetwarden-story-"));
-    host = await startNodeHost(
-      {
-        PORT: "0",
-        DATABASE_URL: `file:${join(dir, "fleetwarden.db")}`,
-        ADMIN_TOKEN,
-        DEBOUNCE_HUMAN_MS: "200",
-        DEBOUNCE_STATE_MS: "300",
-        SIMULATOR_FAILURE_RATE: "0",
-        SIMULATOR_INSTANCES: "3",
-        APPROVAL_REQUIRED_ACTIONS: "start,destroy",
-      },
-      { log: silentLogger },
-    );
-    browser = await launchChromium();
+    ({ host, browser, close } = await startBrowserHost(ADMIN_TOKEN, { DEBOUNCE_HUMAN_MS: "200", DEBOUNCE_STATE_MS: "300", SIMULATOR_FAILURE_RATE: "0", SIMULATOR_INSTANCES: "3", APPROVAL_REQUIRED_ACTIONS: "start,destroy" }));
   });
 
-  afterAll(async () => {
-    await browser?.close();
-    await host?.stop();
-    if (dir) rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => close());
 
   const markNoReload = (page: Page) => page.evaluate(() => ((window as unknown as { noReload: boolean }).noReload = true));
   const stillNoReload = (page: Page) => page.evaluate(() => (window as unknown as { noReload?: boolean }).noReload === true);
