@@ -1,13 +1,17 @@
 /**
  * The agents API: create, list, read, update and archive agents; settings validated like
  * configuration (400 naming the field, nothing written), channel URLs never shown in full, and an
- * archived agent refusing new work (409) while its history stays readable.
+ * archived agent refusing new work (409) while its history stays readable. PATCH replaces the
+ * settings as a whole, but a channel URL sent back exactly as the API showed it (masked) keeps the
+ * stored secret.
  */
+import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { buildApp } from "../../functions/app.ts";
 import { listRuns } from "../../triggers/agent-state.ts";
 import { handleDelivery } from "../../triggers/deliver.ts";
 import { runCronTick } from "../../triggers/tick.ts";
+import { agents } from "../../schema/index.ts";
 import { authHeaders, createTestDeps, RecordingScheduler } from "../support/test-deps.ts";
 
 async function setup() {
@@ -20,7 +24,12 @@ async function setup() {
   return { deps, call };
 }
 
+/** An agent's settings as stored (secrets in full). */
+const storedSettings = (deps: Awaited<ReturnType<typeof createTestDeps>>) => async (id: string) =>
+  (await deps.db.select().from(agents).where(eq(agents.id, id)))[0]!.settings as Record<string, any>;
+
 const SLACK = "https://hooks.slack.com/services/T000/B000/sEcReTtOkEn123";
+const NTFY = "https://ntfy.example/alerts-s3cret";
 
 describe("agents API", () => {
   it("creates an agent with settings, lists it, and shows its settings masked", async () => {
@@ -113,5 +122,35 @@ describe("agents API", () => {
     // History stays readable.
     expect((await call("GET", "/api/agents/retiring/runs")).json.runs).toHaveLength(1);
     expect((await call("GET", "/api/agents/retiring")).json).toMatchObject({ archived: true, runCounter: 1 });
+  });
+});
+
+describe("PATCH with masked secrets", () => {
+  it("sending back what GET showed changes the rest and keeps the stored channel URLs", async () => {
+    const { deps, call } = await setup();
+    const stored = storedSettings(deps);
+    await call("POST", "/api/agents", { id: "team-b", settings: { channels: { slack: SLACK, ntfy: NTFY }, debounceHumanMs: 500 } });
+    const shown = (await call("GET", "/api/agents/team-b")).json;
+    expect(shown.settings.channels).toEqual({ slack: "https://hooks.slack.com/…", ntfy: "https://ntfy.example/…" });
+    const patched = await call("PATCH", "/api/agents/team-b", { settings: { ...shown.settings, debounceHumanMs: 900 } });
+    expect(patched.status).toBe(200);
+    expect(await stored("team-b")).toEqual({ channels: { slack: SLACK, ntfy: NTFY }, debounceHumanMs: 900 });
+  });
+
+  it("a new URL replaces the stored one, and a channel left out is removed", async () => {
+    const { deps, call } = await setup();
+    const stored = storedSettings(deps);
+    await call("POST", "/api/agents", { id: "team-b", settings: { channels: { slack: SLACK, ntfy: NTFY } } });
+    const fresh = "https://hooks.slack.com/services/T000/B000/n3wT0ken";
+    await call("PATCH", "/api/agents/team-b", { settings: { channels: { slack: fresh } } });
+    expect(await stored("team-b")).toEqual({ channels: { slack: fresh } });
+  });
+
+  it("the mask of a different URL is not taken for the stored secret", async () => {
+    const { deps, call } = await setup();
+    const stored = storedSettings(deps);
+    await call("POST", "/api/agents", { id: "team-b", settings: { channels: { slack: SLACK } } });
+    await call("PATCH", "/api/agents/team-b", { settings: { channels: { slack: "https://other.example/…" } } });
+    expect((await stored("team-b")).channels.slack).not.toBe(SLACK);
   });
 });
