@@ -3,34 +3,12 @@
  * (test/fleet/vast-server.ts): each call is the one vast-cli makes, and the fake's fleet changes
  * the way the real one would.
  */
-import { afterEach, describe, expect, it } from "vitest";
-import { ProviderError } from "../../fleet/provider.ts";
-import { VastProvider, type VastOptions } from "../../fleet/vast.ts";
-import { startVastServer, vastInstance, type VastFakeOptions, type VastServer } from "./vast-server.ts";
+import { describe, expect, it } from "vitest";
+import { vastInstance } from "./vast-server.ts";
+import { providerError, useVastClient } from "./vast-client-fixture.ts";
 
 const KEY = "vast-test-key-456";
-let server: VastServer | null = null;
-afterEach(async () => {
-  await server?.close();
-  server = null;
-});
-
-async function client(fake: VastFakeOptions, options: Partial<VastOptions> = {}) {
-  await server?.close();
-  server = await startVastServer({ apiKey: KEY, ...fake });
-  const slept: number[] = [];
-  const vast = new VastProvider({ apiKey: KEY, baseUrl: server.url, sleep: async (ms) => void slept.push(ms), ...options });
-  return { vast, slept, requests: server.requests, fake: server };
-}
-
-async function providerError(promise: Promise<unknown>): Promise<ProviderError> {
-  const err = await promise.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(ProviderError);
-  return err as ProviderError;
-}
+const client = useVastClient(KEY);
 
 const call = (r: { method: string; path: string; rawQuery: string; body: unknown }) => [r.method, r.rawQuery ? `${r.path}?${r.rawQuery}` : r.path, r.body];
 

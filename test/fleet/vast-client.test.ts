@@ -3,35 +3,14 @@
  * (test/fleet/vast-server.ts): every page is asked for the way vast-cli asks, and the list is all
  * pages or an error.
  */
-import { afterEach, describe, expect, it } from "vitest";
-import { ProviderError } from "../../fleet/provider.ts";
-import { VastProvider, type VastOptions } from "../../fleet/vast.ts";
+import { describe, expect, it } from "vitest";
 import { vastState } from "../../fleet/vast-instance.ts";
-import { startVastServer, vastInstance, type VastFakeOptions, type VastServer } from "./vast-server.ts";
+import { startVastServer, vastInstance } from "./vast-server.ts";
+import { VastProvider } from "../../fleet/vast.ts";
+import { providerError, useVastClient } from "./vast-client-fixture.ts";
 
 export const KEY = "vast-test-key-123";
-let server: VastServer | null = null;
-afterEach(async () => {
-  await server?.close();
-  server = null;
-});
-
-async function client(fake: VastFakeOptions, options: Partial<VastOptions> = {}) {
-  await server?.close();
-  server = await startVastServer({ apiKey: KEY, ...fake });
-  const slept: number[] = [];
-  const vast = new VastProvider({ apiKey: KEY, baseUrl: `${server.url}/`, sleep: async (ms) => void slept.push(ms), ...options });
-  return { vast, slept, requests: server.requests, fake: server };
-}
-
-async function providerError(promise: Promise<unknown>): Promise<ProviderError> {
-  const err = await promise.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(ProviderError);
-  return err as ProviderError;
-}
+const client = useVastClient(KEY);
 
 const fleetOf = (count: number) => Array.from({ length: count }, (_, i) => vastInstance(1000 + i));
 
