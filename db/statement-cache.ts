@@ -30,6 +30,45 @@ const caches = new WeakMap<object, Map<string, Statement>>();
 export const statementCacheStats = { hits: 0, misses: 0 };
 let installed = false;
 
+/**
+ * What the client asks of a statement before every execution and what stays fixed while it is
+ * cached, answered from the first asking: its columns (read twice per execution), whether it
+ * returns rows (`raw(true)` throws for one that does not: a native error built every time was a
+ * twentieth of a webhook's CPU), and its integer mode.
+ */
+function keepSettings(statement: Statement): Statement {
+  const columns = statement.columns.bind(statement);
+  const raw = statement.raw.bind(statement);
+  const safeIntegers = statement.safeIntegers.bind(statement);
+  let knownColumns: ReturnType<typeof columns> | undefined;
+  let rawOn: { error: unknown } | "on" | undefined;
+  let integers: boolean | undefined;
+  statement.columns = () => (knownColumns ??= columns());
+  statement.raw = (on = true) => {
+    if (!on) {
+      rawOn = undefined;
+      raw(false);
+      return statement;
+    }
+    if (rawOn === undefined) {
+      try {
+        raw(true);
+        rawOn = "on";
+      } catch (error) {
+        rawOn = { error };
+      }
+    }
+    if (rawOn !== "on") throw rawOn.error;
+    return statement;
+  };
+  statement.safeIntegers = (on = true) => {
+    if (integers !== on) safeIntegers(on);
+    integers = on;
+    return statement;
+  };
+  return statement;
+}
+
 /** Makes every embedded connection of this process keep its prepared statements (idempotent). */
 export function installStatementCache(): void {
   if (installed) return;
@@ -53,11 +92,7 @@ export function installStatementCache(): void {
       statementCacheStats.hits++;
       return cached;
     }
-    const statement = prepare.call(this, sql);
-    // The client reads a statement's columns twice per execution; they are fixed while it is cached.
-    const columns = statement.columns.bind(statement);
-    let known: ReturnType<typeof columns> | undefined;
-    statement.columns = () => (known ??= columns());
+    const statement = keepSettings(prepare.call(this, sql));
     statementCacheStats.misses++;
     cache.set(sql, statement);
     if (cache.size > MAX_STATEMENTS) cache.delete(cache.keys().next().value!);

@@ -62,4 +62,42 @@ describe("statement cache", () => {
     expect(delta(before)).toEqual({ hits: 1, misses: MAX_STATEMENTS + 2 });
     db.close();
   });
+
+  it("asks the driver once per statement whether it returns rows and for its integer mode, and answers as before", async () => {
+    const proto = Object.getPrototypeOf(new Database(":memory:").prepare("select 1")) as Record<string, (...args: unknown[]) => unknown>;
+    const calls = { raw: 0, safeIntegers: 0 };
+    const original = { raw: proto.raw!, safeIntegers: proto.safeIntegers! };
+    proto.raw = function (this: unknown, ...args: unknown[]) {
+      calls.raw++;
+      return original.raw.apply(this, args);
+    };
+    proto.safeIntegers = function (this: unknown, ...args: unknown[]) {
+      calls.safeIntegers++;
+      return original.safeIntegers.apply(this, args);
+    };
+    try {
+      const url = fileUrl();
+      const cached = await createNodeClient(url);
+      await cached.execute("create table t (id integer primary key, v integer)");
+      const insert = { sql: "insert into t (v) values (?)", args: [2 ** 40] };
+      const select = "select id, v from t order by id";
+      calls.raw = calls.safeIntegers = 0;
+      const results = [];
+      for (let i = 0; i < 5; i++) results.push(await cached.execute(insert), await cached.execute(select));
+      // One question each per statement, not per execution: two statements.
+      expect(calls).toEqual({ raw: 2, safeIntegers: 2 });
+
+      const fresh = createClient({ url: fileUrl() });
+      await fresh.execute("create table t (id integer primary key, v integer)");
+      const expected = [];
+      for (let i = 0; i < 5; i++) expected.push(await fresh.execute(insert), await fresh.execute(select));
+      const shape = (r: Awaited<ReturnType<typeof fresh.execute>>) => [r.rowsAffected, r.lastInsertRowid, r.columns, r.rows.map((row) => ({ ...row }))];
+      expect(results.map(shape)).toEqual(expected.map(shape));
+      expect(results.at(-1)!.rows.map((r) => r.v)).toEqual(Array(5).fill(2 ** 40));
+      fresh.close();
+      cached.close();
+    } finally {
+      Object.assign(proto, original);
+    }
+  });
 });
