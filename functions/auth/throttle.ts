@@ -1,17 +1,18 @@
 /**
  * Throttling of failed authentications (wrong sign-in token, wrong bearer token), kept in the
- * database so it holds across Worker isolates and restarts. Failures are counted per client
+ * database so it holds across Worker isolates and restarts (each reads the lockouts in force
+ * through lockout-view.ts, at most a second behind the others). Failures are counted per client
  * address and globally in one-minute windows; the attempt that reaches the limit locks that
  * scope for a minute, and is the only one logged. While a scope is locked, every attempt that
  * presents a credential is refused with 429 and Retry-After before the credential is checked,
  * so guessing stops even when a guess would have been right.
  */
 import { sql } from "drizzle-orm";
-import { preparedPerDb } from "../../db/prepared.ts";
 import type { Context } from "hono";
 import type { Deps } from "../../runtime/deps.ts";
 import { authFailures } from "../../schema/index.ts";
 import type { AppEnv } from "../app-env.ts";
+import { lockedUntil, sawLockout } from "./lockout-view.ts";
 
 export interface Lockout {
   retryAfterS: number;
@@ -42,20 +43,9 @@ export async function currentLockout(deps: Pick<Deps, "db" | "clock" | "log">, a
   }
 }
 
-/** Read on every request that presents a credential: built once per database handle. */
-const lockoutsPrepared = preparedPerDb((db) =>
-  db
-    .select({ lockedUntil: authFailures.lockedUntil })
-    .from(authFailures)
-    .where(sql`${authFailures.scope} in (${sql.placeholder("addressScope")}, ${sql.placeholder("globalScope")}) and ${authFailures.lockedUntil} > ${sql.placeholder("now")}`)
-    .prepare(),
-);
-
 async function readLockout(deps: Pick<Deps, "db" | "clock">, address: string): Promise<Lockout | null> {
   const now = deps.clock.now();
-  const [addressScope, globalScope] = scopes(address);
-  const rows = await lockoutsPrepared(deps.db).all({ addressScope, globalScope, now });
-  const until = Math.max(0, ...rows.map((r) => r.lockedUntil ?? 0));
+  const until = await lockedUntil(deps.db, scopes(address), now);
   return until > now ? { retryAfterS: Math.ceil((until - now) / 1000) } : null;
 }
 
@@ -89,6 +79,7 @@ export async function recordAuthFailure(deps: Pick<Deps, "db" | "clock" | "confi
   }
   const [[a], [g]] = counted;
   for (const [row, limit] of [[a, perAddress], [g, global]] as const) {
+    if (row?.lockedUntil) sawLockout(deps.db, row.scope, row.lockedUntil);
     if (row && row.failures === limit) {
       deps.log.error("authentication locked out", { scope: row.scope, failures: row.failures, until: new Date(row.lockedUntil ?? now).toISOString(), after: what });
     }

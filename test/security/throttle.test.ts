@@ -1,10 +1,18 @@
 /**
  * Throttling of failed authentications, per client address and globally, stored in the
  * database: past the limit every attempt (even with the right token) is 429 with Retry-After,
- * a second app on the same database (another Worker isolate) sees the same lockout, one log line
+ * a second app on the same database (another Worker isolate) sees the same lockout within the
+ * second its view of the lockouts may be old, one log line
  * is written per lockout, and the lockout ends after its minute.
  */
 import { describe, expect, it } from "vitest";
+import { createClient } from "@libsql/client";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { openDatabase } from "../../db/client.ts";
+import { applyMigrations } from "../../db/migrate.ts";
+import { READ_EVERY_MS } from "../../functions/auth/lockout-view.ts";
 import { buildApp } from "../../functions/app.ts";
 import { consumeSignInToken, issueSignInToken } from "../../functions/auth/sign-in-tokens.ts";
 import type { Logger } from "../../runtime/log.ts";
@@ -50,6 +58,26 @@ describe("authentication throttling", () => {
     expect((await bearer(app, TEST_ADMIN_TOKEN, "203.0.113.7")).headers.get("Retry-After")).toBe("30");
     deps.clock.advance(30_000);
     expect((await bearer(app, TEST_ADMIN_TOKEN, "203.0.113.7")).status).toBe(200);
+  });
+
+  it("another isolate, with its own database handle, sees the lockout within READ_EVERY_MS", async () => {
+    const url = `file:${join(mkdtempSync(join(tmpdir(), "fw-throttle-")), "t.db")}`;
+    const db = openDatabase(createClient({ url }));
+    await applyMigrations(db);
+    const deps = await createTestDeps({ db });
+    const other = { ...deps, db: openDatabase(createClient({ url })) };
+    const app = buildApp(() => deps);
+    const otherIsolate = buildApp(() => other);
+    expect((await bearer(otherIsolate, TEST_ADMIN_TOKEN, "203.0.113.7")).status).toBe(200);
+
+    for (let i = 0; i < 10; i++) expect((await bearer(app, `wrong-token-${i}`, "203.0.113.7")).status).toBe(401);
+    // The isolate that recorded the lockout refuses at once; the other at its next read.
+    expect((await bearer(app, TEST_ADMIN_TOKEN, "203.0.113.7")).status).toBe(429);
+    deps.clock.advance(READ_EVERY_MS);
+    const locked = await bearer(otherIsolate, TEST_ADMIN_TOKEN, "203.0.113.7");
+    expect(locked.status).toBe(429);
+    expect(locked.headers.get("Retry-After")).toBe("59");
+    expect((await bearer(otherIsolate, TEST_ADMIN_TOKEN, "198.51.100.1")).status).toBe(200);
   });
 
   it("counts failures per one-minute window: slow guessing is not locked out", async () => {
