@@ -14,7 +14,8 @@
  * - **synchronous = NORMAL**: in WAL mode a commit is durable against a crash of the process (the
  *   log is in the OS's hands when COMMIT returns) and only the last commits before a power loss
  *   can be lost; the log is fsynced at checkpoints. FULL would fsync every commit, which is most of
- *   the cost of an ingest on a small disk.
+ *   the cost of an ingest on a small disk. The Node host runs the checkpoints themselves on a
+ *   worker thread (functions/host/wal-checkpointer.ts).
  * - **cache_size** 16 MiB (the default 2 MiB stops holding the hot indexes once history grows).
  * - **Prepared statements kept** per connection (db/statement-cache.ts): the driver would parse
  *   and plan every statement again on each call.
@@ -31,9 +32,15 @@ const CACHE_KIB = 16 * 1024;
 /** The PRAGMAs every connection to an embedded file gets (the busy timeout comes with `timeout`). */
 export const FILE_PRAGMAS = ["PRAGMA journal_mode = WAL", "PRAGMA synchronous = NORMAL", `PRAGMA cache_size = -${CACHE_KIB}`];
 
+/** The file of a `file:` URL; null for a remote database. */
+export function embeddedPath(url: string): string | null {
+  if (!url.startsWith("file:")) return null;
+  return url.startsWith("file://") ? fileURLToPath(url) : url.slice("file:".length);
+}
+
 export async function createNodeClient(url: string, authToken?: string): Promise<Client> {
-  if (!url.startsWith("file:")) return createClient({ url, authToken });
-  const path = url.startsWith("file://") ? fileURLToPath(url) : url.slice("file:".length);
+  const path = embeddedPath(url);
+  if (path === null) return createClient({ url, authToken });
   mkdirSync(dirname(path), { recursive: true });
   installStatementCache();
   const client = createClient({ url, authToken, timeout: BUSY_TIMEOUT_MS, concurrency: 1 });

@@ -1,6 +1,6 @@
 /**
  * The Node host (`npm start`): configuration from the environment, the embedded libSQL file
- * (migrated on start), the local durable scheduler, the cron tick on an interval, and
+ * (migrated on start; its WAL checkpoints on a worker thread), the local durable scheduler, the cron tick on an interval, and
  * @hono/node-server. Every start-up failure it can name (a bad or unwritable database, a port in
  * use, another live process on the same database) is a one-line ConfigError or HostLockError.
  * One writer per host identity (functions/host/host-lock.ts): on start, runs this identity left
@@ -8,13 +8,12 @@
  */
 import { serve } from "@hono/node-server";
 import { dirname, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
 import { and, eq, isNotNull } from "drizzle-orm";
 import type { Client } from "@libsql/client";
 import { openDatabase } from "../../db/client.ts";
 import { applyMigrations } from "../../db/migrate.ts";
 import { GroupCommit } from "../../db/group-commit.ts";
-import { createNodeClient } from "../../db/node-client.ts";
+import { createNodeClient, embeddedPath } from "../../db/node-client.ts";
 import { systemClock, type Clock } from "../../runtime/clock.ts";
 import { ConfigError, parseConfig, type Config } from "../../runtime/config.ts";
 import { writeHealthProbe } from "../../db/health-probe.ts";
@@ -33,6 +32,7 @@ import { checkDatabaseFile, databaseFailure, probeDatabase } from "./database-ch
 import { acquireHostLock, nodeHostId, releaseHostLock } from "./host-lock.ts";
 import { loadOrCreateSecret, makeAdminToken, makeWebhookSecret } from "./node-secrets.ts";
 import { TokenWorker } from "./token-worker.ts";
+import { WalCheckpointer } from "./wal-checkpointer.ts";
 import { wireDeps } from "./wire-deps.ts";
 
 const CRON_INTERVAL_MS = 60_000;
@@ -51,9 +51,8 @@ export interface NodeHost {
 }
 
 function dataDir(databaseUrl: string): string {
-  if (!databaseUrl.startsWith("file:")) return resolve("data");
-  const path = databaseUrl.startsWith("file://") ? fileURLToPath(databaseUrl) : databaseUrl.slice("file:".length);
-  return dirname(resolve(path));
+  const path = embeddedPath(databaseUrl);
+  return path === null ? resolve("data") : dirname(resolve(path));
 }
 
 /** Fills in the secrets Node may generate, printing each one the first time. */
@@ -111,6 +110,8 @@ export async function startNodeHost(
     throw err;
   }
   await ensureAgent(db, DEFAULT_AGENT, clock.now());
+  const path = embeddedPath(config.databaseUrl);
+  const checkpointer = path === null ? null : await WalCheckpointer.start(path, client, log);
 
   // With QStash, deliveries arrive at POST /internal/deliveries; no local timer runs.
   const scheduler =
@@ -131,6 +132,7 @@ export async function startNodeHost(
   const app = buildApp(() => deps);
   const server = await listen(app.fetch, config.port).catch(async (err: unknown) => {
     await deps.tokenCounter.close();
+    await checkpointer?.stop();
     await releaseHostLock(db, hostId);
     client.close();
     throw err;
@@ -165,6 +167,7 @@ export async function startNodeHost(
       await new Promise<void>((done) => server.close(() => done()));
       if (scheduler instanceof LocalScheduler) await scheduler.stop();
       await deps.tokenCounter.close();
+      await checkpointer?.stop();
       await releaseHostLock(db, hostId).catch(() => {});
       client.close();
     },
