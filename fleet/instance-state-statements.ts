@@ -44,18 +44,18 @@ export const instanceStatePrepared = preparedPerDb((db) => {
   const dropReason = sql`(select case when i.state_at > ${at} then 'superseded' when i.state = ${state} then 'unchanged'
       when i.expected_until >= ${now} and instr(${p("matched")}, '|' || i.expected_state || '|') > 0 then 'expected' end
     from ${instances} i where i.agent_id = ${agentId} and i.id = ${instanceId})`;
-  const insertEvent = db.all<{ id: number; status: string }>(sql`insert into ${events} (agent_id, source, priority, dedup_key, payload, status, drop_reason, created_at)
+  const insertEvent = db.run(sql`insert into ${events} (agent_id, source, priority, dedup_key, payload, status, drop_reason, created_at)
     select ${agentId}, ${source}, 1, ${dedupKey}, ${p("payload")}, case when r is null then 'pending' else 'dropped' end, r, ${now}
     from (select ${dropReason} as r) where true
-    on conflict do nothing
-    returning id, status`);
+    on conflict do nothing`);
 
+  // Only by the batch that stored the event: after the insert and the read of its row (a read
+  // changes neither), changes() and last_insert_rowid() still name the insert.
   const appendHistory = db.run(sql`insert into ${instanceEvents} (agent_id, instance_id, from_state, to_state, source, message, at, event_id, created_at)
     select ${agentId}, ${instanceId}, (select i.state from ${instances} i where i.agent_id = ${agentId} and i.id = ${instanceId}),
       ${state}, ${source}, ${message}, ${at}, e.id, ${now}
     from ${events} e
-    where e.agent_id = ${agentId} and e.dedup_key = ${dedupKey} and (e.status <> 'dropped' or e.drop_reason = 'expected')
-      and not exists (select 1 from ${instanceEvents} ie where ie.agent_id = ${agentId} and ie.event_id = e.id)`);
+    where changes() = 1 and e.id = last_insert_rowid() and (e.status <> 'dropped' or e.drop_reason = 'expected')`);
 
   // A newer report ends the expectation unless it is still on the way (then it is the echo).
   const keptExpectation = sql`excluded.state_at < instances.state_at or instr(${p("kept")}, '|' || instances.expected_state || '|') > 0`;
@@ -85,8 +85,9 @@ export const instanceStatePrepared = preparedPerDb((db) => {
 
   return {
     insertEvent: prepareRaw(db, insertEvent),
+    // Right after the insert: changes() says whether it stored the event (1) or found it stored (0).
     stored: db
-      .select({ id: events.id, status: events.status, dropReason: events.dropReason })
+      .select({ id: events.id, status: events.status, dropReason: events.dropReason, inserted: sql<number>`changes()` })
       .from(events)
       .where(and(eq(events.agentId, agentId), eq(events.dedupKey, dedupKey)))
       .prepare(),

@@ -67,10 +67,10 @@ function changeValues(deps: Deps, change: StateChange) {
 export async function recordInstanceState(deps: Deps, change: StateChange): Promise<RecordedChange> {
   const prepared = instanceStatePrepared(deps.db);
   const values = changeValues(deps, change);
-  // In order: the event (dropped with its reason when it is no news), its stored row, the history
-  // row, the instance (only by the batch that stored the event), the run request (only while the
-  // event is pending).
-  const [inserted, existing, , , moved] = await commitIngest(deps, [
+  // In order: the event (dropped with its reason when it is no news), its stored row and whether
+  // this batch stored it, the history row and the instance (only by the batch that stored the
+  // event), the run request (only while the event is pending).
+  const [, existing, , , moved] = await commitIngest(deps, [
     bind(prepared.insertEvent, values),
     bind(prepared.stored, values),
     bind(prepared.appendHistory, values),
@@ -80,5 +80,5 @@ export async function recordInstanceState(deps: Deps, change: StateChange): Prom
   await publishAfterIngest(deps, change.agentId, moved[0]);
   const row = existing[0]!;
   const outcome = row.status === "dropped" ? (row.dropReason as "superseded" | "unchanged" | "expected") : "pending";
-  return { eventId: row.id, duplicate: inserted.length === 0, outcome };
+  return { eventId: row.id, duplicate: row.inserted === 0, outcome };
 }

@@ -57,10 +57,10 @@ const ingestPrepared = preparedPerDb((db) => {
         createdAt: sql.placeholder("now"),
       })
       .onConflictDoNothing()
-      .returning({ id: events.id })
       .prepare(),
+    // Right after the insert: changes() says whether it stored the event (1) or found it stored (0).
     stored: db
-      .select({ id: events.id })
+      .select({ id: events.id, inserted: sql<number>`changes()` })
       .from(events)
       .where(and(eq(events.agentId, agentId), eq(events.dedupKey, dedupKey)))
       .prepare(),
@@ -81,7 +81,7 @@ const ingestPrepared = preparedPerDb((db) => {
 
 /**
  * The ingest batch's statements: the event insert (ignored for a repeated dedup key), the stored
- * row, and the run request guarded by the event still pending (as scheduleRunStatement with
+ * row with whether the insert stored it, and the run request guarded by the event still pending (as scheduleRunStatement with
  * eventIsPending). Callers may append statements of their own that key off the dedup key.
  */
 export function ingestStatements(deps: Deps, input: IncomingEvent) {
@@ -105,29 +105,29 @@ export function scheduleIfPending(deps: Deps, values: { agentId: string; dedupKe
 
 /**
  * Stores the event and requests its run in one batch. `afterInsert` (an operator's activity row)
- * runs right after the event insert, in the same transaction: there `changes()` and
- * `last_insert_rowid()` name that insert, so the statement can write only when the event was
- * stored (never for a repeated dedup key) and refer to its id.
+ * runs after the event insert and its stored row's read, in the same transaction: there
+ * `changes()` and `last_insert_rowid()` still name that insert (a read changes neither), so the
+ * statement can write only when the event was stored (never for a repeated dedup key) and refer
+ * to its id.
  */
 export async function ingestEvent(deps: Deps, input: IncomingEvent, afterInsert?: BatchItem<"sqlite">): Promise<Ingested> {
   const [insert, stored, schedule] = ingestStatements(deps, input);
   if (afterInsert) {
-    const [inserted, , existing, moved] = await commitIngest(deps, [insert, afterInsert, stored, schedule]);
-    return ingested(deps, input, inserted, existing, moved);
+    const [, existing, , moved] = await commitIngest(deps, [insert, stored, afterInsert, schedule]);
+    return ingested(deps, input, existing, moved);
   }
-  const [inserted, existing, moved] = await commitIngest(deps, [insert, stored, schedule]);
-  return ingested(deps, input, inserted, existing, moved);
+  const [, existing, moved] = await commitIngest(deps, [insert, stored, schedule]);
+  return ingested(deps, input, existing, moved);
 }
 
 async function ingested(
   deps: Deps,
   input: IncomingEvent,
-  inserted: { id: number }[],
-  existing: { id: number }[],
+  existing: { id: number; inserted: number }[],
   moved: { slot: number; runAt: number | null }[],
 ): Promise<Ingested> {
   await publishAfterIngest(deps, input.agentId, moved[0]);
-  return { eventId: existing[0]!.id, duplicate: inserted.length === 0 };
+  return { eventId: existing[0]!.id, duplicate: existing[0]!.inserted === 0 };
 }
 
 /** Publishes the moved slot's delivery; a failure is logged, and the cron tick repairs it. */
