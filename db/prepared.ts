@@ -17,15 +17,31 @@ interface PreparedLike<TResult> {
   all(values?: Record<string, unknown>): Promise<TResult>;
 }
 
+/**
+ * A prepared statement with its values, as `db.batch` takes an item: `_prepare()` gives the
+ * statement, `getQuery()` its SQL text (built once) and bound values, `mapResult` its rows.
+ * A class, not an object of closures: several are bound per request.
+ */
+class Bound<TResult> {
+  constructor(
+    private readonly prepared: PreparedLike<TResult>,
+    private readonly values: Record<string, unknown>,
+  ) {}
+  _prepare(): this {
+    return this;
+  }
+  getQuery(): Query {
+    const query = this.prepared.getQuery();
+    return { sql: query.sql, params: fillPlaceholders(query.params, this.values) };
+  }
+  mapResult(response: unknown, isFromBatch?: boolean): unknown {
+    return this.prepared.mapResult(response, isFromBatch);
+  }
+}
+
 /** A prepared statement with its values: a `db.batch` item whose SQL text was built once. */
 export function bind<TResult>(prepared: PreparedLike<TResult>, values: Record<string, unknown>): BatchItem<"sqlite"> & { _: { result: TResult } } {
-  const query = prepared.getQuery();
-  return {
-    _prepare: () => ({
-      getQuery: () => ({ sql: query.sql, params: fillPlaceholders(query.params, values) }),
-      mapResult: (response: unknown, isFromBatch?: boolean) => prepared.mapResult(response, isFromBatch),
-    }),
-  } as unknown as BatchItem<"sqlite"> & { _: { result: TResult } };
+  return new Bound(prepared, values) as unknown as BatchItem<"sqlite"> & { _: { result: TResult } };
 }
 
 /**
