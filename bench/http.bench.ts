@@ -38,14 +38,25 @@ function prepared(kind: "webhooks" | "chat", count: number, tag: string): () => 
   return queue(Array.from({ length: count }, () => (kind === "webhooks" ? webhook(tag) : chat())));
 }
 
+/** Enough requests that the fastest server is still busy when RUN_MS ends. */
+const SAMPLE_REQUESTS = 15_000;
+/** Requests of each kind every server gets before the first sample (untimed): JIT and caches warm. */
+const WARM_UP = 3_000;
+
 function quietSample(server: Server, kind: "webhooks" | "chat", connections: number, tag: string): Promise<Sample> {
-  return sample(server.port, connections, prepared(kind, 6_000, tag), RUN_MS, tag);
+  return sample(server.port, connections, prepared(kind, SAMPLE_REQUESTS, tag), RUN_MS, tag);
+}
+
+async function warmUp(server: Server, tag: string): Promise<void> {
+  for (const kind of ["webhooks", "chat"] as const) await drive(server.port, 32, prepared(kind, WARM_UP, `${tag}warm${kind}`), 60_000);
 }
 
 async function throughput(rows: Row[]): Promise<void> {
   const fw = await startFleetwarden({ SIMULATOR_INSTANCES: "0", DEBOUNCE_STATE_MS: "3600000", DEBOUNCE_HUMAN_MS: "3600000" });
   const base = await startBaseline();
   try {
+    await warmUp(fw, "fw");
+    await warmUp(base, "base");
     for (const kind of ["webhooks", "chat"] as const) {
       for (const connections of CONNECTIONS) {
         const fwSamples: Sample[] = [];

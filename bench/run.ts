@@ -46,7 +46,8 @@ How it is measured:
   plain Hono on @hono/node-server, \`standardwebhooks\` verification (bearer check for chat) and one
   INSERT into a libSQL file table, with the same WAL / \`synchronous = NORMAL\` settings. Both are
   child processes; the load comes from this process over loopback keep-alive connections with
-  requests signed before the clock starts. Repetitions alternate fleetwarden and baseline.
+  requests signed before the clock starts. Both first get 3,000 webhooks and 3,000 chat messages
+  untimed (warm-up), then repetitions of 2 s alternate fleetwarden and baseline.
 - **Webhooks** report 200 instances cycling through running / loading / exited, so most change the
   instance and request a (debounced) run; **chat** posts one message per request.
 - **While runs and ticks happen** (\`bench/busy.bench.ts\`): only one server process exists during a
@@ -79,6 +80,15 @@ of the main thread during the load; 2026-12-01, issue 12):
   no digest for the admin token; what is left is libSQL executing the statements (webhooks: run 13%,
   iterate 5%, columns/raw 8%, of which the column names are now read once per cached statement),
   HTTP parsing and writing, and the signature check.
+- **Second pass** (statements timed inside the host, per webhook): the event insert's \`RETURNING\`
+  (SQLite stages returned rows in a table of their own) 36 → 19 µs without it, \`changes()\` telling
+  whether it stored the event; the history row 25 → 14 µs found by \`last_insert_rowid()\` instead
+  of the dedup key and a \`NOT EXISTS\` probe; the driver building a native error for every
+  \`raw()\` check of a statement that returns no rows (5% of CPU, now asked once per cached
+  statement); a WAL checkpoint inside every few dozen commits holding the event loop for two fsyncs
+  (in process, 47 µs of commit per webhook with them, 18 without; now on a worker thread). Chat:
+  the lockout read was its largest statement (23 µs, a read transaction of its own); lockouts are
+  now read once a second per process.
 - **Memory.** In one process with \`--expose-gc\`, the JS heap after GC stays at 38.7 MB from 10,000 to
   50,000 webhooks (the caches that could grow are bounded: agent rows by agents, prepared
   statements at 256 per connection, the group commit's queue empties every commit, the local
