@@ -12,7 +12,7 @@ import { loadNow, median, queue, sample, signedWebhook, summary, type Sample } f
 import { BENCH_ADMIN_TOKEN, dbBytes, dbBytesByObject, rssMb, startBaseline, startFleetwarden, type Server } from "./processes.ts";
 import { fmtMs, type Row } from "./harness.ts";
 
-const REPS = 3;
+const REPS = 5;
 const RUN_MS = 2000;
 const CONNECTIONS = [32, 64] as const;
 const FLEET = 200;

@@ -47,7 +47,7 @@ How it is measured:
   INSERT into a libSQL file table, with the same WAL / \`synchronous = NORMAL\` settings. Both are
   child processes; the load comes from this process over loopback keep-alive connections with
   requests signed before the clock starts. Both first get 3,000 webhooks and 3,000 chat messages
-  untimed (warm-up), then repetitions of 2 s alternate fleetwarden and baseline.
+  untimed (warm-up), then five repetitions of 2 s alternate fleetwarden and baseline.
 - **Webhooks** report 200 instances cycling through running / loading / exited, so most change the
   instance and request a (debounced) run; **chat** posts one message per request.
 - **While runs and ticks happen** (\`bench/busy.bench.ts\`): only one server process exists during a

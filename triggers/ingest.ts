@@ -81,8 +81,9 @@ const ingestPrepared = preparedPerDb((db) => {
 
 /**
  * The ingest batch's statements: the event insert (ignored for a repeated dedup key), the stored
- * row with whether the insert stored it, and the run request guarded by the event still pending (as scheduleRunStatement with
- * eventIsPending). Callers may append statements of their own that key off the dedup key.
+ * row with whether the insert stored it, and the run request guarded by the event still pending
+ * (as scheduleRunStatement with eventIsPending). Callers may append statements of their own that
+ * key off the dedup key.
  */
 export function ingestStatements(deps: Deps, input: IncomingEvent) {
   const now = deps.clock.now();

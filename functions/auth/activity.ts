@@ -40,7 +40,7 @@ export async function recordActivity(
 
 const p = (name: string) => sql.placeholder(name);
 
-/** The activity row of an inbox event, written only by the statement right after that event's insert. */
+/** The activity row of an inbox event, run after that event's insert with no other write between (changes() and last_insert_rowid() name it). */
 const activityAfterInsert = preparedPerDb((db) =>
   prepareRaw(
     db,

@@ -3,8 +3,8 @@
  * connection to the database file runs a PASSIVE checkpoint every `intervalMs`, which copies the
  * log's committed pages into the file without waiting for or blocking the host's writer. Plain
  * JavaScript because worker threads do not inherit tsx's loader.
- * Out: { log, checkpointed } (SQLite's frame counts) whenever a checkpoint copied something new;
- * "closed" after a "stop" message, when its connection is closed.
+ * Out: "checkpointed" whenever a checkpoint copied pages; "closed" after a "stop" message, when
+ * its connection is closed.
  */
 import { parentPort, workerData } from "node:worker_threads";
 import Database from "libsql";
@@ -13,13 +13,13 @@ const { path, intervalMs, busyTimeoutMs } = workerData;
 const db = new Database(path, { timeout: busyTimeoutMs });
 db.exec("PRAGMA synchronous = NORMAL");
 const checkpoint = db.prepare("PRAGMA wal_checkpoint(PASSIVE)");
-let last = "";
+let copied = 0;
 
 const timer = setInterval(() => {
-  const { log, checkpointed } = checkpoint.get();
-  const now = `${log}/${checkpointed}`;
-  if (checkpointed > 0 && now !== last) parentPort.postMessage({ log, checkpointed });
-  last = now;
+  // SQLite's frame counts: in the log, and copied from it since it was last rewound.
+  const { checkpointed } = checkpoint.get();
+  if (checkpointed !== copied && checkpointed > 0) parentPort.postMessage("checkpointed");
+  copied = checkpointed;
 }, intervalMs);
 
 parentPort.on("message", (message) => {
