@@ -1,6 +1,6 @@
 /**
- * Group commit: batches submitted within a short window (or once `maxRequests` are waiting) are
- * committed together as one database batch — one transaction, one fsync — and each submitter gets
+ * Group commit: batches submitted within a short window (or once `maxRequests` are waiting, or,
+ * on Node, once a turn of the event loop adds nobody) are committed together as one database batch — one transaction, one fsync — and each submitter gets
  * its own statements' results only after that transaction committed. Statements run in submission
  * order inside the transaction, so each submission sees exactly what it would have seen run alone
  * after the ones before it: its dedup and debounce semantics are unchanged.
@@ -20,6 +20,12 @@ export interface GroupCommitOptions {
   windowMs: number;
   /** A group is committed at once when this many submissions wait. */
   maxRequests: number;
+  /**
+   * Node only (setImmediate): also commit as soon as a turn of the event loop adds nobody to the
+   * group. Under load the requests that arrived together join it and it does not sit out the
+   * window while the process has nothing else to do.
+   */
+  untilQuiet?: boolean;
 }
 
 interface Waiting {
@@ -42,9 +48,26 @@ export class GroupCommit {
   submit<T extends Statements>(statements: T): Promise<BatchResponse<T>> {
     return new Promise((resolve, reject) => {
       this.waiting.push({ statements, resolve: resolve as (results: readonly unknown[]) => void, reject });
-      if (this.waiting.length >= this.options.maxRequests) this.flush();
-      else this.timer ??= setTimeout(() => this.flush(), this.options.windowMs);
+      if (this.waiting.length >= this.options.maxRequests) return this.flush();
+      this.timer ??= setTimeout(() => this.flush(), this.options.windowMs);
+      if (this.options.untilQuiet && this.waiting.length === 1) this.flushWhenQuiet(this.waiting);
     });
+  }
+
+  /**
+   * Checks after each turn of the event loop whether `group` grew; commits it after a turn that
+   * added nobody. Bounded: it grows at most to maxRequests, and the window's timer commits it
+   * regardless.
+   */
+  private flushWhenQuiet(group: Waiting[]): void {
+    let seen = group.length;
+    const check = () => {
+      if (this.waiting !== group) return;
+      if (group.length === seen) return this.flush();
+      seen = group.length;
+      setImmediate(check);
+    };
+    setImmediate(check);
   }
 
   /** Commits whatever is waiting now. */

@@ -66,4 +66,22 @@ describe("group commit", () => {
     const stored = await deps.db.$client.execute("select dedup_key from events order by id");
     expect(stored.rows.map((r) => r.dedup_key)).toEqual(Array.from({ length: 5 }, (_, i) => `message:ok-${i}`));
   });
+
+  it("with untilQuiet, commits after a turn of the event loop that adds nobody, not at the end of the window", async () => {
+    const { deps } = await groupedDeps();
+    // A window no test would wait for: only the quiet turn can commit these groups.
+    const groupCommit = new GroupCommit(deps.db, { windowMs: 60_000, maxRequests: 64, untilQuiet: true });
+    const quiet = { ...deps, groupCommit };
+    await Promise.all(Array.from({ length: 10 }, (_, i) => ingestEvent(quiet, message(`message:together-${i}`))));
+    expect(groupCommit.stats).toMatchObject({ groups: 1, submissions: 10 });
+
+    // A group that grew during a turn waits for the next: C arrives in the check phase of the
+    // turn A and B arrived in, before the group is looked at, so all three share one commit.
+    let c: Promise<unknown> | undefined;
+    setImmediate(() => (c = ingestEvent(quiet, message("message:c"))));
+    const [a, b] = [ingestEvent(quiet, message("message:a")), ingestEvent(quiet, message("message:b"))];
+    await Promise.all([a, b]);
+    await c;
+    expect(groupCommit.stats).toMatchObject({ groups: 2, submissions: 13 });
+  });
 });
