@@ -88,7 +88,15 @@ of the main thread during the load; 2026-12-01, issue 12):
   statement); a WAL checkpoint inside every few dozen commits holding the event loop for two fsyncs
   (in process, 47 µs of commit per webhook with them, 18 without; now on a worker thread). Chat:
   the lockout read was its largest statement (23 µs, a read transaction of its own); lockouts are
-  now read once a second per process.
+  now read once a second per process. Last, the profile showed the host idle a fifth of the time
+  under 32 connections: every request in flight waited in the group for the 2 ms window to end.
+  Group commit now commits after a turn of the event loop that adds nobody to the group; that
+  moved webhooks at 32 connections from about 0.8× to 0.9–1× and chat past the baseline.
+- **Variance.** On this shared 2-core VM the quiet ratios moved by up to 0.25 between runs of the same
+  code (webhooks at 32 connections: 0.63–0.88 before the last change), the busy rows more: over six runs on 2026-12-01 the ticks row's p99 ratio was
+  1.6–4× five times and 61× once (p99 3.3 s in two of its three repetitions), which neither a
+  rerun nor a replica that timestamps every request (p99 74–106 ms, nothing over 200 ms)
+  reproduced; its cause is not known.
 - **Memory.** In one process with \`--expose-gc\`, the JS heap after GC stays at 38.7 MB from 10,000 to
   50,000 webhooks (the caches that could grow are bounded: agent rows by agents, prepared
   statements at 256 per connection, the group commit's queue empties every commit, the local
