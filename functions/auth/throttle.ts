@@ -35,18 +35,14 @@ const scopes = (address: string) => [`addr:${address}`, "global"];
  * be throttled (or done): the attempt proceeds to the credential check rather than failing as a 500.
  */
 export async function currentLockout(deps: Pick<Deps, "db" | "clock" | "log">, address: string): Promise<Lockout | null> {
+  const now = deps.clock.now();
   try {
-    return await readLockout(deps, address);
+    const until = await lockedUntil(deps.db, scopes(address), now);
+    return until > now ? { retryAfterS: Math.ceil((until - now) / 1000) } : null;
   } catch (err) {
     deps.log.error("could not read authentication lockouts", { error: String(err) });
     return null;
   }
-}
-
-async function readLockout(deps: Pick<Deps, "db" | "clock">, address: string): Promise<Lockout | null> {
-  const now = deps.clock.now();
-  const until = await lockedUntil(deps.db, scopes(address), now);
-  return until > now ? { retryAfterS: Math.ceil((until - now) / 1000) } : null;
 }
 
 /** Counts one failed authentication from `address`; logs once when a scope becomes locked. */
