@@ -7,7 +7,7 @@
  * /healthz can name it until a call succeeds again.
  */
 import { eq, sql } from "drizzle-orm";
-import type { Deps } from "../runtime/deps.ts";
+import type { AgentDeps } from "./deps.ts";
 import { breakers } from "../schema/index.ts";
 
 export interface BreakerPolicy {
@@ -20,7 +20,7 @@ export const DEFAULT_BREAKER: BreakerPolicy = { threshold: 3, cooldownMs: 30_000
 
 export class Breaker {
   constructor(
-    private readonly deps: Pick<Deps, "db" | "clock">,
+    private readonly deps: Pick<AgentDeps, "db" | "clock">,
     readonly name: string,
     private readonly policy: BreakerPolicy = DEFAULT_BREAKER,
   ) {}

@@ -6,7 +6,7 @@
  * so a later run starts from it instead of redoing it.
  */
 import { lt } from "drizzle-orm";
-import type { Deps } from "../runtime/deps.ts";
+import type { AgentDeps } from "./deps.ts";
 import { sessions } from "../schema/index.ts";
 import type { ChatMessage } from "./chat-model.ts";
 import { countMessage, countPrompt, countText, truncateToTokens, truncateToTokensOffThread } from "./tokens.ts";
@@ -78,7 +78,7 @@ const SUMMARY_INSTRUCTIONS =
  * Its own request is fitted to the budget like every other request.
  */
 export function createSummarizer(options: {
-  deps: Deps;
+  deps: AgentDeps;
   agentId: string;
   epoch: number;
   budget: number;

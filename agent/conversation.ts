@@ -1,12 +1,12 @@
 /** The conversation of the current epoch, as the API and dashboard show it. */
 import { and, asc, eq } from "drizzle-orm";
-import type { Deps } from "../runtime/deps.ts";
-import type { ConversationTurn } from "../triggers/run-step.ts";
+import type { AgentDeps } from "./deps.ts";
+import type { ConversationTurn } from "../pipeline/index.ts";
 import { agents, messages, sessions } from "../schema/index.ts";
 import type { ChatMessage } from "./chat-model.ts";
 import { countMessage } from "./tokens.ts";
 
-export async function listConversation(deps: Deps, agentId: string) {
+export async function listConversation(deps: AgentDeps, agentId: string) {
   const [agent] = await deps.db.select({ epoch: agents.sessionEpoch }).from(agents).where(eq(agents.id, agentId));
   const epoch = agent?.epoch ?? 1;
   const [rows, session] = await deps.db.batch([
@@ -35,7 +35,7 @@ export async function listConversation(deps: Deps, agentId: string) {
 
 /**
  * A run's messages as conversation turns, each with its token count measured now, as written.
- * The pipeline stores them (triggers/finish-run.ts) only for a run that is not a no-op.
+ * The pipeline stores them (pipeline/finish-run.ts) only for a run that is not a no-op.
  */
 export function toConversationTurns(turns: readonly ChatMessage[]): ConversationTurn[] {
   return turns.map((m) => ({

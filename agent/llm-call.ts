@@ -6,7 +6,7 @@
  * refuses the request as misconfigured is said so in the fault (and so in the run's error) and
  * kept on the breaker row, where /healthz reads it.
  */
-import type { Deps } from "../runtime/deps.ts";
+import type { AgentDeps } from "./deps.ts";
 import type { Breaker } from "./breaker.ts";
 import { LlmMisconfigured, type ChatCompletion, type ChatMessage, type ChatModel, type ChatTool } from "./chat-model.ts";
 
@@ -29,7 +29,7 @@ export class LlmCaller {
   largestRequest = 0;
 
   constructor(
-    private readonly deps: Deps,
+    private readonly deps: AgentDeps,
     private readonly model: ChatModel,
     private readonly breaker: Breaker,
     private readonly deadline: number,

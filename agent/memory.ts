@@ -3,10 +3,10 @@
  * every prompt (within a cap) and survive session resets, so they stay few and short.
  */
 import { and, asc, eq, sql } from "drizzle-orm";
-import type { Deps } from "../runtime/deps.ts";
+import type { AgentDeps } from "./deps.ts";
 import { memory } from "../schema/index.ts";
 import { countText } from "./tokens.ts";
-import { fenceHolds, refusedUnlessFenced, type RunFence } from "../triggers/run-fence.ts";
+import { fenceHolds, refusedUnlessFenced, type RunFence } from "../pipeline/index.ts";
 
 export const MAX_MEMORY_FACTS = 50;
 
@@ -17,7 +17,7 @@ export class MemoryFullError extends Error {
   }
 }
 
-export async function listMemory(deps: Pick<Deps, "db">, agentId: string) {
+export async function listMemory(deps: Pick<AgentDeps, "db">, agentId: string) {
   return deps.db
     .select({ key: memory.key, fact: memory.fact, tokens: memory.tokens })
     .from(memory)
@@ -27,7 +27,7 @@ export async function listMemory(deps: Pick<Deps, "db">, agentId: string) {
 
 /** Refuses a new key once the agent holds MAX_MEMORY_FACTS. */
 /** Saves or replaces a fact under the writing run's fence (null: not a run's write). */
-export async function remember(deps: Pick<Deps, "db" | "clock">, agentId: string, key: string, fact: string, fence: RunFence | null = null): Promise<{ replaced: boolean }> {
+export async function remember(deps: Pick<AgentDeps, "db" | "clock">, agentId: string, key: string, fact: string, fence: RunFence | null = null): Promise<{ replaced: boolean }> {
   const now = deps.clock.now();
   const runId = fence?.runId ?? null;
   const count = sql`(select count(*) from ${memory} where ${memory.agentId} = ${agentId})`;
@@ -48,7 +48,7 @@ export async function remember(deps: Pick<Deps, "db" | "clock">, agentId: string
   return { replaced: existing.length > 0 };
 }
 
-export async function forget(deps: Pick<Deps, "db" | "clock">, agentId: string, key: string, fence: RunFence | null = null): Promise<boolean> {
+export async function forget(deps: Pick<AgentDeps, "db" | "clock">, agentId: string, key: string, fence: RunFence | null = null): Promise<boolean> {
   const rows = await deps.db
     .delete(memory)
     .where(and(eq(memory.agentId, agentId), eq(memory.key, key), fenceHolds(fence, deps.clock.now())))

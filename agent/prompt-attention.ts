@@ -5,8 +5,8 @@
  * Read fresh from the database with the fleet snapshot.
  */
 import { and, eq, inArray } from "drizzle-orm";
-import type { Deps } from "../runtime/deps.ts";
-import type { RunContext } from "../triggers/run-step.ts";
+import type { AgentDeps } from "./deps.ts";
+import type { RunContext } from "../pipeline/index.ts";
 import { instances, wakes } from "../schema/index.ts";
 import { describeBlock, listBlocks } from "../fleet/action-blocks.ts";
 import { LOADING_STATES } from "../fleet/overdue-states.ts";
@@ -15,7 +15,7 @@ type InstanceRow = typeof instances.$inferSelect;
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-export async function renderRejections(deps: Pick<Deps, "db" | "clock">, agentId: string): Promise<string> {
+export async function renderRejections(deps: Pick<AgentDeps, "db" | "clock">, agentId: string): Promise<string> {
   const blocks = await listBlocks(deps, agentId, true, 20);
   if (blocks.length === 0) return "";
   return `Rejected by a human (do not request these again unless a human asks for them):\n${blocks.map((b) => `- ${describeBlock(b)}`).join("\n")}`;
@@ -28,7 +28,7 @@ export function attentionMarker(row: InstanceRow, now: number, loadingTimeoutMs:
 }
 
 /** What each consumed re-check was about and what it finds now, by wake id. */
-export async function describeRechecks(deps: Pick<Deps, "db">, context: Pick<RunContext, "agentId" | "wakes">): Promise<Map<number, string>> {
+export async function describeRechecks(deps: Pick<AgentDeps, "db">, context: Pick<RunContext<AgentDeps>, "agentId" | "wakes">): Promise<Map<number, string>> {
   const described = new Map<number, string>();
   if (context.wakes.length === 0) return described;
   const rows = await deps.db

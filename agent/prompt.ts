@@ -7,8 +7,8 @@
  */
 import { iso } from "../runtime/time.ts";
 import { and, asc, eq, gt, isNull } from "drizzle-orm";
-import type { Deps } from "../runtime/deps.ts";
-import type { RunContext } from "../triggers/run-step.ts";
+import type { AgentDeps } from "./deps.ts";
+import type { RunContext } from "../pipeline/index.ts";
 import { instances, messages, sessions } from "../schema/index.ts";
 import type { ChatMessage } from "./chat-model.ts";
 import type { PromptDraft } from "./budget.ts";
@@ -62,7 +62,7 @@ function snapshotText(rows: readonly InstanceRow[], now: number, loadingTimeoutM
   return `Fleet snapshot at ${iso(now)} (${rows.length} instances):\n${lines.join("\n")}`;
 }
 
-export function describeEvent(e: RunContext["events"][number]): string {
+export function describeEvent(e: RunContext<AgentDeps>["events"][number]): string {
   const p = (e.payload ?? {}) as Record<string, unknown>;
   const at = iso(e.createdAt);
   switch (e.source) {
@@ -82,7 +82,7 @@ export function describeEvent(e: RunContext["events"][number]): string {
 }
 
 export function renderInput(
-  context: Pick<RunContext, "events" | "wakes" | "runId">,
+  context: Pick<RunContext<AgentDeps>, "events" | "wakes" | "runId">,
   now: number,
   maxTokens: number,
   rechecks: ReadonlyMap<number, string> = new Map(),
@@ -91,7 +91,7 @@ export function renderInput(
 }
 
 /** This run's events and due wakes, before the text is cut to its share of the budget. */
-function inputText(context: Pick<RunContext, "events" | "wakes" | "runId">, now: number, rechecks: ReadonlyMap<number, string>): string {
+function inputText(context: Pick<RunContext<AgentDeps>, "events" | "wakes" | "runId">, now: number, rechecks: ReadonlyMap<number, string>): string {
   const lines = [
     ...context.events.map(describeEvent),
     ...context.wakes.map((w) => `[${iso(w.dueAt)}] Your scheduled check #${w.id} is due: ${w.reason}${rechecks.has(w.id) ? ` ${rechecks.get(w.id)}` : ""}`),
@@ -101,7 +101,7 @@ function inputText(context: Pick<RunContext, "events" | "wakes" | "runId">, now:
 }
 
 /** Reads everything the prompt needs for this run and returns the draft the budget fits. */
-export async function buildPromptDraft(deps: Deps, context: Pick<RunContext, "agentId" | "runId" | "sessionEpoch" | "events" | "wakes">): Promise<PromptDraft> {
+export async function buildPromptDraft(deps: AgentDeps, context: Pick<RunContext<AgentDeps>, "agentId" | "runId" | "sessionEpoch" | "events" | "wakes">): Promise<PromptDraft> {
   const { db, clock, config } = deps;
   const budget = config.contextBudgetTokens;
   const now = clock.now();

@@ -9,8 +9,8 @@
  * Every notification is keyed per instance, so repeats inside the dedup window page nobody.
  */
 import { and, eq, gt, like } from "drizzle-orm";
-import type { Deps } from "../runtime/deps.ts";
-import type { RunContext } from "../triggers/run-step.ts";
+import type { AgentDeps } from "./deps.ts";
+import type { RunContext } from "../pipeline/index.ts";
 import { actions, instances, wakes } from "../schema/index.ts";
 import { executeAction } from "../fleet/actions.ts";
 import { activeBlock, describeBlock } from "../fleet/action-blocks.ts";
@@ -18,7 +18,7 @@ import { LOADING_STATES } from "../fleet/overdue-states.ts";
 
 export type Notify = (instanceId: string, title: string, body: string, severity: "warning" | "critical", dedupKey: string) => Promise<void>;
 
-type Context = Pick<RunContext, "agentId" | "runId" | "events" | "wakes">;
+type Context = Pick<RunContext<AgentDeps>, "agentId" | "runId" | "events" | "wakes">;
 type InstanceRow = typeof instances.$inferSelect;
 
 /** How long one stuck-loading reboot counts: within it, a second stuck episode goes to a human. */
@@ -29,7 +29,7 @@ const isLoading = (state: string) => (LOADING_STATES as readonly string[]).inclu
 
 /** Returns whether anything was done (an action taken); notifications are counted by `notify`. */
 export async function escalateByRules(
-  deps: Deps,
+  deps: AgentDeps,
   context: Context,
   fleet: readonly InstanceRow[],
   notify: Notify,
@@ -73,7 +73,7 @@ export async function escalateByRules(
   return acted;
 }
 
-async function rebootStuckOnce(deps: Deps, context: Context, instance: InstanceRow, notify: Notify, decisions: string[]): Promise<boolean> {
+async function rebootStuckOnce(deps: AgentDeps, context: Context, instance: InstanceRow, notify: Notify, decisions: string[]): Promise<boolean> {
   const { agentId, runId } = context;
   const keyPrefix = `rules:${agentId}:stuck:${instance.id}:`;
   const [earlier] = await deps.db
@@ -110,7 +110,7 @@ async function rebootStuckOnce(deps: Deps, context: Context, instance: InstanceR
   return false;
 }
 
-async function recheckWakes(deps: Deps, context: Context) {
+async function recheckWakes(deps: AgentDeps, context: Context) {
   if (context.wakes.length === 0) return [];
   const rows = await deps.db.select().from(wakes).where(eq(wakes.agentId, context.agentId));
   const consumed = new Set(context.wakes.map((w) => w.id));

@@ -8,17 +8,17 @@
  * hold here too. Same inputs, same decisions.
  */
 import { and, eq, gt, inArray, isNull, sql } from "drizzle-orm";
-import type { Deps } from "../runtime/deps.ts";
+import type { AgentDeps } from "./deps.ts";
 import { HOUR_MS, MINUTE_MS } from "../runtime/time.ts";
-import type { RunContext } from "../triggers/run-step.ts";
+import type { RunContext } from "../pipeline/index.ts";
 import { actions, instances } from "../schema/index.ts";
 import { answeringActionKey } from "../fleet/action-key.ts";
 import { executeAction } from "../fleet/actions.ts";
 import { activeBlock, describeBlock } from "../fleet/action-blocks.ts";
 import { escalateByRules, type Notify } from "./rules-escalation.ts";
 import { notifyHuman } from "../notify/notify-human.ts";
-import { WakeLimitError } from "../triggers/wakes.ts";
-import { scheduleSelfWake, WakeBudgetError } from "../triggers/wake-budget.ts";
+import { WakeLimitError } from "../pipeline/index.ts";
+import { scheduleSelfWake, WakeBudgetError } from "../pipeline/index.ts";
 
 export const RECHECK_AFTER_MS = 5 * MINUTE_MS;
 /** States that a restart cannot fix from here, but a human should know about. */
@@ -32,9 +32,9 @@ export interface RulesDecision {
   reply: string | null;
 }
 
-type Context = Pick<RunContext, "agentId" | "runId" | "events" | "wakes" | "fence">;
+type Context = Pick<RunContext<AgentDeps>, "agentId" | "runId" | "events" | "wakes" | "fence">;
 
-export async function decideByRules(deps: Deps, context: Context, why: string): Promise<RulesDecision> {
+export async function decideByRules(deps: AgentDeps, context: Context, why: string): Promise<RulesDecision> {
   const { db, clock, config } = deps;
   const { agentId, runId } = context;
   const now = clock.now();
@@ -112,7 +112,7 @@ export async function decideByRules(deps: Deps, context: Context, why: string): 
   return { mutated, decisions, reply };
 }
 
-async function recentRestarts(deps: Deps, agentId: string, instanceId: string, now: number): Promise<number> {
+async function recentRestarts(deps: AgentDeps, agentId: string, instanceId: string, now: number): Promise<number> {
   const [row] = await deps.db
     .select({ count: sql<number>`count(*)` })
     .from(actions)
@@ -128,7 +128,7 @@ async function recentRestarts(deps: Deps, agentId: string, instanceId: string, n
   return Number(row?.count ?? 0);
 }
 
-async function scheduleRecheck(deps: Deps, context: Context, instanceId: string, decisions: string[], onCreated: () => void) {
+async function scheduleRecheck(deps: AgentDeps, context: Context, instanceId: string, decisions: string[], onCreated: () => void) {
   try {
     const wake = await scheduleSelfWake(deps, context.agentId, {
       dueAt: deps.clock.now() + RECHECK_AFTER_MS,

@@ -5,7 +5,7 @@
  * (after the SDK's retries), keeps sending malformed tool calls or cannot be fitted, the rules
  * policy decides instead (decider `rules`); the run still finishes and releases its lease.
  *
- * Every write the run makes is fenced by its lease (triggers/run-fence.ts): the lease is renewed
+ * Every write the run makes is fenced by its lease (pipeline/run-fence.ts): the lease is renewed
  * before each LLM call and each tool round, an answer that arrives after the run's deadline is
  * not acted on, and a lost fence (FenceLostError) ends the step, which the pipeline records.
  *
@@ -14,7 +14,8 @@
  * only for a run that is not a no-op, in the batch that records it succeeded.
  * Only database faults escape (the pipeline then records the run failed and retries its work).
  */
-import type { RunContext, RunOutcome, RunStep } from "../triggers/run-step.ts";
+import type { RunContext, RunOutcome, RunStep } from "../pipeline/index.ts";
+import type { AgentDeps } from "./deps.ts";
 import { Breaker, DEFAULT_BREAKER, type BreakerPolicy } from "./breaker.ts";
 import { assemble, BudgetError, fitPrompt, type FitReport } from "./budget.ts";
 import type { ChatMessage } from "./chat-model.ts";
@@ -28,7 +29,7 @@ import { withStorableArguments } from "./tool-call-args.ts";
 import { CHAT_TOOLS, runToolCall } from "./tools/index.ts";
 import { countPrompt, messageTexts, precount } from "./tokens.ts";
 import { makeTurn } from "./turns.ts";
-import { renewLease } from "../triggers/run-fence.ts";
+import { renewLease } from "../pipeline/index.ts";
 
 export const LLM_BREAKER = "llm";
 /** Rounds in a row where every tool call was malformed before the LLM counts as failing. */
@@ -38,11 +39,11 @@ export interface AgentRunOptions {
   breaker?: BreakerPolicy;
 }
 
-export function createAgentRunStep(options: AgentRunOptions = {}): RunStep {
+export function createAgentRunStep(options: AgentRunOptions = {}): RunStep<AgentDeps> {
   return (context) => runAgent(context, options.breaker ?? DEFAULT_BREAKER);
 }
 
-export const agentRunStep: RunStep = createAgentRunStep();
+export const agentRunStep: RunStep<AgentDeps> = createAgentRunStep();
 
 interface Progress {
   mutated: boolean;
@@ -52,7 +53,7 @@ interface Progress {
   errors: string[];
 }
 
-async function runAgent(context: RunContext, breakerPolicy: BreakerPolicy): Promise<RunOutcome> {
+async function runAgent(context: RunContext<AgentDeps>, breakerPolicy: BreakerPolicy): Promise<RunOutcome> {
   const { deps } = context;
   const draft = await buildPromptDraft(deps, context);
   const progress: Progress = { mutated: false, turns: [draft.input], calls: [], errors: [] };
@@ -135,7 +136,7 @@ async function runAgent(context: RunContext, breakerPolicy: BreakerPolicy): Prom
 }
 
 /** The rules policy decides the rest of the run; what the LLM already did stays recorded. */
-async function decideWithRules(context: RunContext, progress: Progress, llm: LlmCaller | null, why: string): Promise<RunOutcome> {
+async function decideWithRules(context: RunContext<AgentDeps>, progress: Progress, llm: LlmCaller | null, why: string): Promise<RunOutcome> {
   const decision = await decideByRules(context.deps, context, why);
   if (decision.mutated) progress.mutated = true;
   progress.errors.push(`rules policy decided: ${why}`);
@@ -145,7 +146,7 @@ async function decideWithRules(context: RunContext, progress: Progress, llm: Llm
 }
 
 async function finish(
-  context: RunContext,
+  context: RunContext<AgentDeps>,
   progress: Progress,
   llm: LlmCaller | null,
   result: { decider: "llm" | "rules"; reply: string | null },

@@ -12,7 +12,7 @@
  * Worker) everything is counted in place, as before; the counts are the same either way.
  */
 import { decode, encode } from "gpt-tokenizer/encoding/cl100k_base";
-import type { TokenCounter } from "../runtime/deps.ts";
+import type { TokenCounter } from "./deps.ts";
 import type { ChatMessage, ChatTool } from "./chat-model.ts";
 
 /** Per-message framing (role and separators), as OpenAI's chat format adds it. */

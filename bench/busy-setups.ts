@@ -6,7 +6,7 @@ import { openDatabase } from "../db/client.ts";
 import { applyMigrations } from "../db/migrate.ts";
 import { createNodeClient } from "../db/node-client.ts";
 import { simulatorInstances } from "../schema/index.ts";
-import { createAgent } from "../triggers/agents.ts";
+import { createAgent } from "../pipeline/index.ts";
 import type { ScriptedLlm } from "../test/support/scripted-llm.ts";
 
 export const STATES = ["running", "loading", "exited"] as const;

@@ -3,7 +3,7 @@
  * schedule live in the database), so the JS heap after ingesting and running 10,000 events
  * should stay near where it started. Reported as heap growth per 1,000 events.
  */
-import { ingestEvent } from "../triggers/ingest.ts";
+import { ingestEvent } from "../pipeline/index.ts";
 import { createTestDeps, RecordingScheduler } from "../test/support/test-deps.ts";
 import { deliverDue } from "../test/support/drive.ts";
 import type { Row } from "./harness.ts";

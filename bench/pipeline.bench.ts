@@ -7,8 +7,8 @@
 import type { Client } from "@libsql/client";
 import { openDatabase } from "../db/client.ts";
 import { and, eq, gt, isNull, or, sql } from "drizzle-orm";
-import { ingestEvent } from "../triggers/ingest.ts";
-import { listRuns } from "../triggers/agent-state.ts";
+import { ingestEvent } from "../pipeline/index.ts";
+import { listRuns } from "../pipeline/index.ts";
 import { agents, events } from "../schema/index.ts";
 import { createTestDb, createTestDeps, RecordingScheduler } from "../test/support/test-deps.ts";
 import { deliverDue } from "../test/support/drive.ts";

@@ -18,10 +18,10 @@ import { FakeClock } from "../runtime/clock.ts";
 import { parseConfig } from "../runtime/config.ts";
 import { silentLogger } from "../runtime/log.ts";
 import { simulatorInstances } from "../schema/index.ts";
-import { createAgent } from "../triggers/agents.ts";
-import { minimalRunStep } from "../triggers/run-step.ts";
-import type { PublishRequest, Scheduler } from "../triggers/scheduler.ts";
-import { fanOutTick, tickAgent } from "../triggers/tick.ts";
+import { createAgent } from "../pipeline/index.ts";
+import { minimalRunStep } from "../pipeline/index.ts";
+import type { PublishRequest, Scheduler } from "../pipeline/index.ts";
+import { fanOutTick, tickAgent } from "../jobs/tick.ts";
 import { countRoundTrips } from "./round-trips.ts";
 
 const AGENTS = Number(process.env.SCALE_AGENTS ?? 100);

@@ -8,25 +8,25 @@
  */
 import type { Context } from "hono";
 import { z } from "zod";
-import type { AppEnv } from "../functions/app-env.ts";
-import { RequestError } from "../functions/errors.ts";
-import { recordActivity } from "../functions/auth/activity.ts";
+import type { AppEnv } from "../jobs/app-env.ts";
+import { RequestError } from "../jobs/errors.ts";
+import { recordActivity } from "../auth/activity.ts";
 import { executeAction } from "../fleet/actions.ts";
 import { decideApproval } from "../fleet/approvals.ts";
 import { requestApproval } from "../fleet/request-approval.ts";
 import { OPERATOR_ACTIONS } from "./instance-actions.tsx";
 import { FAILURE_KINDS } from "../fleet/simulator.ts";
-import { injectFailureOrRefuse } from "../functions/fleet/inject-failure.ts";
-import { ingestEvent } from "../triggers/ingest.ts";
-import { resetSession } from "../triggers/reset-session.ts";
+import { injectFailureOrRefuse } from "../jobs/inject-failure.ts";
+import { ingestEvent } from "../pipeline/index.ts";
+import { resetSession } from "../pipeline/index.ts";
 import { chatPage } from "./page-handlers.tsx";
 import { sendPage } from "./render.tsx";
 import { ResetConfirmPage } from "./reset-confirm.tsx";
 import { agentPath } from "./agent-links.ts";
 import { selectedAgentId } from "./selected-agent.tsx";
 import { csrfToken, safeNext } from "./session.ts";
-import { describeIssues } from "../functions/validate.ts";
-import { plainText } from "../functions/plain-text.ts";
+import { describeIssues } from "../jobs/validate.ts";
+import { plainText } from "../runtime/plain-text.ts";
 
 type Ctx = Context<AppEnv>;
 

@@ -1,13 +1,13 @@
 /**
  * The agents page's settings form, both ways: what a form post's fields mean as an agents-API
- * body (validated by the API's own schemas, functions/agents-admin/agents-admin.schemas.ts, so the
+ * body (validated by the API's own schemas, jobs/agent-admin-requests.ts, so the
  * form and the API accept and refuse the same things), and what the form shows for stored
  * settings. Empty fields mean "unset: the environment's default". Channel URLs are shown masked;
  * a mask posted back unchanged keeps the stored URL (runtime/agent-settings.ts keepMaskedSecrets).
  */
 import type { z } from "zod";
-import { createAgentBody, patchAgentBody } from "../functions/agents-admin/agents-admin.schemas.ts";
-import { describeIssues } from "../functions/validate.ts";
+import { createAgentBody, patchAgentBody } from "../jobs/agent-admin-requests.ts";
+import { describeIssues } from "../jobs/validate.ts";
 import { keepMaskedSecrets, maskSettings, type AgentSettings } from "../runtime/agent-settings.ts";
 
 export const CHANNELS = ["slack", "discord", "ntfy"] as const;

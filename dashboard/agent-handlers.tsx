@@ -2,17 +2,17 @@
  * The agents page's handlers: list, one agent, and the admin's three posts (create, change
  * settings, archive; the routes have checked origin, session, CSRF token and the admin role).
  * Each post goes through the agents API's own schemas (agent-form.ts) and the same store
- * functions (triggers/agents.ts): bad input re-renders the form with the problem named and
+ * functions (pipeline/agents.ts): bad input re-renders the form with the problem named and
  * writes nothing; success redirects (post/redirect/get). The agent changed is the one in the
  * path; the selected agent (`?agent=`) only decides which agent the navigation stays on.
  */
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import type { AppEnv } from "../functions/app-env.ts";
-import { recordActivity } from "../functions/auth/activity.ts";
-import { hasRole } from "../functions/auth/roles.ts";
+import type { AppEnv } from "../jobs/app-env.ts";
+import { recordActivity } from "../auth/activity.ts";
+import { hasRole } from "../auth/roles.ts";
 import { storedSettings } from "../runtime/agent-settings.ts";
-import { archiveAgent, createAgent, findAgent, listAgents, updateAgent, type AgentRow } from "../triggers/agents.ts";
+import { archiveAgent, createAgent, findAgent, listAgents, updateAgent, type AgentRow } from "../pipeline/index.ts";
 import { agentPath } from "./agent-links.ts";
 import { agentChangeFromForm, agentFormFields, EMPTY_AGENT_FORM, newAgentFromForm, readAgentForm, type AgentFormFields } from "./agent-form.ts";
 import { AgentPage, AgentsPage, type AgentSummary } from "./agents-page.tsx";

@@ -9,7 +9,7 @@
  * `action`, so a link added later cannot forget it; a GET form (whose action's query the browser
  * drops) gets a hidden `agent` field instead. Redirects after a post go through `agentPath`.
  */
-import { DEFAULT_AGENT } from "../triggers/agents.ts";
+import { DEFAULT_AGENT } from "../pipeline/index.ts";
 
 export const AGENT_PARAM = "agent";
 /** Marks the switcher's own GET form, whose select already names the agent. */

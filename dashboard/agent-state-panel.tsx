@@ -3,7 +3,7 @@
  * (tokens of the last prompt against the budget, and what compaction last did). Rendered on the
  * overview and re-rendered by the live updates.
  */
-import type { getAgentState } from "../triggers/agent-state.ts";
+import type { getAgentState } from "../pipeline/index.ts";
 import { Badge } from "./badges.tsx";
 import { percent, tokens, utcTime } from "./format.ts";
 import { describeCompaction } from "./readable.ts";

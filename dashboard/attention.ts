@@ -11,7 +11,7 @@ import { readHealth } from "../agent/watchdog/watchdog.ts";
 import type { LoopHealth } from "./health-panel.tsx";
 import { LLM_BREAKER } from "../agent/run-agent.ts";
 import { listInstances, type InstanceView } from "../fleet/list-instances.ts";
-import type { Deps } from "../runtime/deps.ts";
+import type { Deps } from "../jobs/deps.ts";
 import { actions, approvals, runs } from "../schema/index.ts";
 
 /** States a restart or a human must resolve: the instance is not doing what it is for. */

@@ -5,7 +5,7 @@
  * last one the current, so a chart re-rendered by the live updates only grows its last column.
  */
 import { and, desc, eq, gte } from "drizzle-orm";
-import type { Deps } from "../runtime/deps.ts";
+import type { Deps } from "../jobs/deps.ts";
 import { actions, notifications, runs } from "../schema/index.ts";
 import type { Bucket, Series } from "./charts.tsx";
 

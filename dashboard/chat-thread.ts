@@ -5,7 +5,7 @@
  * With the sessions (conversation epochs) and when each started, so the thread can mark resets.
  */
 import { and, asc, desc, eq } from "drizzle-orm";
-import type { Deps } from "../runtime/deps.ts";
+import type { Deps } from "../jobs/deps.ts";
 import { events, runs, sessions } from "../schema/index.ts";
 
 export interface ChatEntry {

@@ -6,8 +6,8 @@
 import { z } from "zod";
 import type { InstanceView } from "../fleet/list-instances.ts";
 import { INSTANCE_STATES } from "../fleet/provider.ts";
-import { RequestError } from "../functions/errors.ts";
-import { describeIssues } from "../functions/validate.ts";
+import { RequestError } from "../jobs/errors.ts";
+import { describeIssues } from "../jobs/validate.ts";
 
 export const SORT_COLUMNS = ["id", "state", "since", "lastSeen", "price"] as const;
 export type SortColumn = (typeof SORT_COLUMNS)[number];

@@ -6,9 +6,9 @@
 import { and, desc, eq, inArray, isNotNull } from "drizzle-orm";
 import { presentAction } from "../fleet/actions.ts";
 import { listInstanceEvents, listInstances } from "../fleet/list-instances.ts";
-import type { Deps } from "../runtime/deps.ts";
+import type { Deps } from "../jobs/deps.ts";
 import { actions, events, instanceEvents, runs } from "../schema/index.ts";
-import { presentRun } from "../triggers/agent-state.ts";
+import { presentRun } from "../pipeline/index.ts";
 import { withOutcomes } from "./run-rows.ts";
 
 export const INSTANCE_HISTORY = 100;

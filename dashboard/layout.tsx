@@ -7,7 +7,7 @@
 import type { Child } from "hono/jsx";
 import { AGENT_SWITCHER } from "./agent-links.ts";
 import { CSRF_FIELD } from "./session.ts";
-import { DEFAULT_AGENT } from "../triggers/agents.ts";
+import { DEFAULT_AGENT } from "../pipeline/index.ts";
 
 export const NAV = [
   { key: "overview", href: "/", label: "Overview" },

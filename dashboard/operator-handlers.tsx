@@ -5,11 +5,11 @@
  */
 import type { Context } from "hono";
 import { z } from "zod";
-import type { AppEnv } from "../functions/app-env.ts";
-import { listActivity, recordActivity } from "../functions/auth/activity.ts";
-import { createOperator, listOperators, OperatorError, revokeOperator } from "../functions/auth/operators-store.ts";
-import { newOperatorBody } from "../functions/operators/operators.schemas.ts";
-import { describeIssues } from "../functions/validate.ts";
+import type { AppEnv } from "../jobs/app-env.ts";
+import { listActivity, recordActivity } from "../auth/activity.ts";
+import { createOperator, listOperators, OperatorError, revokeOperator } from "../auth/operators-store.ts";
+import { newOperatorBody } from "../auth/operator-requests.ts";
+import { describeIssues } from "../jobs/validate.ts";
 import { agentPath } from "./agent-links.ts";
 import { sendPage } from "./render.tsx";
 import { selectedAgentId } from "./selected-agent.tsx";

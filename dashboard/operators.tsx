@@ -3,9 +3,9 @@
  * add one (its token is shown once, on the page that answers the form), revoke buttons, and the
  * activity log naming the operator behind every human decision.
  */
-import type { listActivity } from "../functions/auth/activity.ts";
-import type { listOperators } from "../functions/auth/operators-store.ts";
-import { ROLES } from "../functions/auth/roles.ts";
+import type { listActivity } from "../auth/activity.ts";
+import type { listOperators } from "../auth/operators-store.ts";
+import { ROLES } from "../auth/roles.ts";
 import { utcTime } from "./format.ts";
 import { CsrfField } from "./layout.tsx";
 

@@ -3,7 +3,7 @@
  * 24 hours by outcome, the largest prompt per run against the context budget with compaction
  * marked, and actions and notifications per hour. Each summary sentence is written from the data.
  */
-import type { Deps } from "../runtime/deps.ts";
+import type { Deps } from "../jobs/deps.ts";
 import { ACTIVITY, activityByHour, PROMPT_SERIES, promptTokensPerRun, RUN_OUTCOMES, runsByHour, TOKEN_RUNS } from "./chart-data.ts";
 import { ColumnChart } from "./charts.tsx";
 

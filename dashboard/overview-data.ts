@@ -1,10 +1,10 @@
 /** Reads what the overview and its live regions show, for one agent. */
 import { and, desc, eq, isNotNull } from "drizzle-orm";
-import type { Deps } from "../runtime/deps.ts";
+import type { Deps } from "../jobs/deps.ts";
 import { runs } from "../schema/index.ts";
-import { getAgentState } from "../triggers/agent-state.ts";
+import { getAgentState } from "../pipeline/index.ts";
 import { listInstances } from "../fleet/list-instances.ts";
-import { listWakes } from "../triggers/wakes.ts";
+import { listWakes } from "../pipeline/index.ts";
 import { listNotifications } from "../notify/list-notifications.ts";
 import type { AgentState, LastCompaction } from "./agent-state-panel.tsx";
 import { loadAttention } from "./attention.ts";

@@ -3,13 +3,13 @@
  * and renders its page in the shared layout.
  */
 import type { Context } from "hono";
-import type { AppEnv } from "../functions/app-env.ts";
-import { RequestError } from "../functions/errors.ts";
+import type { AppEnv } from "../jobs/app-env.ts";
+import { RequestError } from "../jobs/errors.ts";
 import { listConversation } from "../agent/conversation.ts";
 import { listApprovals } from "../fleet/approvals.ts";
 import { listInstances } from "../fleet/list-instances.ts";
 import { listNotifications } from "../notify/list-notifications.ts";
-import { listWakes } from "../triggers/wakes.ts";
+import { listWakes } from "../pipeline/index.ts";
 import { ApprovalsPage } from "./approvals.tsx";
 import { ChatPage } from "./chat.tsx";
 import { loadChatThread } from "./chat-thread.ts";

@@ -6,8 +6,8 @@
 import type { Context } from "hono";
 import type { Child } from "hono/jsx";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import type { AppEnv } from "../functions/app-env.ts";
-import { listAgents, type AgentRow } from "../triggers/agents.ts";
+import type { AppEnv } from "../jobs/app-env.ts";
+import { listAgents, type AgentRow } from "../pipeline/index.ts";
 import { keepAgentInLinks } from "./agent-links.ts";
 import { loadAttention } from "./attention.ts";
 import { Layout, type AgentChoice, type Frame, type NavKey } from "./layout.tsx";

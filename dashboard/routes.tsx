@@ -12,7 +12,7 @@
  */
 import { Hono } from "hono";
 import { secureHeaders } from "hono/secure-headers";
-import type { AppEnv } from "../functions/app-env.ts";
+import type { AppEnv } from "../jobs/app-env.ts";
 import * as actions from "./action-handlers.tsx";
 import * as agents from "./agent-handlers.tsx";
 import * as operators from "./operator-handlers.tsx";

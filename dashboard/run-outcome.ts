@@ -4,7 +4,7 @@
  * the model's prose: "restarted sim-1; re-check in 5 min", "replied to a message", "no-op".
  */
 import { and, eq, inArray, ne } from "drizzle-orm";
-import type { Deps } from "../runtime/deps.ts";
+import type { Deps } from "../jobs/deps.ts";
 import { actions, notifications, wakes } from "../schema/index.ts";
 
 export interface RunEffects {

@@ -4,9 +4,9 @@
  * turns (assistant turns with their tool calls, and the tool results that answered them).
  */
 import { and, asc, eq, inArray } from "drizzle-orm";
-import type { Deps } from "../runtime/deps.ts";
+import type { Deps } from "../jobs/deps.ts";
 import { events, messages, runs, wakes } from "../schema/index.ts";
-import { presentRun } from "../triggers/agent-state.ts";
+import { presentRun } from "../pipeline/index.ts";
 import { loadRunEffects, outcomeLine } from "./run-outcome.ts";
 
 export interface ToolCallView {

@@ -1,6 +1,6 @@
 /** The runs list as the dashboard shows it: each run with its one-line outcome. */
-import type { Deps } from "../runtime/deps.ts";
-import { listRuns } from "../triggers/agent-state.ts";
+import type { Deps } from "../jobs/deps.ts";
+import { listRuns } from "../pipeline/index.ts";
 import { loadRunEffects, outcomeLine } from "./run-outcome.ts";
 
 export type RunView = Awaited<ReturnType<typeof listRuns>>[number];

@@ -2,7 +2,7 @@
  * The one place a dashboard request learns which agent it is about: `?agent=<id>` (absent: the
  * default agent; see agent-links.ts for why a query). It runs after the session guard on every
  * signed-in page, the live endpoint and every post, loads the agent, and scopes the request's
- * deps to it (its settings and instance filter, triggers/with-agent.ts) exactly as the API's
+ * deps to it (its settings and instance filter, jobs/with-agent.ts) exactly as the API's
  * loadAgent does. Handlers then read `c.get("agent")` and `c.get("deps")` and nothing else.
  *
  * An unknown agent is a 404 page (or JSON for the live endpoint). An archived agent stays
@@ -11,10 +11,10 @@
  */
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
-import type { AppEnv } from "../functions/app-env.ts";
-import { agentParam } from "../functions/agents/agents.schemas.ts";
-import { DEFAULT_AGENT, findAgentRecent } from "../triggers/agents.ts";
-import { scopeToAgent } from "../triggers/with-agent.ts";
+import type { AppEnv } from "../jobs/app-env.ts";
+import { agentParam } from "../jobs/agent-requests.ts";
+import { DEFAULT_AGENT, findAgentRecent } from "../pipeline/index.ts";
+import { scopeToAgent } from "../jobs/with-agent.ts";
 import { AGENT_PARAM } from "./agent-links.ts";
 import { Document } from "./layout.tsx";
 import { sendHtml, sendPage } from "./render.tsx";

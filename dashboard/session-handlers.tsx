@@ -4,14 +4,14 @@
  * (403), then a valid ADMIN_TOKEN or operator token (401, counted toward the lockout).
  */
 import type { Context } from "hono";
-import type { AppEnv } from "../functions/app-env.ts";
-import { recordActivity } from "../functions/auth/activity.ts";
-import { principalForToken } from "../functions/auth/operators-store.ts";
-import { consumeSignInToken, issueSignInToken } from "../functions/auth/sign-in-tokens.ts";
-import { clientAddress, currentLockout, recordAuthFailure } from "../functions/auth/throttle.ts";
+import type { AppEnv } from "../jobs/app-env.ts";
+import { recordActivity } from "../auth/activity.ts";
+import { principalForToken } from "../auth/operators-store.ts";
+import { consumeSignInToken, issueSignInToken } from "../auth/sign-in-tokens.ts";
+import { clientAddress, currentLockout, recordAuthFailure } from "../auth/throttle.ts";
 import { sendHtml } from "./render.tsx";
 import { CSRF_FIELD, endAllSessions, endSession, safeNext, startSession } from "./session.ts";
-import { requestSession } from "../functions/auth/session-cookie.ts";
+import { requestSession } from "../auth/session-cookie.ts";
 import { SignInPage } from "./sign-in.tsx";
 
 type Ctx = Context<AppEnv>;

@@ -1,5 +1,5 @@
 /**
- * The dashboard's session: sign-in starts a server-side session (functions/auth/sessions-store.ts)
+ * The dashboard's session: sign-in starts a server-side session (auth/sessions-store.ts)
  * whose random id is the only thing in the cookie (HttpOnly, SameSite=Strict, Secure over https);
  * sign-out revokes it on the server, "sign out everywhere" revokes all of the operator's. Guards
  * send signed-out browsers to the sign-in page and check roles. Every form post passes two CSRF
@@ -9,11 +9,11 @@
 import type { Context } from "hono";
 import { csrf } from "hono/csrf";
 import { createMiddleware } from "hono/factory";
-import type { AppEnv } from "../functions/app-env.ts";
-import { hasRole, type Principal, type Role } from "../functions/auth/roles.ts";
-import { sameSecret } from "../functions/auth/secrets.ts";
-import { clearSessionCookie, requestSession, setSessionCookie } from "../functions/auth/session-cookie.ts";
-import { createSession, revokeAllSessions, revokeSession } from "../functions/auth/sessions-store.ts";
+import type { AppEnv } from "../jobs/app-env.ts";
+import { hasRole, type Principal, type Role } from "../auth/roles.ts";
+import { sameSecret } from "../auth/secrets.ts";
+import { clearSessionCookie, requestSession, setSessionCookie } from "../auth/session-cookie.ts";
+import { createSession, revokeAllSessions, revokeSession } from "../auth/sessions-store.ts";
 
 type Ctx = Context<AppEnv>;
 

@@ -1,5 +1,5 @@
 /** Wakes page: the checks the agent promised itself, pending first, then history. */
-import type { listWakes } from "../triggers/wakes.ts";
+import type { listWakes } from "../pipeline/index.ts";
 import { WakeStatus } from "./badges.tsx";
 import { relative, utcTime } from "./format.ts";
 

@@ -7,16 +7,16 @@
  * DELETE /api/agents/:agent/blocks/:id. Blocks are never deleted, only lifted or expired.
  */
 import { and, desc, eq, gt, isNull, sql } from "drizzle-orm";
-import type { Deps } from "../runtime/deps.ts";
+import type { FleetDeps } from "./deps.ts";
 import { actionBlocks, approvals, events } from "../schema/index.ts";
 
 export type ActionBlock = typeof actionBlocks.$inferSelect;
-type Reader = Pick<Deps, "db" | "clock">;
+type Reader = Pick<FleetDeps, "db" | "clock">;
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /** Stores the block a rejection causes; a repeated rejection of the same approval stores nothing. */
-export async function recordRejection(deps: Pick<Deps, "db" | "clock" | "config">, approval: typeof approvals.$inferSelect, by: string): Promise<void> {
+export async function recordRejection(deps: Pick<FleetDeps, "db" | "clock" | "config">, approval: typeof approvals.$inferSelect, by: string): Promise<void> {
   if (!approval.instanceId) return;
   const at = approval.decidedAt ?? deps.clock.now();
   await deps.db

@@ -5,7 +5,7 @@
  * same events) finds the recorded action instead of acting again (invariant 8). The rules policy
  * and the LLM tools share the key, so a re-claim decided by the other one does not act twice.
  */
-import type { ConsumedEvent, ConsumedWake } from "../triggers/run-step.ts";
+import type { ConsumedEvent, ConsumedWake } from "../pipeline/index.ts";
 
 /** What a run answers: the events (and wakes) it consumed. */
 export interface Answering {

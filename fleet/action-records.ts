@@ -4,12 +4,12 @@
  * key gets, and how a successful action updates fleetwarden's view of the instance.
  */
 import { and, eq, sql } from "drizzle-orm";
-import type { Deps } from "../runtime/deps.ts";
+import type { FleetDeps } from "./deps.ts";
 import { HOUR_MS } from "../runtime/time.ts";
 import { actions, instanceEvents, instances } from "../schema/index.ts";
 import type { ActionKind, ActionRequest, ActionResult } from "./actions.ts";
 import type { InstanceState } from "./provider.ts";
-import { fenceHolds } from "../triggers/run-fence.ts";
+import { fenceHolds } from "../pipeline/index.ts";
 import { expectationAfter } from "./expectations.ts";
 
 export type ActionRow = typeof actions.$inferSelect;
@@ -30,7 +30,7 @@ export const IMPLIED_STATE: Record<ActionKind, InstanceState | null> = {
  * no longer holds. One statement, so two concurrent callers cannot both slip under the limit or
  * both claim the key, and a run past its lease records nothing.
  */
-export async function claimAction(deps: Pick<Deps, "db" | "clock" | "config">, request: ActionRequest): Promise<{ id: number; status: string } | undefined> {
+export async function claimAction(deps: Pick<FleetDeps, "db" | "clock" | "config">, request: ActionRequest): Promise<{ id: number; status: string } | undefined> {
   const now = deps.clock.now();
   const exempt = request.decidedBy === "human" ? 1 : 0;
   const calls = sql`(select count(*) from ${actions}
@@ -48,7 +48,7 @@ export async function claimAction(deps: Pick<Deps, "db" | "clock" | "config">, r
   return row;
 }
 
-export async function findAction(deps: Pick<Deps, "db">, agentId: string, idempotencyKey: string): Promise<ActionRow | undefined> {
+export async function findAction(deps: Pick<FleetDeps, "db">, agentId: string, idempotencyKey: string): Promise<ActionRow | undefined> {
   const [row] = await deps.db
     .select()
     .from(actions)
@@ -57,7 +57,7 @@ export async function findAction(deps: Pick<Deps, "db">, agentId: string, idempo
 }
 
 /** The answer for a key already used: what was recorded, without acting again. */
-export async function recordedResult(deps: Pick<Deps, "db">, row: ActionRow): Promise<ActionResult> {
+export async function recordedResult(deps: Pick<FleetDeps, "db">, row: ActionRow): Promise<ActionResult> {
   const base = { actionId: row.id, repeated: true, ...(row.approvalId !== null ? { approvalId: row.approvalId } : {}) };
   switch (row.status) {
     case "succeeded":
@@ -85,7 +85,7 @@ export async function recordedResult(deps: Pick<Deps, "db">, row: ActionRow): Pr
 export const approvalActionKey = (approvalId: number) => `approval:${approvalId}`;
 
 /** Finishes an action row; `providerCalled` is what the rate limit counts. */
-export function finishAction(deps: Pick<Deps, "db" | "clock">, actionId: number, outcome: { status: string; result: Record<string, unknown>; error?: string }) {
+export function finishAction(deps: Pick<FleetDeps, "db" | "clock">, actionId: number, outcome: { status: string; result: Record<string, unknown>; error?: string }) {
   return deps.db
     .update(actions)
     .set({ status: outcome.status, result: outcome.result, error: outcome.error?.slice(0, 1000) ?? null, finishedAt: deps.clock.now() })
@@ -97,7 +97,7 @@ export function finishAction(deps: Pick<Deps, "db" | "clock">, actionId: number,
  * reported change) and an instance history row with source `action`, in one batch. Deliberately
  * no inbox event and no run request: runs never trigger runs.
  */
-export async function recordSuccess(deps: Pick<Deps, "db" | "clock" | "provider" | "config">, actionId: number, request: ActionRequest): Promise<void> {
+export async function recordSuccess(deps: Pick<FleetDeps, "db" | "clock" | "provider" | "config">, actionId: number, request: ActionRequest): Promise<void> {
   const { db, clock } = deps;
   const now = clock.now();
   const implied = IMPLIED_STATE[request.kind];

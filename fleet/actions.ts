@@ -7,19 +7,19 @@
  * outage in the middle of a run must not crash the run, and nothing here retries on its own.
  */
 import { desc, eq } from "drizzle-orm";
-import type { Deps } from "../runtime/deps.ts";
+import type { FleetDeps } from "./deps.ts";
 import { actions } from "../schema/index.ts";
 import { iso } from "../runtime/time.ts";
 import { claimAction, findAction, finishAction, recordedResult, recordSuccess } from "./action-records.ts";
 import { ProviderError } from "./provider.ts";
 import { requestApproval } from "./request-approval.ts";
-import { leaseRemainingMs, refusedUnlessFenced, type RunFence } from "../triggers/run-fence.ts";
+import { leaseRemainingMs, refusedUnlessFenced, type RunFence } from "../pipeline/index.ts";
 
 export const ACTION_KINDS = ["start", "stop", "reboot", "destroy", "label"] as const;
 export type ActionKind = (typeof ACTION_KINDS)[number];
 
 /** What acting on an instance needs: the provider, and what recording and notifying need. */
-export type ActionDeps = Pick<Deps, "db" | "clock" | "config" | "provider" | "scheduler" | "log">;
+export type ActionDeps = Pick<FleetDeps, "db" | "clock" | "config" | "provider" | "scheduler" | "log">;
 
 export interface ActionRequest {
   agentId: string;
@@ -46,7 +46,7 @@ export interface ActionResult {
   error?: string;
 }
 
-export function needsApproval(deps: Pick<Deps, "config">, request: Pick<ActionRequest, "kind" | "decidedBy">): boolean {
+export function needsApproval(deps: Pick<FleetDeps, "config">, request: Pick<ActionRequest, "kind" | "decidedBy">): boolean {
   return request.decidedBy !== "human" && deps.config.approvalRequired.includes(request.kind);
 }
 
@@ -95,7 +95,7 @@ export async function executeAction(deps: ActionDeps, request: ActionRequest): P
 }
 
 /** Calls the provider; a run's call (and its retries) is aborted when the run's lease runs out. */
-function callProvider(deps: Pick<Deps, "provider" | "clock">, request: ActionRequest): Promise<void> {
+function callProvider(deps: Pick<FleetDeps, "provider" | "clock">, request: ActionRequest): Promise<void> {
   const { provider } = deps;
   const remaining = leaseRemainingMs(request.fence, deps.clock.now());
   const call = remaining === null ? {} : { signal: AbortSignal.timeout(remaining) };
@@ -134,7 +134,7 @@ export function presentAction(row: typeof actions.$inferSelect) {
 }
 
 /** The audit, newest first. */
-export async function listActions(deps: Pick<Deps, "db">, agentId: string, limit = 50) {
+export async function listActions(deps: Pick<FleetDeps, "db">, agentId: string, limit = 50) {
   const rows = await deps.db.select().from(actions).where(eq(actions.agentId, agentId)).orderBy(desc(actions.id)).limit(limit);
   return rows.map(presentAction);
 }

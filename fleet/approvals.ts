@@ -9,10 +9,10 @@
  * approval lifts such blocks (fleet/action-blocks.ts).
  */
 import { and, desc, eq, inArray } from "drizzle-orm";
-import type { Deps } from "../runtime/deps.ts";
+import type { FleetDeps } from "./deps.ts";
 import { actions, approvals } from "../schema/index.ts";
 import { iso } from "../runtime/time.ts";
-import { ingestEvent } from "../triggers/ingest.ts";
+import { ingestEvent } from "../pipeline/index.ts";
 import { approvalActionKey } from "./action-records.ts";
 import { liftBlocksFor, recordRejection } from "./action-blocks.ts";
 import { executeAction, type ActionKind, type ActionResult } from "./actions.ts";
@@ -55,7 +55,7 @@ export function presentApproval(row: ApprovalRow, execution: Execution = null) {
   };
 }
 
-export async function listApprovals(deps: Deps, agentId: string, status?: string, limit = 100) {
+export async function listApprovals(deps: FleetDeps, agentId: string, status?: string, limit = 100) {
   const rows = await deps.db
     .select()
     .from(approvals)
@@ -74,7 +74,7 @@ export async function listApprovals(deps: Deps, agentId: string, status?: string
 }
 
 export async function decideApproval(
-  deps: Deps,
+  deps: FleetDeps,
   agentId: string,
   approvalId: number,
   decision: Decision,

@@ -6,10 +6,10 @@
  * notification's key names the last report, and a key already used is never used again.
  */
 import { sql } from "drizzle-orm";
-import type { Deps } from "../runtime/deps.ts";
+import type { FleetDeps } from "./deps.ts";
 import { actions, events, instances, notifications } from "../schema/index.ts";
 import { notificationStatements } from "../notify/notify-human.ts";
-import { combineWrites, defineTickCheck, runTickCheck } from "../triggers/tick-plan.ts";
+import { combineWrites, defineTickCheck, runTickCheck } from "../pipeline/index.ts";
 import { HEARTBEAT_STATES } from "./heartbeat.ts";
 
 /** Heartbeat events older than this are not looked at again. */
@@ -30,7 +30,7 @@ interface Unanswered {
  */
 export const checkMissedHeartbeats = defineTickCheck({
   name: "checkMissedHeartbeats",
-  reads(deps: Deps, agentId: string, now: number) {
+  reads(deps: FleetDeps, agentId: string, now: number) {
     return {
       unanswered: deps.db.all<Unanswered>(sql`
         select i.id as instanceId, i.state as state, i.last_seen_at as lastSeenAt, e.dedup_key as dedupKey
@@ -74,6 +74,6 @@ export const checkMissedHeartbeats = defineTickCheck({
 });
 
 /** The escalation check as a tick of its own: the instances a human was told about. */
-export function escalateMissedHeartbeats(deps: Deps, agentId: string): Promise<string[]> {
+export function escalateMissedHeartbeats(deps: FleetDeps, agentId: string): Promise<string[]> {
   return runTickCheck(deps, agentId, checkMissedHeartbeats);
 }

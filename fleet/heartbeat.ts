@@ -8,10 +8,10 @@
  * no longer lists is gone, not late.
  */
 import { and, eq, inArray, isNull, lt, sql } from "drizzle-orm";
-import type { Deps } from "../runtime/deps.ts";
+import type { FleetDeps } from "./deps.ts";
 import { events, instanceEvents, instances } from "../schema/index.ts";
-import { ingestWrites } from "../triggers/ingest-writes.ts";
-import { combineWrites, defineTickCheck, runTickCheck } from "../triggers/tick-plan.ts";
+import { ingestWrites } from "../pipeline/index.ts";
+import { combineWrites, defineTickCheck, runTickCheck } from "../pipeline/index.ts";
 
 /** States in which an instance that reports by webhook keeps reporting. */
 export const HEARTBEAT_STATES = ["running", "loading", "rebooting"] as const;
@@ -21,7 +21,7 @@ type Silent = typeof instances.$inferSelect;
 /** The tick's heartbeat check: silent instances are read in the snapshot, flagged in the write batch. */
 export const checkHeartbeats = defineTickCheck({
   name: "checkHeartbeats",
-  reads(deps: Deps, agentId: string, now: number) {
+  reads(deps: FleetDeps, agentId: string, now: number) {
     const timeoutMs = sql`coalesce(${instances.heartbeatS} * 1000, ${deps.config.heartbeatTimeoutMs})`;
     return {
       silent: deps.db
@@ -55,7 +55,7 @@ export const checkHeartbeats = defineTickCheck({
 });
 
 /** One silent instance: its inbox event, its flag, and its history row keyed by that event. */
-function flagWrites(deps: Deps, agentId: string, row: Silent, now: number) {
+function flagWrites(deps: FleetDeps, agentId: string, row: Silent, now: number) {
   const { db } = deps;
   const silentForS = Math.round((now - row.lastSeenAt) / 1000);
   const message = `no report for ${silentForS}s (last seen ${new Date(row.lastSeenAt).toISOString()})`;
@@ -81,6 +81,6 @@ function flagWrites(deps: Deps, agentId: string, row: Silent, now: number) {
 }
 
 /** The heartbeat check as a tick of its own: the instances it flagged. */
-export function flagSilentInstances(deps: Deps, agentId: string): Promise<string[]> {
+export function flagSilentInstances(deps: FleetDeps, agentId: string): Promise<string[]> {
   return runTickCheck(deps, agentId, checkHeartbeats);
 }

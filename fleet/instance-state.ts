@@ -8,10 +8,10 @@
  * led it to expect (fleet/expectations.ts) is stored and kept in the history but wakes nobody
  * either (`expected`): the agent does not hear the echo of its own action.
  */
-import type { Deps } from "../runtime/deps.ts";
-import { debounceWindow } from "../triggers/request-run.ts";
+import type { FleetDeps } from "./deps.ts";
+import { debounceWindow } from "../pipeline/index.ts";
 import { bind } from "../db/prepared.ts";
-import { commitIngest, publishAfterIngest, scheduleIfPending, type Ingested } from "../triggers/ingest.ts";
+import { commitIngest, publishAfterIngest, scheduleIfPending, type Ingested } from "../pipeline/index.ts";
 import { expectationsKeptBy, expectationsMatchedBy } from "./expectations.ts";
 import { DETAIL_COLUMNS, instanceStatePrepared, stateSet, type DetailKey } from "./instance-state-statements.ts";
 import type { FleetInstance, InstanceState } from "./provider.ts";
@@ -35,7 +35,7 @@ export interface RecordedChange extends Ingested {
 }
 
 /** One statement set per change: the bound values of instance-state-statements.ts. */
-function changeValues(deps: Deps, change: StateChange) {
+function changeValues(deps: FleetDeps, change: StateChange) {
   const now = deps.clock.now();
   const at = change.at ?? now;
   const message = change.message ?? null;
@@ -64,7 +64,7 @@ function changeValues(deps: Deps, change: StateChange) {
   };
 }
 
-export async function recordInstanceState(deps: Deps, change: StateChange): Promise<RecordedChange> {
+export async function recordInstanceState(deps: FleetDeps, change: StateChange): Promise<RecordedChange> {
   const prepared = instanceStatePrepared(deps.db);
   const values = changeValues(deps, change);
   // In order: the event (dropped with its reason when it is no news), its stored row and whether

@@ -10,11 +10,11 @@
  * was also expected to come up is raised once, as stuck.
  */
 import { and, eq, inArray, isNotNull, isNull, lt, or } from "drizzle-orm";
-import type { Deps } from "../runtime/deps.ts";
+import type { FleetDeps } from "./deps.ts";
 import { instances } from "../schema/index.ts";
-import type { IncomingEvent } from "../triggers/ingest.ts";
-import { ingestWrites } from "../triggers/ingest-writes.ts";
-import { combineWrites, defineTickCheck, runTickCheck } from "../triggers/tick-plan.ts";
+import type { IncomingEvent } from "../pipeline/index.ts";
+import { ingestWrites } from "../pipeline/index.ts";
+import { combineWrites, defineTickCheck, runTickCheck } from "../pipeline/index.ts";
 
 /** States an instance should only pass through. */
 export const LOADING_STATES = ["created", "loading"] as const;
@@ -24,7 +24,7 @@ type Row = typeof instances.$inferSelect;
 /** The tick's overdue check: candidates read in the snapshot, raised and cleared in the write batch. */
 export const checkOverdueStates = defineTickCheck({
   name: "checkOverdueStates",
-  reads(deps: Deps, agentId: string, now: number) {
+  reads(deps: FleetDeps, agentId: string, now: number) {
     const stuckBefore = now - deps.config.loadingTimeoutMs;
     return {
       overdue: deps.db
@@ -79,11 +79,11 @@ export const checkOverdueStates = defineTickCheck({
 });
 
 /** The overdue check as a tick of its own: the instances it raised. */
-export function raiseOverdueStates(deps: Deps, agentId: string): Promise<string[]> {
+export function raiseOverdueStates(deps: FleetDeps, agentId: string): Promise<string[]> {
   return runTickCheck(deps, agentId, checkOverdueStates);
 }
 
-function stuckEvent(deps: Deps, row: Row, now: number): IncomingEvent {
+function stuckEvent(deps: FleetDeps, row: Row, now: number): IncomingEvent {
   const forS = Math.round((now - row.stateAt) / 1000);
   return {
     agentId: row.agentId,

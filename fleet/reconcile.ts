@@ -6,7 +6,7 @@
  * the provider no longer lists is marked gone (never deleted) with one event. If the list fails,
  * nothing is recorded and the error is thrown: a failed list is never an empty fleet.
  *
- * A check of the tick (triggers/tick-plan.ts): its interval's turn is claimed, and the stored
+ * A check of the tick (pipeline/tick-plan.ts): its interval's turn is claimed, and the stored
  * instances read, in the tick's snapshot batch.
  * Round trips follow the provider's pages, not the fleet's size: the differences are written a
  * page (RECONCILE_PAGE instances) at a time, each page's changes sharing one group-committed
@@ -14,12 +14,12 @@
  * so requests are served while a big fleet is reconciled.
  */
 import { and, eq, isNull, lte, or, sql } from "drizzle-orm";
-import type { Deps } from "../runtime/deps.ts";
+import type { FleetDeps } from "./deps.ts";
 import { agents, events, instanceEvents, instances } from "../schema/index.ts";
 import { GroupCommit } from "../db/group-commit.ts";
 import { yieldToEventLoop } from "../runtime/yield.ts";
-import { commitIngest, ingestStatements, publishAfterIngest } from "../triggers/ingest.ts";
-import { defineTickCheck, runTickCheck, writesNothing } from "../triggers/tick-plan.ts";
+import { commitIngest, ingestStatements, publishAfterIngest } from "../pipeline/index.ts";
+import { defineTickCheck, runTickCheck, writesNothing } from "../pipeline/index.ts";
 import { recordInstanceState } from "./instance-state.ts";
 import type { FleetInstance } from "./provider.ts";
 
@@ -41,7 +41,7 @@ export interface ReconcileReport {
  * (one transaction with the read, so two ticks never both take it), and the stored instances,
  * read only when the turn was taken.
  */
-function turnStatements(deps: Deps, agentId: string, now: number) {
+function turnStatements(deps: FleetDeps, agentId: string, now: number) {
   const { db } = deps;
   const due = now - deps.config.reconcileIntervalMs;
   return {
@@ -81,7 +81,7 @@ function detailsDiffer(stored: StoredInstance, seen: FleetInstance): boolean {
 
 /** Reconciles from the snapshot's rows: the provider's pages, then a batch per page of changes. */
 async function reconcileFromSnapshot(
-  deps: Deps,
+  deps: FleetDeps,
   agentId: string,
   rows: { before: { at: number | null }[]; claim: { id: string }[]; stored: StoredInstance[] },
   now: number,
@@ -110,7 +110,7 @@ async function reconcileFromSnapshot(
   const listedIds = new Set(listed.map((i) => i.id));
   const writes: (() => Promise<unknown>)[] = [];
   // Writes made through `paged` share a batch with the rest of their page.
-  const paged: Deps = { ...deps, groupCommit: new GroupCommit(db, { windowMs: 0, maxRequests: RECONCILE_PAGE }) };
+  const paged: FleetDeps = { ...deps, groupCommit: new GroupCommit(db, { windowMs: 0, maxRequests: RECONCILE_PAGE }) };
 
   for (const seen of listed) {
     const row = stored.get(seen.id);
@@ -157,7 +157,7 @@ async function reconcileFromSnapshot(
  * one batch. The event is keyed by this disappearance (the stored state's time) and the history
  * row by that event, so a repeated turn after a crash writes nothing twice.
  */
-async function markGone(deps: Deps, row: StoredInstance, now: number): Promise<void> {
+async function markGone(deps: FleetDeps, row: StoredInstance, now: number): Promise<void> {
   const { db } = deps;
   const dedupKey = `reconcile:${row.id}:gone:${row.stateAt}`;
   const event = ingestStatements(deps, {
@@ -197,6 +197,6 @@ export const reconcileInstances = defineTickCheck({
 });
 
 /** Reconciliation as a tick of its own; a provider failure is thrown. */
-export function reconcileFleet(deps: Deps, agentId: string): Promise<ReconcileReport> {
+export function reconcileFleet(deps: FleetDeps, agentId: string): Promise<ReconcileReport> {
   return runTickCheck(deps, agentId, reconcileInstances);
 }

@@ -16,7 +16,7 @@ import { actions, approvals } from "../schema/index.ts";
 import { notifyHuman, type NotifyDeps } from "../notify/notify-human.ts";
 import type { ActionRequest, ActionResult } from "./actions.ts";
 import { findAction, recordedResult } from "./action-records.ts";
-import { fenceHolds, FenceLostError, refusedUnlessFenced } from "../triggers/run-fence.ts";
+import { fenceHolds, FenceLostError, refusedUnlessFenced } from "../pipeline/index.ts";
 import { activeBlock, describeBlock, runAnswersHuman } from "./action-blocks.ts";
 
 /** The pending approval for this action on this instance, if one is waiting for a human. */

@@ -1,6 +1,6 @@
 /**
  * One agent's view of a shared provider account: only the instances its `instanceFilter` setting
- * selects are listed, read or acted on. Wrapping the provider once (triggers/with-agent.ts) applies
+ * selects are listed, read or acted on. Wrapping the provider once (jobs/with-agent.ts) applies
  * the filter to reconciliation, the list tools and the action tools alike, so agents sharing one
  * Vast.ai key never act on each other's instances.
  */

@@ -7,10 +7,10 @@
  * the simulator.
  */
 import { and, eq, inArray, isNull } from "drizzle-orm";
-import type { Deps } from "../runtime/deps.ts";
+import type { FleetDeps } from "./deps.ts";
 import { agents, instances } from "../schema/index.ts";
-import { listActiveAgentIds } from "../triggers/agents.ts";
-import { defineTickCheck, runTickCheck, writesNothing, type TickStatement } from "../triggers/tick-plan.ts";
+import { listActiveAgentIds } from "../pipeline/index.ts";
+import { defineTickCheck, runTickCheck, writesNothing, type TickStatement } from "../pipeline/index.ts";
 import { GroupCommit } from "../db/group-commit.ts";
 import { recordInstanceState, type RecordedChange } from "./instance-state.ts";
 import type { FleetInstance } from "./provider.ts";
@@ -29,7 +29,7 @@ export interface AgentReport extends RecordedChange {
   agentId: string;
 }
 
-function simulator(deps: Deps): SimulatorProvider | null {
+function simulator(deps: FleetDeps): SimulatorProvider | null {
   const provider = deps.provider instanceof ScopedProvider ? deps.provider.inner : deps.provider;
   return provider instanceof SimulatorProvider ? provider : null;
 }
@@ -38,12 +38,12 @@ function simulator(deps: Deps): SimulatorProvider | null {
  * Reports each failure's state to every agent, as its webhook would; all reports share one
  * database batch (each still its own idempotent ingest, committed through a group commit).
  */
-async function reportToAgents(deps: Deps, failures: { instance: FleetInstance; dedupKey: string }[], agentIds?: string[]): Promise<AgentReport[]> {
+async function reportToAgents(deps: FleetDeps, failures: { instance: FleetInstance; dedupKey: string }[], agentIds?: string[]): Promise<AgentReport[]> {
   if (!failures.length) return [];
   const to = agentIds ?? (await listActiveAgentIds(deps.db));
   const reports = failures.flatMap(({ instance, dedupKey }) => to.map((agentId) => ({ agentId, instance, dedupKey })));
   if (!reports.length) return [];
-  const shared: Deps = { ...deps, groupCommit: new GroupCommit(deps.db, { windowMs: 0, maxRequests: reports.length }) };
+  const shared: FleetDeps = { ...deps, groupCommit: new GroupCommit(deps.db, { windowMs: 0, maxRequests: reports.length }) };
   return Promise.all(
     reports.map(async ({ agentId, instance, dedupKey }) => ({
       agentId,
@@ -64,7 +64,7 @@ async function reportToAgents(deps: Deps, failures: { instance: FleetInstance; d
  * not the simulator; returns null when the simulated fleet has no such instance.
  */
 export async function injectSimulatorFailure(
-  deps: Deps,
+  deps: FleetDeps,
   instanceId: string,
   kind: FailureKind,
 ): Promise<{ instance: FleetInstance; reports: AgentReport[] } | null> {
@@ -86,7 +86,7 @@ export async function injectSimulatorFailure(
  */
 export const simulatorReports = defineTickCheck({
   name: "simulateFleet",
-  reads(deps: Deps, agentId: string, now: number): Record<string, TickStatement> {
+  reads(deps: FleetDeps, agentId: string, now: number): Record<string, TickStatement> {
     const sim = simulator(deps);
     if (!sim) return {};
     // A heartbeat says "still running": it refreshes an instance fleetwarden already knows as
@@ -119,6 +119,6 @@ export const simulatorReports = defineTickCheck({
 type SimRows = Parameters<typeof failuresWritten>[1][number];
 
 /** The simulator check as a tick of its own. */
-export function simulateFleet(deps: Deps, agentId: string): Promise<void> {
-  return runTickCheck<void>(deps, agentId, simulatorReports);
+export function simulateFleet(deps: FleetDeps, agentId: string): Promise<void> {
+  return runTickCheck<void, FleetDeps>(deps, agentId, simulatorReports);
 }

@@ -3,13 +3,13 @@
  * wires middleware (request id, body limit, deps, auth) and route groups, and nothing else.
  */
 import { Hono } from "hono";
-import type { AppEnv } from "./app-env.ts";
-import { handleError, handleNotFound, jsonError } from "./errors.ts";
+import type { AppEnv } from "../jobs/app-env.ts";
+import { handleError, handleNotFound, jsonError } from "../jobs/errors.ts";
 import { injectDeps, type ResolveDeps } from "./middleware/inject-deps.ts";
 import { requestId } from "./middleware/request-id.ts";
 import { bodyLimit } from "./middleware/body-limit.ts";
-import { apiAuth } from "./auth/api-auth.ts";
-import { roleByMethod } from "./auth/require-role.ts";
+import { apiAuth } from "../auth/api-auth.ts";
+import { roleByMethod } from "../auth/require-role.ts";
 import { operatorRoutes } from "./operators/operators.index.ts";
 import { healthRoutes } from "./health/health.ts";
 import { agentRoutes } from "./agents/agents.index.ts";

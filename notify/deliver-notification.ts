@@ -7,7 +7,7 @@
  * Idempotent: a delivered or failed row is left alone when the scheduler repeats itself.
  */
 import { and, eq, sql } from "drizzle-orm";
-import type { Deps } from "../runtime/deps.ts";
+import type { PipelineDeps } from "../pipeline/index.ts";
 import { notificationDeliveries, notifications } from "../schema/index.ts";
 import { CHANNEL_NAMES, ChannelError, type ChannelName, type Severity } from "./channels/channel.ts";
 import { sendToChannel } from "./channels/send-to-channel.ts";
@@ -16,12 +16,12 @@ import { sendToChannel } from "./channels/send-to-channel.ts";
 export const NOTIFY_MAX_ATTEMPTS = 4;
 
 /** Our bound must not outlast the scheduler's own retries, or the final failure goes unrecorded. */
-export function maxAttempts(deps: Deps): number {
+export function maxAttempts(deps: PipelineDeps): number {
   if (deps.scheduler.kind !== "qstash") return NOTIFY_MAX_ATTEMPTS;
   return Math.max(1, Math.min(NOTIFY_MAX_ATTEMPTS, deps.config.qstash.retries + 1));
 }
 
-export async function deliverNotification(deps: Deps, deliveryId: number): Promise<void> {
+export async function deliverNotification(deps: PipelineDeps, deliveryId: number): Promise<void> {
   const { db, clock, log } = deps;
   // Count the attempt before sending, so even a crash mid-send uses one up.
   const [claimed] = await db
@@ -60,7 +60,7 @@ export async function deliverNotification(deps: Deps, deliveryId: number): Promi
   await recordOutcome(deps, deliveryId, "delivered", null);
 }
 
-async function recordOutcome(deps: Deps, deliveryId: number, status: "pending" | "delivered" | "failed", error: string | null) {
+async function recordOutcome(deps: PipelineDeps, deliveryId: number, status: "pending" | "delivered" | "failed", error: string | null) {
   await deps.db
     .update(notificationDeliveries)
     .set({

@@ -1,6 +1,6 @@
 /** Read model of notifications for the API and dashboard: newest first, with each channel's outcome. */
 import { desc, eq, inArray } from "drizzle-orm";
-import type { Deps } from "../runtime/deps.ts";
+import type { PipelineDeps } from "../pipeline/index.ts";
 import { notificationDeliveries, notifications } from "../schema/index.ts";
 import { iso } from "../runtime/time.ts";
 
@@ -16,7 +16,7 @@ export interface NotificationView {
   deliveries: { id: number; channel: string; status: string; attempts: number; lastError: string | null; deliveredAt: string | null }[];
 }
 
-export async function listNotifications(deps: Deps, agentId: string, limit = 50): Promise<NotificationView[]> {
+export async function listNotifications(deps: PipelineDeps, agentId: string, limit = 50): Promise<NotificationView[]> {
   const rows = await deps.db
     .select()
     .from(notifications)

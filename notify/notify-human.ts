@@ -7,15 +7,15 @@
  * blocks the run that raised the alert.
  */
 import { sql } from "drizzle-orm";
-import type { Deps } from "../runtime/deps.ts";
+import type { PipelineDeps } from "../pipeline/index.ts";
 import { notificationDeliveries, notifications } from "../schema/index.ts";
 import { CHANNEL_NAMES, type ChannelName, type Severity } from "./channels/channel.ts";
-import { fenceHolds, refusedUnlessFenced, type RunFence } from "../triggers/run-fence.ts";
+import { fenceHolds, refusedUnlessFenced, type RunFence } from "../pipeline/index.ts";
 
 export type { Severity } from "./channels/channel.ts";
 
 /** What telling a person needs: storing the alert and publishing its channel deliveries. */
-export type NotifyDeps = Pick<Deps, "db" | "clock" | "config" | "scheduler" | "log">;
+export type NotifyDeps = Pick<PipelineDeps, "db" | "clock" | "config" | "scheduler" | "log">;
 
 export interface HumanNotification {
   agentId: string;
@@ -41,7 +41,7 @@ export function titleDedupKey(title: string): string {
   return `title:${title.trim().toLowerCase().replace(/\s+/g, " ").slice(0, 200)}`;
 }
 
-export function configuredChannels(deps: Pick<Deps, "config">): ChannelName[] {
+export function configuredChannels(deps: Pick<PipelineDeps, "config">): ChannelName[] {
   return CHANNEL_NAMES.filter((name) => Boolean(deps.config.channels[name]));
 }
 

@@ -7,8 +7,8 @@
  * inside the dedup window). Each tick pages about at most POISON_ALERTS_PER_TICK items.
  */
 import { sql } from "drizzle-orm";
-import type { Deps } from "../runtime/deps.ts";
-import { combineWrites, defineTickCheck, runTickCheck } from "../triggers/tick-plan.ts";
+import type { PipelineDeps } from "../pipeline/index.ts";
+import { combineWrites, defineTickCheck, runTickCheck } from "../pipeline/index.ts";
 import { notifications } from "../schema/index.ts";
 import { notificationStatements } from "./notify-human.ts";
 
@@ -25,7 +25,7 @@ interface Poisoned {
 /** The tick's poison check: unannounced drops read in the snapshot, announced in the write batch. */
 export const announcePoisonDrops = defineTickCheck({
   name: "notifyPoisonDrops",
-  reads(deps: Deps, agentId: string) {
+  reads(deps: PipelineDeps, agentId: string) {
     const unannounced = (kind: string) =>
       sql`not exists (select 1 from ${notifications} n where n.agent_id = ${agentId} and n.dedup_key = 'poison:' || ${kind} || ':' || x.id)`;
     const lastError = (consumed: ReturnType<typeof sql>) =>
@@ -61,6 +61,6 @@ export const announcePoisonDrops = defineTickCheck({
 });
 
 /** The poison check as a tick of its own: how many drops it announced. */
-export function notifyPoisonDrops(deps: Deps, agentId: string): Promise<number> {
+export function notifyPoisonDrops(deps: PipelineDeps, agentId: string): Promise<number> {
   return runTickCheck(deps, agentId, announcePoisonDrops);
 }

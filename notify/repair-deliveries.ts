@@ -5,17 +5,17 @@
  * silently dropped. deliverNotification is idempotent, so a late original does no harm.
  */
 import { sql } from "drizzle-orm";
-import type { Deps } from "../runtime/deps.ts";
+import type { PipelineDeps } from "../pipeline/index.ts";
 import { MINUTE_MS } from "../runtime/time.ts";
 import { notificationDeliveries, notifications } from "../schema/index.ts";
-import { defineTickCheck, runTickCheck } from "../triggers/tick-plan.ts";
+import { defineTickCheck, runTickCheck } from "../pipeline/index.ts";
 
 export const STALLED_AFTER_MS = 5 * MINUTE_MS;
 
 /** The tick's check: stalled deliveries read in the snapshot, published again after the write batch. */
 export const repairStalledDeliveries = defineTickCheck({
   name: "republishStalledDeliveries",
-  reads(deps: Deps, agentId: string, now: number) {
+  reads(deps: PipelineDeps, agentId: string, now: number) {
     return {
       stalled: deps.db.all<{ id: number }>(sql`select d.id from ${notificationDeliveries} d
         join ${notifications} n on n.id = d.notification_id
@@ -38,6 +38,6 @@ export const repairStalledDeliveries = defineTickCheck({
 });
 
 /** The check as a tick of its own: how many deliveries it published again. */
-export function republishStalledDeliveries(deps: Deps, agentId: string): Promise<number> {
+export function republishStalledDeliveries(deps: PipelineDeps, agentId: string): Promise<number> {
   return runTickCheck(deps, agentId, repairStalledDeliveries);
 }

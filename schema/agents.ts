@@ -1,7 +1,7 @@
 /**
  * Agent-level state: run counter, session epoch, debounce slot and the single-flight lease.
  * One row per agent; every other table is keyed by agent id. The counters here are the only
- * source of run ids and slots, so they never go back (see triggers/claim-run.ts).
+ * source of run ids and slots, so they never go back (see pipeline/claim-run.ts).
  */
 import { integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
 

@@ -5,15 +5,15 @@
  * Every output is capped, so one tool cannot flood the context.
  */
 import { z } from "zod";
-import type { Deps } from "../../runtime/deps.ts";
+import type { AgentDeps } from "../deps.ts";
 import type { ChatTool } from "../chat-model.ts";
 import type { Answering } from "../../fleet/action-key.ts";
-import type { RunFence } from "../../triggers/run-fence.ts";
-import type { TokenCounter } from "../../runtime/deps.ts";
+import type { RunFence } from "../../pipeline/index.ts";
+import type { TokenCounter } from "../deps.ts";
 import { truncateToTokensOffThread } from "../tokens.ts";
 
 export interface ToolContext {
-  deps: Deps;
+  deps: AgentDeps;
   agentId: string;
   runId: number;
   toolCallId: string;

@@ -1,12 +1,12 @@
 /**
  * schedule_next_check and cancel_wake: the agent's own future checks. The floor and the hourly
- * budget are scheduleSelfWake's (triggers/wake-budget.ts), the pending-wake cap createWake's;
+ * budget are scheduleSelfWake's (pipeline/wake-budget.ts), the pending-wake cap createWake's;
  * a raised delay is said in the result, and a refusal is an error result the model can act on.
  */
 import { z } from "zod";
 import { INSTANCE_STATES } from "../../fleet/provider.ts";
-import { scheduleSelfWake, WakeBudgetError } from "../../triggers/wake-budget.ts";
-import { cancelWake, WakeLimitError } from "../../triggers/wakes.ts";
+import { scheduleSelfWake, WakeBudgetError } from "../../pipeline/index.ts";
+import { cancelWake, WakeLimitError } from "../../pipeline/index.ts";
 import { defineTool, instanceId, toolError } from "./tool.ts";
 
 const MAX_DELAY_S = 7 * 24 * 3600;

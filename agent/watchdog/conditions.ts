@@ -5,11 +5,11 @@
  * a human.
  */
 import { and, desc, eq, gt, inArray, isNotNull, like, lt, or, sql } from "drizzle-orm";
-import type { Deps } from "../../runtime/deps.ts";
+import type { AgentDeps } from "../deps.ts";
 import { approvals, breakers, events, notifications, runs, wakes } from "../../schema/index.ts";
-import { debounceWindow } from "../../triggers/request-run.ts";
-import { selfWakesInHour, wakeBudgetFrom } from "../../triggers/wake-budget.ts";
-import { OVERDUE_MS } from "../../triggers/cron-tick.ts";
+import { debounceWindow } from "../../pipeline/index.ts";
+import { selfWakesInHour, wakeBudgetFrom } from "../../pipeline/index.ts";
+import { OVERDUE_MS } from "../../pipeline/index.ts";
 import type { NamedResults } from "../../db/named-batch.ts";
 import { LLM_BREAKER } from "../run-agent.ts";
 
@@ -33,7 +33,7 @@ const TICK_MS = OVERDUE_MS;
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /** All conditions' statements, named `<kind>.<part>`, for one batch. */
-export function conditionReads(deps: Deps, agentId: string, now: number) {
+export function conditionReads(deps: AgentDeps, agentId: string, now: number) {
   const { db, config } = deps;
   const late = (priority: 0 | 1) =>
     and(eq(events.priority, priority), lt(events.createdAt, now - 2 * debounceWindow(config, priority) - TICK_MS));
@@ -86,7 +86,7 @@ export function conditionReads(deps: Deps, agentId: string, now: number) {
 export type ConditionRows = NamedResults<ReturnType<typeof conditionReads>>;
 
 /** The conditions that hold, with their detail lines, from conditionReads' rows (pure). */
-export function conditionsFrom(deps: Pick<Deps, "config" | "llm">, rows: ConditionRows, now: number): Map<ConditionKind, string> {
+export function conditionsFrom(deps: Pick<AgentDeps, "config" | "llm">, rows: ConditionRows, now: number): Map<ConditionKind, string> {
   const { config } = deps;
   const details: Record<ConditionKind, () => string | null> = {
     events_waiting: () => {

@@ -8,10 +8,10 @@
  * The health route and the dashboard read the open rows.
  */
 import { and, asc, eq, isNull, or } from "drizzle-orm";
-import type { Deps } from "../../runtime/deps.ts";
+import type { AgentDeps } from "../deps.ts";
 import { watchdogConditions } from "../../schema/index.ts";
 import { notificationStatements } from "../../notify/notify-human.ts";
-import { combineWrites, defineTickCheck, runTickCheck } from "../../triggers/tick-plan.ts";
+import { combineWrites, defineTickCheck, runTickCheck } from "../../pipeline/index.ts";
 import { conditionReads, conditionsFrom, type ConditionKind } from "./conditions.ts";
 
 export const CONDITION_TITLES: Record<ConditionKind, string> = {
@@ -97,7 +97,7 @@ export function planWatchdog(held: Map<ConditionKind, string>, rows: readonly Co
 /** The tick's watchdog check: conditions and rows read in the snapshot, transitions and notifications in the write batch. */
 export const checkLoopHealth = defineTickCheck({
   name: "checkLoopHealth",
-  reads(deps: Deps, agentId: string, now: number) {
+  reads(deps: AgentDeps, agentId: string, now: number) {
     return {
       ...conditionReads(deps, agentId, now),
       rows: deps.db
@@ -159,12 +159,12 @@ export const checkLoopHealth = defineTickCheck({
 });
 
 /** The watchdog as a tick of its own: the conditions it opened and closed. */
-export function watchLoop(deps: Deps, agentId: string): Promise<{ started: string[]; cleared: string[] }> {
+export function watchLoop(deps: AgentDeps, agentId: string): Promise<{ started: string[]; cleared: string[] }> {
   return runTickCheck(deps, agentId, checkLoopHealth);
 }
 
 /** The open conditions, oldest first, as GET /api/agents/:agent/health and the dashboard show them. */
-export async function readHealth(deps: Pick<Deps, "db">, agentId: string): Promise<{ ok: boolean; conditions: HealthCondition[] }> {
+export async function readHealth(deps: Pick<AgentDeps, "db">, agentId: string): Promise<{ ok: boolean; conditions: HealthCondition[] }> {
   const rows = await deps.db
     .select()
     .from(watchdogConditions)

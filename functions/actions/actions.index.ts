@@ -1,7 +1,7 @@
 /** Wiring of /api/agents/:agent/actions. */
 import { Hono } from "hono";
-import type { AppEnv } from "../app-env.ts";
-import { validate } from "../validate.ts";
+import type { AppEnv } from "../../jobs/app-env.ts";
+import { validate } from "../../jobs/validate.ts";
 import { actionsQuery } from "./actions.schemas.ts";
 import * as h from "./actions.handlers.ts";
 

@@ -5,13 +5,13 @@
  */
 import type { Context } from "hono";
 import type { z } from "zod";
-import type { AppEnv } from "../app-env.ts";
+import type { AppEnv } from "../../jobs/app-env.ts";
 import { keepMaskedSecrets, maskSettings, storedSettings } from "../../runtime/agent-settings.ts";
 import { iso } from "../../runtime/time.ts";
-import { archiveAgent, createAgent, findAgent, listAgents, updateAgent, type AgentRow } from "../../triggers/agents.ts";
-import { recordActivity } from "../auth/activity.ts";
-import { RequestError } from "../errors.ts";
-import type { createAgentBody, patchAgentBody } from "./agents-admin.schemas.ts";
+import { archiveAgent, createAgent, findAgent, listAgents, updateAgent, type AgentRow } from "../../pipeline/index.ts";
+import { recordActivity } from "../../auth/activity.ts";
+import { RequestError } from "../../jobs/errors.ts";
+import type { createAgentBody, patchAgentBody } from "../../jobs/agent-admin-requests.ts";
 
 type Ctx = Context<AppEnv>;
 

@@ -3,10 +3,10 @@
  * viewer (the API default); creating, changing and archiving need admin.
  */
 import { Hono } from "hono";
-import type { AppEnv } from "../app-env.ts";
-import { requireRole } from "../auth/require-role.ts";
-import { validate } from "../validate.ts";
-import { createAgentBody, patchAgentBody } from "./agents-admin.schemas.ts";
+import type { AppEnv } from "../../jobs/app-env.ts";
+import { requireRole } from "../../auth/require-role.ts";
+import { validate } from "../../jobs/validate.ts";
+import { createAgentBody, patchAgentBody } from "../../jobs/agent-admin-requests.ts";
 import * as h from "./agents-admin.handlers.ts";
 
 const admin = requireRole("admin");

@@ -3,16 +3,16 @@
  * events), session reset, run records, the inbox, wakes and the conversation.
  */
 import type { Context } from "hono";
-import type { AppEnv } from "../app-env.ts";
-import { ingestEvent } from "../../triggers/ingest.ts";
-import { resetSession } from "../../triggers/reset-session.ts";
-import { getAgentState, getRun, listEvents, listRuns } from "../../triggers/agent-state.ts";
+import type { AppEnv } from "../../jobs/app-env.ts";
+import { ingestEvent } from "../../pipeline/index.ts";
+import { resetSession } from "../../pipeline/index.ts";
+import { getAgentState, getRun, listEvents, listRuns } from "../../pipeline/index.ts";
 import { iso } from "../../runtime/time.ts";
-import { listWakes } from "../../triggers/wakes.ts";
+import { listWakes } from "../../pipeline/index.ts";
 import { listConversation } from "../../agent/conversation.ts";
-import { activityOfIngest, recordActivity } from "../auth/activity.ts";
-import { RequestError } from "../errors.ts";
-import { idempotencyKey } from "./agents.schemas.ts";
+import { activityOfIngest, recordActivity } from "../../auth/activity.ts";
+import { RequestError } from "../../jobs/errors.ts";
+import { idempotencyKey } from "../../jobs/agent-requests.ts";
 import { presentAgent } from "../agents-admin/agents-admin.handlers.ts";
 
 type Ctx = Context<AppEnv>;

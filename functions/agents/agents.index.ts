@@ -1,9 +1,9 @@
 /** Wiring of /api/agents/:agent/* : schema → handler, one line each. */
 import { Hono } from "hono";
 import { z } from "zod";
-import type { AppEnv } from "../app-env.ts";
-import { validate } from "../validate.ts";
-import { agentParam, eventsQuery, messageBody, runsQuery, triggerBody, wakesQuery } from "./agents.schemas.ts";
+import type { AppEnv } from "../../jobs/app-env.ts";
+import { validate } from "../../jobs/validate.ts";
+import { agentParam, eventsQuery, messageBody, runsQuery, triggerBody, wakesQuery } from "../../jobs/agent-requests.ts";
 import * as h from "./agents.handlers.ts";
 
 const runParam = agentParam.extend({ runId: z.coerce.number().int().positive() });

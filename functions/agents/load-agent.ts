@@ -1,16 +1,16 @@
 /**
  * Scopes every /api/agents/:agent route, whichever route group serves it: a malformed agent id
  * is a 400 and an agent that does not exist a 404, before any handler runs. The request's deps
- * become the agent's (its settings applied, triggers/with-agent.ts), and an archived agent
+ * become the agent's (its settings applied, jobs/with-agent.ts), and an archived agent
  * refuses anything that would start work (POST: 409); reading its history still works.
  * Mounted once, in functions/app.ts.
  */
 import { createMiddleware } from "hono/factory";
-import type { AppEnv } from "../app-env.ts";
-import { findAgentRecent } from "../../triggers/agents.ts";
-import { scopeToAgent } from "../../triggers/with-agent.ts";
-import { jsonError } from "../errors.ts";
-import { AGENT_ID, AGENT_ID_RULE } from "./agents.schemas.ts";
+import type { AppEnv } from "../../jobs/app-env.ts";
+import { findAgentRecent } from "../../pipeline/index.ts";
+import { scopeToAgent } from "../../jobs/with-agent.ts";
+import { jsonError } from "../../jobs/errors.ts";
+import { AGENT_ID, AGENT_ID_RULE } from "../../jobs/agent-requests.ts";
 
 export const loadAgent = createMiddleware<AppEnv>(async function loadAgentMiddleware(c, next) {
   // The same rule as agentParam, tested directly: this runs before every /api/agents/:agent request.

@@ -1,7 +1,7 @@
 /** Handlers of /api/agents/:agent/approvals: pending and decided approvals, and deciding one. */
 import type { Context } from "hono";
-import type { AppEnv } from "../app-env.ts";
-import { recordActivity } from "../auth/activity.ts";
+import type { AppEnv } from "../../jobs/app-env.ts";
+import { recordActivity } from "../../auth/activity.ts";
 import { decideApproval, listApprovals, type ApprovalStatus, type Decision } from "../../fleet/approvals.ts";
 
 type Ctx = Context<AppEnv>;

@@ -1,8 +1,8 @@
 /** Request shapes of the approval routes. */
 import { z } from "zod";
 import { APPROVAL_STATUSES } from "../../fleet/approvals.ts";
-import { agentParam } from "../agents/agents.schemas.ts";
-import { plainText } from "../plain-text.ts";
+import { agentParam } from "../../jobs/agent-requests.ts";
+import { plainText } from "../../runtime/plain-text.ts";
 
 export const approvalsQuery = z.object({
   status: z.enum(APPROVAL_STATUSES).optional(),

@@ -3,10 +3,10 @@
  * and the rules policy, and lifting one (DELETE), after which the agent may ask again.
  */
 import type { Context } from "hono";
-import type { AppEnv } from "../app-env.ts";
+import type { AppEnv } from "../../jobs/app-env.ts";
 import { liftBlock, listBlocks, presentBlock } from "../../fleet/action-blocks.ts";
-import { RequestError } from "../errors.ts";
-import { recordActivity } from "../auth/activity.ts";
+import { RequestError } from "../../jobs/errors.ts";
+import { recordActivity } from "../../auth/activity.ts";
 
 type Ctx = Context<AppEnv>;
 

@@ -1,7 +1,7 @@
 /** Wiring of /api/agents/:agent/blocks. */
 import { Hono } from "hono";
-import type { AppEnv } from "../app-env.ts";
-import { validate } from "../validate.ts";
+import type { AppEnv } from "../../jobs/app-env.ts";
+import { validate } from "../../jobs/validate.ts";
 import { blockParam, blocksQuery } from "./blocks.schemas.ts";
 import * as h from "./blocks.handlers.ts";
 

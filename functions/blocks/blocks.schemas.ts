@@ -1,6 +1,6 @@
 /** Request shapes of the block routes. */
 import { z } from "zod";
-import { agentParam } from "../agents/agents.schemas.ts";
+import { agentParam } from "../../jobs/agent-requests.ts";
 
 export const blocksQuery = z.object({
   active: z.enum(["true", "false"]).default("true"),

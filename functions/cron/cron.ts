@@ -6,9 +6,9 @@
  */
 import { Hono } from "hono";
 import { z } from "zod";
-import type { AppEnv } from "../app-env.ts";
-import { validate } from "../validate.ts";
-import { fanOutTick, runCronTick } from "../../triggers/tick.ts";
+import type { AppEnv } from "../../jobs/app-env.ts";
+import { validate } from "../../jobs/validate.ts";
+import { fanOutTick, runCronTick } from "../../jobs/tick.ts";
 
 const cronQuery = z.object({ fanout: z.enum(["0", "1"]).default("0") });
 

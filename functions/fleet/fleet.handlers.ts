@@ -3,9 +3,9 @@
  * simulated), one instance's history, and failure injection into the simulated fleet.
  */
 import type { Context } from "hono";
-import type { AppEnv } from "../app-env.ts";
+import type { AppEnv } from "../../jobs/app-env.ts";
 import { listInstanceEvents, listInstances } from "../../fleet/list-instances.ts";
-import { injectFailureOrRefuse } from "./inject-failure.ts";
+import { injectFailureOrRefuse } from "../../jobs/inject-failure.ts";
 import type { FailureKind } from "../../fleet/simulator.ts";
 
 type Ctx = Context<AppEnv>;

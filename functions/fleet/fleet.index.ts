@@ -4,9 +4,9 @@
  * POST /simulator/instances/:id/fail.
  */
 import { Hono } from "hono";
-import type { AppEnv } from "../app-env.ts";
-import { validate } from "../validate.ts";
-import { agentParam } from "../agents/agents.schemas.ts";
+import type { AppEnv } from "../../jobs/app-env.ts";
+import { validate } from "../../jobs/validate.ts";
+import { agentParam } from "../../jobs/agent-requests.ts";
 import { failBody, instanceEventsQuery, instanceParam } from "./fleet.schemas.ts";
 import * as h from "./fleet.handlers.ts";
 

@@ -5,12 +5,12 @@
  * `ok: true`; the scheduler part reports the backlog of due deliveries.
  */
 import { Hono } from "hono";
-import type { AppEnv } from "../app-env.ts";
+import type { AppEnv } from "../../jobs/app-env.ts";
 import { pingDatabase } from "../../db/client.ts";
 import { describeLlm } from "../../agent/llm-health.ts";
 import { writeHealthProbe } from "../../db/health-probe.ts";
-import type { Deps } from "../../runtime/deps.ts";
-import { schedulerBacklog } from "../../triggers/scheduler-backlog.ts";
+import type { Deps } from "../../jobs/deps.ts";
+import { schedulerBacklog } from "../../pipeline/index.ts";
 
 type HealthPart = (deps: Deps) => Promise<{ fields: Record<string, unknown>; healthy: boolean }>;
 

@@ -11,11 +11,11 @@ import { applyMigrations } from "../../db/migrate.ts";
 import { createNodeClient } from "../../db/node-client.ts";
 import { parseConfig } from "../../runtime/config.ts";
 import { systemClock } from "../../runtime/clock.ts";
-import { recordActivity } from "../auth/activity.ts";
-import { createOperator, listOperators, revokeOperator } from "../auth/operators-store.ts";
-import { BOOTSTRAP_ADMIN, ROLES } from "../auth/roles.ts";
-import { newOperatorBody } from "../operators/operators.schemas.ts";
-import { describeIssues } from "../validate.ts";
+import { recordActivity } from "../../auth/activity.ts";
+import { createOperator, listOperators, revokeOperator } from "../../auth/operators-store.ts";
+import { BOOTSTRAP_ADMIN, ROLES } from "../../auth/roles.ts";
+import { newOperatorBody } from "../../auth/operator-requests.ts";
+import { describeIssues } from "../../jobs/validate.ts";
 import { checkDatabaseFile } from "./database-checks.ts";
 
 const USAGE = `usage: npm run operator -- add NAME --role ${ROLES.join("|")} | list | revoke ID`;

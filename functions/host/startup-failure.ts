@@ -5,7 +5,7 @@
 import { ConfigError } from "../../runtime/config.ts";
 import { HostLockError } from "./host-lock.ts";
 import { UsageError } from "./operator-command.ts";
-import { OperatorError } from "../auth/operators-store.ts";
+import { OperatorError } from "../../auth/operators-store.ts";
 
 export function startupFailureLine(err: unknown): string {
   if (err instanceof ConfigError || err instanceof HostLockError || err instanceof UsageError || err instanceof OperatorError) return err.message;

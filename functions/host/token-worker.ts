@@ -9,7 +9,7 @@
  */
 import { Worker } from "node:worker_threads";
 import { tokenizeInProcess } from "../../agent/tokens.ts";
-import type { TokenCounter } from "../../runtime/deps.ts";
+import type { TokenCounter } from "../../jobs/deps.ts";
 import type { Logger } from "../../runtime/log.ts";
 
 /** Requests waiting on the thread at most; more are tokenized in place. */

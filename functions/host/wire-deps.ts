@@ -6,9 +6,9 @@
 import type { Db } from "../../db/client.ts";
 import type { Clock } from "../../runtime/clock.ts";
 import type { Config } from "../../runtime/config.ts";
-import type { Deps } from "../../runtime/deps.ts";
+import type { Deps } from "../../jobs/deps.ts";
 import type { Logger } from "../../runtime/log.ts";
-import type { Scheduler } from "../../triggers/scheduler.ts";
+import type { Scheduler } from "../../pipeline/index.ts";
 import { OpenAiChatModel } from "../../agent/openai-model.ts";
 import { agentRunStep } from "../../agent/run-agent.ts";
 import { SimulatorProvider } from "../../fleet/simulator.ts";

@@ -7,11 +7,11 @@
  * idempotent), and releases the token id so that retry is not mistaken for a replay.
  */
 import { Hono } from "hono";
-import type { AppEnv } from "../app-env.ts";
-import { jsonError, RequestError } from "../errors.ts";
-import { parseJsonBody } from "../validate.ts";
-import { deliveryBodySchema, handleDelivery } from "../../triggers/deliver.ts";
-import type { DeliveryBody } from "../../triggers/scheduler.ts";
+import type { AppEnv } from "../../jobs/app-env.ts";
+import { jsonError, RequestError } from "../../jobs/errors.ts";
+import { parseJsonBody } from "../../jobs/validate.ts";
+import { deliveryBodySchema, handleDelivery } from "../../jobs/deliver.ts";
+import type { DeliveryBody } from "../../pipeline/index.ts";
 import { qstashReceiverConfig, SIGNATURE_REJECTED, verifyQStashSignature } from "./qstash-signature.ts";
 import { acceptSignature, isAccepted, releaseSignature } from "./replay-guard.ts";
 

@@ -9,8 +9,8 @@
 import { Receiver } from "@upstash/qstash";
 import type { Config } from "../../runtime/config.ts";
 import type { Logger } from "../../runtime/log.ts";
-import { deliveriesUrl } from "../../triggers/qstash-scheduler.ts";
-import { RequestError } from "../errors.ts";
+import { deliveriesUrl } from "../../pipeline/index.ts";
+import { RequestError } from "../../jobs/errors.ts";
 
 /** Seconds of clock skew tolerated on `nbf`/`exp` between QStash and this host. */
 const CLOCK_TOLERANCE_S = 5;

@@ -10,7 +10,7 @@
 import { bodyLimit as streamingBodyLimit } from "hono/body-limit";
 import { createMiddleware } from "hono/factory";
 import type { Context } from "hono";
-import type { AppEnv } from "../app-env.ts";
+import type { AppEnv } from "../../jobs/app-env.ts";
 
 export function bodyLimit(options: { maxSize: number; onError: (c: Context<AppEnv>) => Response | Promise<Response> }) {
   const streaming = streamingBodyLimit(options);

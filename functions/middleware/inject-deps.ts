@@ -1,7 +1,7 @@
 /** Puts the host's dependencies on the context; the host decides how they are built and cached. */
 import { createMiddleware } from "hono/factory";
-import type { AppEnv } from "../app-env.ts";
-import type { Deps } from "../../runtime/deps.ts";
+import type { AppEnv } from "../../jobs/app-env.ts";
+import type { Deps } from "../../jobs/deps.ts";
 
 export type ResolveDeps = (bindings: AppEnv["Bindings"]) => Deps | Promise<Deps>;
 

@@ -4,7 +4,7 @@
  * than a UUID per request on the ingest path.
  */
 import { createMiddleware } from "hono/factory";
-import type { AppEnv } from "../app-env.ts";
+import type { AppEnv } from "../../jobs/app-env.ts";
 
 const SANE_ID = /^[\w-]{1,64}$/;
 

@@ -1,7 +1,7 @@
 /** Wiring of /api/agents/:agent/notifications. */
 import { Hono } from "hono";
-import type { AppEnv } from "../app-env.ts";
-import { validate } from "../validate.ts";
+import type { AppEnv } from "../../jobs/app-env.ts";
+import { validate } from "../../jobs/validate.ts";
 import { notificationsQuery } from "./notifications.schemas.ts";
 import * as h from "./notifications.handlers.ts";
 

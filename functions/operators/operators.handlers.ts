@@ -1,9 +1,9 @@
 /** Handlers of /api/operators: list, create (the token is in this answer only), revoke. */
 import type { Context } from "hono";
-import type { AppEnv } from "../app-env.ts";
-import { listActivity, recordActivity } from "../auth/activity.ts";
-import { createOperator, listOperators, revokeOperator } from "../auth/operators-store.ts";
-import type { Role } from "../auth/roles.ts";
+import type { AppEnv } from "../../jobs/app-env.ts";
+import { listActivity, recordActivity } from "../../auth/activity.ts";
+import { createOperator, listOperators, revokeOperator } from "../../auth/operators-store.ts";
+import type { Role } from "../../auth/roles.ts";
 
 type Ctx = Context<AppEnv>;
 

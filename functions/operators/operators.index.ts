@@ -1,10 +1,10 @@
 /** Wiring of /api/operators (admin only): GET list, POST create, DELETE /:id revoke. */
 import { Hono } from "hono";
-import type { AppEnv } from "../app-env.ts";
-import { requireRole } from "../auth/require-role.ts";
-import { validate } from "../validate.ts";
+import type { AppEnv } from "../../jobs/app-env.ts";
+import { requireRole } from "../../auth/require-role.ts";
+import { validate } from "../../jobs/validate.ts";
 import * as h from "./operators.handlers.ts";
-import { newOperatorBody, operatorParam } from "./operators.schemas.ts";
+import { newOperatorBody, operatorParam } from "../../auth/operator-requests.ts";
 
 export const operatorRoutes = new Hono<AppEnv>()
   .use("/operators", requireRole("admin"))

@@ -3,7 +3,7 @@
  * last cron tick: `{ok, conditions:[{kind, since, detail}]}`; ok is true when none is open.
  */
 import { Hono } from "hono";
-import type { AppEnv } from "../app-env.ts";
+import type { AppEnv } from "../../jobs/app-env.ts";
 import { readHealth } from "../../agent/watchdog/watchdog.ts";
 
 export const agentHealthRoutes = new Hono<AppEnv>().get("/:agent/health", async (c) => c.json(await readHealth(c.get("deps"), c.req.param("agent"))));

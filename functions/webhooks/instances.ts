@@ -7,11 +7,11 @@
 import { Hono } from "hono";
 import { Webhook, WebhookVerificationError } from "standardwebhooks";
 import { z } from "zod";
-import type { AppEnv } from "../app-env.ts";
-import { RequestError } from "../errors.ts";
-import { parseJsonBody } from "../validate.ts";
-import { plainText } from "../plain-text.ts";
-import { withAgent } from "../../triggers/with-agent.ts";
+import type { AppEnv } from "../../jobs/app-env.ts";
+import { RequestError } from "../../jobs/errors.ts";
+import { parseJsonBody } from "../../jobs/validate.ts";
+import { plainText } from "../../runtime/plain-text.ts";
+import { withAgent } from "../../jobs/with-agent.ts";
 import { recordInstanceState } from "../../fleet/instance-state.ts";
 import { INSTANCE_STATES } from "../../fleet/provider.ts";
 

@@ -178,7 +178,7 @@ describe("POST /api/agents/:agent/approvals/:id", () => {
 
   it("does not decide another agent's approval", async () => {
     const { deps, provider } = await fleetFixture();
-    const { ensureAgent } = await import("../../triggers/agents.ts");
+    const { ensureAgent } = await import("../../pipeline/index.ts");
     await ensureAgent(deps.db, "other", deps.clock.now());
     const { approvalId } = await executeAction(deps, destroy);
     const res = await buildApp(() => deps).request(`/api/agents/other/approvals/${approvalId}`, post({ decision: "approve" }));

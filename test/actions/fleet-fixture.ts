@@ -2,8 +2,8 @@
 import { createTestDb, createTestDeps, type RecordingScheduler, type TestDeps } from "../support/test-deps.ts";
 import { FakeClock } from "../../runtime/clock.ts";
 import { instances } from "../../schema/index.ts";
-import type { RunStep } from "../../triggers/run-step.ts";
 import { CountingProvider } from "./counting-provider.ts";
+import type { AgentRunStep } from "../../jobs/deps.ts";
 
 export interface FleetFixture {
   deps: TestDeps;
@@ -12,7 +12,7 @@ export interface FleetFixture {
 }
 
 /** sim-1 … sim-3 running on the provider and in fleetwarden's view; inbox and scheduler empty. */
-export async function fleetFixture(vars: Record<string, string> = {}, runStep?: RunStep): Promise<FleetFixture> {
+export async function fleetFixture(vars: Record<string, string> = {}, runStep?: AgentRunStep): Promise<FleetFixture> {
   const db = await createTestDb();
   const clock = new FakeClock();
   const provider = new CountingProvider(db, clock);

@@ -7,14 +7,14 @@ import { describe, expect, it } from "vitest";
 import { executeAction } from "../../fleet/actions.ts";
 import { ProviderError } from "../../fleet/provider.ts";
 import { buildApp } from "../../functions/app.ts";
-import { performRun } from "../../triggers/perform-run.ts";
-import { ingestEvent } from "../../triggers/ingest.ts";
-import type { RunStep } from "../../triggers/run-step.ts";
+import { performRun } from "../../pipeline/index.ts";
+import { ingestEvent } from "../../pipeline/index.ts";
 import { authHeaders } from "../support/test-deps.ts";
 import { fleetFixture } from "./fleet-fixture.ts";
+import type { AgentRunStep } from "../../jobs/deps.ts";
 
 /** A step that, like an agent in a tool loop, keeps trying to restart sim-1 (20 tool calls). */
-const stubbornStep: RunStep = async ({ deps, agentId, runId }) => {
+const stubbornStep: AgentRunStep = async ({ deps, agentId, runId }) => {
   let mutated = false;
   const errors: string[] = [];
   for (let call = 0; call < 20; call++) {
@@ -67,7 +67,7 @@ describe("provider outage during a run", () => {
   });
 
   it("a single failing action mid-run is recorded once and the run carries on", async () => {
-    const step: RunStep = async ({ deps, agentId, runId }) => {
+    const step: AgentRunStep = async ({ deps, agentId, runId }) => {
       const first = await executeAction(deps, { agentId, runId, instanceId: "sim-1", kind: "stop", decidedBy: "llm", idempotencyKey: `r${runId}:stop` });
       provider.outage = null; // the provider comes back
       const second = await executeAction(deps, { agentId, runId, instanceId: "sim-2", kind: "stop", decidedBy: "llm", idempotencyKey: `r${runId}:stop2` });

@@ -105,7 +105,7 @@ describe("compaction", () => {
     const llm = await scriptedLlm();
     const { deps } = await agentFixture({ llm, vars: { CONTEXT_BUDGET_TOKENS: "4000" } });
     llm.push({ text: "that was long" });
-    const { ingestEvent } = await import("../../triggers/ingest.ts");
+    const { ingestEvent } = await import("../../pipeline/index.ts");
     for (let i = 0; i < 12; i++) {
       await ingestEvent(deps, { agentId: "default", source: "human", priority: 0, dedupKey: `long:${i}`, payload: { text: "please read this carefully. ".repeat(150) } });
     }

@@ -13,7 +13,7 @@ import { FakeClock } from "../../runtime/clock.ts";
 import { SimulatorProvider } from "../../fleet/simulator.ts";
 import { OpenAiChatModel } from "../../agent/openai-model.ts";
 import { createAgentRunStep } from "../../agent/run-agent.ts";
-import { ingestEvent } from "../../triggers/ingest.ts";
+import { ingestEvent } from "../../pipeline/index.ts";
 import { instances, runs } from "../../schema/index.ts";
 import type { BreakerPolicy } from "../../agent/breaker.ts";
 

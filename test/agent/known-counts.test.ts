@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { countText, KNOWN_COUNTS_MAX_CHARS, OFF_THREAD_MIN_CHARS, precount } from "../../agent/tokens.ts";
-import type { TokenCounter } from "../../runtime/deps.ts";
+import type { TokenCounter } from "../../jobs/deps.ts";
 
 const marked: TokenCounter = { tokenize: async (texts) => texts.map((t) => new Uint32Array(Math.floor(t.length / 10))) };
 const text = (tag: string, chars: number) => `${tag} `.padEnd(chars, "restart the exited instance and tell a human. ");

@@ -11,7 +11,7 @@ import { countText } from "../../agent/tokens.ts";
 import { MAX_MEMORY_FACTS } from "../../agent/memory.ts";
 import type { TestDeps } from "../support/test-deps.ts";
 import { holdLease } from "../support/held-lease.ts";
-import type { RunFence } from "../../triggers/run-fence.ts";
+import type { RunFence } from "../../pipeline/index.ts";
 import { agentFixture, scriptedLlm, say } from "./harness.ts";
 
 let call = 0;

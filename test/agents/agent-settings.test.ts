@@ -8,8 +8,8 @@ import { OpenAiChatModel } from "../../agent/openai-model.ts";
 import { buildApp } from "../../functions/app.ts";
 import { needsApproval } from "../../fleet/actions.ts";
 import { configForAgent } from "../../runtime/agent-settings.ts";
-import { archiveAgent, createAgent } from "../../triggers/agents.ts";
-import { withAgent } from "../../triggers/with-agent.ts";
+import { archiveAgent, createAgent } from "../../pipeline/index.ts";
+import { withAgent } from "../../jobs/with-agent.ts";
 import { createTestDeps, testConfig, TEST_WEBHOOK_SECRET } from "../support/test-deps.ts";
 
 describe("agent settings", () => {

@@ -8,9 +8,9 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { buildApp } from "../../functions/app.ts";
-import { listRuns } from "../../triggers/agent-state.ts";
-import { handleDelivery } from "../../triggers/deliver.ts";
-import { runCronTick } from "../../triggers/tick.ts";
+import { listRuns } from "../../pipeline/index.ts";
+import { handleDelivery } from "../../jobs/deliver.ts";
+import { runCronTick } from "../../jobs/tick.ts";
 import { agents } from "../../schema/index.ts";
 import { authHeaders, createTestDeps, RecordingScheduler } from "../support/test-deps.ts";
 

@@ -9,8 +9,8 @@ import type { ToolContext } from "../../agent/tools/tool.ts";
 import { buildApp } from "../../functions/app.ts";
 import { executeAction } from "../../fleet/actions.ts";
 import { SimulatorProvider } from "../../fleet/simulator.ts";
-import { runCronTick } from "../../triggers/tick.ts";
-import { withAgent } from "../../triggers/with-agent.ts";
+import { runCronTick } from "../../jobs/tick.ts";
+import { withAgent } from "../../jobs/with-agent.ts";
 import { authHeaders, createTestDeps } from "../support/test-deps.ts";
 
 async function sharedAccount() {

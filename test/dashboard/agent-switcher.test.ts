@@ -10,8 +10,8 @@ import { executeAction } from "../../fleet/actions.ts";
 import { reconcileFleet } from "../../fleet/reconcile.ts";
 import type { SimulatorProvider } from "../../fleet/simulator.ts";
 import { actions, approvals, events, notifications, sessions, simulatorInstances } from "../../schema/index.ts";
-import { archiveAgent, createAgent } from "../../triggers/agents.ts";
-import { withAgent } from "../../triggers/with-agent.ts";
+import { archiveAgent, createAgent } from "../../pipeline/index.ts";
+import { withAgent } from "../../jobs/with-agent.ts";
 import { createTestDeps } from "../support/test-deps.ts";
 import { dashboardClient } from "./dashboard-client.ts";
 

@@ -6,10 +6,10 @@
  */
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { createOperator } from "../../functions/auth/operators-store.ts";
+import { createOperator } from "../../auth/operators-store.ts";
 import { executeAction } from "../../fleet/actions.ts";
 import { agents, operatorActivity } from "../../schema/index.ts";
-import { createAgent } from "../../triggers/agents.ts";
+import { createAgent } from "../../pipeline/index.ts";
 import { createTestDeps, type TestDeps } from "../support/test-deps.ts";
 import { dashboardClient } from "./dashboard-client.ts";
 

@@ -1,7 +1,7 @@
 /** Every signed-in form post needs this site's origin and this session's CSRF token; nothing is written otherwise. */
 import { describe, expect, it } from "vitest";
 import { events } from "../../schema/index.ts";
-import { getAgentState } from "../../triggers/agent-state.ts";
+import { getAgentState } from "../../pipeline/index.ts";
 import { createTestDeps } from "../support/test-deps.ts";
 import { dashboardClient } from "./dashboard-client.ts";
 

@@ -3,8 +3,8 @@
  * sign-in form sets, and the CSRF token read from a rendered page, as a browser would.
  */
 import { buildApp } from "../../functions/app.ts";
-import { SESSION_COOKIE } from "../../functions/auth/session-cookie.ts";
-import type { Deps } from "../../runtime/deps.ts";
+import { SESSION_COOKIE } from "../../auth/session-cookie.ts";
+import type { Deps } from "../../jobs/deps.ts";
 import { TEST_ADMIN_TOKEN } from "../support/test-deps.ts";
 
 export const ORIGIN = "http://localhost";

@@ -9,14 +9,15 @@ import { recordInstanceState } from "../../fleet/instance-state.ts";
 import { SimulatorProvider } from "../../fleet/simulator.ts";
 import { notifyHuman } from "../../notify/notify-human.ts";
 import { messages } from "../../schema/index.ts";
-import { createWake } from "../../triggers/wakes.ts";
-import { minimalRunStep, type RunStep } from "../../triggers/run-step.ts";
+import { createWake } from "../../pipeline/index.ts";
+import { minimalRunStep } from "../../pipeline/index.ts";
 import { advance } from "../support/drive.ts";
 import { createTestDeps } from "../support/test-deps.ts";
 import { dashboardClient } from "./dashboard-client.ts";
+import type { AgentRunStep } from "../../jobs/deps.ts";
 
 /** The minimal step, plus the measurements an agent would report. */
-const measuredStep: RunStep = async (ctx) => ({
+const measuredStep: AgentRunStep = async (ctx) => ({
   ...(await minimalRunStep(ctx)),
   decider: "rules",
   promptTokens: 1200,

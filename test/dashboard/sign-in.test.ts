@@ -1,7 +1,7 @@
 /** Sign-in, sign-out and the signed-out redirect, through the app. */
 import { describe, expect, it } from "vitest";
 import { buildApp } from "../../functions/app.ts";
-import { SESSION_COOKIE } from "../../functions/auth/session-cookie.ts";
+import { SESSION_COOKIE } from "../../auth/session-cookie.ts";
 import { createTestDeps, TEST_ADMIN_TOKEN } from "../support/test-deps.ts";
 import { csrfFrom, dashboardClient, ORIGIN } from "./dashboard-client.ts";
 

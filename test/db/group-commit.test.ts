@@ -8,7 +8,7 @@ import { sql } from "drizzle-orm";
 import { openDatabase } from "../../db/client.ts";
 import { applyMigrations } from "../../db/migrate.ts";
 import { GroupCommit } from "../../db/group-commit.ts";
-import { ingestEvent, ingestStatements } from "../../triggers/ingest.ts";
+import { ingestEvent, ingestStatements } from "../../pipeline/index.ts";
 import { recordInstanceState } from "../../fleet/instance-state.ts";
 import { createTestDeps, RecordingScheduler } from "../support/test-deps.ts";
 import { countingClient } from "../support/counting-client.ts";

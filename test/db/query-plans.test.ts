@@ -18,7 +18,7 @@ import { notifyHuman } from "../../notify/notify-human.ts";
 import { authHeaders, createTestDeps } from "../support/test-deps.ts";
 import { signedWebhook } from "../support/signed-webhook.ts";
 import { advance } from "../support/drive.ts";
-import { pruneOldRecords } from "../../triggers/retention.ts";
+import { pruneOldRecords } from "../../pipeline/index.ts";
 
 /** Tables whose row count grows with history (events, runs, messages…), not with fleet size. */
 const GROWING = new Set([

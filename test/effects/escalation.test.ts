@@ -14,7 +14,7 @@ import { createAgentRunStep } from "../../agent/run-agent.ts";
 import { buildPromptDraft } from "../../agent/prompt.ts";
 import { injectSimulatorFailure } from "../../fleet/simulator-reports.ts";
 import { SimulatorProvider } from "../../fleet/simulator.ts";
-import { runCronTick } from "../../triggers/tick.ts";
+import { runCronTick } from "../../jobs/tick.ts";
 import { deliverDue } from "../support/drive.ts";
 import { authHeaders, createTestDeps, TEST_WEBHOOK_SECRET, type TestDeps } from "../support/test-deps.ts";
 import { agentFixture, setInstanceState, trigger } from "../agent/harness.ts";
@@ -131,7 +131,7 @@ describe("re-check wakes", () => {
 
   it("the LLM is told which check it was, what it was waiting for, and what it finds", async () => {
     const { deps } = await agentFixture();
-    const { createWake } = await import("../../triggers/wakes.ts");
+    const { createWake } = await import("../../pipeline/index.ts");
     const wake = await createWake(deps, "default", { dueAt: deps.clock.now(), reason: "see that sim-2 is back", createdByRun: 4, instanceId: "sim-2", awaitState: "running" });
     await setInstanceState(deps, "sim-2", "rebooting");
     const draft = await buildPromptDraft(deps, {

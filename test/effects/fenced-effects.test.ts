@@ -9,27 +9,27 @@ import { eq } from "drizzle-orm";
 import { actions, agents, approvals, memory, notifications, runs, wakes } from "../../schema/index.ts";
 import { executeAction } from "../../fleet/actions.ts";
 import { notifyHuman } from "../../notify/notify-human.ts";
-import { createWake, cancelWake } from "../../triggers/wakes.ts";
+import { createWake, cancelWake } from "../../pipeline/index.ts";
 import { forget, remember } from "../../agent/memory.ts";
-import { FenceLostError, renewLease } from "../../triggers/run-fence.ts";
-import { recoverDeadLease } from "../../triggers/lease.ts";
-import { ingestEvent } from "../../triggers/ingest.ts";
+import { FenceLostError, renewLease } from "../../pipeline/index.ts";
+import { recoverDeadLease } from "../../pipeline/index.ts";
+import { ingestEvent } from "../../pipeline/index.ts";
 import { runToolCall } from "../../agent/tools/index.ts";
 import { VastProvider } from "../../fleet/vast.ts";
-import type { RunContext } from "../../triggers/run-step.ts";
 import { holdLease } from "../support/held-lease.ts";
 import { deliverDue } from "../support/drive.ts";
 import type { TestDeps } from "../support/test-deps.ts";
 import { fleetFixture } from "../actions/fleet-fixture.ts";
 import { startVastServer, vastInstance } from "../fleet/vast-server.ts";
 import { agentFixture, latestRun, scriptedLlm, say } from "../agent/harness.ts";
+import type { AgentRunContext } from "../../jobs/deps.ts";
 
 async function counts(deps: TestDeps) {
   const n = async (t: typeof actions | typeof approvals | typeof notifications | typeof wakes | typeof memory) => (await deps.db.select().from(t)).length;
   return { actions: await n(actions), approvals: await n(approvals), notifications: await n(notifications), wakes: await n(wakes), memory: await n(memory) };
 }
 
-const tool = (context: RunContext, name: string, args: Record<string, unknown>) =>
+const tool = (context: AgentRunContext, name: string, args: Record<string, unknown>) =>
   runToolCall({ deps: context.deps, agentId: context.agentId, runId: context.runId, toolCallId: `t-${name}`, fence: context.fence, answering: context }, name, JSON.stringify(args));
 
 async function webhookEvent(deps: TestDeps, instanceId: string) {

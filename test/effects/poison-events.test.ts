@@ -6,9 +6,9 @@
 import { describe, expect, it } from "vitest";
 import { buildApp } from "../../functions/app.ts";
 import { events, notifications, runs, wakes } from "../../schema/index.ts";
-import { ingestEvent } from "../../triggers/ingest.ts";
-import { createWake } from "../../triggers/wakes.ts";
-import { runCronTick } from "../../triggers/tick.ts";
+import { ingestEvent } from "../../pipeline/index.ts";
+import { createWake } from "../../pipeline/index.ts";
+import { runCronTick } from "../../jobs/tick.ts";
 import { deliverDue } from "../support/drive.ts";
 import { authHeaders, createTestDeps, type TestDeps } from "../support/test-deps.ts";
 

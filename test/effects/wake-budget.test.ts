@@ -8,7 +8,7 @@ import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { runToolCall } from "../../agent/tools/index.ts";
 import { runs, wakes } from "../../schema/index.ts";
-import { cancelWake } from "../../triggers/wakes.ts";
+import { cancelWake } from "../../pipeline/index.ts";
 import { createTestDeps, type TestDeps } from "../support/test-deps.ts";
 import { deliverDue } from "../support/drive.ts";
 import { holdLease } from "../support/held-lease.ts";
@@ -68,7 +68,7 @@ describe("wake budget", () => {
 
   it("does not count wakes nobody's run created (the API, the simulation)", async () => {
     const deps = await createTestDeps({ vars: { WAKES_PER_HOUR: "1" } });
-    const { createWake } = await import("../../triggers/wakes.ts");
+    const { createWake } = await import("../../pipeline/index.ts");
     await createWake(deps, "default", { dueAt: deps.clock.now() + 1000, reason: "external", createdByRun: null });
     expect(JSON.parse((await schedule(deps, { in_seconds: 300, reason: "mine" })).content).wakeId).toBeGreaterThan(0);
   });

@@ -4,7 +4,7 @@ import { flagSilentInstances } from "../../fleet/heartbeat.ts";
 import { recordInstanceState } from "../../fleet/instance-state.ts";
 import type { InstanceState } from "../../fleet/provider.ts";
 import { events, instanceEvents, instances } from "../../schema/index.ts";
-import { runCronTick } from "../../triggers/tick.ts";
+import { runCronTick } from "../../jobs/tick.ts";
 import { SimulatorProvider } from "../../fleet/simulator.ts";
 import { injectSimulatorFailure } from "../../fleet/simulator-reports.ts";
 import { createTestDeps, type TestDeps } from "../support/test-deps.ts";

@@ -5,7 +5,7 @@ import { recordInstanceState } from "../../fleet/instance-state.ts";
 import { SimulatorProvider } from "../../fleet/simulator.ts";
 import { VastProvider } from "../../fleet/vast.ts";
 import { agents, events, instanceEvents, instances } from "../../schema/index.ts";
-import { runCronTick } from "../../triggers/tick.ts";
+import { runCronTick } from "../../jobs/tick.ts";
 import { createTestDeps, RecordingScheduler } from "../support/test-deps.ts";
 import { startVastServer, vastInstance, type Answer, type VastFakeOptions, type VastServer } from "./vast-server.ts";
 

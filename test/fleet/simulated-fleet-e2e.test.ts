@@ -16,13 +16,13 @@ import { SimulatorProvider } from "../../fleet/simulator.ts";
 import { VastProvider } from "../../fleet/vast.ts";
 import { silentLogger } from "../../runtime/log.ts";
 import { events, runs } from "../../schema/index.ts";
-import type { RunStep } from "../../triggers/run-step.ts";
 import { advance } from "../support/drive.ts";
 import { authHeaders, createTestDeps, RecordingScheduler, TEST_ADMIN_TOKEN, testConfig } from "../support/test-deps.ts";
 import { startVastServer, vastInstance, type VastServer } from "./vast-server.ts";
+import type { AgentRunStep } from "../../jobs/deps.ts";
 
 /** A stand-in decider: restart every instance an event says has exited. */
-const restartExited: RunStep = async ({ deps, agentId, runId, events: consumed }) => {
+const restartExited: AgentRunStep = async ({ deps, agentId, runId, events: consumed }) => {
   let mutated = false;
   for (const event of consumed) {
     const payload = event.payload as { instanceId?: string; state?: string };

@@ -11,8 +11,8 @@ import { FakeClock } from "../../runtime/clock.ts";
 import { SimulatorProvider, simulatorPages } from "../../fleet/simulator.ts";
 import { countingClient } from "../support/counting-client.ts";
 import { createTestDeps } from "../support/test-deps.ts";
-import { agentTick } from "../../triggers/cron-tick.ts";
-import { FLEET_CHECKS } from "../../triggers/tick.ts";
+import { agentTick } from "../../pipeline/index.ts";
+import { FLEET_CHECKS } from "../../jobs/tick.ts";
 import { events } from "../../schema/index.ts";
 import { eq } from "drizzle-orm";
 

@@ -9,8 +9,8 @@ import { NOTIFY_MAX_ATTEMPTS, deliverNotification } from "../../notify/deliver-n
 import { notifyHuman } from "../../notify/notify-human.ts";
 import { listNotifications } from "../../notify/list-notifications.ts";
 import { deliveries, notificationDeliveries } from "../../schema/index.ts";
-import { LocalScheduler } from "../../triggers/local-scheduler.ts";
-import { handleDelivery } from "../../triggers/deliver.ts";
+import { LocalScheduler } from "../../pipeline/index.ts";
+import { handleDelivery } from "../../jobs/deliver.ts";
 import { silentLogger } from "../../runtime/log.ts";
 import { createTestDb, createTestDeps, type TestDeps } from "../support/test-deps.ts";
 import { startReceiver, type Receiver } from "./receiver.ts";

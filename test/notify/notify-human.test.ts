@@ -62,7 +62,7 @@ describe("notifyHuman", () => {
 
   it("dedups per agent", async () => {
     const deps = await createTestDeps();
-    const { ensureAgent } = await import("../../triggers/agents.ts");
+    const { ensureAgent } = await import("../../pipeline/index.ts");
     await ensureAgent(deps.db, "other", deps.clock.now());
     const a = await notifyHuman(deps, alert);
     const b = await notifyHuman(deps, { ...alert, agentId: "other" });

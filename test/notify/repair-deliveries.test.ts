@@ -2,8 +2,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { notifyHuman } from "../../notify/notify-human.ts";
 import { republishStalledDeliveries, STALLED_AFTER_MS } from "../../notify/repair-deliveries.ts";
-import { runCronTick } from "../../triggers/tick.ts";
-import { handleDelivery } from "../../triggers/deliver.ts";
+import { runCronTick } from "../../jobs/tick.ts";
+import { handleDelivery } from "../../jobs/deliver.ts";
 import { createTestDeps, FlakyScheduler } from "../support/test-deps.ts";
 import { startReceiver, type Receiver } from "./receiver.ts";
 

@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { buildApp } from "../../functions/app.ts";
-import { listRuns } from "../../triggers/agent-state.ts";
-import { ingestEvent } from "../../triggers/ingest.ts";
-import type { PublishRequest } from "../../triggers/scheduler.ts";
+import { listRuns } from "../../pipeline/index.ts";
+import { ingestEvent } from "../../pipeline/index.ts";
+import type { PublishRequest } from "../../pipeline/index.ts";
 import { DEDUP_WINDOW_MS, deliveryRequest, startFakeQStash, type FakeQStash } from "./fake-qstash.ts";
 import { createQStashDeps } from "./qstash-deps.ts";
 

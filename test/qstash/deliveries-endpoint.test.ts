@@ -1,9 +1,9 @@
 import { createHmac } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { buildApp } from "../../functions/app.ts";
-import { listRuns } from "../../triggers/agent-state.ts";
-import { ingestEvent } from "../../triggers/ingest.ts";
-import { createWake } from "../../triggers/wakes.ts";
+import { listRuns } from "../../pipeline/index.ts";
+import { ingestEvent } from "../../pipeline/index.ts";
+import { createWake } from "../../pipeline/index.ts";
 import { createTestDeps } from "../support/test-deps.ts";
 import {
   deliveryRequest,

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ingestEvent } from "../../triggers/ingest.ts";
-import { defaultFlowPrefix, qstashSchedulerFromConfig, QStashScheduler, toQStashId } from "../../triggers/qstash-scheduler.ts";
+import { ingestEvent } from "../../pipeline/index.ts";
+import { defaultFlowPrefix, qstashSchedulerFromConfig, QStashScheduler, toQStashId } from "../../pipeline/index.ts";
 import { testConfig } from "../support/test-deps.ts";
 import { startFakeQStash, TEST_PUBLIC_URL, TEST_QSTASH_TOKEN, type FakeQStash } from "./fake-qstash.ts";
 import { createQStashDeps, qstashVars } from "./qstash-deps.ts";

@@ -8,11 +8,11 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SIMULATOR_PAGE_SIZE, SimulatorProvider, simulatorPages } from "../../fleet/simulator.ts";
 import { systemClock } from "../../runtime/clock.ts";
-import type { Deps } from "../../runtime/deps.ts";
+import type { Deps } from "../../jobs/deps.ts";
 import { silentLogger } from "../../runtime/log.ts";
 import { instances, simulatorInstances } from "../../schema/index.ts";
-import { claimRun } from "../../triggers/claim-run.ts";
-import { minimalRunStep } from "../../triggers/run-step.ts";
+import { claimRun } from "../../pipeline/index.ts";
+import { minimalRunStep } from "../../pipeline/index.ts";
 import { RecordingScheduler, testConfig } from "../support/test-deps.ts";
 import { api, cron, instanceWebhook, lastRunId, runs, settleUntil, type RunView, type ScenarioHost, type StartHost } from "./driver.ts";
 

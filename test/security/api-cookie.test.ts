@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { events } from "../../schema/index.ts";
-import { getAgentState } from "../../triggers/agent-state.ts";
+import { getAgentState } from "../../pipeline/index.ts";
 import { csrfFrom, dashboardClient, ORIGIN, signInCookie } from "../dashboard/dashboard-client.ts";
 import { createTestDeps, TEST_ADMIN_TOKEN } from "../support/test-deps.ts";
 

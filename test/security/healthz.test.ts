@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { buildApp } from "../../functions/app.ts";
 import { deliveries, healthProbe } from "../../schema/index.ts";
-import { LocalScheduler } from "../../triggers/local-scheduler.ts";
+import { LocalScheduler } from "../../pipeline/index.ts";
 import { createTestDeps } from "../support/test-deps.ts";
 
 describe("GET /healthz", () => {

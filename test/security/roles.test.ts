@@ -7,8 +7,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { buildApp } from "../../functions/app.ts";
-import { createOperator } from "../../functions/auth/operators-store.ts";
-import { ROLES, type Role } from "../../functions/auth/roles.ts";
+import { createOperator } from "../../auth/operators-store.ts";
+import { ROLES, type Role } from "../../auth/roles.ts";
 import { agents, events, operatorActivity, operators } from "../../schema/index.ts";
 import { dashboardClient } from "../dashboard/dashboard-client.ts";
 import { createTestDeps, TEST_ADMIN_TOKEN } from "../support/test-deps.ts";

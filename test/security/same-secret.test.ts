@@ -1,6 +1,6 @@
-/** sameSecret: the credential comparison every bearer request makes (functions/auth/secrets.ts). */
+/** sameSecret: the credential comparison every bearer request makes (auth/secrets.ts). */
 import { describe, expect, it } from "vitest";
-import { sameSecret } from "../../functions/auth/secrets.ts";
+import { sameSecret } from "../../auth/secrets.ts";
 
 describe("sameSecret", () => {
   const secret = "admin-token-0123456789abcdef";

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { buildApp } from "../../functions/app.ts";
-import { createOperator } from "../../functions/auth/operators-store.ts";
+import { createOperator } from "../../auth/operators-store.ts";
 import { operatorSessions } from "../../schema/index.ts";
 import { csrfFrom, dashboardClient, ORIGIN, signInCookie } from "../dashboard/dashboard-client.ts";
 import { createTestDeps, TEST_ADMIN_TOKEN } from "../support/test-deps.ts";

@@ -14,23 +14,23 @@ import { createClient } from "@libsql/client";
 import { openDatabase } from "../../db/client.ts";
 import { applyMigrations } from "../../db/migrate.ts";
 import { FakeClock } from "../../runtime/clock.ts";
-import type { Deps } from "../../runtime/deps.ts";
+import type { Deps } from "../../jobs/deps.ts";
 import { silentLogger } from "../../runtime/log.ts";
 import { instances } from "../../schema/index.ts";
-import { DEFAULT_AGENT, ensureAgent } from "../../triggers/agents.ts";
-import { handleDelivery } from "../../triggers/deliver.ts";
-import { ingestEvent } from "../../triggers/ingest.ts";
-import { recoverDeadLease } from "../../triggers/lease.ts";
-import type { RunFence } from "../../triggers/run-fence.ts";
-import type { RunStep } from "../../triggers/run-step.ts";
-import type { PublishRequest } from "../../triggers/scheduler.ts";
-import { runCronTick } from "../../triggers/tick.ts";
+import { DEFAULT_AGENT, ensureAgent } from "../../pipeline/index.ts";
+import { handleDelivery } from "../../jobs/deliver.ts";
+import { ingestEvent } from "../../pipeline/index.ts";
+import { recoverDeadLease } from "../../pipeline/index.ts";
+import type { RunFence } from "../../pipeline/index.ts";
+import type { PublishRequest } from "../../pipeline/index.ts";
+import { runCronTick } from "../../jobs/tick.ts";
 import { SimulatorProvider } from "../../fleet/simulator.ts";
 import { createAgentRunStep } from "../../agent/run-agent.ts";
 import { RecordingScheduler, testConfig } from "../support/test-deps.ts";
 import { checkEffectInvariants } from "./effects-invariants.ts";
 import { MisbehavingLlm } from "./misbehaving-llm.ts";
 import { Rng } from "./rng.ts";
+import type { AgentRunStep } from "../../jobs/deps.ts";
 
 const FLEET = ["sim-1", "sim-2", "sim-3"];
 
@@ -86,7 +86,7 @@ export async function simulateEffects(seed: number, options: EffectsSimOptions =
     let stalls = 0;
     let stalling = false;
 
-    const step: RunStep = async (context) => {
+    const step: AgentRunStep = async (context) => {
       runs++;
       fences.set(context.runId, context.fence);
       if (rng.chance(0.12)) throw new Error(`run ${context.runId} failed before deciding`);

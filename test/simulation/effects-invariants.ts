@@ -5,7 +5,7 @@
  * stored only for runs that succeeded and were not no-ops.
  */
 import type { Client } from "@libsql/client";
-import type { RunFence } from "../../triggers/run-fence.ts";
+import type { RunFence } from "../../pipeline/index.ts";
 
 /** Every write attributed to a run, with when it was written. */
 const RUN_WRITES = `

@@ -3,7 +3,7 @@
  * deliveries to the driver, which may deliver them in any order, twice, or later than due.
  * A handler error puts the delivery back (at-least-once), as both real schedulers do.
  */
-import type { PublishRequest, Scheduler } from "../../triggers/scheduler.ts";
+import type { PublishRequest, Scheduler } from "../../pipeline/index.ts";
 import type { FaultSwitch } from "./faulty-client.ts";
 import type { Rng } from "./rng.ts";
 

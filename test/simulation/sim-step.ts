@@ -3,9 +3,10 @@
  * gate the driver opens later (so events, resets and cron ticks interleave with the run), or
  * never opens (the process died). It may schedule a wake, claim to have mutated, or throw.
  */
-import type { RunContext, RunOutcome, RunStep } from "../../triggers/run-step.ts";
-import { createWake } from "../../triggers/wakes.ts";
+import type { RunOutcome } from "../../pipeline/index.ts";
+import { createWake } from "../../pipeline/index.ts";
 import type { Rng } from "./rng.ts";
+import type { AgentRunContext, AgentRunStep } from "../../jobs/deps.ts";
 
 export interface SimRun {
   runId: number;
@@ -31,7 +32,7 @@ export class SimStep {
   constructor(
     private readonly rng: Rng,
     private readonly leaseMs: number,
-    private readonly agent: RunStep | null = null,
+    private readonly agent: AgentRunStep | null = null,
   ) {}
 
   /** Runs still waiting at their gate. */
@@ -39,7 +40,7 @@ export class SimStep {
     return this.runs.filter((r) => !r.returned && r.open);
   }
 
-  readonly step: RunStep = async (context: RunContext): Promise<RunOutcome> => {
+  readonly step: AgentRunStep = async (context: AgentRunContext): Promise<RunOutcome> => {
     const now = context.deps.clock.now();
     for (const other of this.runs) {
       if (!other.returned && other.claimedAt + this.leaseMs > now) {

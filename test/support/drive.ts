@@ -2,8 +2,8 @@
  * Drives the pipeline in tests: delivers whatever the RecordingScheduler holds that is due at the
  * fake clock's time, through the same handleDelivery the real schedulers call.
  */
-import type { Deps } from "../../runtime/deps.ts";
-import { handleDelivery } from "../../triggers/deliver.ts";
+import type { Deps } from "../../jobs/deps.ts";
+import { handleDelivery } from "../../jobs/deliver.ts";
 import type { RecordingScheduler } from "./test-deps.ts";
 import type { FakeClock } from "../../runtime/clock.ts";
 

@@ -2,14 +2,15 @@
  * A run step the test controls: each run waits at a gate until the test opens it (or never, to
  * play a run that died), and can be told to throw. Lets tests interleave events with a run.
  */
-import type { RunContext, RunOutcome, RunStep } from "../../triggers/run-step.ts";
+import type { RunOutcome } from "../../pipeline/index.ts";
+import type { AgentRunContext, AgentRunStep } from "../../jobs/deps.ts";
 
 export class GatedStep {
-  readonly started: RunContext[] = [];
+  readonly started: AgentRunContext[] = [];
   private gates: (() => void)[] = [];
   failNext: string | null = null;
 
-  readonly step: RunStep = async (context) => {
+  readonly step: AgentRunStep = async (context) => {
     this.started.push(context);
     await new Promise<void>((open) => this.gates.push(open));
     if (this.failNext) {

@@ -3,8 +3,8 @@
  * run's fence, for tests that call a run's effects (tools, the rules policy) without a delivery.
  */
 import { sql } from "drizzle-orm";
-import type { Deps } from "../../runtime/deps.ts";
-import type { RunFence } from "../../triggers/run-fence.ts";
+import type { Deps } from "../../jobs/deps.ts";
+import type { RunFence } from "../../pipeline/index.ts";
 
 export async function holdLease(deps: Pick<Deps, "db" | "clock" | "config">, agentId: string, runId: number): Promise<RunFence> {
   const now = deps.clock.now();

@@ -8,11 +8,11 @@ import { openDatabase, type Db } from "../../db/client.ts";
 import { applyMigrations } from "../../db/migrate.ts";
 import { FakeClock } from "../../runtime/clock.ts";
 import { parseConfig, type Config } from "../../runtime/config.ts";
-import type { Deps } from "../../runtime/deps.ts";
+import type { Deps } from "../../jobs/deps.ts";
 import { silentLogger } from "../../runtime/log.ts";
-import { DEFAULT_AGENT, ensureAgent } from "../../triggers/agents.ts";
-import { minimalRunStep } from "../../triggers/run-step.ts";
-import type { PublishRequest, Scheduler } from "../../triggers/scheduler.ts";
+import { DEFAULT_AGENT, ensureAgent } from "../../pipeline/index.ts";
+import { minimalRunStep } from "../../pipeline/index.ts";
+import type { PublishRequest, Scheduler } from "../../pipeline/index.ts";
 import { SimulatorProvider } from "../../fleet/simulator.ts";
 
 export const TEST_ADMIN_TOKEN = "test-admin-token-0123456789";

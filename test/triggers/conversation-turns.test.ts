@@ -3,12 +3,13 @@
  * for a no-op run, and never for a run declared dead whose step finished late.
  */
 import { describe, expect, it } from "vitest";
-import { ingestEvent } from "../../triggers/ingest.ts";
+import { ingestEvent } from "../../pipeline/index.ts";
 import { listConversation } from "../../agent/conversation.ts";
-import type { RunOutcome, RunStep } from "../../triggers/run-step.ts";
-import { runCronTick } from "../../triggers/tick.ts";
+import type { RunOutcome } from "../../pipeline/index.ts";
+import { runCronTick } from "../../jobs/tick.ts";
 import { createTestDeps, RecordingScheduler } from "../support/test-deps.ts";
 import { advance, startDueDelivery } from "../support/drive.ts";
+import type { AgentRunStep } from "../../jobs/deps.ts";
 
 const outcome = (mutated: boolean): RunOutcome => ({
   decider: "llm",
@@ -47,7 +48,7 @@ describe("conversation turns", () => {
 
   it("are not stored for a run declared dead whose step finished late", async () => {
     let release = () => {};
-    const slow: RunStep = () => new Promise((resolve) => (release = () => resolve(outcome(true))));
+    const slow: AgentRunStep = () => new Promise((resolve) => (release = () => resolve(outcome(true))));
     const deps = await createTestDeps({ runStep: slow });
     const scheduler = deps.scheduler as RecordingScheduler;
     await ingestEvent(deps, state(1));

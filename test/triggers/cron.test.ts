@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { buildApp } from "../../functions/app.ts";
-import { ingestEvent } from "../../triggers/ingest.ts";
-import { listRuns } from "../../triggers/agent-state.ts";
-import { runCronTick } from "../../triggers/tick.ts";
+import { ingestEvent } from "../../pipeline/index.ts";
+import { listRuns } from "../../pipeline/index.ts";
+import { runCronTick } from "../../jobs/tick.ts";
 import { authHeaders, createTestDeps, FlakyScheduler, RecordingScheduler } from "../support/test-deps.ts";
 import { advance } from "../support/drive.ts";
 
@@ -31,7 +31,7 @@ describe("cron tick", () => {
     const [report] = await runCronTick(deps);
     expect(report).toMatchObject({ republishedRun: true });
     for (const p of flaky.takeDue(deps.clock.now())) {
-      const { handleDelivery } = await import("../../triggers/deliver.ts");
+      const { handleDelivery } = await import("../../jobs/deliver.ts");
       expect(await handleDelivery(deps, p.body)).toBe("succeeded");
     }
     const [run] = await listRuns(deps, "default", 1);
@@ -40,7 +40,7 @@ describe("cron tick", () => {
 
   it("does not interfere with a live run", async () => {
     const deps = await createTestDeps();
-    const { claimRun } = await import("../../triggers/claim-run.ts");
+    const { claimRun } = await import("../../pipeline/index.ts");
     await ingestEvent(deps, { agentId: "default", source: "manual", priority: 0, dedupKey: "t1", payload: {} });
     deps.clock.advance(2000);
     const [delivery] = (deps.scheduler as RecordingScheduler).takeDue(deps.clock.now());

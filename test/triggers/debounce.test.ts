@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { buildApp } from "../../functions/app.ts";
-import { ingestEvent } from "../../triggers/ingest.ts";
-import { listRuns } from "../../triggers/agent-state.ts";
+import { ingestEvent } from "../../pipeline/index.ts";
+import { listRuns } from "../../pipeline/index.ts";
 import { authHeaders, createTestDeps, RecordingScheduler } from "../support/test-deps.ts";
 import { advance, deliverDue } from "../support/drive.ts";
 
@@ -78,7 +78,7 @@ describe("ingest and debounce", () => {
     const scheduler = deps.scheduler as RecordingScheduler;
     await ingestEvent(deps, human(1));
     const [delivery] = scheduler.takeDue(Number.MAX_SAFE_INTEGER);
-    const { handleDelivery } = await import("../../triggers/deliver.ts");
+    const { handleDelivery } = await import("../../jobs/deliver.ts");
     expect(await handleDelivery(deps, delivery!.body)).toBe("early");
     expect(scheduler.published[0]!.notBefore).toBe(delivery!.notBefore);
     await advance(deps, 2000);

@@ -6,11 +6,11 @@
  */
 import { describe, expect, it } from "vitest";
 import { buildApp } from "../../functions/app.ts";
-import { archiveAgent, createAgent } from "../../triggers/agents.ts";
-import { listRuns } from "../../triggers/agent-state.ts";
-import { handleDelivery } from "../../triggers/deliver.ts";
-import { ingestEvent } from "../../triggers/ingest.ts";
-import { fanOutTick } from "../../triggers/tick.ts";
+import { archiveAgent, createAgent } from "../../pipeline/index.ts";
+import { listRuns } from "../../pipeline/index.ts";
+import { handleDelivery } from "../../jobs/deliver.ts";
+import { ingestEvent } from "../../pipeline/index.ts";
+import { fanOutTick } from "../../jobs/tick.ts";
 import { authHeaders, createTestDeps, FlakyScheduler, RecordingScheduler } from "../support/test-deps.ts";
 
 describe("fanned-out cron tick", () => {

@@ -7,8 +7,8 @@ import { applyMigrations } from "../../db/migrate.ts";
 import { createNodeClient } from "../../db/node-client.ts";
 import { FakeClock } from "../../runtime/clock.ts";
 import { silentLogger } from "../../runtime/log.ts";
-import { backoffMs, LocalScheduler, MAX_ATTEMPTS } from "../../triggers/local-scheduler.ts";
-import type { DeliveryBody } from "../../triggers/scheduler.ts";
+import { backoffMs, LocalScheduler, MAX_ATTEMPTS } from "../../pipeline/index.ts";
+import type { DeliveryBody } from "../../pipeline/index.ts";
 import { createTestDb } from "../support/test-deps.ts";
 
 const body = (slot: number): DeliveryBody => ({ type: "run", agentId: "default", slot });

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { buildApp } from "../../functions/app.ts";
-import { ingestEvent } from "../../triggers/ingest.ts";
-import { createWake } from "../../triggers/wakes.ts";
-import { getAgentState, listRuns } from "../../triggers/agent-state.ts";
+import { ingestEvent } from "../../pipeline/index.ts";
+import { createWake } from "../../pipeline/index.ts";
+import { getAgentState, listRuns } from "../../pipeline/index.ts";
 import { authHeaders, createTestDeps, RecordingScheduler } from "../support/test-deps.ts";
 import { advance, startDueDelivery } from "../support/drive.ts";
 import { GatedStep } from "../support/gated-step.ts";

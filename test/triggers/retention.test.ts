@@ -1,8 +1,8 @@
 /** The cron tick prunes old dropped events and finished deliveries, and nothing else. */
 import { describe, expect, it } from "vitest";
 import { deliveries, events } from "../../schema/index.ts";
-import { pruneOldRecords, RETENTION_MS, SLICE } from "../../triggers/retention.ts";
-import { runCronTick } from "../../triggers/tick.ts";
+import { pruneOldRecords, RETENTION_MS, SLICE } from "../../pipeline/index.ts";
+import { runCronTick } from "../../jobs/tick.ts";
 import { createTestDeps } from "../support/test-deps.ts";
 
 describe("retention", () => {

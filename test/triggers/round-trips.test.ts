@@ -11,13 +11,13 @@ import { applyMigrations } from "../../db/migrate.ts";
 import { buildApp } from "../../functions/app.ts";
 import { SimulatorProvider, simulatorPages } from "../../fleet/simulator.ts";
 import { RECONCILE_PAGE } from "../../fleet/reconcile.ts";
-import { LocalScheduler } from "../../triggers/local-scheduler.ts";
-import { runCronTick } from "../../triggers/tick.ts";
+import { LocalScheduler } from "../../pipeline/index.ts";
+import { runCronTick } from "../../jobs/tick.ts";
 import { silentLogger } from "../../runtime/log.ts";
 import { FakeClock } from "../../runtime/clock.ts";
 import { authHeaders, createTestDeps } from "../support/test-deps.ts";
 import { countingClient } from "../support/counting-client.ts";
-import { READ_EVERY_MS } from "../../functions/auth/lockout-view.ts";
+import { READ_EVERY_MS } from "../../auth/lockout-view.ts";
 import { signedWebhook } from "../support/signed-webhook.ts";
 
 async function countedDeps(vars: Record<string, string> = {}) {

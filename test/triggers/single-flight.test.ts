@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { ingestEvent } from "../../triggers/ingest.ts";
-import { listRuns } from "../../triggers/agent-state.ts";
-import { handleDelivery } from "../../triggers/deliver.ts";
-import { runCronTick } from "../../triggers/tick.ts";
+import { ingestEvent } from "../../pipeline/index.ts";
+import { listRuns } from "../../pipeline/index.ts";
+import { handleDelivery } from "../../jobs/deliver.ts";
+import { runCronTick } from "../../jobs/tick.ts";
 import { createTestDeps, RecordingScheduler } from "../support/test-deps.ts";
 import { deliverDue, startDueDelivery } from "../support/drive.ts";
 import { GatedStep } from "../support/gated-step.ts";

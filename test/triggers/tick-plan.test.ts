@@ -1,5 +1,5 @@
 /**
- * The tick's plan (triggers/tick-plan.ts): every check reads in one snapshot batch and writes in
+ * The tick's plan (pipeline/tick-plan.ts): every check reads in one snapshot batch and writes in
  * one write batch; a check whose writes fail loses only its own; and the pure decisions the
  * checks make from their rows (schedule repair, watchdog transitions).
  */
@@ -8,8 +8,8 @@ import { createClient } from "@libsql/client";
 import { sql } from "drizzle-orm";
 import { openDatabase } from "../../db/client.ts";
 import { applyMigrations } from "../../db/migrate.ts";
-import { defineTickCheck, runTickChecks } from "../../triggers/tick-plan.ts";
-import { scheduleRepair, OVERDUE_MS } from "../../triggers/cron-tick.ts";
+import { defineTickCheck, runTickChecks } from "../../pipeline/index.ts";
+import { scheduleRepair, OVERDUE_MS } from "../../pipeline/index.ts";
 import { planWatchdog } from "../../agent/watchdog/watchdog.ts";
 import { countingClient } from "../support/counting-client.ts";
 import { createTestDeps } from "../support/test-deps.ts";

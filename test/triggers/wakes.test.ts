@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { buildApp } from "../../functions/app.ts";
-import { cancelWake, createWake, WakeLimitError } from "../../triggers/wakes.ts";
-import { listRuns } from "../../triggers/agent-state.ts";
-import { runCronTick } from "../../triggers/tick.ts";
+import { cancelWake, createWake, WakeLimitError } from "../../pipeline/index.ts";
+import { listRuns } from "../../pipeline/index.ts";
+import { runCronTick } from "../../jobs/tick.ts";
 import { authHeaders, createTestDeps, RecordingScheduler } from "../support/test-deps.ts";
 import { advance, deliverDue } from "../support/drive.ts";
 
@@ -18,7 +18,7 @@ describe("wakes", () => {
     expect(runs[0]!.wakesConsumed).toEqual([wake.id]);
 
     // later runs do not see it again
-    const { ingestEvent } = await import("../../triggers/ingest.ts");
+    const { ingestEvent } = await import("../../pipeline/index.ts");
     await ingestEvent(deps, { agentId: "default", source: "manual", priority: 0, dedupKey: "t1", payload: {} });
     await advance(deps, 2000);
     const after = await listRuns(deps, "default", 10);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { Webhook } from "standardwebhooks";
 import { buildApp } from "../../functions/app.ts";
-import { listRuns } from "../../triggers/agent-state.ts";
+import { listRuns } from "../../pipeline/index.ts";
 import { createTestDeps, RecordingScheduler, TEST_WEBHOOK_SECRET } from "../support/test-deps.ts";
 import { advance } from "../support/drive.ts";
 

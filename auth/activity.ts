@@ -1,0 +1,73 @@
+/**
+ * The operator activity log: one row per human decision (chat message, trigger, reset, approval
+ * decision, operator added or revoked, sign out everywhere), naming the operator. The rows the decision itself wrote (event payload, approval,
+ * action) name the operator too; this log is the one place to read them all, newest first.
+ */
+import { desc, sql } from "drizzle-orm";
+import type { Db } from "../db/client.ts";
+import { bind, prepareRaw, preparedPerDb } from "../db/prepared.ts";
+import { operatorActivity } from "../schema/index.ts";
+import type { Principal } from "./roles.ts";
+
+export type ActivityKind =
+  | "message"
+  | "trigger"
+  | "reset"
+  | "approve"
+  | "reject"
+  | "lift_block"
+  | "operator_add"
+  | "operator_revoke"
+  | "sign_out_everywhere"
+  | "agent_create"
+  | "agent_update"
+  | "agent_archive";
+
+export async function recordActivity(
+  db: Db,
+  who: Principal,
+  entry: { action: ActivityKind; agentId?: string | null; subject?: string | number | null; at: number },
+): Promise<void> {
+  await db.insert(operatorActivity).values({
+    operatorId: who.operatorId,
+    operatorName: who.name,
+    action: entry.action,
+    agentId: entry.agentId ?? null,
+    subject: entry.subject === undefined || entry.subject === null ? null : String(entry.subject),
+    at: entry.at,
+  });
+}
+
+const p = (name: string) => sql.placeholder(name);
+
+/** The activity row of an inbox event, run after that event's insert with no other write between (changes() and last_insert_rowid() name it). */
+const activityAfterInsert = preparedPerDb((db) =>
+  prepareRaw(
+    db,
+    db.run(sql`insert into ${operatorActivity} (operator_id, operator_name, action, agent_id, subject, at)
+      select ${p("operatorId")}, ${p("operatorName")}, ${p("action")}, ${p("agentId")}, cast(last_insert_rowid() as text), ${p("at")}
+      where changes() = 1`),
+  ),
+);
+
+/**
+ * The activity row of a human's inbox event (chat message, manual trigger), as a statement of the
+ * event's own ingest batch (pipeline/ingest.ts `afterInsert`): written exactly once, when the
+ * event is stored, with the event's id as subject; a repeated idempotency key writes neither.
+ */
+export function activityOfIngest(db: Db, who: Principal, entry: { action: "message" | "trigger"; agentId: string; at: number }) {
+  return bind(activityAfterInsert(db), { operatorId: who.operatorId, operatorName: who.name, action: entry.action, agentId: entry.agentId, at: entry.at });
+}
+
+export async function listActivity(db: Db, limit = 100) {
+  const rows = await db.select().from(operatorActivity).orderBy(desc(operatorActivity.id)).limit(limit);
+  return rows.map((r) => ({
+    id: r.id,
+    operator: r.operatorName,
+    operatorId: r.operatorId,
+    action: r.action,
+    agentId: r.agentId,
+    subject: r.subject,
+    at: new Date(r.at).toISOString(),
+  }));
+}

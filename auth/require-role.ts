@@ -1,0 +1,26 @@
+/**
+ * Role guards: the authenticated principal must hold at least `role`, else 403 naming both.
+ * `byMethod` is the API's default: reading needs viewer, anything that writes needs operator.
+ */
+import { createMiddleware } from "hono/factory";
+import type { AuthEnv } from "./auth-env.ts";
+import { jsonError } from "../runtime/errors.ts";
+import { hasRole, type Role } from "./roles.ts";
+
+export function requireRole(role: Role) {
+  return createMiddleware<AuthEnv>(async function requireRoleMiddleware(c, next) {
+    const who = c.get("operator");
+    if (!who || !hasRole(who, role)) {
+      return jsonError(c, 403, `forbidden: this needs the ${role} role${who ? ` (${who.name} is ${who.role})` : ""}`);
+    }
+    return next();
+  });
+}
+
+const SAFE = new Set(["GET", "HEAD", "OPTIONS"]);
+const viewer = requireRole("viewer");
+const operator = requireRole("operator");
+
+export const roleByMethod = createMiddleware<AuthEnv>(async function roleByMethodMiddleware(c, next) {
+  return (SAFE.has(c.req.method) ? viewer : operator)(c, next);
+});

@@ -1,0 +1,83 @@
+/**
+ * The cron tick, fanned out per agent. The scheduled entry points (the Worker's `scheduled`
+ * handler, the Node interval) call `fanOutTick`: it lists the active (non-archived) agents and
+ * publishes one `tick` delivery per agent (dedup key per agent and minute; on QStash in one batch
+ * request per 100 agents), so each agent's recovery, reconciliation and heartbeat checks run in
+ * their own invocation and no invocation's cost grows with the number of agents. `tickAgent` is what a tick delivery does.
+ * `runCronTick` (POST /api/cron, tests) runs the same per-agent ticks inline, one after another,
+ * and answers their reports.
+ */
+import type { Deps } from "./deps.ts";
+import { MINUTE_MS } from "../runtime/time.ts";
+import { agentTick, type AgentTick } from "../pipeline/index.ts";
+import type { AnyTickCheck } from "../pipeline/index.ts";
+import { simulatorReports } from "../fleet/simulator-reports.ts";
+import { reconcileInstances } from "../fleet/reconcile.ts";
+import { checkHeartbeats } from "../fleet/heartbeat.ts";
+import { checkOverdueStates } from "../fleet/overdue-states.ts";
+import { checkMissedHeartbeats } from "../fleet/heartbeat-escalation.ts";
+import { repairStalledDeliveries } from "../notify/repair-deliveries.ts";
+import { announcePoisonDrops } from "../notify/poison-alerts.ts";
+import { listActiveAgentIds } from "../pipeline/index.ts";
+import { pruneOldRecords } from "../pipeline/index.ts";
+import { checkLoopHealth } from "../agent/watchdog/watchdog.ts";
+import { withAgent } from "./with-agent.ts";
+import { publishAll } from "../pipeline/index.ts";
+
+/** Fleet checks run by every tick, after the pipeline's own repairs (pipeline/tick-plan.ts runs them). */
+// Order matters: simulated failures report first (as webhooks), reconciliation then records only
+// what no report told, and the heartbeat check reads the last-seen times the simulator's heartbeats
+// refreshed earlier in the same snapshot. The checks after reconciliation leave the instances it
+// recorded to the next tick, so an instance that did come up is not raised as overdue. Then poison
+// drops are announced and notification deliveries whose publish was lost are published again; the
+// watchdog reads the loop's state in the same snapshot (after the dead lease was freed), so what
+// this tick itself writes it sees on the next tick.
+export const FLEET_CHECKS: readonly AnyTickCheck[] = [
+  simulatorReports,
+  reconcileInstances,
+  checkHeartbeats,
+  checkMissedHeartbeats,
+  checkOverdueStates,
+  announcePoisonDrops,
+  repairStalledDeliveries,
+  checkLoopHealth,
+];
+
+/** One agent's tick with its settings applied; null (nothing done) for an archived or unknown agent. */
+export async function tickAgent(deps: Deps, agentId: string): Promise<AgentTick | null> {
+  const scope = await withAgent(deps, agentId);
+  if (!scope || scope.archived) return null;
+  return agentTick(scope.deps, agentId, FLEET_CHECKS);
+}
+
+/**
+ * The scheduled tick: one `tick` delivery per active agent, then the global retention pass.
+ * What stops it repeating: the dedup key `tick:{agent}:{minute}` drops a second fan-out within the
+ * same minute, and a tick delivery publishes no tick.
+ */
+export async function fanOutTick(deps: Deps): Promise<string[]> {
+  const now = deps.clock.now();
+  const minute = Math.floor(now / MINUTE_MS);
+  const agentIds = await listActiveAgentIds(deps.db);
+  await publishAll(
+    deps.scheduler,
+    agentIds.map((agentId) => ({ dedupKey: `tick:${agentId}:${minute}`, notBefore: now, body: { type: "tick", agentId } })),
+  );
+  await prune(deps);
+  return agentIds;
+}
+
+/** Every active agent's tick in this invocation (POST /api/cron, tests), then retention. */
+export async function runCronTick(deps: Deps): Promise<AgentTick[]> {
+  const report: AgentTick[] = [];
+  for (const agentId of await listActiveAgentIds(deps.db)) {
+    const tick = await tickAgent(deps, agentId);
+    if (tick) report.push(tick);
+  }
+  await prune(deps);
+  return report;
+}
+
+function prune(deps: Deps) {
+  return pruneOldRecords(deps).catch((err: unknown) => deps.log.error("pruning old records failed", { error: String(err) }));
+}

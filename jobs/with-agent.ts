@@ -1,0 +1,38 @@
+/**
+ * The one place per-agent settings take effect: an entry point (a delivery, an ingest, a tick)
+ * scopes the host's dependencies to one agent, and everything below reads `deps.config` and
+ * `deps.provider` as usual. Config gets the agent's overrides (runtime/agent-settings.ts), the
+ * provider its instance filter (fleet/scoped-provider.ts), the LLM its model.
+ */
+import type { Deps } from "./deps.ts";
+import { agentSettingsSchema, configForAgent } from "../runtime/agent-settings.ts";
+import { ScopedProvider } from "../fleet/scoped-provider.ts";
+import { findAgentRecent, type AgentRow } from "../pipeline/index.ts";
+
+export interface AgentScope {
+  deps: Deps;
+  archived: boolean;
+}
+
+/** Dependencies as this agent sees them. Stored settings were validated when written. */
+export function scopeToAgent(deps: Deps, agent: AgentRow): AgentScope {
+  const parsed = agentSettingsSchema.safeParse(agent.settings);
+  const settings = parsed.success ? parsed.data : {};
+  if (!parsed.success) deps.log.error("ignoring invalid stored agent settings", { agentId: agent.id, error: parsed.error.issues[0]?.message });
+  const config = configForAgent(deps.config, settings);
+  return {
+    archived: agent.archivedAt !== null,
+    deps: {
+      ...deps,
+      config,
+      provider: settings.instanceFilter ? new ScopedProvider(deps.provider, settings.instanceFilter) : deps.provider,
+      llm: deps.llm && settings.model && deps.llm.withModel ? deps.llm.withModel(settings.model) : deps.llm,
+    },
+  };
+}
+
+/** The agent's scope, or null when no such agent exists (a round trip only past the row's cache). */
+export async function withAgent(deps: Deps, agentId: string): Promise<AgentScope | null> {
+  const agent = await findAgentRecent(deps.db, agentId, deps.clock.now());
+  return agent ? scopeToAgent(deps, agent) : null;
+}

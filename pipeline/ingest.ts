@@ -1,0 +1,150 @@
+/**
+ * The one inbox. Every trigger source (chat, manual trigger, instance webhook, reconciliation,
+ * heartbeat, approval decision) writes one event row, idempotent on its dedup key, and requests
+ * a run in the same database batch. A repeated dedup key stores nothing and requests nothing.
+ * The batch goes through the host's group commit when it has one (deps.groupCommit): ingests
+ * arriving together share one transaction, each answered once its own rows are committed.
+ * If publishing the run's delivery fails, the event is still stored and pending; the cron tick
+ * requests a run for it, so nothing is lost.
+ */
+import { and, eq, gt, isNull, or, sql } from "drizzle-orm";
+import type { PipelineDeps } from "./deps.ts";
+import type { Statements } from "../db/group-commit.ts";
+import type { BatchItem, BatchResponse } from "drizzle-orm/batch";
+import { agents, events } from "../schema/index.ts";
+import { bind, preparedPerDb } from "../db/prepared.ts";
+import { debounceWindow, publishRunSlot, type Priority } from "./request-run.ts";
+
+export type EventSource = "human" | "manual" | "webhook" | "reconcile" | "heartbeat" | "approval" | "overdue";
+
+export interface IncomingEvent {
+  agentId: string;
+  source: EventSource;
+  priority: Priority;
+  dedupKey: string;
+  payload: Record<string, unknown>;
+}
+
+export interface Ingested {
+  eventId: number;
+  duplicate: boolean;
+}
+
+/** Statement: the event is stored and still waiting for a run. */
+export function eventIsPending(agentId: string, dedupKey: string) {
+  return sql`exists (select 1 from ${events} where ${events.agentId} = ${agentId} and ${events.dedupKey} = ${dedupKey} and ${events.status} = 'pending')`;
+}
+
+/** Commits an ingest's batch: shared with concurrent ingests under group commit, else alone. */
+export function commitIngest<T extends Statements>(deps: PipelineDeps, statements: T): Promise<BatchResponse<T>> {
+  return deps.groupCommit ? deps.groupCommit.submit(statements) : deps.db.batch(statements);
+}
+
+/** The ingest statements, prepared once per database (the hot path of chat and triggers). */
+const ingestPrepared = preparedPerDb((db) => {
+  const agentId = sql.placeholder("agentId");
+  const dedupKey = sql.placeholder("dedupKey");
+  const target = sql.placeholder("target");
+  return {
+    insert: db
+      .insert(events)
+      .values({
+        agentId,
+        source: sql.placeholder("source"),
+        priority: sql.placeholder("priority"),
+        dedupKey,
+        payload: sql.placeholder("payload"),
+        createdAt: sql.placeholder("now"),
+      })
+      .onConflictDoNothing()
+      .prepare(),
+    // Right after the insert: changes() says whether it stored the event (1) or found it stored (0).
+    stored: db
+      .select({ id: events.id, inserted: sql<number>`changes()` })
+      .from(events)
+      .where(and(eq(events.agentId, agentId), eq(events.dedupKey, dedupKey)))
+      .prepare(),
+    schedule: db
+      .update(agents)
+      .set({ nextRunAt: sql`${target}`, runSlot: sql`${agents.runSlot} + 1` })
+      .where(
+        and(
+          eq(agents.id, agentId),
+          or(isNull(agents.nextRunAt), gt(agents.nextRunAt, target)),
+          sql`exists (select 1 from ${events} where ${events.agentId} = ${agentId} and ${events.dedupKey} = ${dedupKey} and ${events.status} = 'pending')`,
+        ),
+      )
+      .returning({ slot: agents.runSlot, runAt: agents.nextRunAt })
+      .prepare(),
+  };
+});
+
+/**
+ * The ingest batch's statements: the event insert (ignored for a repeated dedup key), the stored
+ * row with whether the insert stored it, and the run request guarded by the event still pending
+ * (as scheduleRunStatement with eventIsPending). Callers may append statements of their own that
+ * key off the dedup key.
+ */
+export function ingestStatements(deps: PipelineDeps, input: IncomingEvent) {
+  const now = deps.clock.now();
+  const prepared = ingestPrepared(deps.db);
+  const values = {
+    ...input,
+    now,
+    target: now + debounceWindow(deps.config, input.priority),
+  };
+  return [bind(prepared.insert, values), bind(prepared.stored, values), bind(prepared.schedule, values)] as const;
+}
+
+/**
+ * The run request of an ingest batch that wrote its own event row (instance state changes): moves
+ * the scheduled run to `target` while the event keyed by `dedupKey` is still pending.
+ */
+export function scheduleIfPending(deps: PipelineDeps, values: { agentId: string; dedupKey: string; target: number }) {
+  return bind(ingestPrepared(deps.db).schedule, values);
+}
+
+/**
+ * Stores the event and requests its run in one batch. `afterInsert` (an operator's activity row)
+ * runs after the event insert and its stored row's read, in the same transaction: there
+ * `changes()` and `last_insert_rowid()` still name that insert (a read changes neither), so the
+ * statement can write only when the event was stored (never for a repeated dedup key) and refer
+ * to its id.
+ */
+export async function ingestEvent(deps: PipelineDeps, input: IncomingEvent, afterInsert?: BatchItem<"sqlite">): Promise<Ingested> {
+  const [insert, stored, schedule] = ingestStatements(deps, input);
+  if (afterInsert) {
+    const [, existing, , moved] = await commitIngest(deps, [insert, stored, afterInsert, schedule]);
+    return ingested(deps, input, existing, moved);
+  }
+  const [, existing, moved] = await commitIngest(deps, [insert, stored, schedule]);
+  return ingested(deps, input, existing, moved);
+}
+
+async function ingested(
+  deps: PipelineDeps,
+  input: IncomingEvent,
+  existing: { id: number; inserted: number }[],
+  moved: { slot: number; runAt: number | null }[],
+): Promise<Ingested> {
+  await publishAfterIngest(deps, input.agentId, moved[0]);
+  return { eventId: existing[0]!.id, duplicate: existing[0]!.inserted === 0 };
+}
+
+/** Publishes the moved slot's delivery; a failure is logged, and the cron tick repairs it. */
+export async function publishAfterIngest(
+  deps: PipelineDeps,
+  agentId: string,
+  moved: { slot: number; runAt: number | null } | undefined,
+): Promise<void> {
+  if (!moved) return;
+  try {
+    await publishRunSlot(deps, agentId, moved.slot, moved.runAt ?? deps.clock.now());
+  } catch (err) {
+    deps.log.error("publishing a run delivery failed; the cron tick will request it again", {
+      agentId,
+      slot: moved.slot,
+      error: String(err),
+    });
+  }
+}

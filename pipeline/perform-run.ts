@@ -1,0 +1,58 @@
+/**
+ * A run delivery, end to end: claim the slot, run the step, finish. A delivery that cannot claim
+ * is re-published for when it can (lease freed, or run due) or acknowledged when stale. The step
+ * gets a deadline inside the lease; if it throws, the run is recorded `failed` and its work is
+ * handed back. If this process dies mid-run, the lease expires and recovery re-claims the work.
+ */
+import type { PipelineDeps } from "./deps.ts";
+import type { RunStep } from "./run-step.ts";
+import { claimRun, type Claim } from "./claim-run.ts";
+import { finishRun, type FinishResult, type RunResult } from "./finish-run.ts";
+import { publishRunSlot } from "./request-run.ts";
+
+/** Time kept between the step's deadline and the lease's expiry, for recording the outcome. */
+const FINISH_MARGIN_MS = 30_000;
+
+export type RunDeliveryResult = Exclude<Claim["kind"], "claimed"> | FinishResult;
+
+export async function performRun<D extends PipelineDeps>(
+  deps: D & { runStep: RunStep<D> },
+  agentId: string,
+  slot: number,
+): Promise<RunDeliveryResult> {
+  const claim = await claimRun(deps, agentId, slot);
+  switch (claim.kind) {
+    case "stale":
+      return "stale";
+    case "busy":
+      await publishRunSlot(deps, agentId, slot, claim.retryAt, `:after:${claim.holder}`);
+      return "busy";
+    case "early":
+      await publishRunSlot(deps, agentId, slot, claim.retryAt, `:at:${claim.retryAt}`);
+      return "early";
+  }
+  // Its events and wakes were already consumed by an earlier run (a wake that fell due inside
+  // another run, a recovered lease with nothing to re-claim): nothing to decide, no LLM tokens.
+  if (claim.events.length === 0 && claim.wakes.length === 0) return finishRun(deps, claim, { skipped: true });
+  const lease = deps.config.runLeaseMs;
+  const deadline = claim.claimedAt + Math.max(lease - FINISH_MARGIN_MS, lease / 2);
+  const fence = { agentId, runId: claim.runId, token: claim.token, leaseExpiresAt: claim.claimedAt + lease, deadline };
+  let result: RunResult;
+  try {
+    const outcome = await deps.runStep({
+      deps,
+      agentId,
+      runId: claim.runId,
+      sessionEpoch: claim.sessionEpoch,
+      events: claim.events,
+      wakes: claim.wakes,
+      deadline,
+      fence,
+    });
+    result = { outcome };
+  } catch (err) {
+    deps.log.error("run step failed", { agentId, runId: claim.runId, error: String(err) });
+    result = { error: err instanceof Error ? err.message : String(err) };
+  }
+  return finishRun(deps, claim, result);
+}

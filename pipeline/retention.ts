@@ -1,0 +1,36 @@
+/**
+ * Retention: records that matter only for a while are pruned by the cron tick — events dropped
+ * at ingest (superseded reports, heartbeat-only reports, which a chatty fleet sends all day) and
+ * the local scheduler's finished deliveries. Pending work is never touched, and consumed events
+ * stay with the runs that consumed them. Each tick deletes at most PER_TICK rows of each, in
+ * slices of SLICE with a turn of the event loop between them, so a large backlog never holds the
+ * database (and, on Node, the request handlers) for long.
+ */
+import { sql } from "drizzle-orm";
+import type { PipelineDeps } from "./deps.ts";
+import { DAY_MS } from "../runtime/time.ts";
+import { yieldToEventLoop } from "../runtime/yield.ts";
+import { deliveries, events } from "../schema/index.ts";
+
+export const RETENTION_MS = 7 * DAY_MS;
+const PER_TICK = 1000;
+export const SLICE = 100;
+
+export async function pruneOldRecords(deps: PipelineDeps): Promise<{ events: number; deliveries: number }> {
+  const before = deps.clock.now() - RETENTION_MS;
+  const pruned = { events: 0, deliveries: 0 };
+  // Bounded: PER_TICK / SLICE slices at most, fewer once a slice finds less than it may delete.
+  for (let slice = 0; slice < PER_TICK / SLICE; slice++) {
+    const [droppedEvents, finishedDeliveries] = await deps.db.batch([
+      deps.db.run(sql`delete from ${events} where id in (
+        select id from ${events} where status = 'dropped' and created_at < ${before} limit ${SLICE})`),
+      deps.db.run(sql`delete from ${deliveries} where id in (
+        select id from ${deliveries} where status in ('delivered', 'failed') and created_at < ${before} limit ${SLICE})`),
+    ]);
+    pruned.events += droppedEvents.rowsAffected;
+    pruned.deliveries += finishedDeliveries.rowsAffected;
+    if (droppedEvents.rowsAffected < SLICE && finishedDeliveries.rowsAffected < SLICE) break;
+    await yieldToEventLoop();
+  }
+  return pruned;
+}

@@ -1,0 +1,102 @@
+/**
+ * Wakes: the agent's promised checks. A wake is a row (pending | consumed | cancelled) whose
+ * delivery is published for its due time; when it arrives, a run is requested, and the claim
+ * consumes the wake in the same batch that starts the run. The cron tick requests runs for due
+ * wakes whose delivery went missing. A cap on pending wakes keeps a confused agent from
+ * flooding its own schedule.
+ */
+import { and, asc, desc, eq, lte, sql } from "drizzle-orm";
+import type { PipelineDeps } from "./deps.ts";
+import { wakes } from "../schema/index.ts";
+import { requestRun } from "./request-run.ts";
+import { fenceHolds, refusedUnlessFenced, type RunFence } from "./run-fence.ts";
+
+export class WakeLimitError extends Error {
+  readonly status = 409;
+  constructor(limit: number) {
+    super(`pending wake limit reached: at most ${limit} pending wakes per agent; cancel one first`);
+    this.name = "WakeLimitError";
+  }
+}
+
+export interface NewWake {
+  dueAt: number;
+  reason: string;
+  createdByRun: number | null;
+  /** The creating run's fence; absent or null when no run creates it. */
+  fence?: RunFence | null;
+  /** A re-check of one instance, and the state it should be in by then (shown in the prompt). */
+  instanceId?: string;
+  awaitState?: string;
+}
+
+/** Stores a wake (unless the agent is at its cap) and publishes its delivery for the due time. */
+export async function createWake(deps: Pick<PipelineDeps, "db" | "clock" | "config" | "scheduler">, agentId: string, wake: NewWake): Promise<{ id: number; dueAt: number }> {
+  const { db, clock, config } = deps;
+  const now = clock.now();
+  const pending = sql`(select count(*) from ${wakes} where ${wakes.agentId} = ${agentId} and ${wakes.status} = 'pending')`;
+  const rows = await db.all<{ id: number }>(sql`insert into ${wakes} (agent_id, due_at, reason, status, created_by_run, instance_id, await_state, created_at)
+    select ${agentId}, ${wake.dueAt}, ${wake.reason}, 'pending', ${wake.createdByRun}, ${wake.instanceId ?? null}, ${wake.awaitState ?? null}, ${now}
+    where ${pending} < ${config.maxPendingWakes} and ${fenceHolds(wake.fence, now)}
+    returning id`);
+  const created = rows[0];
+  if (!created) {
+    await refusedUnlessFenced(deps, wake.fence, "creating a wake");
+    throw new WakeLimitError(config.maxPendingWakes);
+  }
+  await publishWake(deps, agentId, created.id, wake.dueAt);
+  return { id: created.id, dueAt: wake.dueAt };
+}
+
+export async function publishWake(deps: Pick<PipelineDeps, "scheduler">, agentId: string, wakeId: number, dueAt: number, suffix = ""): Promise<void> {
+  await deps.scheduler.publish({
+    dedupKey: `wake:${agentId}:${wakeId}${suffix}`,
+    notBefore: dueAt,
+    body: { type: "wake", agentId, wakeId },
+  });
+}
+
+/** Cancels a pending wake; false when it does not exist or is no longer pending. */
+export async function cancelWake(deps: Pick<PipelineDeps, "db" | "clock">, agentId: string, wakeId: number, fence: RunFence | null = null): Promise<boolean> {
+  const rows = await deps.db
+    .update(wakes)
+    .set({ status: "cancelled" })
+    .where(and(eq(wakes.agentId, agentId), eq(wakes.id, wakeId), eq(wakes.status, "pending"), fenceHolds(fence, deps.clock.now())))
+    .returning({ id: wakes.id });
+  if (rows.length === 0) await refusedUnlessFenced(deps, fence, `cancelling wake ${wakeId}`);
+  return rows.length > 0;
+}
+
+/** A wake's delivery: request a run if the wake is pending and due (re-publish if early). */
+export async function handleWakeDelivery(deps: PipelineDeps, agentId: string, wakeId: number): Promise<"requested" | "early" | "gone"> {
+  const [wake] = await deps.db
+    .select({ status: wakes.status, dueAt: wakes.dueAt })
+    .from(wakes)
+    .where(and(eq(wakes.agentId, agentId), eq(wakes.id, wakeId)));
+  if (!wake || wake.status !== "pending") return "gone";
+  if (wake.dueAt > deps.clock.now()) {
+    await publishWake(deps, agentId, wakeId, wake.dueAt, `:at:${wake.dueAt}`);
+    return "early";
+  }
+  await requestRun(deps, agentId, 1);
+  return "requested";
+}
+
+export async function listWakes(deps: PipelineDeps, agentId: string, status?: string, limit = 100) {
+  const where = status ? and(eq(wakes.agentId, agentId), eq(wakes.status, status)) : eq(wakes.agentId, agentId);
+  return deps.db
+    .select()
+    .from(wakes)
+    .where(where)
+    .orderBy(status === "pending" ? asc(wakes.dueAt) : desc(wakes.id))
+    .limit(limit);
+}
+
+export async function hasDueWake(deps: PipelineDeps, agentId: string): Promise<boolean> {
+  const rows = await deps.db
+    .select({ id: wakes.id })
+    .from(wakes)
+    .where(and(eq(wakes.agentId, agentId), eq(wakes.status, "pending"), lte(wakes.dueAt, deps.clock.now())))
+    .limit(1);
+  return rows.length > 0;
+}
