@@ -1,6 +1,8 @@
 /**
- * Role guards: the authenticated principal must hold at least `role`, else 403 naming both.
- * `byMethod` is the API's default: reading needs viewer, anything that writes needs operator.
+ * Role guards, the one role check of the app: the API's routes and the dashboard's pages and
+ * posts all refuse through `requireRole` (403 naming the role needed and the principal's), and
+ * decide with `hasRole` (auth/roles.ts). `roleByMethod` is the API's default: reading needs
+ * viewer, anything that writes needs operator.
  */
 import { createMiddleware } from "hono/factory";
 import type { AuthEnv } from "./auth-env.ts";

@@ -2,7 +2,8 @@
  * The dashboard's session: sign-in starts a server-side session (auth/sessions-store.ts)
  * whose random id is the only thing in the cookie (HttpOnly, SameSite=Strict, Secure over https);
  * sign-out revokes it on the server, "sign out everywhere" revokes all of the operator's. Guards
- * send signed-out browsers to the sign-in page and check roles. Every form post passes two CSRF
+ * send signed-out browsers to the sign-in page (roles are checked by auth/require-role.ts, as for
+ * the API). Every form post passes two CSRF
  * checks: hono's origin check (the request must come from this site) and the session's own
  * random token in a hidden field, which a page on another origin can neither read nor guess.
  */
@@ -10,7 +11,7 @@ import type { Context } from "hono";
 import { csrf } from "hono/csrf";
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../jobs/app-env.ts";
-import { hasRole, type Principal, type Role } from "../auth/roles.ts";
+import type { Principal } from "../auth/roles.ts";
 import { sameSecret } from "../auth/secrets.ts";
 import { clearSessionCookie, requestSession, setSessionCookie } from "../auth/session-cookie.ts";
 import { createSession, revokeAllSessions, revokeSession } from "../auth/sessions-store.ts";
@@ -71,15 +72,6 @@ export const requireOperatorJson = createMiddleware<AppEnv>(async function requi
   c.set("operator", session.principal);
   return next();
 });
-
-/** After requireOperator: the signed-in operator must hold `role` (403 otherwise). */
-export function requireDashboardRole(role: Role) {
-  return createMiddleware<AppEnv>(async function requireDashboardRoleMiddleware(c, next) {
-    const who = c.get("operator");
-    if (!hasRole(who, role)) return c.json({ error: `forbidden: this needs the ${role} role (${who.name} is ${who.role})` }, 403);
-    return next();
-  });
-}
 
 /** Same-origin check; PUBLIC_URL also counts, for hosts behind a proxy that rewrites the URL. */
 export const sameOrigin = csrf({
