@@ -8,6 +8,7 @@ import { createMiddleware } from "hono/factory";
 import type { AuthEnv } from "./auth-env.ts";
 import { jsonError } from "../runtime/errors.ts";
 import { hasRole, type Role } from "./roles.ts";
+import { isWriteMethod } from "./session-write.ts";
 
 export function requireRole(role: Role) {
   return createMiddleware<AuthEnv>(async function requireRoleMiddleware(c, next) {
@@ -19,10 +20,9 @@ export function requireRole(role: Role) {
   });
 }
 
-const SAFE = new Set(["GET", "HEAD", "OPTIONS"]);
 const viewer = requireRole("viewer");
 const operator = requireRole("operator");
 
 export const roleByMethod = createMiddleware<AuthEnv>(async function roleByMethodMiddleware(c, next) {
-  return (SAFE.has(c.req.method) ? viewer : operator)(c, next);
+  return (isWriteMethod(c.req.method) ? operator : viewer)(c, next);
 });

@@ -1,7 +1,7 @@
 /**
  * The dashboard session as HTTP sees it: the cookie (HttpOnly, SameSite=Strict, Secure over
- * https, carrying only the random session id), the live session it names, and the origin check
- * shared by dashboard forms and cookie-authenticated API writes.
+ * https, carrying only the random session id) and the live session it names. What a write
+ * with the cookie must show besides is session-write.ts.
  */
 import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
@@ -42,12 +42,4 @@ export async function requestSession(c: Ctx): Promise<LiveSession | null> {
   );
   auth(c).set("session", session);
   return session;
-}
-
-/** The request came from a page of this site: its Origin is this URL's origin or PUBLIC_URL's. */
-export function fromOwnOrigin(c: Ctx): boolean {
-  const origin = c.req.header("Origin");
-  if (!origin) return false;
-  const publicUrl = auth(c).get("deps").config.publicUrl;
-  return origin === new URL(c.req.url).origin || (publicUrl !== undefined && origin === new URL(publicUrl).origin);
 }

@@ -10,8 +10,9 @@ import { principalForToken } from "../auth/operators-store.ts";
 import { consumeSignInToken, issueSignInToken } from "../auth/sign-in-tokens.ts";
 import { clientAddress, currentLockout, recordAuthFailure } from "../auth/throttle.ts";
 import { sendHtml } from "./render.tsx";
-import { CSRF_FIELD, endAllSessions, endSession, safeNext, startSession } from "./session.ts";
+import { endAllSessions, endSession, safeNext, startSession } from "./session.ts";
 import { requestSession } from "../auth/session-cookie.ts";
+import { CSRF_FIELD } from "../auth/session-write.ts";
 import { SignInPage } from "./sign-in.tsx";
 
 type Ctx = Context<AppEnv>;

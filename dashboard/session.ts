@@ -3,22 +3,20 @@
  * whose random id is the only thing in the cookie (HttpOnly, SameSite=Strict, Secure over https);
  * sign-out revokes it on the server, "sign out everywhere" revokes all of the operator's. Guards
  * send signed-out browsers to the sign-in page (roles are checked by auth/require-role.ts, as for
- * the API). Every form post passes two CSRF
- * checks: hono's origin check (the request must come from this site) and the session's own
- * random token in a hidden field, which a page on another origin can neither read nor guess.
+ * the API). Every signed-in form post is a cookie write, decided by the same rule as the API's
+ * (auth/session-write.ts): it must come from this site's Origin and carry the session's own
+ * random token, here in a hidden field, which a page on another origin can neither read nor guess.
  */
 import type { Context } from "hono";
-import { csrf } from "hono/csrf";
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../jobs/app-env.ts";
+import { jsonError } from "../jobs/errors.ts";
 import type { Principal } from "../auth/roles.ts";
-import { sameSecret } from "../auth/secrets.ts";
+import { CSRF_FIELD, fromOwnOrigin, refuseSessionWrite, type SessionWriteRefusal } from "../auth/session-write.ts";
 import { clearSessionCookie, requestSession, setSessionCookie } from "../auth/session-cookie.ts";
 import { createSession, revokeAllSessions, revokeSession } from "../auth/sessions-store.ts";
 
 type Ctx = Context<AppEnv>;
-
-export const CSRF_FIELD = "_csrf";
 
 /** The CSRF token of this request's session ("" when signed out: matches nothing). */
 export async function csrfToken(c: Ctx): Promise<string> {
@@ -73,22 +71,26 @@ export const requireOperatorJson = createMiddleware<AppEnv>(async function requi
   return next();
 });
 
-/** Same-origin check; PUBLIC_URL also counts, for hosts behind a proxy that rewrites the URL. */
-export const sameOrigin = csrf({
-  origin: (origin, c) => origin === new URL(c.req.url).origin || origin === publicOrigin(c as Ctx),
+/**
+ * Every form post, sign-in too, is refused first when it does not come from this site: the origin
+ * rule of cookie writes (auth/session-write.ts), checked before the session so a forged post gets
+ * a 403 rather than a sign-in redirect. The answer is the one hono's csrf middleware gave here.
+ */
+export const sameOrigin = createMiddleware<AppEnv>(async function sameOriginMiddleware(c, next) {
+  if (!fromOwnOrigin(c)) return jsonError(c, 403, ORIGIN_REFUSED);
+  return next();
 });
 
-function publicOrigin(c: Ctx): string | null {
-  const publicUrl = c.get("deps").config.publicUrl;
-  return publicUrl ? new URL(publicUrl).origin : null;
-}
+const ORIGIN_REFUSED = "request failed";
+const REFUSED: Record<SessionWriteRefusal, string> = {
+  origin: ORIGIN_REFUSED,
+  csrf: "invalid or missing CSRF token: reload the page and try again",
+};
 
-/** Every signed-in form post: the hidden token must be this session's. 403 otherwise. */
+/** Every signed-in form post: the API's rule for cookie writes, with the token in the hidden field. 403 otherwise. */
 export const verifyCsrf = createMiddleware<AppEnv>(async function verifyCsrfMiddleware(c, next) {
-  const body = await c.req.parseBody();
-  const given = body[CSRF_FIELD];
-  if (typeof given !== "string" || !(await sameSecret(given, await csrfToken(c)))) {
-    return c.json({ error: "invalid or missing CSRF token: reload the page and try again" }, 403);
-  }
+  const session = await requestSession(c);
+  const refusal = session ? await refuseSessionWrite(c, session, (await c.req.parseBody())[CSRF_FIELD]) : "csrf";
+  if (refusal) return jsonError(c, 403, REFUSED[refusal]);
   return next();
 });
