@@ -9,10 +9,10 @@
 import { createMiddleware } from "hono/factory";
 import type { AuthEnv } from "./auth-env.ts";
 import { jsonError } from "../runtime/errors.ts";
-import { principalForToken } from "./operators-store.ts";
+import { authenticateToken } from "./authenticate-token.ts";
 import { requestSession } from "./session-cookie.ts";
 import { CSRF_HEADER, isWriteMethod, refuseSessionWrite, type SessionWriteRefusal } from "./session-write.ts";
-import { clientAddress, currentLockout, recordAuthFailure, tooManyAttempts } from "./throttle.ts";
+import { clientAddress, currentLockout, tooManyAttempts } from "./throttle.ts";
 
 const SESSION_WRITE_REFUSED: Record<SessionWriteRefusal, string> = {
   origin: "cookie-authenticated writes must come from this site (Origin); use a bearer token",
@@ -27,11 +27,8 @@ export const apiAuth = createMiddleware<AuthEnv>(async function apiAuthMiddlewar
     const lockout = await currentLockout(deps, address);
     if (lockout) return tooManyAttempts(c, lockout);
     const bearer = header.match(/^Bearer\s+(.+)$/i)?.[1]?.trim();
-    const principal = bearer ? await principalForToken(deps.db, deps.config.adminToken, bearer) : null;
-    if (!principal) {
-      await recordAuthFailure(deps, address, "bearer");
-      return jsonError(c, 401, "invalid token");
-    }
+    const principal = await authenticateToken(deps, address, bearer, "bearer");
+    if (!principal) return jsonError(c, 401, "invalid token");
     c.set("operator", principal);
     return next();
   }

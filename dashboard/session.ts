@@ -13,7 +13,7 @@ import type { AppEnv } from "../jobs/app-env.ts";
 import { jsonError } from "../jobs/errors.ts";
 import type { Principal } from "../auth/roles.ts";
 import { CSRF_FIELD, fromOwnOrigin, refuseSessionWrite, type SessionWriteRefusal } from "../auth/session-write.ts";
-import { clearSessionCookie, requestSession, setSessionCookie } from "../auth/session-cookie.ts";
+import { clearSessionCookie, requestSession, requireSession, setSessionCookie } from "../auth/session-cookie.ts";
 import { createSession, revokeAllSessions, revokeSession } from "../auth/sessions-store.ts";
 
 type Ctx = Context<AppEnv>;
@@ -52,24 +52,14 @@ export function safeNext(next: unknown): string {
 }
 
 /** Pages: a signed-out browser is redirected to the sign-in page, keeping where it was going. */
-export const requireOperator = createMiddleware<AppEnv>(async function requireOperatorMiddleware(c, next) {
-  const session = await requestSession(c);
-  if (session) {
-    c.set("operator", session.principal);
-    return next();
-  }
+export const requireOperator = requireSession((c) => {
   const url = new URL(c.req.url);
   const target = safeNext(url.pathname + url.search);
   return c.redirect(target === "/" ? "/sign-in" : `/sign-in?next=${encodeURIComponent(target)}`, 303);
 });
 
 /** The live-update endpoint: scripts get a 401 JSON instead of a redirect. */
-export const requireOperatorJson = createMiddleware<AppEnv>(async function requireOperatorJsonMiddleware(c, next) {
-  const session = await requestSession(c);
-  if (!session) return c.json({ error: "signed out: sign in again" }, 401);
-  c.set("operator", session.principal);
-  return next();
-});
+export const requireOperatorJson = requireSession((c) => c.json({ error: "signed out: sign in again" }, 401));
 
 /**
  * Every form post, sign-in too, is refused first when it does not come from this site: the origin
