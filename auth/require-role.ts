@@ -1,11 +1,14 @@
 /**
- * Role guards: the authenticated principal must hold at least `role`, else 403 naming both.
- * `byMethod` is the API's default: reading needs viewer, anything that writes needs operator.
+ * Role guards, the one role check of the app: the API's routes and the dashboard's pages and
+ * posts all refuse through `requireRole` (403 naming the role needed and the principal's), and
+ * decide with `hasRole` (auth/roles.ts). `roleByMethod` is the API's default: reading needs
+ * viewer, anything that writes needs operator.
  */
 import { createMiddleware } from "hono/factory";
 import type { AuthEnv } from "./auth-env.ts";
 import { jsonError } from "../runtime/errors.ts";
 import { hasRole, type Role } from "./roles.ts";
+import { isWriteMethod } from "./session-write.ts";
 
 export function requireRole(role: Role) {
   return createMiddleware<AuthEnv>(async function requireRoleMiddleware(c, next) {
@@ -17,10 +20,9 @@ export function requireRole(role: Role) {
   });
 }
 
-const SAFE = new Set(["GET", "HEAD", "OPTIONS"]);
 const viewer = requireRole("viewer");
 const operator = requireRole("operator");
 
 export const roleByMethod = createMiddleware<AuthEnv>(async function roleByMethodMiddleware(c, next) {
-  return (SAFE.has(c.req.method) ? viewer : operator)(c, next);
+  return (isWriteMethod(c.req.method) ? operator : viewer)(c, next);
 });

@@ -1,10 +1,11 @@
 /**
  * The dashboard session as HTTP sees it: the cookie (HttpOnly, SameSite=Strict, Secure over
- * https, carrying only the random session id), the live session it names, and the origin check
- * shared by dashboard forms and cookie-authenticated API writes.
+ * https, carrying only the random session id), the live session it names, and the guard that
+ * requires one. What a write with the cookie must show besides is session-write.ts.
  */
 import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
+import { createMiddleware } from "hono/factory";
 import type { AuthEnv } from "./auth-env.ts";
 import { findSession, type LiveSession } from "./sessions-store.ts";
 
@@ -44,10 +45,16 @@ export async function requestSession(c: Ctx): Promise<LiveSession | null> {
   return session;
 }
 
-/** The request came from a page of this site: its Origin is this URL's origin or PUBLIC_URL's. */
-export function fromOwnOrigin(c: Ctx): boolean {
-  const origin = c.req.header("Origin");
-  if (!origin) return false;
-  const publicUrl = auth(c).get("deps").config.publicUrl;
-  return origin === new URL(c.req.url).origin || (publicUrl !== undefined && origin === new URL(publicUrl).origin);
+/**
+ * A guard for pages and scripts signed in by the cookie: the request's session must be live, and
+ * its principal is who acts (as apiAuth's cookie branch sets it). `signedOut` is the answer
+ * otherwise (a sign-in redirect for pages, a 401 for scripts).
+ */
+export function requireSession(signedOut: (c: Context<AuthEnv>) => Response | Promise<Response>) {
+  return createMiddleware<AuthEnv>(async function requireSessionMiddleware(c, next) {
+    const session = await requestSession(c);
+    if (!session) return signedOut(c);
+    c.set("operator", session.principal);
+    return next();
+  });
 }

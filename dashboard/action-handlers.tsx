@@ -1,6 +1,7 @@
 /**
  * The operator's form posts (already origin- and CSRF-checked by the routes): Trigger now and
- * chat become inbox events, reset starts a new epoch, approval decisions go to the fleet's
+ * chat become inbox events through the API's own ingestion (auth/operator-input.ts: the activity
+ * row in the event's batch), reset starts a new epoch, approval decisions go to the fleet's
  * decideApproval, and a simulated failure goes to the simulator as its API route's does. Each acts
  * on the selected agent (selected-agent.tsx; an archived one was refused before this) and answers
  * with a redirect back to that agent's page (post/redirect/get), so a reload never re-submits;
@@ -11,13 +12,13 @@ import { z } from "zod";
 import type { AppEnv } from "../jobs/app-env.ts";
 import { RequestError } from "../jobs/errors.ts";
 import { recordActivity } from "../auth/activity.ts";
+import { ingestOperatorInput } from "../auth/operator-input.ts";
 import { executeAction } from "../fleet/actions.ts";
 import { decideApproval } from "../fleet/approvals.ts";
 import { requestApproval } from "../fleet/request-approval.ts";
 import { OPERATOR_ACTIONS } from "./instance-actions.tsx";
 import { FAILURE_KINDS } from "../fleet/simulator.ts";
 import { injectFailureOrRefuse } from "../jobs/inject-failure.ts";
-import { ingestEvent } from "../pipeline/index.ts";
 import { resetSession } from "../pipeline/index.ts";
 import { chatPage } from "./page-handlers.tsx";
 import { sendPage } from "./render.tsx";
@@ -62,34 +63,24 @@ const backTo = (c: Ctx, path: string, done: string) =>
 
 export async function postTrigger(c: Ctx) {
   const { back, nonce: key } = await form(c, triggerForm);
-  const agentId = selectedAgentId(c);
-  const deps = c.get("deps");
-  const who = c.get("operator");
-  const { duplicate, eventId } = await ingestEvent(deps, {
-    agentId,
-    source: "manual",
-    priority: 0,
-    dedupKey: `trigger:dashboard-${key ?? crypto.randomUUID()}`,
-    payload: { reason: "Trigger now (dashboard)", operator: who.name },
+  const { duplicate } = await ingestOperatorInput(c.get("deps"), c.get("operator"), {
+    action: "trigger",
+    agentId: selectedAgentId(c),
+    key: `dashboard-${key ?? crypto.randomUUID()}`,
+    reason: "Trigger now (dashboard)",
   });
-  if (!duplicate) await recordActivity(deps.db, who, { action: "trigger", agentId, subject: eventId, at: deps.clock.now() });
   return backTo(c, safeNext(back), duplicate ? "duplicate" : "triggered");
 }
 
 export async function postChat(c: Ctx) {
   const parsed = chatForm.safeParse(await c.req.parseBody());
   if (!parsed.success) return chatPage(c, `The message was not sent: ${describeIssues(parsed.error.issues)}.`);
-  const agentId = selectedAgentId(c);
-  const deps = c.get("deps");
-  const who = c.get("operator");
-  const { duplicate, eventId } = await ingestEvent(deps, {
-    agentId,
-    source: "human",
-    priority: 0,
-    dedupKey: `message:dashboard-${parsed.data.nonce ?? crypto.randomUUID()}`,
-    payload: { text: parsed.data.text, operator: who.name },
+  const { duplicate } = await ingestOperatorInput(c.get("deps"), c.get("operator"), {
+    action: "message",
+    agentId: selectedAgentId(c),
+    key: `dashboard-${parsed.data.nonce ?? crypto.randomUUID()}`,
+    text: parsed.data.text,
   });
-  if (!duplicate) await recordActivity(deps.db, who, { action: "message", agentId, subject: eventId, at: deps.clock.now() });
   return backTo(c, "/chat", duplicate ? "duplicate" : "sent");
 }
 

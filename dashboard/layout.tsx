@@ -6,7 +6,7 @@
  */
 import type { Child } from "hono/jsx";
 import { AGENT_SWITCHER } from "./agent-links.ts";
-import { CSRF_FIELD } from "./session.ts";
+import { CSRF_FIELD } from "../auth/session-write.ts";
 import { DEFAULT_AGENT } from "../pipeline/index.ts";
 
 export const NAV = [

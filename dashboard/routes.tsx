@@ -13,6 +13,7 @@
 import { Hono } from "hono";
 import { secureHeaders } from "hono/secure-headers";
 import type { AppEnv } from "../jobs/app-env.ts";
+import { requireRole } from "../auth/require-role.ts";
 import * as actions from "./action-handlers.tsx";
 import * as agents from "./agent-handlers.tsx";
 import * as operators from "./operator-handlers.tsx";
@@ -20,7 +21,7 @@ import { DASHBOARD_JS } from "./live-script.ts";
 import * as pages from "./page-handlers.tsx";
 import * as session from "./session-handlers.tsx";
 import { refuseArchived, selectAgent } from "./selected-agent.tsx";
-import { requireDashboardRole, requireOperator, requireOperatorJson, sameOrigin, verifyCsrf } from "./session.ts";
+import { requireOperator, requireOperatorJson, sameOrigin, verifyCsrf } from "./session.ts";
 import { FAVICON_SVG } from "./favicon.ts";
 import { DASHBOARD_CSS } from "./styles.ts";
 
@@ -44,8 +45,8 @@ const asset = (body: string, type: string) => () =>
 const page = [pageHeaders, requireOperator, selectAgent("page")] as const;
 const signedInPost = [pageHeaders, sameOrigin, requireOperator, verifyCsrf] as const;
 /** Posts that act on the selected agent: refused (409) when it is archived. */
-const operatorPost = [...signedInPost, requireDashboardRole("operator"), selectAgent("page"), refuseArchived] as const;
-const adminPost = [...signedInPost, requireDashboardRole("admin"), selectAgent("page")] as const;
+const operatorPost = [...signedInPost, requireRole("operator"), selectAgent("page"), refuseArchived] as const;
+const adminPost = [...signedInPost, requireRole("admin"), selectAgent("page")] as const;
 
 export const dashboardRoutes = new Hono<AppEnv>()
   .get("/assets/dashboard.css", asset(DASHBOARD_CSS, "text/css"))
@@ -66,7 +67,7 @@ export const dashboardRoutes = new Hono<AppEnv>()
   .get("/approvals", ...page, pages.approvalsPage)
   .get("/chat", ...page, (c) => pages.chatPage(c))
   .get("/live", requireOperatorJson, selectAgent("json"), pages.livePartsJson)
-  .get("/operators", ...page, requireDashboardRole("admin"), operators.operatorsPage)
+  .get("/operators", ...page, requireRole("admin"), operators.operatorsPage)
   .get("/agents", ...page, agents.agentsPage)
   .get("/agents/:agentId", ...page, agents.agentPage)
   .post("/trigger", ...operatorPost, actions.postTrigger)

@@ -6,12 +6,13 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../jobs/app-env.ts";
 import { recordActivity } from "../auth/activity.ts";
-import { principalForToken } from "../auth/operators-store.ts";
+import { authenticateToken } from "../auth/authenticate-token.ts";
 import { consumeSignInToken, issueSignInToken } from "../auth/sign-in-tokens.ts";
-import { clientAddress, currentLockout, recordAuthFailure } from "../auth/throttle.ts";
+import { clientAddress, currentLockout } from "../auth/throttle.ts";
 import { sendHtml } from "./render.tsx";
-import { CSRF_FIELD, endAllSessions, endSession, safeNext, startSession } from "./session.ts";
+import { endAllSessions, endSession, safeNext, startSession } from "./session.ts";
 import { requestSession } from "../auth/session-cookie.ts";
+import { CSRF_FIELD } from "../auth/session-write.ts";
 import { SignInPage } from "./sign-in.tsx";
 
 type Ctx = Context<AppEnv>;
@@ -44,11 +45,8 @@ export async function signIn(c: Ctx) {
     return renderSignIn(c, next, "The sign-in form expired or did not come from this page. Please try again.", 403);
   }
   const given = typeof body.token === "string" ? body.token.trim() : "";
-  const principal = given ? await principalForToken(deps.db, deps.config.adminToken, given) : null;
-  if (!principal) {
-    await recordAuthFailure(deps, address, "dashboard sign-in");
-    return renderSignIn(c, next, "That token is not valid here.", 401);
-  }
+  const principal = await authenticateToken(deps, address, given, "dashboard sign-in");
+  if (!principal) return renderSignIn(c, next, "That token is not valid here.", 401);
   await startSession(c, principal, given);
   return c.redirect(next, 303);
 }

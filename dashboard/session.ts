@@ -2,22 +2,21 @@
  * The dashboard's session: sign-in starts a server-side session (auth/sessions-store.ts)
  * whose random id is the only thing in the cookie (HttpOnly, SameSite=Strict, Secure over https);
  * sign-out revokes it on the server, "sign out everywhere" revokes all of the operator's. Guards
- * send signed-out browsers to the sign-in page and check roles. Every form post passes two CSRF
- * checks: hono's origin check (the request must come from this site) and the session's own
- * random token in a hidden field, which a page on another origin can neither read nor guess.
+ * send signed-out browsers to the sign-in page (roles are checked by auth/require-role.ts, as for
+ * the API). Every signed-in form post is a cookie write, decided by the same rule as the API's
+ * (auth/session-write.ts): it must come from this site's Origin and carry the session's own
+ * random token, here in a hidden field, which a page on another origin can neither read nor guess.
  */
 import type { Context } from "hono";
-import { csrf } from "hono/csrf";
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../jobs/app-env.ts";
-import { hasRole, type Principal, type Role } from "../auth/roles.ts";
-import { sameSecret } from "../auth/secrets.ts";
-import { clearSessionCookie, requestSession, setSessionCookie } from "../auth/session-cookie.ts";
+import { jsonError } from "../jobs/errors.ts";
+import type { Principal } from "../auth/roles.ts";
+import { CSRF_FIELD, fromOwnOrigin, refuseSessionWrite, type SessionWriteRefusal } from "../auth/session-write.ts";
+import { clearSessionCookie, requestSession, requireSession, setSessionCookie } from "../auth/session-cookie.ts";
 import { createSession, revokeAllSessions, revokeSession } from "../auth/sessions-store.ts";
 
 type Ctx = Context<AppEnv>;
-
-export const CSRF_FIELD = "_csrf";
 
 /** The CSRF token of this request's session ("" when signed out: matches nothing). */
 export async function csrfToken(c: Ctx): Promise<string> {
@@ -53,50 +52,35 @@ export function safeNext(next: unknown): string {
 }
 
 /** Pages: a signed-out browser is redirected to the sign-in page, keeping where it was going. */
-export const requireOperator = createMiddleware<AppEnv>(async function requireOperatorMiddleware(c, next) {
-  const session = await requestSession(c);
-  if (session) {
-    c.set("operator", session.principal);
-    return next();
-  }
+export const requireOperator = requireSession((c) => {
   const url = new URL(c.req.url);
   const target = safeNext(url.pathname + url.search);
   return c.redirect(target === "/" ? "/sign-in" : `/sign-in?next=${encodeURIComponent(target)}`, 303);
 });
 
 /** The live-update endpoint: scripts get a 401 JSON instead of a redirect. */
-export const requireOperatorJson = createMiddleware<AppEnv>(async function requireOperatorJsonMiddleware(c, next) {
-  const session = await requestSession(c);
-  if (!session) return c.json({ error: "signed out: sign in again" }, 401);
-  c.set("operator", session.principal);
+export const requireOperatorJson = requireSession((c) => c.json({ error: "signed out: sign in again" }, 401));
+
+/**
+ * Every form post, sign-in too, is refused first when it does not come from this site: the origin
+ * rule of cookie writes (auth/session-write.ts), checked before the session so a forged post gets
+ * a 403 rather than a sign-in redirect. The answer is the one hono's csrf middleware gave here.
+ */
+export const sameOrigin = createMiddleware<AppEnv>(async function sameOriginMiddleware(c, next) {
+  if (!fromOwnOrigin(c)) return jsonError(c, 403, ORIGIN_REFUSED);
   return next();
 });
 
-/** After requireOperator: the signed-in operator must hold `role` (403 otherwise). */
-export function requireDashboardRole(role: Role) {
-  return createMiddleware<AppEnv>(async function requireDashboardRoleMiddleware(c, next) {
-    const who = c.get("operator");
-    if (!hasRole(who, role)) return c.json({ error: `forbidden: this needs the ${role} role (${who.name} is ${who.role})` }, 403);
-    return next();
-  });
-}
+const ORIGIN_REFUSED = "request failed";
+const REFUSED: Record<SessionWriteRefusal, string> = {
+  origin: ORIGIN_REFUSED,
+  csrf: "invalid or missing CSRF token: reload the page and try again",
+};
 
-/** Same-origin check; PUBLIC_URL also counts, for hosts behind a proxy that rewrites the URL. */
-export const sameOrigin = csrf({
-  origin: (origin, c) => origin === new URL(c.req.url).origin || origin === publicOrigin(c as Ctx),
-});
-
-function publicOrigin(c: Ctx): string | null {
-  const publicUrl = c.get("deps").config.publicUrl;
-  return publicUrl ? new URL(publicUrl).origin : null;
-}
-
-/** Every signed-in form post: the hidden token must be this session's. 403 otherwise. */
+/** Every signed-in form post: the API's rule for cookie writes, with the token in the hidden field. 403 otherwise. */
 export const verifyCsrf = createMiddleware<AppEnv>(async function verifyCsrfMiddleware(c, next) {
-  const body = await c.req.parseBody();
-  const given = body[CSRF_FIELD];
-  if (typeof given !== "string" || !(await sameSecret(given, await csrfToken(c)))) {
-    return c.json({ error: "invalid or missing CSRF token: reload the page and try again" }, 403);
-  }
+  const session = await requestSession(c);
+  const refusal = session ? await refuseSessionWrite(c, session, (await c.req.parseBody())[CSRF_FIELD]) : "csrf";
+  if (refusal) return jsonError(c, 403, REFUSED[refusal]);
   return next();
 });

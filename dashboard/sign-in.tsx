@@ -1,6 +1,6 @@
 /** Sign-in page: an operator token or ADMIN_TOKEN, posted once; the browser then holds a session cookie. */
 import { Document } from "./layout.tsx";
-import { CSRF_FIELD } from "./session.ts";
+import { CSRF_FIELD } from "../auth/session-write.ts";
 
 export function SignInPage(props: { token: string; next: string; error?: string | null; notice?: string | null; configured: boolean }) {
   return (

@@ -4,13 +4,13 @@
  */
 import type { Context } from "hono";
 import type { AppEnv } from "../../jobs/app-env.ts";
-import { ingestEvent } from "../../pipeline/index.ts";
 import { resetSession } from "../../pipeline/index.ts";
 import { getAgentState, getRun, listEvents, listRuns } from "../../pipeline/index.ts";
 import { iso } from "../../runtime/time.ts";
 import { listWakes } from "../../pipeline/index.ts";
 import { listConversation } from "../../agent/conversation.ts";
-import { activityOfIngest, recordActivity } from "../../auth/activity.ts";
+import { recordActivity } from "../../auth/activity.ts";
+import { ingestOperatorInput } from "../../auth/operator-input.ts";
 import { RequestError } from "../../jobs/errors.ts";
 import { idempotencyKey } from "../../jobs/agent-requests.ts";
 import { presentAgent } from "../agents-admin/agents-admin.handlers.ts";
@@ -31,28 +31,12 @@ export async function getState(c: Ctx, agentId: string) {
 }
 
 export async function postMessage(c: Ctx, agentId: string, text: string) {
-  const deps = c.get("deps");
-  const who = c.get("operator");
-  const { eventId, duplicate } = await ingestEvent(deps, {
-    agentId,
-    source: "human",
-    priority: 0,
-    dedupKey: `message:${clientKey(c)}`,
-    payload: { text, operator: who.name },
-  }, activityOfIngest(deps.db, who, { action: "message", agentId, at: deps.clock.now() }));
+  const { eventId, duplicate } = await ingestOperatorInput(c.get("deps"), c.get("operator"), { action: "message", agentId, key: clientKey(c), text });
   return c.json({ eventId, duplicate }, 202);
 }
 
 export async function postTrigger(c: Ctx, agentId: string, reason: string | undefined) {
-  const deps = c.get("deps");
-  const who = c.get("operator");
-  const { eventId, duplicate } = await ingestEvent(deps, {
-    agentId,
-    source: "manual",
-    priority: 0,
-    dedupKey: `trigger:${clientKey(c)}`,
-    payload: { reason: reason ?? "manual trigger", operator: who.name },
-  }, activityOfIngest(deps.db, who, { action: "trigger", agentId, at: deps.clock.now() }));
+  const { eventId, duplicate } = await ingestOperatorInput(c.get("deps"), c.get("operator"), { action: "trigger", agentId, key: clientKey(c), reason: reason ?? "manual trigger" });
   return c.json({ eventId, duplicate }, 202);
 }
 

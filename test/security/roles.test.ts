@@ -124,6 +124,8 @@ describe("roles on every route", () => {
         expect([401, 403], `${name} on ${path}`).not.toContain(res.status);
       } else {
         expect(res.status, `${name} on ${path}`).toBe(403);
+        // The API's own refusal (auth/require-role.ts): one role check, one answer.
+        expect((await res.json()).error, `${name} on ${path}`).toBe(`forbidden: this needs the ${needed} role (${role}-1 is ${role})`);
         expect(await deps.db.select().from(events)).toHaveLength(0);
         expect(await deps.db.select().from(operators)).toHaveLength(3);
         expect(await deps.db.select().from(agents)).toEqual(agentsBefore);
