@@ -31,9 +31,8 @@ export function valueToSql(value: InValue): unknown {
   return value;
 }
 
-/** Positional arguments as they are; named ones without their `@`, `$` or `:` prefix. */
+/** Positional arguments as they are; named ones (or none given) without their `@`, `$` or `:` prefix. */
 export function argsToSql(args: readonly InValue[] | Record<string, InValue> | undefined): unknown[] | Record<string, unknown> {
-  if (args === undefined) return [];
   if (Array.isArray(args)) return args.map(valueToSql);
   const named: Record<string, unknown> = {};
   for (const name in args) {
