@@ -20,6 +20,7 @@ export type BatchStatement = InStatement | [string, InArgs?];
 
 const BEGIN: Record<TransactionMode, string> = { write: "BEGIN IMMEDIATE", read: "BEGIN TRANSACTION READONLY", deferred: "BEGIN DEFERRED" };
 
+/** The BEGIN of a transaction mode, as @libsql/client writes it (a RangeError for an unknown mode). */
 export function begin(mode: TransactionMode): string {
   if (!Object.hasOwn(BEGIN, mode)) throw new RangeError('Unknown transaction mode, supported values are "write", "read" and "deferred"');
   return BEGIN[mode];
