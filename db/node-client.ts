@@ -1,11 +1,11 @@
 /**
  * Node's libSQL client: an embedded file (its directory created) or `:memory:`, or a remote URL.
  *
- * For a `file:` database the settings below hold on every connection, not only the first:
- * - **One connection** (`concurrency: 1`). libSQL's embedded calls are synchronous, so a pool
- *   never runs two statements at once in this process; but it opens a new connection whenever two
+ * For a `file:` database the settings below hold on its connection:
+ * - **One connection**. libSQL's embedded calls are synchronous, so a pool never runs two
+ *   statements at once in this process; @libsql/client's opens a new connection whenever two
  *   calls start in the same tick, and per-connection PRAGMAs set after opening would miss it. With
- *   one connection the PRAGMAs below reach every statement.
+ *   one connection, set up as it opens, the PRAGMAs below reach every statement.
  * - **Busy timeout** (`timeout`, applied by the driver when it opens a connection): another
  *   writer on the same file (the sqlite3 CLI, a backup, `db:migrate`, a second process) makes a
  *   statement wait up to BUSY_TIMEOUT_MS for the lock instead of failing at once with SQLITE_BUSY.
@@ -17,14 +17,15 @@
  *   the cost of an ingest on a small disk. The Node host runs the checkpoints themselves on a
  *   worker thread (functions/host/wal-checkpointer.ts).
  * - **cache_size** 16 MiB (the default 2 MiB stops holding the hot indexes once history grows).
- * - **Prepared statements kept** per connection (db/statement-cache.ts): the driver would parse
- *   and plan every statement again on each call.
+ * - **Prepared statements kept** (db/statement-cache.ts): @libsql/client would make the driver
+ *   parse and plan every statement again on each call, so embedded databases (and `:memory:`)
+ *   get our own client over one connection (db/embedded-client.ts); remote URLs get @libsql/client.
  */
 import { createClient, type Client } from "@libsql/client";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
-import { installStatementCache } from "./statement-cache.ts";
+import { EmbeddedClient } from "./embedded-client.ts";
 
 export const BUSY_TIMEOUT_MS = 5000;
 const CACHE_KIB = 16 * 1024;
@@ -39,11 +40,9 @@ export function embeddedPath(url: string): string | null {
 }
 
 export async function createNodeClient(url: string, authToken?: string): Promise<Client> {
+  if (url === ":memory:") return new EmbeddedClient(":memory:");
   const path = embeddedPath(url);
   if (path === null) return createClient({ url, authToken });
   mkdirSync(dirname(path), { recursive: true });
-  installStatementCache();
-  const client = createClient({ url, authToken, timeout: BUSY_TIMEOUT_MS, concurrency: 1 });
-  for (const pragma of FILE_PRAGMAS) await client.execute(pragma);
-  return client;
+  return new EmbeddedClient(path, { timeout: BUSY_TIMEOUT_MS, setup: FILE_PRAGMAS });
 }

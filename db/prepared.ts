@@ -6,42 +6,20 @@
  */
 import { fillPlaceholders } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
-import type { Query } from "drizzle-orm";
+import type { PreparedQuery } from "drizzle-orm/session";
 import type { SQLiteRaw } from "drizzle-orm/sqlite-core/query-builders/raw";
+import { BoundStatement } from "./bound-statement.ts";
 import type { Db } from "./client.ts";
 
-interface PreparedLike<TResult> {
-  getQuery(): Query;
-  mapResult(response: unknown, isFromBatch?: boolean): unknown;
+/** A statement prepared once: a drizzle builder's `.prepare()`, or `prepareRaw`. */
+interface PreparedLike<TResult> extends PreparedQuery {
   /** Runs it alone; for `bind` it only carries the result type. */
   all(values?: Record<string, unknown>): Promise<TResult>;
 }
 
-/**
- * A prepared statement with its values, as `db.batch` takes an item: `_prepare()` gives the
- * statement, `getQuery()` its SQL text (built once) and bound values, `mapResult` its rows.
- * A class, not an object of closures: several are bound per request.
- */
-class Bound<TResult> {
-  constructor(
-    private readonly prepared: PreparedLike<TResult>,
-    private readonly values: Record<string, unknown>,
-  ) {}
-  _prepare(): this {
-    return this;
-  }
-  getQuery(): Query {
-    const query = this.prepared.getQuery();
-    return { sql: query.sql, params: fillPlaceholders(query.params, this.values) };
-  }
-  mapResult(response: unknown, isFromBatch?: boolean): unknown {
-    return this.prepared.mapResult(response, isFromBatch);
-  }
-}
-
-/** A prepared statement with its values: a `db.batch` item whose SQL text was built once. */
+/** A prepared statement with its values: a `db.batch` item whose SQL text was built once (db/bound-statement.ts). */
 export function bind<TResult>(prepared: PreparedLike<TResult>, values: Record<string, unknown>): BatchItem<"sqlite"> & { _: { result: TResult } } {
-  return new Bound(prepared, values) as unknown as BatchItem<"sqlite"> & { _: { result: TResult } };
+  return new BoundStatement<TResult>(prepared, values);
 }
 
 /**

@@ -1,20 +1,35 @@
 /**
- * Prepared statements kept per embedded connection (db/statement-cache.ts): a repeated statement
- * is prepared once and gives the same results as a fresh one — across parameters, a rolled-back
- * batch, a failed statement and a schema change — and a connection never holds more than
- * MAX_STATEMENTS of them.
+ * Prepared statements kept by the embedded client (db/statement-cache.ts, db/embedded-client.ts):
+ * a repeated statement is prepared once by the driver (counted at `Database.prototype.prepare`)
+ * and gives the same results as a fresh @libsql/client — across parameters, a rolled-back batch,
+ * a failed statement and a schema change —, the client never holds more than MAX_STATEMENTS of
+ * them, and nothing of this reaches a libsql connection the client did not open.
  */
-import { describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import Database from "libsql";
 import { createClient } from "@libsql/client";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createNodeClient } from "../../db/node-client.ts";
-import { installStatementCache, MAX_STATEMENTS, statementCacheStats } from "../../db/statement-cache.ts";
+import { MAX_STATEMENTS } from "../../db/statement-cache.ts";
 
 const fileUrl = () => `file:${join(mkdtempSync(join(tmpdir(), "fw-stmt-")), "t.db")}`;
-const delta = (before: { hits: number; misses: number }) => ({ hits: statementCacheStats.hits - before.hits, misses: statementCacheStats.misses - before.misses });
+
+/** Counts what the driver is asked to prepare, by SQL text (a test-only spy, removed after each test). */
+const prepares = new Map<string, number>();
+const driverPrepare = Database.prototype.prepare;
+beforeEach(() => {
+  prepares.clear();
+  Database.prototype.prepare = function (this: Database.Database, sql: string) {
+    prepares.set(sql, (prepares.get(sql) ?? 0) + 1);
+    return driverPrepare.call(this, sql);
+  } as typeof driverPrepare;
+});
+afterEach(() => {
+  Database.prototype.prepare = driverPrepare;
+});
+const prepared = (sql: string) => prepares.get(sql) ?? 0;
 
 describe("statement cache", () => {
   it("prepares a repeated statement once and answers as a fresh client does", async () => {
@@ -22,21 +37,22 @@ describe("statement cache", () => {
     const cached = await createNodeClient(url);
     await cached.execute("create table t (id integer primary key, k text unique, v integer)");
     const insert = "insert into t (k, v) values (?, ?) on conflict do nothing returning id";
-    const before = { ...statementCacheStats };
     const ids = [];
     for (let i = 0; i < 20; i++) ids.push((await cached.execute({ sql: insert, args: [`k${i % 10}`, i] })).rows.map((r) => r.id));
-    expect(delta(before)).toEqual({ hits: 19, misses: 1 });
+    expect(prepared(insert)).toBe(1);
     expect(ids).toEqual([...Array.from({ length: 10 }, (_, i) => [i + 1]), ...Array(10).fill([])]);
 
     // A batch that fails rolls back; the same cached statements then work as before.
     await expect(cached.batch([{ sql: insert, args: ["new", 1] }, "insert into missing values (1)"])).rejects.toThrow(/missing/);
     expect((await cached.execute({ sql: insert, args: ["new", 2] })).rows.map((r) => r.id)).toEqual([11]);
+    expect(prepared(insert)).toBe(1);
 
     // A schema change: the cached select sees the new column.
     const select = "select * from t where k = ?";
     await cached.execute({ sql: select, args: ["k1"] });
     await cached.execute("alter table t add column w integer default 7");
     expect((await cached.execute({ sql: select, args: ["k1"] })).rows[0]).toMatchObject({ k: "k1", v: 1, w: 7 });
+    expect(prepared(select)).toBe(2);
 
     const fresh = createClient({ url });
     for (const sql of [select, "select count(*) as n, sum(v) as s from t"]) {
@@ -48,19 +64,32 @@ describe("statement cache", () => {
     cached.close();
   });
 
-  it("keeps at most MAX_STATEMENTS per connection, evicting the least recently used", () => {
-    installStatementCache();
-    const db = new Database(":memory:");
+  it("a script run through executeMultiple empties the cache (it may change the schema)", async () => {
+    const client = await createNodeClient(":memory:");
+    await client.executeMultiple("create table t (a integer); insert into t values (1);");
+    const select = "select * from t";
+    expect((await client.execute(select)).columns).toEqual(["a"]);
+    await client.executeMultiple("alter table t add column b integer default 2");
+    expect((await client.execute(select)).columns).toEqual(["a", "b"]);
+    expect(prepared(select)).toBe(2);
+    client.close();
+  });
+
+  it("keeps at most MAX_STATEMENTS, evicting the least recently used", async () => {
+    const client = await createNodeClient(":memory:");
     const text = (i: number) => `select ${i} as n`;
-    const before = { ...statementCacheStats };
-    for (let i = 0; i <= MAX_STATEMENTS; i++) db.prepare(text(i)).all();
-    expect(delta(before)).toEqual({ hits: 0, misses: MAX_STATEMENTS + 1 });
+    for (let i = 0; i <= MAX_STATEMENTS; i++) await client.execute(text(i));
     // The newest are still held; the first one was evicted and is prepared again.
-    db.prepare(text(MAX_STATEMENTS)).all();
-    expect(delta(before)).toEqual({ hits: 1, misses: MAX_STATEMENTS + 1 });
-    expect(db.prepare(text(0)).all()).toEqual([{ n: 0 }]);
-    expect(delta(before)).toEqual({ hits: 1, misses: MAX_STATEMENTS + 2 });
-    db.close();
+    await client.execute(text(MAX_STATEMENTS));
+    expect(prepared(text(MAX_STATEMENTS))).toBe(1);
+    expect((await client.execute(text(0))).rows.map((r) => ({ ...r }))).toEqual([{ n: 0 }]);
+    expect(prepared(text(0))).toBe(2);
+    // Using one makes it the newest: text(2) is now the oldest, used it survives the next eviction.
+    await client.execute(text(2));
+    await client.execute("select 'another' as n");
+    await client.execute(text(2));
+    expect(prepared(text(2))).toBe(1);
+    client.close();
   });
 
   it("asks the driver once per statement whether it returns rows and for its integer mode, and answers as before", async () => {
@@ -100,4 +129,21 @@ describe("statement cache", () => {
       Object.assign(proto, original);
     }
   });
+
+  it("leaves every other libsql connection in the process as the driver made it", async () => {
+    const client = await createNodeClient(fileUrl());
+    const sql = "select 1 as n";
+    await client.execute(sql);
+    await client.execute(sql);
+
+    const other = new Database(":memory:");
+    const [first, second] = [other.prepare(sql), other.prepare(sql)];
+    // Prepared anew each time, with the driver's own methods (no cached statement, no wrapper).
+    expect(first).not.toBe(second);
+    expect(Object.keys(first)).not.toContain("raw");
+    expect(first.raw(true).all()).toEqual([[1]]);
+    other.close();
+    client.close();
+  });
 });
+
