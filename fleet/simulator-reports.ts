@@ -17,8 +17,8 @@ import type { FleetInstance } from "./provider.ts";
 import { failuresWritten, SimulatorProvider, type FailureKind } from "./simulator.ts";
 import { ScopedProvider } from "./scoped-provider.ts";
 
+/** The fleet is not the simulator; jobs/inject-failure.ts answers it as a 409 for the caller. */
 export class NotSimulatedError extends Error {
-  readonly status = 409;
   constructor(kind: string) {
     super(`the fleet is not simulated: the provider is ${kind}`);
     this.name = "NotSimulatedError";
@@ -60,7 +60,7 @@ async function reportToAgents(deps: FleetDeps, failures: { instance: FleetInstan
 }
 
 /**
- * Injects a scripted failure and reports it. Throws NotSimulatedError (409) when the provider is
+ * Injects a scripted failure and reports it. Throws NotSimulatedError when the provider is
  * not the simulator; returns null when the simulated fleet has no such instance.
  */
 export async function injectSimulatorFailure(
