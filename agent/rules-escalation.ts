@@ -13,7 +13,7 @@ import type { AgentDeps } from "./deps.ts";
 import type { RunContext } from "../pipeline/index.ts";
 import { actions, instances, wakes } from "../schema/index.ts";
 import { executeAction } from "../fleet/actions.ts";
-import { activeBlock, describeBlock } from "../fleet/action-blocks.ts";
+import { blockingRejection, describeBlock } from "../fleet/action-blocks.ts";
 import { LOADING_STATES } from "../fleet/overdue-states.ts";
 
 export type Notify = (instanceId: string, title: string, body: string, severity: "warning" | "critical", dedupKey: string) => Promise<void>;
@@ -81,7 +81,7 @@ async function rebootStuckOnce(deps: AgentDeps, context: Context, instance: Inst
     .from(actions)
     .where(and(eq(actions.agentId, agentId), like(actions.idempotencyKey, `${keyPrefix}%`), gt(actions.createdAt, deps.clock.now() - STUCK_REBOOT_WINDOW_MS)))
     .limit(1);
-  const block = await activeBlock(deps, agentId, instance.id, "reboot");
+  const block = await blockingRejection(deps, { agentId, instanceId: instance.id, kind: "reboot", decidedBy: "rules", runId });
   const stuckFor = `${instance.state} since ${iso(instance.stateAt)}`;
   if (!earlier && !block) {
     const result = await executeAction(deps, {

@@ -14,7 +14,7 @@ import type { RunContext } from "../pipeline/index.ts";
 import { actions, instances } from "../schema/index.ts";
 import { answeringActionKey } from "../fleet/action-key.ts";
 import { executeAction } from "../fleet/actions.ts";
-import { activeBlock, describeBlock } from "../fleet/action-blocks.ts";
+import { blockingRejection, describeBlock } from "../fleet/action-blocks.ts";
 import { escalateByRules, type Notify } from "./rules-escalation.ts";
 import { notifyHuman } from "../notify/notify-human.ts";
 import { WakeLimitError } from "../pipeline/index.ts";
@@ -63,7 +63,7 @@ export async function decideByRules(deps: AgentDeps, context: Context, why: stri
       );
       continue;
     }
-    const block = await activeBlock(deps, agentId, instance.id, "start");
+    const block = await blockingRejection(deps, { agentId, instanceId: instance.id, kind: "start", decidedBy: "rules", runId });
     if (block) {
       decisions.push(`did not restart ${instance.id}: ${describeBlock(block)}`);
       continue;
