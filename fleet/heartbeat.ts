@@ -11,7 +11,7 @@ import { and, eq, inArray, isNull, lt, sql } from "drizzle-orm";
 import type { FleetDeps } from "./deps.ts";
 import { events, instanceEvents, instances } from "../schema/index.ts";
 import { ingestWrites } from "../pipeline/index.ts";
-import { combineWrites, defineTickCheck, runTickCheck } from "../pipeline/index.ts";
+import { combineWrites, defineTickCheck } from "../pipeline/index.ts";
 
 /** States in which an instance that reports by webhook keeps reporting. */
 export const HEARTBEAT_STATES = ["running", "loading", "rebooting"] as const;
@@ -78,9 +78,4 @@ function flagWrites(deps: FleetDeps, agentId: string, row: Silent, now: number) 
       from ${events} e where e.agent_id = ${agentId} and e.dedup_key = ${dedupKey}
         and not exists (select 1 from ${instanceEvents} ie where ie.agent_id = ${agentId} and ie.event_id = e.id)`),
   ]);
-}
-
-/** The heartbeat check as a tick of its own: the instances it flagged. */
-export function flagSilentInstances(deps: FleetDeps, agentId: string): Promise<string[]> {
-  return runTickCheck(deps, agentId, checkHeartbeats);
 }

@@ -19,7 +19,7 @@ import { agents, events, instanceEvents, instances } from "../schema/index.ts";
 import { GroupCommit } from "../db/group-commit.ts";
 import { yieldToEventLoop } from "../runtime/yield.ts";
 import { commitIngest, ingestStatements, publishAfterIngest } from "../pipeline/index.ts";
-import { defineTickCheck, runTickCheck, writesNothing } from "../pipeline/index.ts";
+import { defineTickCheck, writesNothing } from "../pipeline/index.ts";
 import { recordInstanceState } from "./instance-state.ts";
 import type { FleetInstance } from "./provider.ts";
 
@@ -195,8 +195,3 @@ export const reconcileInstances = defineTickCheck({
     return writesNothing(report);
   },
 });
-
-/** Reconciliation as a tick of its own; a provider failure is thrown. */
-export function reconcileFleet(deps: FleetDeps, agentId: string): Promise<ReconcileReport> {
-  return runTickCheck(deps, agentId, reconcileInstances);
-}

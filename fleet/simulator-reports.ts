@@ -10,7 +10,7 @@ import { and, eq, inArray, isNull } from "drizzle-orm";
 import type { FleetDeps } from "./deps.ts";
 import { agents, instances } from "../schema/index.ts";
 import { listActiveAgentIds } from "../pipeline/index.ts";
-import { defineTickCheck, runTickCheck, writesNothing, type TickStatement } from "../pipeline/index.ts";
+import { defineTickCheck, writesNothing, type TickStatement } from "../pipeline/index.ts";
 import { GroupCommit } from "../db/group-commit.ts";
 import { recordInstanceState, type RecordedChange } from "./instance-state.ts";
 import type { FleetInstance } from "./provider.ts";
@@ -117,8 +117,3 @@ export const simulatorReports = defineTickCheck({
 });
 
 type SimRows = Parameters<typeof failuresWritten>[1][number];
-
-/** The simulator check as a tick of its own. */
-export function simulateFleet(deps: FleetDeps, agentId: string): Promise<void> {
-  return runTickCheck<void, FleetDeps>(deps, agentId, simulatorReports);
-}

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
 import { SimulatorProvider, FAILURE_KINDS, FAILURES } from "../../fleet/simulator.ts";
-import { simulateFleet } from "../../fleet/simulator-reports.ts";
+import { simulateFleet } from "../support/one-check.ts";
 import { events, instances, simulatorInstances } from "../../schema/index.ts";
 import { createTestDeps, RecordingScheduler } from "../support/test-deps.ts";
 
