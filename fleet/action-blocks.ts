@@ -10,6 +10,7 @@
 import { and, desc, eq, gt, isNull, sql } from "drizzle-orm";
 import type { FleetDeps } from "./deps.ts";
 import { actionBlocks, approvals, events } from "../schema/index.ts";
+import type { ActionRequest } from "./action-types.ts";
 
 export type ActionBlock = typeof actionBlocks.$inferSelect;
 type Reader = Pick<FleetDeps, "db" | "clock">;
@@ -39,13 +40,7 @@ const active = (deps: Reader, agentId: string) =>
   and(eq(actionBlocks.agentId, agentId), isNull(actionBlocks.liftedAt), gt(actionBlocks.until, deps.clock.now()));
 
 /** Who asks for which action on which instance, and in which run: what the block check reads. */
-export interface BlockedQuestion {
-  agentId: string;
-  instanceId: string;
-  kind: string;
-  decidedBy: "llm" | "rules" | "human";
-  runId: number | null;
-}
+export type BlockedQuestion = Pick<ActionRequest, "agentId" | "instanceId" | "kind" | "decidedBy" | "runId">;
 
 /**
  * The one rejection check: the active block that stops this decider asking for this action on

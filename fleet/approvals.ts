@@ -16,7 +16,8 @@ import { RequestError } from "../runtime/errors.ts";
 import { ingestEvent } from "../pipeline/index.ts";
 import { approvalActionKey } from "./action-records.ts";
 import { liftBlocksFor, recordRejection } from "./action-blocks.ts";
-import { executeAction, type ActionKind, type ActionResult } from "./actions.ts";
+import { executeAction } from "./actions.ts";
+import type { ActionKind, ActionResult } from "./action-types.ts";
 
 export const APPROVAL_STATUSES = ["pending", "approved", "rejected"] as const;
 export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number];

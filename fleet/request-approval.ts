@@ -14,7 +14,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import { actions, approvals } from "../schema/index.ts";
 import { notifyHuman, type NotifyDeps } from "../notify/notify-human.ts";
-import type { ActionRequest, ActionResult } from "./actions.ts";
+import type { ActionRequest, ActionResult } from "./action-types.ts";
 import { findAction, recordedResult } from "./action-records.ts";
 import { fenceHolds, FenceLostError, refusedUnlessFenced } from "../pipeline/index.ts";
 import { blockingRejection, describeBlock } from "./action-blocks.ts";

@@ -14,7 +14,8 @@ import { defineTickCheck, writesNothing, type TickStatement } from "../pipeline/
 import { GroupCommit } from "../db/group-commit.ts";
 import { recordInstanceState, type RecordedChange } from "./instance-state.ts";
 import type { FleetInstance } from "./provider.ts";
-import { failuresWritten, SimulatorProvider, type FailureKind } from "./simulator.ts";
+import { failuresWritten, SimulatorProvider } from "./simulator.ts";
+import type { FailureKind } from "./simulated-failures.ts";
 import { ScopedProvider } from "./scoped-provider.ts";
 
 /** The fleet is not the simulator; jobs/inject-failure.ts answers it as a 409 for the caller. */

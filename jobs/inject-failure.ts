@@ -3,7 +3,7 @@
  * is not the simulator, 404 for an instance the simulator does not have.
  */
 import type { Deps } from "./deps.ts";
-import type { FailureKind } from "../fleet/simulator.ts";
+import type { FailureKind } from "../fleet/simulated-failures.ts";
 import { injectSimulatorFailure, NotSimulatedError } from "../fleet/simulator-reports.ts";
 import { RequestError } from "./errors.ts";
 

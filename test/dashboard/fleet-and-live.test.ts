@@ -4,7 +4,7 @@
  * rendered for the page they are on, the chat's session divider, and the favicon.
  */
 import { describe, expect, it } from "vitest";
-import { FAILURES } from "../../fleet/simulator.ts";
+import { FAILURES } from "../../fleet/simulated-failures.ts";
 import { executeAction } from "../../fleet/actions.ts";
 import { notifyHuman } from "../../notify/notify-human.ts";
 import { actions, approvals, events, instanceEvents, instances, simulatorInstances } from "../../schema/index.ts";

@@ -7,7 +7,8 @@
 import { describe, expect, it } from "vitest";
 import { buildApp } from "../../functions/app.ts";
 import { ProviderError, type FleetInstance } from "../../fleet/provider.ts";
-import { SimulatorProvider, type FailureKind } from "../../fleet/simulator.ts";
+import { SimulatorProvider } from "../../fleet/simulator.ts";
+import type { FailureKind } from "../../fleet/simulated-failures.ts";
 import type { Logger } from "../../runtime/log.ts";
 import { authHeaders, createTestDeps, type TestDeps } from "../support/test-deps.ts";
 import { dashboardClient } from "../dashboard/dashboard-client.ts";
