@@ -57,7 +57,7 @@ export function presentApproval(row: ApprovalRow, execution: Execution = null) {
   };
 }
 
-export async function listApprovals(deps: FleetDeps, agentId: string, status?: string, limit = 100) {
+export async function listApprovals(deps: Pick<FleetDeps, "db">, agentId: string, status?: string, limit = 100) {
   const rows = await deps.db
     .select()
     .from(approvals)

@@ -10,7 +10,7 @@
 import { and, eq, inArray, isNull, lt, sql } from "drizzle-orm";
 import type { FleetDeps } from "./deps.ts";
 import { events, instanceEvents, instances } from "../schema/index.ts";
-import { ingestWrites } from "../pipeline/index.ts";
+import { ingestWrites, type PipelineDeps } from "../pipeline/index.ts";
 import { combineWrites, defineTickCheck } from "../pipeline/index.ts";
 
 /** States in which an instance that reports by webhook keeps reporting. */
@@ -55,7 +55,7 @@ export const checkHeartbeats = defineTickCheck({
 });
 
 /** One silent instance: its inbox event, its flag, and its history row keyed by that event. */
-function flagWrites(deps: FleetDeps, agentId: string, row: Silent, now: number) {
+function flagWrites(deps: PipelineDeps, agentId: string, row: Silent, now: number) {
   const { db } = deps;
   const silentForS = Math.round((now - row.lastSeenAt) / 1000);
   const message = `no report for ${silentForS}s (last seen ${new Date(row.lastSeenAt).toISOString()})`;

@@ -78,7 +78,7 @@ export const checkOverdueStates = defineTickCheck({
   },
 });
 
-function stuckEvent(deps: FleetDeps, row: Row, now: number): IncomingEvent {
+function stuckEvent(deps: Pick<FleetDeps, "config">, row: Row, now: number): IncomingEvent {
   const forS = Math.round((now - row.stateAt) / 1000);
   return {
     agentId: row.agentId,

@@ -30,7 +30,7 @@ export interface AgentReport extends RecordedChange {
   agentId: string;
 }
 
-function simulator(deps: FleetDeps): SimulatorProvider | null {
+function simulator(deps: Pick<FleetDeps, "provider">): SimulatorProvider | null {
   const provider = deps.provider instanceof ScopedProvider ? deps.provider.inner : deps.provider;
   return provider instanceof SimulatorProvider ? provider : null;
 }
