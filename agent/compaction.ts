@@ -78,7 +78,7 @@ const SUMMARY_INSTRUCTIONS =
  * Its own request is fitted to the budget like every other request.
  */
 export function createSummarizer(options: {
-  deps: AgentDeps;
+  deps: Pick<AgentDeps, "db" | "clock" | "tokenCounter">;
   agentId: string;
   epoch: number;
   budget: number;

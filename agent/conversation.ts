@@ -6,7 +6,7 @@ import { agents, messages, sessions } from "../schema/index.ts";
 import type { ChatMessage } from "./chat-model.ts";
 import { countMessage } from "./tokens.ts";
 
-export async function listConversation(deps: AgentDeps, agentId: string) {
+export async function listConversation(deps: Pick<AgentDeps, "db">, agentId: string) {
   const [agent] = await deps.db.select({ epoch: agents.sessionEpoch }).from(agents).where(eq(agents.id, agentId));
   const epoch = agent?.epoch ?? 1;
   const [rows, session] = await deps.db.batch([

@@ -29,7 +29,7 @@ export class LlmCaller {
   largestRequest = 0;
 
   constructor(
-    private readonly deps: AgentDeps,
+    private readonly deps: Pick<AgentDeps, "clock">,
     private readonly model: ChatModel,
     private readonly breaker: Breaker,
     private readonly deadline: number,

@@ -101,7 +101,7 @@ function inputText(context: Pick<RunContext<AgentDeps>, "events" | "wakes" | "ru
 }
 
 /** Reads everything the prompt needs for this run and returns the draft the budget fits. */
-export async function buildPromptDraft(deps: AgentDeps, context: Pick<RunContext<AgentDeps>, "agentId" | "runId" | "sessionEpoch" | "events" | "wakes">): Promise<PromptDraft> {
+export async function buildPromptDraft(deps: Pick<AgentDeps, "db" | "clock" | "config" | "tokenCounter">, context: Pick<RunContext<AgentDeps>, "agentId" | "runId" | "sessionEpoch" | "events" | "wakes">): Promise<PromptDraft> {
   const { db, clock, config } = deps;
   const budget = config.contextBudgetTokens;
   const now = clock.now();

@@ -10,10 +10,11 @@
  */
 import { and, eq, gt, like } from "drizzle-orm";
 import type { AgentDeps } from "./deps.ts";
+import type { FleetDeps } from "../fleet/deps.ts";
 import type { RunContext } from "../pipeline/index.ts";
 import { actions, instances, wakes } from "../schema/index.ts";
 import { executeAction } from "../fleet/actions.ts";
-import { activeBlock, describeBlock } from "../fleet/action-blocks.ts";
+import { blockingRejection, describeBlock } from "../fleet/action-blocks.ts";
 import { LOADING_STATES } from "../fleet/overdue-states.ts";
 
 export type Notify = (instanceId: string, title: string, body: string, severity: "warning" | "critical", dedupKey: string) => Promise<void>;
@@ -29,7 +30,7 @@ const isLoading = (state: string) => (LOADING_STATES as readonly string[]).inclu
 
 /** Returns whether anything was done (an action taken); notifications are counted by `notify`. */
 export async function escalateByRules(
-  deps: AgentDeps,
+  deps: FleetDeps,
   context: Context,
   fleet: readonly InstanceRow[],
   notify: Notify,
@@ -73,7 +74,7 @@ export async function escalateByRules(
   return acted;
 }
 
-async function rebootStuckOnce(deps: AgentDeps, context: Context, instance: InstanceRow, notify: Notify, decisions: string[]): Promise<boolean> {
+async function rebootStuckOnce(deps: FleetDeps, context: Context, instance: InstanceRow, notify: Notify, decisions: string[]): Promise<boolean> {
   const { agentId, runId } = context;
   const keyPrefix = `rules:${agentId}:stuck:${instance.id}:`;
   const [earlier] = await deps.db
@@ -81,7 +82,7 @@ async function rebootStuckOnce(deps: AgentDeps, context: Context, instance: Inst
     .from(actions)
     .where(and(eq(actions.agentId, agentId), like(actions.idempotencyKey, `${keyPrefix}%`), gt(actions.createdAt, deps.clock.now() - STUCK_REBOOT_WINDOW_MS)))
     .limit(1);
-  const block = await activeBlock(deps, agentId, instance.id, "reboot");
+  const block = await blockingRejection(deps, { agentId, instanceId: instance.id, kind: "reboot", decidedBy: "rules", runId });
   const stuckFor = `${instance.state} since ${iso(instance.stateAt)}`;
   if (!earlier && !block) {
     const result = await executeAction(deps, {
@@ -110,7 +111,7 @@ async function rebootStuckOnce(deps: AgentDeps, context: Context, instance: Inst
   return false;
 }
 
-async function recheckWakes(deps: AgentDeps, context: Context) {
+async function recheckWakes(deps: Pick<AgentDeps, "db">, context: Context) {
   if (context.wakes.length === 0) return [];
   const rows = await deps.db.select().from(wakes).where(eq(wakes.agentId, context.agentId));
   const consumed = new Set(context.wakes.map((w) => w.id));

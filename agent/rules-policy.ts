@@ -9,12 +9,13 @@
  */
 import { and, eq, gt, inArray, isNull, sql } from "drizzle-orm";
 import type { AgentDeps } from "./deps.ts";
+import type { FleetDeps } from "../fleet/deps.ts";
 import { HOUR_MS, MINUTE_MS } from "../runtime/time.ts";
-import type { RunContext } from "../pipeline/index.ts";
+import type { PipelineDeps, RunContext } from "../pipeline/index.ts";
 import { actions, instances } from "../schema/index.ts";
 import { answeringActionKey } from "../fleet/action-key.ts";
 import { executeAction } from "../fleet/actions.ts";
-import { activeBlock, describeBlock } from "../fleet/action-blocks.ts";
+import { blockingRejection, describeBlock } from "../fleet/action-blocks.ts";
 import { escalateByRules, type Notify } from "./rules-escalation.ts";
 import { notifyHuman } from "../notify/notify-human.ts";
 import { WakeLimitError } from "../pipeline/index.ts";
@@ -34,7 +35,7 @@ export interface RulesDecision {
 
 type Context = Pick<RunContext<AgentDeps>, "agentId" | "runId" | "events" | "wakes" | "fence">;
 
-export async function decideByRules(deps: AgentDeps, context: Context, why: string): Promise<RulesDecision> {
+export async function decideByRules(deps: FleetDeps, context: Context, why: string): Promise<RulesDecision> {
   const { db, clock, config } = deps;
   const { agentId, runId } = context;
   const now = clock.now();
@@ -63,7 +64,7 @@ export async function decideByRules(deps: AgentDeps, context: Context, why: stri
       );
       continue;
     }
-    const block = await activeBlock(deps, agentId, instance.id, "start");
+    const block = await blockingRejection(deps, { agentId, instanceId: instance.id, kind: "start", decidedBy: "rules", runId });
     if (block) {
       decisions.push(`did not restart ${instance.id}: ${describeBlock(block)}`);
       continue;
@@ -112,7 +113,7 @@ export async function decideByRules(deps: AgentDeps, context: Context, why: stri
   return { mutated, decisions, reply };
 }
 
-async function recentRestarts(deps: AgentDeps, agentId: string, instanceId: string, now: number): Promise<number> {
+async function recentRestarts(deps: Pick<AgentDeps, "db">, agentId: string, instanceId: string, now: number): Promise<number> {
   const [row] = await deps.db
     .select({ count: sql<number>`count(*)` })
     .from(actions)
@@ -128,7 +129,7 @@ async function recentRestarts(deps: AgentDeps, agentId: string, instanceId: stri
   return Number(row?.count ?? 0);
 }
 
-async function scheduleRecheck(deps: AgentDeps, context: Context, instanceId: string, decisions: string[], onCreated: () => void) {
+async function scheduleRecheck(deps: PipelineDeps, context: Context, instanceId: string, decisions: string[], onCreated: () => void) {
   try {
     const wake = await scheduleSelfWake(deps, context.agentId, {
       dueAt: deps.clock.now() + RECHECK_AFTER_MS,

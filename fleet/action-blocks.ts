@@ -2,13 +2,15 @@
  * A human's "no" sticks (invariant 12). Rejecting an approval stores a block on that action kind
  * for that instance for APPROVAL_REJECT_COOLDOWN_S; while it is active, neither the LLM nor the
  * rules policy files the same request again (requestApproval refuses it, saying who rejected it
- * and when). A human lifts it by approving a request for the same action (one the agent filed
+ * and when; the rules policy does not try it). Whether a block holds is decided in one place,
+ * `blockingRejection`, which both call. A human lifts it by approving a request for the same action (one the agent filed
  * because a human asked for it in chat: a run answering a human message may ask again), or by
  * DELETE /api/agents/:agent/blocks/:id. Blocks are never deleted, only lifted or expired.
  */
 import { and, desc, eq, gt, isNull, sql } from "drizzle-orm";
 import type { FleetDeps } from "./deps.ts";
 import { actionBlocks, approvals, events } from "../schema/index.ts";
+import type { ActionRequest } from "./action-types.ts";
 
 export type ActionBlock = typeof actionBlocks.$inferSelect;
 type Reader = Pick<FleetDeps, "db" | "clock">;
@@ -37,7 +39,24 @@ export async function recordRejection(deps: Pick<FleetDeps, "db" | "clock" | "co
 const active = (deps: Reader, agentId: string) =>
   and(eq(actionBlocks.agentId, agentId), isNull(actionBlocks.liftedAt), gt(actionBlocks.until, deps.clock.now()));
 
-export async function activeBlock(deps: Reader, agentId: string, instanceId: string, kind: string): Promise<ActionBlock | undefined> {
+/** Who asks for which action on which instance, and in which run: what the block check reads. */
+export type BlockedQuestion = Pick<ActionRequest, "agentId" | "instanceId" | "kind" | "decidedBy" | "runId">;
+
+/**
+ * The one rejection check: the active block that stops this decider asking for this action on
+ * this instance in this run, or undefined when it may ask. Only the LLM in a run that consumed a
+ * human message is let through (a human asked for it again); the rules policy never is, and
+ * neither is a filing with no run behind it. requestApproval refuses what this returns, and the
+ * rules policy does not try it (so it pages nobody about a refusal it caused).
+ */
+export async function blockingRejection(deps: Reader, asked: BlockedQuestion): Promise<ActionBlock | undefined> {
+  const block = await activeBlock(deps, asked.agentId, asked.instanceId, asked.kind);
+  if (!block) return undefined;
+  if (asked.decidedBy === "llm" && (await runAnswersHuman(deps, asked.agentId, asked.runId))) return undefined;
+  return block;
+}
+
+async function activeBlock(deps: Reader, agentId: string, instanceId: string, kind: string): Promise<ActionBlock | undefined> {
   const [row] = await deps.db
     .select()
     .from(actionBlocks)
@@ -76,7 +95,7 @@ export async function liftBlock(deps: Reader, agentId: string, blockId: number, 
 }
 
 /** Whether the run filing a request consumed a human message: then a human asked again. */
-export async function runAnswersHuman(deps: Reader, agentId: string, runId: number | null): Promise<boolean> {
+async function runAnswersHuman(deps: Reader, agentId: string, runId: number | null): Promise<boolean> {
   if (runId === null) return false;
   const [row] = await deps.db
     .select({ n: sql<number>`count(*)` })

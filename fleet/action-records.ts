@@ -7,7 +7,7 @@ import { and, eq, sql } from "drizzle-orm";
 import type { FleetDeps } from "./deps.ts";
 import { HOUR_MS } from "../runtime/time.ts";
 import { actions, instanceEvents, instances } from "../schema/index.ts";
-import type { ActionKind, ActionRequest, ActionResult } from "./actions.ts";
+import type { ActionKind, ActionRequest, ActionResult } from "./action-types.ts";
 import type { InstanceState } from "./provider.ts";
 import { fenceHolds } from "../pipeline/index.ts";
 import { expectationAfter } from "./expectations.ts";

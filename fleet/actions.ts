@@ -13,38 +13,11 @@ import { iso } from "../runtime/time.ts";
 import { claimAction, findAction, finishAction, recordedResult, recordSuccess } from "./action-records.ts";
 import { ProviderError } from "./provider.ts";
 import { requestApproval } from "./request-approval.ts";
-import { leaseRemainingMs, refusedUnlessFenced, type RunFence } from "../pipeline/index.ts";
-
-export const ACTION_KINDS = ["start", "stop", "reboot", "destroy", "label"] as const;
-export type ActionKind = (typeof ACTION_KINDS)[number];
+import { leaseRemainingMs, refusedUnlessFenced } from "../pipeline/index.ts";
+import type { ActionRequest, ActionResult } from "./action-types.ts";
 
 /** What acting on an instance needs: the provider, and what recording and notifying need. */
 export type ActionDeps = Pick<FleetDeps, "db" | "clock" | "config" | "provider" | "scheduler" | "log">;
-
-export interface ActionRequest {
-  agentId: string;
-  runId: number | null;
-  instanceId: string;
-  kind: ActionKind;
-  /** The new label, for kind `label`. */
-  label?: string;
-  decidedBy: "llm" | "rules" | "human";
-  /** Same key (per agent) = same action: a repeat does not call the provider again. */
-  idempotencyKey: string;
-  reason?: string;
-  approvalId?: number;
-  /** The deciding run's fence; absent or null when no run decided (a human's approval). */
-  fence?: RunFence | null;
-}
-
-export interface ActionResult {
-  actionId: number;
-  status: "succeeded" | "failed" | "awaiting_approval" | "rate_limited";
-  /** True when the key was already used and this is the recorded result. */
-  repeated: boolean;
-  approvalId?: number;
-  error?: string;
-}
 
 export function needsApproval(deps: Pick<FleetDeps, "config">, request: Pick<ActionRequest, "kind" | "decidedBy">): boolean {
   return request.decidedBy !== "human" && deps.config.approvalRequired.includes(request.kind);

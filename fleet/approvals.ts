@@ -12,22 +12,24 @@ import { and, desc, eq, inArray } from "drizzle-orm";
 import type { FleetDeps } from "./deps.ts";
 import { actions, approvals } from "../schema/index.ts";
 import { iso } from "../runtime/time.ts";
+import { RequestError } from "../runtime/errors.ts";
 import { ingestEvent } from "../pipeline/index.ts";
 import { approvalActionKey } from "./action-records.ts";
 import { liftBlocksFor, recordRejection } from "./action-blocks.ts";
-import { executeAction, type ActionKind, type ActionResult } from "./actions.ts";
+import { executeAction } from "./actions.ts";
+import type { ActionKind, ActionResult } from "./action-types.ts";
 
 export const APPROVAL_STATUSES = ["pending", "approved", "rejected"] as const;
 export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number];
 export type Decision = "approve" | "reject";
 
-/** An expected failure of a decision; `status` is the HTTP status the API answers with. */
-export class ApprovalError extends Error {
-  constructor(
-    readonly status: 404 | 409,
-    message: string,
-  ) {
-    super(message);
+/**
+ * An expected failure of a decision, the caller's to fix (an unknown approval, one already
+ * decided): a RequestError, so the API and the dashboard answer it with this status.
+ */
+export class ApprovalError extends RequestError {
+  constructor(status: 404 | 409, message: string) {
+    super(status, message);
     this.name = "ApprovalError";
   }
 }
@@ -55,7 +57,7 @@ export function presentApproval(row: ApprovalRow, execution: Execution = null) {
   };
 }
 
-export async function listApprovals(deps: FleetDeps, agentId: string, status?: string, limit = 100) {
+export async function listApprovals(deps: Pick<FleetDeps, "db">, agentId: string, status?: string, limit = 100) {
   const rows = await deps.db
     .select()
     .from(approvals)

@@ -6,7 +6,7 @@
  * nobody (drop reason `expected`). A report of anything else, or the deadline passing unmet
  * (fleet/overdue-states.ts), is an event as any other change.
  */
-import type { ActionKind } from "./actions.ts";
+import type { ActionKind } from "./action-types.ts";
 import type { InstanceState } from "./provider.ts";
 
 /** The state each action should end in; null when an action implies no state to wait for. */

@@ -9,7 +9,7 @@ import { sql } from "drizzle-orm";
 import type { FleetDeps } from "./deps.ts";
 import { actions, events, instances, notifications } from "../schema/index.ts";
 import { notificationStatements } from "../notify/notify-human.ts";
-import { combineWrites, defineTickCheck, runTickCheck } from "../pipeline/index.ts";
+import { combineWrites, defineTickCheck } from "../pipeline/index.ts";
 import { HEARTBEAT_STATES } from "./heartbeat.ts";
 
 /** Heartbeat events older than this are not looked at again. */
@@ -72,8 +72,3 @@ export const checkMissedHeartbeats = defineTickCheck({
     };
   },
 });
-
-/** The escalation check as a tick of its own: the instances a human was told about. */
-export function escalateMissedHeartbeats(deps: FleetDeps, agentId: string): Promise<string[]> {
-  return runTickCheck(deps, agentId, checkMissedHeartbeats);
-}

@@ -10,8 +10,8 @@
 import { and, eq, inArray, isNull, lt, sql } from "drizzle-orm";
 import type { FleetDeps } from "./deps.ts";
 import { events, instanceEvents, instances } from "../schema/index.ts";
-import { ingestWrites } from "../pipeline/index.ts";
-import { combineWrites, defineTickCheck, runTickCheck } from "../pipeline/index.ts";
+import { ingestWrites, type PipelineDeps } from "../pipeline/index.ts";
+import { combineWrites, defineTickCheck } from "../pipeline/index.ts";
 
 /** States in which an instance that reports by webhook keeps reporting. */
 export const HEARTBEAT_STATES = ["running", "loading", "rebooting"] as const;
@@ -55,7 +55,7 @@ export const checkHeartbeats = defineTickCheck({
 });
 
 /** One silent instance: its inbox event, its flag, and its history row keyed by that event. */
-function flagWrites(deps: FleetDeps, agentId: string, row: Silent, now: number) {
+function flagWrites(deps: PipelineDeps, agentId: string, row: Silent, now: number) {
   const { db } = deps;
   const silentForS = Math.round((now - row.lastSeenAt) / 1000);
   const message = `no report for ${silentForS}s (last seen ${new Date(row.lastSeenAt).toISOString()})`;
@@ -78,9 +78,4 @@ function flagWrites(deps: FleetDeps, agentId: string, row: Silent, now: number) 
       from ${events} e where e.agent_id = ${agentId} and e.dedup_key = ${dedupKey}
         and not exists (select 1 from ${instanceEvents} ie where ie.agent_id = ${agentId} and ie.event_id = e.id)`),
   ]);
-}
-
-/** The heartbeat check as a tick of its own: the instances it flagged. */
-export function flagSilentInstances(deps: FleetDeps, agentId: string): Promise<string[]> {
-  return runTickCheck(deps, agentId, checkHeartbeats);
 }

@@ -27,7 +27,7 @@ export function presentInstanceEvent(row: InstanceEventRow) {
 }
 export type InstanceEventView = ReturnType<typeof presentInstanceEvent>;
 
-export async function listInstanceEvents(deps: FleetDeps, agentId: string, instanceId: string | undefined, limit: number): Promise<InstanceEventView[]> {
+export async function listInstanceEvents(deps: Pick<FleetDeps, "db">, agentId: string, instanceId: string | undefined, limit: number): Promise<InstanceEventView[]> {
   const rows = await deps.db
     .select()
     .from(instanceEvents)
@@ -37,7 +37,7 @@ export async function listInstanceEvents(deps: FleetDeps, agentId: string, insta
   return rows.map(presentInstanceEvent);
 }
 
-export async function listInstances(deps: FleetDeps, agentId: string) {
+export async function listInstances(deps: Pick<FleetDeps, "db">, agentId: string) {
   const { db } = deps;
   // Each instance's few latest history rows, read through (agent, instance, id) newest first and
   // stopped at the limit: the cost follows the fleet's size, never the length of its history.

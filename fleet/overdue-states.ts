@@ -14,7 +14,7 @@ import type { FleetDeps } from "./deps.ts";
 import { instances } from "../schema/index.ts";
 import type { IncomingEvent } from "../pipeline/index.ts";
 import { ingestWrites } from "../pipeline/index.ts";
-import { combineWrites, defineTickCheck, runTickCheck } from "../pipeline/index.ts";
+import { combineWrites, defineTickCheck } from "../pipeline/index.ts";
 
 /** States an instance should only pass through. */
 export const LOADING_STATES = ["created", "loading"] as const;
@@ -78,12 +78,7 @@ export const checkOverdueStates = defineTickCheck({
   },
 });
 
-/** The overdue check as a tick of its own: the instances it raised. */
-export function raiseOverdueStates(deps: FleetDeps, agentId: string): Promise<string[]> {
-  return runTickCheck(deps, agentId, checkOverdueStates);
-}
-
-function stuckEvent(deps: FleetDeps, row: Row, now: number): IncomingEvent {
+function stuckEvent(deps: Pick<FleetDeps, "config">, row: Row, now: number): IncomingEvent {
   const forS = Math.round((now - row.stateAt) / 1000);
   return {
     agentId: row.agentId,

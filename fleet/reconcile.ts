@@ -15,11 +15,12 @@
  */
 import { and, eq, isNull, lte, or, sql } from "drizzle-orm";
 import type { FleetDeps } from "./deps.ts";
+import type { PipelineDeps } from "../pipeline/index.ts";
 import { agents, events, instanceEvents, instances } from "../schema/index.ts";
 import { GroupCommit } from "../db/group-commit.ts";
 import { yieldToEventLoop } from "../runtime/yield.ts";
 import { commitIngest, ingestStatements, publishAfterIngest } from "../pipeline/index.ts";
-import { defineTickCheck, runTickCheck, writesNothing } from "../pipeline/index.ts";
+import { defineTickCheck, writesNothing } from "../pipeline/index.ts";
 import { recordInstanceState } from "./instance-state.ts";
 import type { FleetInstance } from "./provider.ts";
 
@@ -157,7 +158,7 @@ async function reconcileFromSnapshot(
  * one batch. The event is keyed by this disappearance (the stored state's time) and the history
  * row by that event, so a repeated turn after a crash writes nothing twice.
  */
-async function markGone(deps: FleetDeps, row: StoredInstance, now: number): Promise<void> {
+async function markGone(deps: PipelineDeps, row: StoredInstance, now: number): Promise<void> {
   const { db } = deps;
   const dedupKey = `reconcile:${row.id}:gone:${row.stateAt}`;
   const event = ingestStatements(deps, {
@@ -195,8 +196,3 @@ export const reconcileInstances = defineTickCheck({
     return writesNothing(report);
   },
 });
-
-/** Reconciliation as a tick of its own; a provider failure is thrown. */
-export function reconcileFleet(deps: FleetDeps, agentId: string): Promise<ReconcileReport> {
-  return runTickCheck(deps, agentId, reconcileInstances);
-}

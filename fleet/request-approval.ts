@@ -14,10 +14,10 @@
 import { and, eq, sql } from "drizzle-orm";
 import { actions, approvals } from "../schema/index.ts";
 import { notifyHuman, type NotifyDeps } from "../notify/notify-human.ts";
-import type { ActionRequest, ActionResult } from "./actions.ts";
+import type { ActionRequest, ActionResult } from "./action-types.ts";
 import { findAction, recordedResult } from "./action-records.ts";
 import { fenceHolds, FenceLostError, refusedUnlessFenced } from "../pipeline/index.ts";
-import { activeBlock, describeBlock, runAnswersHuman } from "./action-blocks.ts";
+import { blockingRejection, describeBlock } from "./action-blocks.ts";
 
 /** The pending approval for this action on this instance, if one is waiting for a human. */
 async function pendingFor(deps: NotifyDeps, request: ActionRequest) {
@@ -65,8 +65,8 @@ export async function requestApproval(deps: NotifyDeps, request: ActionRequest):
   if (known) return recordedResult(deps, known);
   const waiting = await pendingFor(deps, request);
   if (waiting) return { actionId: waiting.actionId ?? 0, status: "awaiting_approval", repeated: true, approvalId: waiting.id };
-  const block = await activeBlock(deps, agentId, request.instanceId, request.kind);
-  if (block && !(request.decidedBy === "llm" && (await runAnswersHuman(deps, agentId, request.runId)))) {
+  const block = await blockingRejection(deps, request);
+  if (block) {
     return refuseBlocked(deps, request, `blocked: ${describeBlock(block)}. Do not ask again unless a human asks for it.`);
   }
 

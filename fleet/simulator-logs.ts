@@ -5,7 +5,7 @@
  * agent (and tests) read the same log twice, and short enough that tail and cap are exercised.
  */
 import type { FleetInstance } from "./provider.ts";
-import type { FailureKind } from "./simulator.ts";
+import type { FailureKind } from "./simulated-failures.ts";
 
 const ENDINGS: Record<FailureKind, string[]> = {
   exit: [

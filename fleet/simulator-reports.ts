@@ -10,15 +10,16 @@ import { and, eq, inArray, isNull } from "drizzle-orm";
 import type { FleetDeps } from "./deps.ts";
 import { agents, instances } from "../schema/index.ts";
 import { listActiveAgentIds } from "../pipeline/index.ts";
-import { defineTickCheck, runTickCheck, writesNothing, type TickStatement } from "../pipeline/index.ts";
+import { defineTickCheck, writesNothing, type TickStatement } from "../pipeline/index.ts";
 import { GroupCommit } from "../db/group-commit.ts";
 import { recordInstanceState, type RecordedChange } from "./instance-state.ts";
 import type { FleetInstance } from "./provider.ts";
-import { failuresWritten, SimulatorProvider, type FailureKind } from "./simulator.ts";
+import { failuresWritten, SimulatorProvider } from "./simulator.ts";
+import type { FailureKind } from "./simulated-failures.ts";
 import { ScopedProvider } from "./scoped-provider.ts";
 
+/** The fleet is not the simulator; jobs/inject-failure.ts answers it as a 409 for the caller. */
 export class NotSimulatedError extends Error {
-  readonly status = 409;
   constructor(kind: string) {
     super(`the fleet is not simulated: the provider is ${kind}`);
     this.name = "NotSimulatedError";
@@ -29,7 +30,7 @@ export interface AgentReport extends RecordedChange {
   agentId: string;
 }
 
-function simulator(deps: FleetDeps): SimulatorProvider | null {
+function simulator(deps: Pick<FleetDeps, "provider">): SimulatorProvider | null {
   const provider = deps.provider instanceof ScopedProvider ? deps.provider.inner : deps.provider;
   return provider instanceof SimulatorProvider ? provider : null;
 }
@@ -60,7 +61,7 @@ async function reportToAgents(deps: FleetDeps, failures: { instance: FleetInstan
 }
 
 /**
- * Injects a scripted failure and reports it. Throws NotSimulatedError (409) when the provider is
+ * Injects a scripted failure and reports it. Throws NotSimulatedError when the provider is
  * not the simulator; returns null when the simulated fleet has no such instance.
  */
 export async function injectSimulatorFailure(
@@ -117,8 +118,3 @@ export const simulatorReports = defineTickCheck({
 });
 
 type SimRows = Parameters<typeof failuresWritten>[1][number];
-
-/** The simulator check as a tick of its own. */
-export function simulateFleet(deps: FleetDeps, agentId: string): Promise<void> {
-  return runTickCheck<void, FleetDeps>(deps, agentId, simulatorReports);
-}

@@ -12,6 +12,7 @@ import type { Clock } from "../runtime/clock.ts";
 import { simulatorInstances } from "../schema/index.ts";
 import { ProviderError, tailOfLog, type FleetInstance, type FleetProvider, type InstanceLogs, type InstanceState, type LogRequest } from "./provider.ts";
 import { lastLines, simulatedLog } from "./simulator-logs.ts";
+import { FAILURE_KINDS, FAILURES, type FailureKind } from "./simulated-failures.ts";
 
 const GPUS = [
   { gpuName: "RTX 4090", gpuCount: 1, pricePerHour: 0.42 },
@@ -20,16 +21,8 @@ const GPUS = [
   { gpuName: "RTX 3090", gpuCount: 4, pricePerHour: 0.88 },
 ];
 
-export const FAILURE_KINDS = ["exit", "oom", "stuck_loading", "host_offline"] as const;
-export type FailureKind = (typeof FAILURE_KINDS)[number];
-
-/** What each scripted failure does to the instance, as a real one would show it. */
-export const FAILURES: Record<FailureKind, { state: InstanceState; message: string }> = {
-  exit: { state: "exited", message: "container exited with code 1" },
-  oom: { state: "exited", message: "CUDA out of memory: tried to allocate 2.50 GiB" },
-  stuck_loading: { state: "loading", message: "loading: pulling image (no progress)" },
-  host_offline: { state: "offline", message: "host offline: machine disconnected" },
-};
+/** Kept here for dashboard/, which still imports the kinds from this module. */
+export { FAILURE_KINDS } from "./simulated-failures.ts";
 
 /** Instances per list page (Vast.ai's CLI asks for 25; a page here is one database round trip). */
 export const SIMULATOR_PAGE_SIZE = 100;

@@ -2,12 +2,12 @@
  * A simulated failure asked for over HTTP (the API and the dashboard's form): 409 when the fleet
  * is not the simulator, 404 for an instance the simulator does not have.
  */
-import type { Deps } from "./deps.ts";
-import type { FailureKind } from "../fleet/simulator.ts";
+import type { FleetDeps } from "../fleet/deps.ts";
+import type { FailureKind } from "../fleet/simulated-failures.ts";
 import { injectSimulatorFailure, NotSimulatedError } from "../fleet/simulator-reports.ts";
 import { RequestError } from "./errors.ts";
 
-export async function injectFailureOrRefuse(deps: Deps, instanceId: string, kind: FailureKind) {
+export async function injectFailureOrRefuse(deps: FleetDeps, instanceId: string, kind: FailureKind) {
   let injected;
   try {
     injected = await injectSimulatorFailure(deps, instanceId, kind);

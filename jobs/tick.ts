@@ -10,7 +10,7 @@
 import type { Deps } from "./deps.ts";
 import { MINUTE_MS } from "../runtime/time.ts";
 import { agentTick, type AgentTick } from "../pipeline/index.ts";
-import type { AnyTickCheck } from "../pipeline/index.ts";
+import type { AnyTickCheck, PipelineDeps } from "../pipeline/index.ts";
 import { simulatorReports } from "../fleet/simulator-reports.ts";
 import { reconcileInstances } from "../fleet/reconcile.ts";
 import { checkHeartbeats } from "../fleet/heartbeat.ts";
@@ -55,7 +55,7 @@ export async function tickAgent(deps: Deps, agentId: string): Promise<AgentTick 
  * What stops it repeating: the dedup key `tick:{agent}:{minute}` drops a second fan-out within the
  * same minute, and a tick delivery publishes no tick.
  */
-export async function fanOutTick(deps: Deps): Promise<string[]> {
+export async function fanOutTick(deps: PipelineDeps): Promise<string[]> {
   const now = deps.clock.now();
   const minute = Math.floor(now / MINUTE_MS);
   const agentIds = await listActiveAgentIds(deps.db);
@@ -78,6 +78,6 @@ export async function runCronTick(deps: Deps): Promise<AgentTick[]> {
   return report;
 }
 
-function prune(deps: Deps) {
+function prune(deps: PipelineDeps) {
   return pruneOldRecords(deps).catch((err: unknown) => deps.log.error("pruning old records failed", { error: String(err) }));
 }

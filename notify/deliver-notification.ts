@@ -16,7 +16,7 @@ import { sendToChannel } from "./channels/send-to-channel.ts";
 export const NOTIFY_MAX_ATTEMPTS = 4;
 
 /** Our bound must not outlast the scheduler's own retries, or the final failure goes unrecorded. */
-export function maxAttempts(deps: PipelineDeps): number {
+export function maxAttempts(deps: Pick<PipelineDeps, "config" | "scheduler">): number {
   if (deps.scheduler.kind !== "qstash") return NOTIFY_MAX_ATTEMPTS;
   return Math.max(1, Math.min(NOTIFY_MAX_ATTEMPTS, deps.config.qstash.retries + 1));
 }
@@ -60,7 +60,7 @@ export async function deliverNotification(deps: PipelineDeps, deliveryId: number
   await recordOutcome(deps, deliveryId, "delivered", null);
 }
 
-async function recordOutcome(deps: PipelineDeps, deliveryId: number, status: "pending" | "delivered" | "failed", error: string | null) {
+async function recordOutcome(deps: Pick<PipelineDeps, "db" | "clock">, deliveryId: number, status: "pending" | "delivered" | "failed", error: string | null) {
   await deps.db
     .update(notificationDeliveries)
     .set({

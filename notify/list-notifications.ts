@@ -16,7 +16,7 @@ export interface NotificationView {
   deliveries: { id: number; channel: string; status: string; attempts: number; lastError: string | null; deliveredAt: string | null }[];
 }
 
-export async function listNotifications(deps: PipelineDeps, agentId: string, limit = 50): Promise<NotificationView[]> {
+export async function listNotifications(deps: Pick<PipelineDeps, "db">, agentId: string, limit = 50): Promise<NotificationView[]> {
   const rows = await deps.db
     .select()
     .from(notifications)

@@ -8,7 +8,7 @@
  */
 import { sql } from "drizzle-orm";
 import type { PipelineDeps } from "../pipeline/index.ts";
-import { combineWrites, defineTickCheck, runTickCheck } from "../pipeline/index.ts";
+import { combineWrites, defineTickCheck } from "../pipeline/index.ts";
 import { notifications } from "../schema/index.ts";
 import { notificationStatements } from "./notify-human.ts";
 
@@ -59,8 +59,3 @@ export const announcePoisonDrops = defineTickCheck({
     return { statements: alerts.statements, after: async (results) => (await alerts.after(results)).length };
   },
 });
-
-/** The poison check as a tick of its own: how many drops it announced. */
-export function notifyPoisonDrops(deps: PipelineDeps, agentId: string): Promise<number> {
-  return runTickCheck(deps, agentId, announcePoisonDrops);
-}

@@ -8,7 +8,7 @@ import { sql } from "drizzle-orm";
 import type { PipelineDeps } from "../pipeline/index.ts";
 import { MINUTE_MS } from "../runtime/time.ts";
 import { notificationDeliveries, notifications } from "../schema/index.ts";
-import { defineTickCheck, runTickCheck } from "../pipeline/index.ts";
+import { defineTickCheck } from "../pipeline/index.ts";
 
 export const STALLED_AFTER_MS = 5 * MINUTE_MS;
 
@@ -36,8 +36,3 @@ export const repairStalledDeliveries = defineTickCheck({
     };
   },
 });
-
-/** The check as a tick of its own: how many deliveries it published again. */
-export function republishStalledDeliveries(deps: PipelineDeps, agentId: string): Promise<number> {
-  return runTickCheck(deps, agentId, repairStalledDeliveries);
-}

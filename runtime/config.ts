@@ -14,7 +14,7 @@ const positiveInt = (fallback: number) => z.coerce.number().int().positive().def
 const nonNegativeNumber = (fallback: number) => z.coerce.number().min(0).default(fallback);
 
 /**
- * Action kinds an approval can guard. The same list as fleet/actions.ts ACTION_KINDS (runtime
+ * Action kinds an approval can guard. The same list as fleet/action-types.ts ACTION_KINDS (runtime
  * sits below fleet, so it cannot import it; test/security/config-refusals.test.ts checks they agree).
  */
 export const APPROVABLE_ACTIONS = ["start", "stop", "reboot", "destroy", "label"] as const;

@@ -8,5 +8,3 @@ export const consoleLogger: Logger = {
   info: (message, fields) => console.log(JSON.stringify({ level: "info", message, ...fields })),
   error: (message, fields) => console.error(JSON.stringify({ level: "error", message, ...fields })),
 };
-
-export const silentLogger: Logger = { info: () => {}, error: () => {} };

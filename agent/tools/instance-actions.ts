@@ -7,7 +7,8 @@
  */
 import { z } from "zod";
 import { answeringActionKey } from "../../fleet/action-key.ts";
-import { executeAction, type ActionKind } from "../../fleet/actions.ts";
+import { executeAction } from "../../fleet/actions.ts";
+import type { ActionKind } from "../../fleet/action-types.ts";
 import { defineTool, instanceId, reason, type AgentTool } from "./tool.ts";
 
 function actionTool(kind: Exclude<ActionKind, "label">, name: string, description: string): AgentTool {

@@ -5,7 +5,7 @@
  * Every output is capped, so one tool cannot flood the context.
  */
 import { z } from "zod";
-import type { AgentDeps } from "../deps.ts";
+import type { FleetDeps } from "../../fleet/deps.ts";
 import type { ChatTool } from "../chat-model.ts";
 import type { Answering } from "../../fleet/action-key.ts";
 import type { RunFence } from "../../pipeline/index.ts";
@@ -13,7 +13,8 @@ import type { TokenCounter } from "../deps.ts";
 import { truncateToTokensOffThread } from "../tokens.ts";
 
 export interface ToolContext {
-  deps: AgentDeps;
+  /** The fleet's ports (tools act and read through the provider, never the LLM) and the token counter. */
+  deps: FleetDeps & { tokenCounter?: TokenCounter };
   agentId: string;
   runId: number;
   toolCallId: string;

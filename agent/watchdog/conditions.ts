@@ -33,7 +33,7 @@ const TICK_MS = OVERDUE_MS;
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /** All conditions' statements, named `<kind>.<part>`, for one batch. */
-export function conditionReads(deps: AgentDeps, agentId: string, now: number) {
+export function conditionReads(deps: Pick<AgentDeps, "db" | "config">, agentId: string, now: number) {
   const { db, config } = deps;
   const late = (priority: 0 | 1) =>
     and(eq(events.priority, priority), lt(events.createdAt, now - 2 * debounceWindow(config, priority) - TICK_MS));

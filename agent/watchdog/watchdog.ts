@@ -11,7 +11,7 @@ import { and, asc, eq, isNull, or } from "drizzle-orm";
 import type { AgentDeps } from "../deps.ts";
 import { watchdogConditions } from "../../schema/index.ts";
 import { notificationStatements } from "../../notify/notify-human.ts";
-import { combineWrites, defineTickCheck, runTickCheck } from "../../pipeline/index.ts";
+import { combineWrites, defineTickCheck } from "../../pipeline/index.ts";
 import { conditionReads, conditionsFrom, type ConditionKind } from "./conditions.ts";
 
 export const CONDITION_TITLES: Record<ConditionKind, string> = {
@@ -157,11 +157,6 @@ export const checkLoopHealth = defineTickCheck({
     };
   },
 });
-
-/** The watchdog as a tick of its own: the conditions it opened and closed. */
-export function watchLoop(deps: AgentDeps, agentId: string): Promise<{ started: string[]; cleared: string[] }> {
-  return runTickCheck(deps, agentId, checkLoopHealth);
-}
 
 /** The open conditions, oldest first, as GET /api/agents/:agent/health and the dashboard show them. */
 export async function readHealth(deps: Pick<AgentDeps, "db">, agentId: string): Promise<{ ok: boolean; conditions: HealthCondition[] }> {

@@ -10,7 +10,7 @@ export async function getApprovals(c: Ctx, agentId: string, status: ApprovalStat
   return c.json({ approvals: await listApprovals(c.get("deps"), agentId, status, limit) });
 }
 
-/** 404 unknown approval and 409 already decided come from ApprovalError through onError. */
+/** 404 unknown approval and 409 already decided: ApprovalError is a RequestError, answered by onError. */
 export async function postDecision(c: Ctx, agentId: string, approvalId: number, decision: Decision, note: string | undefined) {
   const deps = c.get("deps");
   const who = c.get("operator");

@@ -6,7 +6,7 @@ import type { Context } from "hono";
 import type { AppEnv } from "../../jobs/app-env.ts";
 import { listInstanceEvents, listInstances } from "../../fleet/list-instances.ts";
 import { injectFailureOrRefuse } from "../../jobs/inject-failure.ts";
-import type { FailureKind } from "../../fleet/simulator.ts";
+import type { FailureKind } from "../../fleet/simulated-failures.ts";
 
 type Ctx = Context<AppEnv>;
 

@@ -1,6 +1,6 @@
 /** Request shapes of the fleet routes; handlers get these parsed and typed. */
 import { z } from "zod";
-import { FAILURE_KINDS } from "../../fleet/simulator.ts";
+import { FAILURE_KINDS } from "../../fleet/simulated-failures.ts";
 
 export const instanceParam = z.object({ id: z.string().regex(/^[\w.:-]{1,128}$/, "must be 1-128 word characters") });
 

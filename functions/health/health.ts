@@ -9,10 +9,11 @@ import type { AppEnv } from "../../jobs/app-env.ts";
 import { pingDatabase } from "../../db/client.ts";
 import { describeLlm } from "../../agent/llm-health.ts";
 import { writeHealthProbe } from "../../db/health-probe.ts";
-import type { Deps } from "../../jobs/deps.ts";
+import type { AgentDeps } from "../../agent/deps.ts";
 import { schedulerBacklog } from "../../pipeline/index.ts";
 
-type HealthPart = (deps: Deps) => Promise<{ fields: Record<string, unknown>; healthy: boolean }>;
+/** What the parts read: the adapters in use and the database, never the run step. */
+type HealthPart = (deps: Pick<AgentDeps, "db" | "clock" | "scheduler" | "llm" | "provider">) => Promise<{ fields: Record<string, unknown>; healthy: boolean }>;
 
 const databasePart: HealthPart = async (deps) => {
   const writable = await writeHealthProbe(deps.db, deps.clock.now()).then(

@@ -1,8 +1,13 @@
-/** Handlers of /api/operators: list, create (the token is in this answer only), revoke. */
+/**
+ * Handlers of /api/operators: list, create (the token is in this answer only), revoke. The
+ * store's OperatorError (a taken name, an unknown id) is the caller's to fix and is answered as a
+ * RequestError with its status; nothing else from the store becomes a client status.
+ */
 import type { Context } from "hono";
 import type { AppEnv } from "../../jobs/app-env.ts";
+import { RequestError } from "../../jobs/errors.ts";
 import { listActivity, recordActivity } from "../../auth/activity.ts";
-import { createOperator, listOperators, revokeOperator } from "../../auth/operators-store.ts";
+import { createOperator, listOperators, OperatorError, revokeOperator } from "../../auth/operators-store.ts";
 import type { Role } from "../../auth/roles.ts";
 
 type Ctx = Context<AppEnv>;
@@ -15,14 +20,23 @@ export async function getOperators(c: Ctx) {
 export async function postOperator(c: Ctx, name: string, role: Role) {
   const { db, clock } = c.get("deps");
   const who = c.get("operator");
-  const created = await createOperator(db, { name, role, createdBy: who.name, now: clock.now() });
+  const created = await asRequestError(createOperator(db, { name, role, createdBy: who.name, now: clock.now() }));
   await recordActivity(db, who, { action: "operator_add", subject: `${name} (${role})`, at: clock.now() });
   return c.json({ ...created, notice: "the token is shown once: store it now" }, 201);
 }
 
 export async function deleteOperator(c: Ctx, id: number) {
   const { db, clock } = c.get("deps");
-  const operator = await revokeOperator(db, id, clock.now());
+  const operator = await asRequestError(revokeOperator(db, id, clock.now()));
   await recordActivity(db, c.get("operator"), { action: "operator_revoke", subject: operator.name, at: clock.now() });
   return c.json({ operator });
+}
+
+async function asRequestError<T>(work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (err) {
+    if (err instanceof OperatorError) throw new RequestError(err.status, err.message);
+    throw err;
+  }
 }

@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
-import { executeAction, type ActionRequest } from "../../fleet/actions.ts";
+import { executeAction } from "../../fleet/actions.ts";
+import type { ActionRequest } from "../../fleet/action-types.ts";
 import { decideApproval } from "../../fleet/approvals.ts";
 import { actions, approvals, events, instances, notifications } from "../../schema/index.ts";
 import { buildApp } from "../../functions/app.ts";

@@ -1,6 +1,6 @@
 /** Test deps with a seeded simulated fleet, a counting provider, and fleetwarden's view of it. */
 import { createTestDb, createTestDeps, type RecordingScheduler, type TestDeps } from "../support/test-deps.ts";
-import { FakeClock } from "../../runtime/clock.ts";
+import { FakeClock } from "../support/fake-clock.ts";
 import { instances } from "../../schema/index.ts";
 import { CountingProvider } from "./counting-provider.ts";
 import type { AgentRunStep } from "../../jobs/deps.ts";

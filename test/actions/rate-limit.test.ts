@@ -1,6 +1,7 @@
 /** The per-instance hourly quota of provider calls (ACTION_RATE_LIMIT_PER_HOUR). */
 import { describe, expect, it } from "vitest";
-import { executeAction, type ActionRequest } from "../../fleet/actions.ts";
+import { executeAction } from "../../fleet/actions.ts";
+import type { ActionRequest } from "../../fleet/action-types.ts";
 import { ProviderError } from "../../fleet/provider.ts";
 import { fleetFixture } from "./fleet-fixture.ts";
 

@@ -9,7 +9,7 @@ import { eq, and, desc } from "drizzle-orm";
 import { createTestDb, createTestDeps, type TestDeps } from "../support/test-deps.ts";
 import { deliverDue } from "../support/drive.ts";
 import { ScriptedLlm } from "../support/scripted-llm.ts";
-import { FakeClock } from "../../runtime/clock.ts";
+import { FakeClock } from "../support/fake-clock.ts";
 import { SimulatorProvider } from "../../fleet/simulator.ts";
 import { OpenAiChatModel } from "../../agent/openai-model.ts";
 import { createAgentRunStep } from "../../agent/run-agent.ts";

@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { TokenWorker } from "../../functions/host/token-worker.ts";
 import type { TokenCounter } from "../../jobs/deps.ts";
-import { silentLogger } from "../../runtime/log.ts";
+import { silentLogger } from "../support/silent-logger.ts";
 import { agentFixture, scriptedLlm, seedHistory, trigger } from "./harness.ts";
 
 const workers: TokenWorker[] = [];

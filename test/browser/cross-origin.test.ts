@@ -18,7 +18,7 @@ import { join } from "node:path";
 import { chromium, type Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startNodeHost, type NodeHost } from "../../functions/host/node-host.ts";
-import { silentLogger } from "../../runtime/log.ts";
+import { silentLogger } from "../support/silent-logger.ts";
 
 const CHROMIUM = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
 const ADMIN_TOKEN = "cross-origin-admin-token-0123456789";

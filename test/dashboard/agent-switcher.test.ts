@@ -7,7 +7,7 @@
 import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { executeAction } from "../../fleet/actions.ts";
-import { reconcileFleet } from "../../fleet/reconcile.ts";
+import { reconcileFleet } from "../support/one-check.ts";
 import type { SimulatorProvider } from "../../fleet/simulator.ts";
 import { actions, approvals, events, notifications, sessions, simulatorInstances } from "../../schema/index.ts";
 import { archiveAgent, createAgent } from "../../pipeline/index.ts";

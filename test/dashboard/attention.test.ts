@@ -10,7 +10,7 @@ import { LLM_BREAKER } from "../../agent/run-agent.ts";
 import { loadAttention, STUCK_STARTING_MS } from "../../dashboard/attention.ts";
 import { executeAction } from "../../fleet/actions.ts";
 import { decideApproval } from "../../fleet/approvals.ts";
-import { flagSilentInstances } from "../../fleet/heartbeat.ts";
+import { flagSilentInstances } from "../support/one-check.ts";
 import { recordInstanceState } from "../../fleet/instance-state.ts";
 import { createTestDeps, type TestDeps } from "../support/test-deps.ts";
 import { agentFixture, scriptedLlm, trigger } from "../agent/harness.ts";

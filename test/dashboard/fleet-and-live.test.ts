@@ -4,13 +4,13 @@
  * rendered for the page they are on, the chat's session divider, and the favicon.
  */
 import { describe, expect, it } from "vitest";
-import { FAILURES } from "../../fleet/simulator.ts";
+import { FAILURES } from "../../fleet/simulated-failures.ts";
 import { executeAction } from "../../fleet/actions.ts";
 import { notifyHuman } from "../../notify/notify-human.ts";
 import { actions, approvals, events, instanceEvents, instances, simulatorInstances } from "../../schema/index.ts";
 import { resetSession } from "../../pipeline/index.ts";
 import { ingestEvent } from "../../pipeline/index.ts";
-import { reconcileFleet } from "../../fleet/reconcile.ts";
+import { reconcileFleet } from "../support/one-check.ts";
 import { advance, startDueDelivery } from "../support/drive.ts";
 import { createTestDeps } from "../support/test-deps.ts";
 import { GatedStep } from "../support/gated-step.ts";

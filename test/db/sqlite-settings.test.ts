@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createNodeClient, BUSY_TIMEOUT_MS } from "../../db/node-client.ts";
 import { startNodeHost, type NodeHost } from "../../functions/host/node-host.ts";
-import { silentLogger } from "../../runtime/log.ts";
+import { silentLogger } from "../support/silent-logger.ts";
 import { TEST_ADMIN_TOKEN, TEST_WEBHOOK_SECRET } from "../support/test-deps.ts";
 import { signedWebhook } from "../support/signed-webhook.ts";
 

@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
-import { approvals, notifications } from "../../schema/index.ts";
+import { actions, approvals, notifications } from "../../schema/index.ts";
 import { buildApp } from "../../functions/app.ts";
 import { executeAction } from "../../fleet/actions.ts";
 import { authHeaders, type TestDeps } from "../support/test-deps.ts";
@@ -47,6 +47,27 @@ describe("rejection cooldown, rules policy", () => {
     const rows = await approvalRows(deps);
     expect(rows).toHaveLength(2);
     expect(rows[1]).toMatchObject({ status: "pending", kind: "start", instanceId: "sim-1" });
+  });
+
+  it("the rules policy honours the block itself: it does not try the restart, so it pages nobody about a refusal", async () => {
+    // Without its own check the policy would ask, be refused by requestApproval (a `blocked`
+    // action row), and page "Restart of sim-1 failed" on every exited report.
+    const { deps } = await agentFixture({ vars: { APPROVAL_REQUIRED_ACTIONS: "start" } });
+    await exitedAgain(deps);
+    const [asked] = await approvalRows(deps);
+    await decide(deps, asked!.id, "reject", "leave it down");
+    const afterRejection = (await deps.db.select().from(notifications)).length;
+
+    for (let i = 0; i < 2; i++) {
+      deps.clock.advance(10 * 60_000);
+      const run = await exitedAgain(deps);
+      expect(run.decider).toBe("rules");
+    }
+    const all = await deps.db.select().from(notifications);
+    expect(all.map((n) => n.title)).toEqual(["Approval needed: start sim-1"]);
+    expect(all).toHaveLength(afterRejection);
+    const blocked = (await deps.db.select().from(actions)).filter((a) => a.status === "blocked");
+    expect(blocked).toEqual([]);
   });
 
   it("while an approval is pending, later runs neither file it again nor page again", async () => {

@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { like } from "drizzle-orm";
 import { breakers, events, notifications, runs } from "../../schema/index.ts";
 import { buildApp } from "../../functions/app.ts";
-import { watchLoop } from "../../agent/watchdog/watchdog.ts";
+import { watchLoop } from "../support/one-check.ts";
 import { LLM_BREAKER } from "../../agent/run-agent.ts";
 import { ingestEvent } from "../../pipeline/index.ts";
 import { scheduleSelfWake } from "../../pipeline/index.ts";

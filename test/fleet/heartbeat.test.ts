@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { and, eq } from "drizzle-orm";
-import { flagSilentInstances } from "../../fleet/heartbeat.ts";
+import { flagSilentInstances } from "../support/one-check.ts";
 import { recordInstanceState } from "../../fleet/instance-state.ts";
 import type { InstanceState } from "../../fleet/provider.ts";
 import { events, instanceEvents, instances } from "../../schema/index.ts";

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { and, eq } from "drizzle-orm";
-import { reconcileFleet } from "../../fleet/reconcile.ts";
+import { reconcileFleet } from "../support/one-check.ts";
 import { recordInstanceState } from "../../fleet/instance-state.ts";
 import { SimulatorProvider } from "../../fleet/simulator.ts";
 import { VastProvider } from "../../fleet/vast.ts";

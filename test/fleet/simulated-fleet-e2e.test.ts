@@ -14,7 +14,7 @@ import { wireDeps } from "../../functions/host/wire-deps.ts";
 import { executeAction } from "../../fleet/actions.ts";
 import { SimulatorProvider } from "../../fleet/simulator.ts";
 import { VastProvider } from "../../fleet/vast.ts";
-import { silentLogger } from "../../runtime/log.ts";
+import { silentLogger } from "../support/silent-logger.ts";
 import { events, runs } from "../../schema/index.ts";
 import { advance } from "../support/drive.ts";
 import { authHeaders, createTestDeps, RecordingScheduler, TEST_ADMIN_TOKEN, testConfig } from "../support/test-deps.ts";

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
-import { SimulatorProvider, FAILURE_KINDS, FAILURES } from "../../fleet/simulator.ts";
-import { simulateFleet } from "../../fleet/simulator-reports.ts";
+import { SimulatorProvider } from "../../fleet/simulator.ts";
+import { FAILURE_KINDS, FAILURES } from "../../fleet/simulated-failures.ts";
+import { simulateFleet } from "../support/one-check.ts";
 import { events, instances, simulatorInstances } from "../../schema/index.ts";
 import { createTestDeps, RecordingScheduler } from "../support/test-deps.ts";
 

@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { createClient } from "@libsql/client";
 import { openDatabase } from "../../db/client.ts";
 import { applyMigrations } from "../../db/migrate.ts";
-import { FakeClock } from "../../runtime/clock.ts";
+import { FakeClock } from "../support/fake-clock.ts";
 import { SimulatorProvider, simulatorPages } from "../../fleet/simulator.ts";
 import { countingClient } from "../support/counting-client.ts";
 import { createTestDeps } from "../support/test-deps.ts";

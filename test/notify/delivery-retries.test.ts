@@ -11,7 +11,7 @@ import { listNotifications } from "../../notify/list-notifications.ts";
 import { deliveries, notificationDeliveries } from "../../schema/index.ts";
 import { LocalScheduler } from "../../pipeline/index.ts";
 import { handleDelivery } from "../../jobs/deliver.ts";
-import { silentLogger } from "../../runtime/log.ts";
+import { silentLogger } from "../support/silent-logger.ts";
 import { createTestDb, createTestDeps, type TestDeps } from "../support/test-deps.ts";
 import { startReceiver, type Receiver } from "./receiver.ts";
 

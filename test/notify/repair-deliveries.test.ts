@@ -1,7 +1,8 @@
 /** A channel delivery whose publish was lost is published again by the cron tick, and delivered. */
 import { afterEach, describe, expect, it } from "vitest";
 import { notifyHuman } from "../../notify/notify-human.ts";
-import { republishStalledDeliveries, STALLED_AFTER_MS } from "../../notify/repair-deliveries.ts";
+import { STALLED_AFTER_MS } from "../../notify/repair-deliveries.ts";
+import { republishStalledDeliveries } from "../support/one-check.ts";
 import { runCronTick } from "../../jobs/tick.ts";
 import { handleDelivery } from "../../jobs/deliver.ts";
 import { createTestDeps, FlakyScheduler } from "../support/test-deps.ts";

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { startNodeHost, type NodeHost } from "../../functions/host/node-host.ts";
-import { silentLogger } from "../../runtime/log.ts";
+import { silentLogger } from "../support/silent-logger.ts";
 import { TEST_ADMIN_TOKEN } from "../support/test-deps.ts";
 import { signQStash, startFakeQStash, TEST_CURRENT_KEY, type FakeQStash } from "./fake-qstash.ts";
 import { qstashVars } from "./qstash-deps.ts";

@@ -3,7 +3,7 @@
  * QStash, the test signing keys, and a fake clock set to real time (signatures are checked
  * against real time, and the replay guard prunes by the injected clock).
  */
-import { FakeClock } from "../../runtime/clock.ts";
+import { FakeClock } from "../support/fake-clock.ts";
 import { qstashSchedulerFromConfig } from "../../pipeline/index.ts";
 import { createTestDeps, testConfig } from "../support/test-deps.ts";
 import { TEST_CURRENT_KEY, TEST_NEXT_KEY, TEST_PUBLIC_URL, TEST_QSTASH_TOKEN, type FakeQStash } from "./fake-qstash.ts";

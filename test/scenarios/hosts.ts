@@ -15,7 +15,7 @@ import { openDatabase } from "../../db/client.ts";
 import { applyMigrations } from "../../db/migrate.ts";
 import { createNodeClient } from "../../db/node-client.ts";
 import { startNodeHost } from "../../functions/host/node-host.ts";
-import { silentLogger } from "../../runtime/log.ts";
+import { silentLogger } from "../support/silent-logger.ts";
 import { startFakeQStash, TEST_PUBLIC_URL } from "../qstash/fake-qstash.ts";
 import { qstashVars } from "../qstash/qstash-deps.ts";
 import { startHranaServer } from "../support/hrana-server.ts";

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SIMULATOR_PAGE_SIZE, SimulatorProvider, simulatorPages } from "../../fleet/simulator.ts";
 import { systemClock } from "../../runtime/clock.ts";
 import type { Deps } from "../../jobs/deps.ts";
-import { silentLogger } from "../../runtime/log.ts";
+import { silentLogger } from "../support/silent-logger.ts";
 import { instances, simulatorInstances } from "../../schema/index.ts";
 import { claimRun } from "../../pipeline/index.ts";
 import { minimalRunStep } from "../../pipeline/index.ts";

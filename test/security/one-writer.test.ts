@@ -13,7 +13,7 @@ import { createClient } from "@libsql/client";
 import { afterEach, describe, expect, it } from "vitest";
 import { nodeHostId } from "../../functions/host/host-lock.ts";
 import { startNodeHost } from "../../functions/host/node-host.ts";
-import { silentLogger } from "../../runtime/log.ts";
+import { silentLogger } from "../support/silent-logger.ts";
 import { ScriptedLlm } from "../support/scripted-llm.ts";
 import { TEST_ADMIN_TOKEN, TEST_WEBHOOK_SECRET } from "../support/test-deps.ts";
 import { runStart } from "./start-process.ts";

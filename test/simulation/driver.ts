@@ -9,9 +9,9 @@
 import { createClient } from "@libsql/client";
 import { openDatabase } from "../../db/client.ts";
 import { applyMigrations } from "../../db/migrate.ts";
-import { FakeClock } from "../../runtime/clock.ts";
+import { FakeClock } from "../support/fake-clock.ts";
 import type { Deps } from "../../jobs/deps.ts";
-import { silentLogger } from "../../runtime/log.ts";
+import { silentLogger } from "../support/silent-logger.ts";
 import { DEFAULT_AGENT, ensureAgent } from "../../pipeline/index.ts";
 import { handleDelivery } from "../../jobs/deliver.ts";
 import { ingestEvent } from "../../pipeline/index.ts";

@@ -5,7 +5,7 @@
  * after the run's lease has run out (it advances the fake clock while "thinking").
  */
 import type { ChatCompletion, ChatModel } from "../../agent/chat-model.ts";
-import type { FakeClock } from "../../runtime/clock.ts";
+import type { FakeClock } from "../support/fake-clock.ts";
 import type { Rng } from "./rng.ts";
 
 export class MisbehavingLlm implements ChatModel {

@@ -7,7 +7,7 @@
 import type { ChatCompletion, ChatMessage, ChatModel, ChatTool } from "../../agent/chat-model.ts";
 import { countPrompt } from "../../agent/tokens.ts";
 import { pairsIntact } from "../../agent/turns.ts";
-import type { FakeClock } from "../../runtime/clock.ts";
+import type { FakeClock } from "../support/fake-clock.ts";
 import type { Rng } from "./rng.ts";
 
 const WORDS = "sim-1 exited oom restart loader gpu memory check again later healthy running stopped".split(" ");

@@ -5,7 +5,7 @@
 import type { Deps } from "../../jobs/deps.ts";
 import { handleDelivery } from "../../jobs/deliver.ts";
 import type { RecordingScheduler } from "./test-deps.ts";
-import type { FakeClock } from "../../runtime/clock.ts";
+import type { FakeClock } from "./fake-clock.ts";
 
 export async function deliverDue(deps: Deps & { clock: FakeClock }, scheduler = deps.scheduler as RecordingScheduler): Promise<string[]> {
   const results: string[] = [];

@@ -6,10 +6,10 @@
 import { createClient } from "@libsql/client";
 import { openDatabase, type Db } from "../../db/client.ts";
 import { applyMigrations } from "../../db/migrate.ts";
-import { FakeClock } from "../../runtime/clock.ts";
+import { FakeClock } from "./fake-clock.ts";
 import { parseConfig, type Config } from "../../runtime/config.ts";
 import type { Deps } from "../../jobs/deps.ts";
-import { silentLogger } from "../../runtime/log.ts";
+import { silentLogger } from "./silent-logger.ts";
 import { DEFAULT_AGENT, ensureAgent } from "../../pipeline/index.ts";
 import { minimalRunStep } from "../../pipeline/index.ts";
 import type { PublishRequest, Scheduler } from "../../pipeline/index.ts";

@@ -1,0 +1,34 @@
+/**
+ * The shape of an action on an instance: its kinds, the request (who decided, what it answers,
+ * the deciding run's fence) and the result. Its own module because executing, recording,
+ * approving and expecting an action all speak it, and none of them should import another to do so.
+ */
+import type { RunFence } from "../pipeline/index.ts";
+
+export const ACTION_KINDS = ["start", "stop", "reboot", "destroy", "label"] as const;
+export type ActionKind = (typeof ACTION_KINDS)[number];
+
+export interface ActionRequest {
+  agentId: string;
+  runId: number | null;
+  instanceId: string;
+  kind: ActionKind;
+  /** The new label, for kind `label`. */
+  label?: string;
+  decidedBy: "llm" | "rules" | "human";
+  /** Same key (per agent) = same action: a repeat does not call the provider again. */
+  idempotencyKey: string;
+  reason?: string;
+  approvalId?: number;
+  /** The deciding run's fence; absent or null when no run decided (a human's approval). */
+  fence?: RunFence | null;
+}
+
+export interface ActionResult {
+  actionId: number;
+  status: "succeeded" | "failed" | "awaiting_approval" | "rate_limited";
+  /** True when the key was already used and this is the recorded result. */
+  repeated: boolean;
+  approvalId?: number;
+  error?: string;
+}
