@@ -7,13 +7,13 @@
  * If publishing the run's delivery fails, the event is still stored and pending; the cron tick
  * requests a run for it, so nothing is lost.
  */
-import { and, eq, gt, isNull, or, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import type { PipelineDeps } from "./deps.ts";
 import type { Statements } from "../db/group-commit.ts";
 import type { BatchItem, BatchResponse } from "drizzle-orm/batch";
-import { agents, events } from "../schema/index.ts";
+import { events } from "../schema/index.ts";
 import { bind, preparedPerDb } from "../db/prepared.ts";
-import { debounceWindow, publishRunSlot, type Priority } from "./request-run.ts";
+import { debounceWindow, publishRunSlot, scheduleIfPending, type Priority } from "./request-run.ts";
 
 export type EventSource = "human" | "manual" | "webhook" | "reconcile" | "heartbeat" | "approval" | "overdue";
 
@@ -30,11 +30,6 @@ export interface Ingested {
   duplicate: boolean;
 }
 
-/** Statement: the event is stored and still waiting for a run. */
-export function eventIsPending(agentId: string, dedupKey: string) {
-  return sql`exists (select 1 from ${events} where ${events.agentId} = ${agentId} and ${events.dedupKey} = ${dedupKey} and ${events.status} = 'pending')`;
-}
-
 /** Commits an ingest's batch: shared with concurrent ingests under group commit, else alone. */
 export function commitIngest<T extends Statements>(deps: PipelineDeps, statements: T): Promise<BatchResponse<T>> {
   return deps.groupCommit ? deps.groupCommit.submit(statements) : deps.db.batch(statements);
@@ -44,7 +39,6 @@ export function commitIngest<T extends Statements>(deps: PipelineDeps, statement
 const ingestPrepared = preparedPerDb((db) => {
   const agentId = sql.placeholder("agentId");
   const dedupKey = sql.placeholder("dedupKey");
-  const target = sql.placeholder("target");
   return {
     insert: db
       .insert(events)
@@ -64,26 +58,14 @@ const ingestPrepared = preparedPerDb((db) => {
       .from(events)
       .where(and(eq(events.agentId, agentId), eq(events.dedupKey, dedupKey)))
       .prepare(),
-    schedule: db
-      .update(agents)
-      .set({ nextRunAt: sql`${target}`, runSlot: sql`${agents.runSlot} + 1` })
-      .where(
-        and(
-          eq(agents.id, agentId),
-          or(isNull(agents.nextRunAt), gt(agents.nextRunAt, target)),
-          sql`exists (select 1 from ${events} where ${events.agentId} = ${agentId} and ${events.dedupKey} = ${dedupKey} and ${events.status} = 'pending')`,
-        ),
-      )
-      .returning({ slot: agents.runSlot, runAt: agents.nextRunAt })
-      .prepare(),
   };
 });
 
 /**
  * The ingest batch's statements: the event insert (ignored for a repeated dedup key), the stored
- * row with whether the insert stored it, and the run request guarded by the event still pending
- * (as scheduleRunStatement with eventIsPending). Callers may append statements of their own that
- * key off the dedup key.
+ * row with whether the insert stored it, and the run request while the event is pending
+ * (request-run.ts's debounce). Callers may append statements of their own that key off the dedup
+ * key.
  */
 export function ingestStatements(deps: PipelineDeps, input: IncomingEvent) {
   const now = deps.clock.now();
@@ -93,15 +75,7 @@ export function ingestStatements(deps: PipelineDeps, input: IncomingEvent) {
     now,
     target: now + debounceWindow(deps.config, input.priority),
   };
-  return [bind(prepared.insert, values), bind(prepared.stored, values), bind(prepared.schedule, values)] as const;
-}
-
-/**
- * The run request of an ingest batch that wrote its own event row (instance state changes): moves
- * the scheduled run to `target` while the event keyed by `dedupKey` is still pending.
- */
-export function scheduleIfPending(deps: PipelineDeps, values: { agentId: string; dedupKey: string; target: number }) {
-  return bind(ingestPrepared(deps.db).schedule, values);
+  return [bind(prepared.insert, values), bind(prepared.stored, values), scheduleIfPending(deps, values)] as const;
 }
 
 /**
