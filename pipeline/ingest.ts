@@ -11,6 +11,8 @@ import { and, eq, sql } from "drizzle-orm";
 import type { PipelineDeps } from "./deps.ts";
 import type { Statements } from "../db/group-commit.ts";
 import type { BatchItem, BatchResponse } from "drizzle-orm/batch";
+import type { SQLiteInsertValue } from "drizzle-orm/sqlite-core";
+import type { Db } from "../db/client.ts";
 import { events } from "../schema/index.ts";
 import { bind, preparedPerDb } from "../db/prepared.ts";
 import { debounceWindow, publishRunSlot, scheduleIfPending, type Priority } from "./request-run.ts";
@@ -35,23 +37,32 @@ export function commitIngest<T extends Statements>(deps: PipelineDeps, statement
   return deps.groupCommit ? deps.groupCommit.submit(statements) : deps.db.batch(statements);
 }
 
+/** An inbox row as written: what the event is, and (when judged on the way in) its status. */
+export type InboxRow = Omit<SQLiteInsertValue<typeof events>, "id" | "runId" | "attempts" | "consumedAt">;
+
+/**
+ * The inbox's one insert: an events row, ignored when its (agent, dedup key) is stored already,
+ * which is what makes every ingest idempotent. Pending by default; a writer that judges the event
+ * on the way in (an instance state change that is no news) gives `status` and `dropReason` as SQL
+ * its batch evaluates. Values may be placeholders: callers prepare it once per database.
+ */
+export function insertEvent(db: Db, row: InboxRow) {
+  return db.insert(events).values(row).onConflictDoNothing();
+}
+
 /** The ingest statements, prepared once per database (the hot path of chat and triggers). */
 const ingestPrepared = preparedPerDb((db) => {
   const agentId = sql.placeholder("agentId");
   const dedupKey = sql.placeholder("dedupKey");
   return {
-    insert: db
-      .insert(events)
-      .values({
-        agentId,
-        source: sql.placeholder("source"),
-        priority: sql.placeholder("priority"),
-        dedupKey,
-        payload: sql.placeholder("payload"),
-        createdAt: sql.placeholder("now"),
-      })
-      .onConflictDoNothing()
-      .prepare(),
+    insert: insertEvent(db, {
+      agentId,
+      source: sql.placeholder("source"),
+      priority: sql.placeholder("priority"),
+      dedupKey,
+      payload: sql.placeholder("payload"),
+      createdAt: sql.placeholder("now"),
+    }).prepare(),
     // Right after the insert: changes() says whether it stored the event (1) or found it stored (0).
     stored: db
       .select({ id: events.id, inserted: sql<number>`changes()` })
