@@ -12,7 +12,8 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { PipelineDeps } from "./deps.ts";
 import { batchByName, type NamedStatements } from "../db/named-batch.ts";
-import { agents, events, messages, runs, wakes } from "../schema/index.ts";
+import { agents, messages, runs } from "../schema/index.ts";
+import { handBackStatements } from "./hand-back.ts";
 import { publishRunSlot } from "./request-run.ts";
 import { isNoop, type RunOutcome } from "./run-step.ts";
 import type { Claim } from "./claim-run.ts";
@@ -61,18 +62,7 @@ export async function finishRun(deps: PipelineDeps, claim: Claimed, result: RunR
       where ${holdsLease}`),
   ] as const);
 
-  const giveBack: NamedStatements = failed
-    ? {
-        handBackEvents: db
-          .update(events)
-          .set({ status: "pending", runId: null, consumedAt: null, attempts: sql`${events.attempts} + 1` })
-          .where(and(eq(events.agentId, agentId), eq(events.runId, runId), eq(events.status, "consumed"), holdsLease)),
-        handBackWakes: db
-          .update(wakes)
-          .set({ status: "pending", consumedByRun: null, consumedAt: null, attempts: sql`${wakes.attempts} + 1` })
-          .where(and(eq(wakes.agentId, agentId), eq(wakes.consumedByRun, runId), eq(wakes.status, "consumed"), holdsLease)),
-      }
-    : {};
+  const giveBack: NamedStatements = failed ? handBackStatements(db, agentId, runId, holdsLease) : {};
 
   // A run declared dead meanwhile changes nothing, but why it stopped (e.g. a write its fence
   // refused) is still worth keeping on its crashed record.
