@@ -12,6 +12,7 @@ import { sql, type SQL } from "drizzle-orm";
 import type { PipelineDeps } from "./deps.ts";
 import { iso } from "../runtime/time.ts";
 import { agents } from "../schema/index.ts";
+import { holdsLease, leaseHeld } from "./lease-held.ts";
 
 export interface RunFence {
   agentId: string;
@@ -37,8 +38,7 @@ export class FenceLostError extends Error {
 /** SQL: the agent row still holds this run's token with an unexpired lease (true for `null`). */
 export function fenceHolds(fence: RunFence | null | undefined, now: number): SQL {
   if (!fence) return sql`1 = 1`;
-  return sql`exists (select 1 from ${agents} where ${agents.id} = ${fence.agentId}
-    and ${agents.leaseToken} = ${fence.token} and ${agents.leaseExpiresAt} > ${now})`;
+  return holdsLease(fence, { unexpiredAt: now });
 }
 
 /**
@@ -59,9 +59,11 @@ export async function refusedUnlessFenced(deps: Pick<PipelineDeps, "db" | "clock
 export async function renewLease(deps: Pick<PipelineDeps, "db" | "clock" | "config">, fence: RunFence): Promise<void> {
   const now = deps.clock.now();
   const expiresAt = now + deps.config.runLeaseMs;
-  const rows = await deps.db.all<{ id: string }>(sql`update ${agents} set lease_expires_at = max(lease_expires_at, ${expiresAt})
-    where ${agents.id} = ${fence.agentId} and ${agents.leaseToken} = ${fence.token} and ${agents.leaseExpiresAt} > ${now}
-    returning id`);
+  const rows = await deps.db
+    .update(agents)
+    .set({ leaseExpiresAt: sql`max(${agents.leaseExpiresAt}, ${expiresAt})` })
+    .where(leaseHeld(fence, { unexpiredAt: now }))
+    .returning({ id: agents.id });
   if (rows.length === 0) throw new FenceLostError(fence.runId, `renewing its lease at ${iso(now)}`);
   fence.leaseExpiresAt = Math.max(fence.leaseExpiresAt, expiresAt);
 }
