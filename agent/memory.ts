@@ -2,11 +2,13 @@
  * Pinned memory: facts the agent saves with `remember` and drops with `forget`. They are sent with
  * every prompt (within a cap) and survive session resets, so they stay few and short.
  */
-import { and, asc, eq, sql } from "drizzle-orm";
+import { and, asc, eq, or, sql } from "drizzle-orm";
+import { alias } from "drizzle-orm/sqlite-core";
 import type { AgentDeps } from "./deps.ts";
+import { insertWhere } from "../db/insert-where.ts";
 import { memory } from "../schema/index.ts";
 import { countText } from "./tokens.ts";
-import { fenceHolds, refusedUnlessFenced, type RunFence } from "../pipeline/index.ts";
+import { fencedWrite, type RunFence } from "../pipeline/index.ts";
 
 export const MAX_MEMORY_FACTS = 50;
 
@@ -25,34 +27,49 @@ export async function listMemory(deps: Pick<AgentDeps, "db">, agentId: string) {
     .orderBy(asc(memory.key));
 }
 
-/** Refuses a new key once the agent holds MAX_MEMORY_FACTS. */
-/** Saves or replaces a fact under the writing run's fence (null: not a run's write). */
+/** The row an upsert proposed (SQLite's `excluded`), with the table's columns. */
+const proposed = alias(memory, "excluded");
+
+/**
+ * Saves or replaces a fact under the writing run's fence (null: not a run's write). Refuses a new
+ * key once the agent holds MAX_MEMORY_FACTS.
+ */
 export async function remember(deps: Pick<AgentDeps, "db" | "clock">, agentId: string, key: string, fact: string, fence: RunFence | null = null): Promise<{ replaced: boolean }> {
+  const { db } = deps;
   const now = deps.clock.now();
-  const runId = fence?.runId ?? null;
+  const mine = and(eq(memory.agentId, agentId), eq(memory.key, key));
   const count = sql`(select count(*) from ${memory} where ${memory.agentId} = ${agentId})`;
-  const [existing, inserted] = await deps.db.batch([
-    deps.db.select({ key: memory.key }).from(memory).where(and(eq(memory.agentId, agentId), eq(memory.key, key))),
-    deps.db.all<{ key: string }>(sql`insert into ${memory} (agent_id, key, fact, tokens, created_by_run, updated_at)
-      select ${agentId}, ${key}, ${fact}, ${countText(fact)}, ${runId}, ${now}
-      where (exists (select 1 from ${memory} where ${memory.agentId} = ${agentId} and ${memory.key} = ${key}) or ${count} < ${MAX_MEMORY_FACTS})
-        and ${fenceHolds(fence, now)}
-      on conflict (agent_id, key) do update set fact = excluded.fact, tokens = excluded.tokens,
-        created_by_run = excluded.created_by_run, updated_at = excluded.updated_at
-      returning key`),
-  ]);
-  if (!inserted[0]) {
-    await refusedUnlessFenced(deps, fence, `remembering ${key}`);
-    throw new MemoryFullError();
-  }
+  const [existing, inserted] = await fencedWrite(
+    deps,
+    fence,
+    `remembering ${key}`,
+    (holds) =>
+      db.batch([
+        db.select({ key: memory.key }).from(memory).where(mine),
+        insertWhere(
+          db,
+          memory,
+          { agentId, key, fact, tokens: countText(fact), createdByRun: fence?.runId ?? null, updatedAt: now },
+          and(or(sql`exists (select 1 from ${memory} where ${mine})`, sql`${count} < ${MAX_MEMORY_FACTS}`), holds)!,
+        )
+          .onConflictDoUpdate({
+            target: [memory.agentId, memory.key],
+            set: { fact: sql`${proposed.fact}`, tokens: sql`${proposed.tokens}`, createdByRun: sql`${proposed.createdByRun}`, updatedAt: sql`${proposed.updatedAt}` },
+          })
+          .returning({ key: memory.key }),
+      ]),
+    ([, inserted]) => inserted.length > 0,
+  );
+  if (!inserted[0]) throw new MemoryFullError();
   return { replaced: existing.length > 0 };
 }
 
 export async function forget(deps: Pick<AgentDeps, "db" | "clock">, agentId: string, key: string, fence: RunFence | null = null): Promise<boolean> {
-  const rows = await deps.db
-    .delete(memory)
-    .where(and(eq(memory.agentId, agentId), eq(memory.key, key), fenceHolds(fence, deps.clock.now())))
-    .returning({ key: memory.key });
-  if (rows.length === 0) await refusedUnlessFenced(deps, fence, `forgetting ${key}`);
+  const rows = await fencedWrite(deps, fence, `forgetting ${key}`, (holds) =>
+    deps.db
+      .delete(memory)
+      .where(and(eq(memory.agentId, agentId), eq(memory.key, key), holds))
+      .returning({ key: memory.key }),
+  );
   return rows.length > 0;
 }

@@ -9,7 +9,8 @@ import { HOUR_MS } from "../runtime/time.ts";
 import { actions, instanceEvents, instances } from "../schema/index.ts";
 import type { ActionKind, ActionRequest, ActionResult } from "./action-types.ts";
 import type { InstanceState } from "./provider.ts";
-import { fenceHolds } from "../pipeline/index.ts";
+import { fencedWrite } from "../pipeline/index.ts";
+import { insertWhere } from "../db/insert-where.ts";
 import { expectationAfter } from "./expectations.ts";
 
 export type ActionRow = typeof actions.$inferSelect;
@@ -23,29 +24,55 @@ export const IMPLIED_STATE: Record<ActionKind, InstanceState | null> = {
   label: null,
 };
 
+/** What claiming an idempotency key came to: the new action row, or the action recorded for the key. */
+export type ActionClaim = { claimed: { id: number; status: string } } | { recorded: ActionRow };
+
 /**
  * Inserts the action for a new idempotency key as `pending`, or as `rate_limited` when the
  * instance already had its quota of provider calls in the last hour (human approvals are exempt:
- * a person decided). Returns nothing when the key was already used or the deciding run's fence
- * no longer holds. One statement, so two concurrent callers cannot both slip under the limit or
- * both claim the key, and a run past its lease records nothing.
+ * a person decided). One statement, so two concurrent callers cannot both slip under the limit or
+ * both claim the key. A key already used answers with its record, even to a run past its lease (a
+ * repeat acts on nothing); otherwise a run past its lease records nothing and FenceLostError ends it.
  */
-export async function claimAction(deps: Pick<FleetDeps, "db" | "clock" | "config">, request: ActionRequest): Promise<{ id: number; status: string } | undefined> {
+export async function claimAction(deps: Pick<FleetDeps, "db" | "clock" | "config">, request: ActionRequest): Promise<ActionClaim> {
+  const { db } = deps;
   const now = deps.clock.now();
   const exempt = request.decidedBy === "human" ? 1 : 0;
   const calls = sql`(select count(*) from ${actions}
-    where agent_id = ${request.agentId} and instance_id = ${request.instanceId} and created_at > ${now - HOUR_MS}
-      and (status = 'pending' or json_extract(result, '$.providerCalled') = 1))`;
-  const [row] = await deps.db.all<{ id: number; status: string }>(sql`insert into ${actions}
-      (agent_id, run_id, instance_id, kind, decided_by, idempotency_key, status, reason, approval_id, created_at)
-    select ${request.agentId}, ${request.runId}, ${request.instanceId}, ${request.kind}, ${request.decidedBy},
-      ${request.idempotencyKey},
-      case when ${exempt} = 0 and ${calls} >= ${deps.config.actionRateLimitPerHour} then 'rate_limited' else 'pending' end,
-      ${request.reason ?? null}, ${request.approvalId ?? null}, ${now}
-    where ${fenceHolds(request.fence, now)}
-    on conflict do nothing
-    returning id, status`);
-  return row;
+    where ${actions.agentId} = ${request.agentId} and ${actions.instanceId} = ${request.instanceId} and ${actions.createdAt} > ${now - HOUR_MS}
+      and (${actions.status} = 'pending' or json_extract(${actions.result}, '$.providerCalled') = 1))`;
+  const claim = await fencedWrite(
+    deps,
+    request.fence,
+    `${request.kind} ${request.instanceId}`,
+    async (holds): Promise<ActionClaim | undefined> => {
+      const [claimed] = await insertWhere(
+        db,
+        actions,
+        {
+          agentId: request.agentId,
+          runId: request.runId,
+          instanceId: request.instanceId,
+          kind: request.kind,
+          decidedBy: request.decidedBy,
+          idempotencyKey: request.idempotencyKey,
+          status: sql`case when ${exempt} = 0 and ${calls} >= ${deps.config.actionRateLimitPerHour} then 'rate_limited' else 'pending' end`,
+          reason: request.reason ?? null,
+          approvalId: request.approvalId ?? null,
+          createdAt: now,
+        },
+        holds,
+      )
+        .onConflictDoNothing()
+        .returning({ id: actions.id, status: actions.status });
+      if (claimed) return { claimed };
+      const recorded = await findAction(deps, request.agentId, request.idempotencyKey);
+      return recorded ? { recorded } : undefined;
+    },
+    (claim) => claim !== undefined,
+  );
+  if (!claim) throw new Error(`action ${request.idempotencyKey} was neither recorded nor found`);
+  return claim;
 }
 
 export async function findAction(deps: Pick<FleetDeps, "db">, agentId: string, idempotencyKey: string): Promise<ActionRow | undefined> {

@@ -10,10 +10,10 @@ import { desc, eq } from "drizzle-orm";
 import type { FleetDeps } from "./deps.ts";
 import { actions } from "../schema/index.ts";
 import { iso } from "../runtime/time.ts";
-import { claimAction, findAction, finishAction, recordedResult, recordSuccess } from "./action-records.ts";
+import { claimAction, finishAction, recordedResult, recordSuccess } from "./action-records.ts";
 import { ProviderError } from "./provider.ts";
 import { requestApproval } from "./request-approval.ts";
-import { leaseRemainingMs, refusedUnlessFenced } from "../pipeline/index.ts";
+import { leaseRemainingMs, type RunFence } from "../pipeline/index.ts";
 import type { ActionRequest, ActionResult } from "./action-types.ts";
 
 /** What acting on an instance needs: the provider, and what recording and notifying need. */
@@ -26,13 +26,9 @@ export function needsApproval(deps: Pick<FleetDeps, "config">, request: Pick<Act
 export async function executeAction(deps: ActionDeps, request: ActionRequest): Promise<ActionResult> {
   if (needsApproval(deps, request)) return requestApproval(deps, request);
 
-  const claimed = await claimAction(deps, request);
-  if (!claimed) {
-    const recorded = await findAction(deps, request.agentId, request.idempotencyKey);
-    if (recorded) return recordedResult(deps, recorded);
-    await refusedUnlessFenced(deps, request.fence, `${request.kind} ${request.instanceId}`);
-    throw new Error(`action ${request.idempotencyKey} was neither recorded nor found`);
-  }
+  const claim = await claimAction(deps, request);
+  if ("recorded" in claim) return recordedResult(deps, claim.recorded);
+  const { claimed } = claim;
   const base = { actionId: claimed.id, repeated: false, ...(request.approvalId !== undefined ? { approvalId: request.approvalId } : {}) };
 
   if (claimed.status === "rate_limited") {

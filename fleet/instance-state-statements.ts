@@ -10,6 +10,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import { events, instanceEvents, instances } from "../schema/index.ts";
 import { prepareRaw, preparedPerDb } from "../db/prepared.ts";
+import { insertEvent } from "../pipeline/index.ts";
 import type { InstanceState } from "./provider.ts";
 
 /** A set of states as one bindable value: `|running|loading|` (state names hold no `|`). */
@@ -44,10 +45,17 @@ export const instanceStatePrepared = preparedPerDb((db) => {
   const dropReason = sql`(select case when i.state_at > ${at} then 'superseded' when i.state = ${state} then 'unchanged'
       when i.expected_until >= ${now} and instr(${p("matched")}, '|' || i.expected_state || '|') > 0 then 'expected' end
     from ${instances} i where i.agent_id = ${agentId} and i.id = ${instanceId})`;
-  const insertEvent = db.run(sql`insert into ${events} (agent_id, source, priority, dedup_key, payload, status, drop_reason, created_at)
-    select ${agentId}, ${source}, 1, ${dedupKey}, ${p("payload")}, case when r is null then 'pending' else 'dropped' end, r, ${now}
-    from (select ${dropReason} as r) where true
-    on conflict do nothing`);
+  // The inbox's own insert, judged on the way in: dropped with its reason when it is no news.
+  const insert = insertEvent(db, {
+    agentId,
+    source,
+    priority: 1,
+    dedupKey,
+    payload: p("payload"),
+    status: sql`case when ${dropReason} is null then 'pending' else 'dropped' end`,
+    dropReason,
+    createdAt: now,
+  });
 
   // Only by the batch that stored the event: after the insert and the read of its row (a read
   // changes neither), changes() and last_insert_rowid() still name the insert.
@@ -84,7 +92,7 @@ export const instanceStatePrepared = preparedPerDb((db) => {
     where exists (select 1 from ${events} where agent_id = ${agentId} and dedup_key = ${dedupKey} and created_at = ${now})`);
 
   return {
-    insertEvent: prepareRaw(db, insertEvent),
+    insertEvent: insert.prepare(),
     // Right after the insert: changes() says whether it stored the event (1) or found it stored (0).
     stored: db
       .select({ id: events.id, status: events.status, dropReason: events.dropReason, inserted: sql<number>`changes()` })

@@ -54,7 +54,7 @@ function changeValues(deps: FleetDeps, change: StateChange) {
     now,
     at,
     message,
-    payload: JSON.stringify({ instanceId: change.instanceId, state: change.state, at: new Date(at).toISOString(), message }),
+    payload: { instanceId: change.instanceId, state: change.state, at: new Date(at).toISOString(), message },
     // Only the instance's own reports (webhooks) prove it is alive.
     webhook: change.source === "webhook" ? 1 : 0,
     matched: stateSet(expectationsMatchedBy(change.state)),

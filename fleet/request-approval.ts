@@ -15,8 +15,9 @@ import { and, eq, sql } from "drizzle-orm";
 import { actions, approvals } from "../schema/index.ts";
 import { notifyHuman, type NotifyDeps } from "../notify/notify-human.ts";
 import type { ActionRequest, ActionResult } from "./action-types.ts";
-import { findAction, recordedResult } from "./action-records.ts";
-import { fenceHolds, FenceLostError, refusedUnlessFenced } from "../pipeline/index.ts";
+import { findAction, recordedResult, type ActionRow } from "./action-records.ts";
+import { fencedWrite, FenceLostError } from "../pipeline/index.ts";
+import { insertWhere } from "../db/insert-where.ts";
 import { blockingRejection, describeBlock } from "./action-blocks.ts";
 
 /** The pending approval for this action on this instance, if one is waiting for a human. */
@@ -39,18 +40,32 @@ async function pendingFor(deps: NotifyDeps, request: ActionRequest) {
 /** Records the refused request in the audit and answers with who said no. */
 async function refuseBlocked(deps: NotifyDeps, request: ActionRequest, error: string): Promise<ActionResult> {
   const now = deps.clock.now();
-  const [row] = await deps.db.all<{ id: number }>(sql`insert into ${actions}
-      (agent_id, run_id, instance_id, kind, decided_by, idempotency_key, status, reason, result, error, created_at, finished_at)
-    select ${request.agentId}, ${request.runId}, ${request.instanceId}, ${request.kind}, ${request.decidedBy}, ${request.idempotencyKey},
-      'blocked', ${request.reason ?? null}, ${JSON.stringify({ providerCalled: false })}, ${error}, ${now}, ${now}
-    where ${fenceHolds(request.fence, now)}
-    on conflict do nothing
-    returning id`);
-  if (!row) {
-    await refusedUnlessFenced(deps, request.fence, "recording a blocked request");
-    return recordedResult(deps, (await findAction(deps, request.agentId, request.idempotencyKey))!);
-  }
+  const [row] = await fencedWrite(deps, request.fence, "recording a blocked request", (holds) =>
+    insertWhere(
+      deps.db,
+      actions,
+      {
+        ...requestedAction(request),
+        status: "blocked",
+        reason: request.reason ?? null,
+        result: { providerCalled: false },
+        error,
+        createdAt: now,
+        finishedAt: now,
+      },
+      holds,
+    )
+      .onConflictDoNothing()
+      .returning({ id: actions.id }),
+  );
+  if (!row) return recordedResult(deps, (await findAction(deps, request.agentId, request.idempotencyKey))!);
   return { actionId: row.id, status: "failed", repeated: false, error };
+}
+
+/** The action row's columns that say what was requested, by whom, under which key. */
+function requestedAction(request: ActionRequest) {
+  const { agentId, runId, instanceId, kind, decidedBy, idempotencyKey } = request;
+  return { agentId, runId, instanceId, kind, decidedBy, idempotencyKey };
 }
 
 export async function requestApproval(deps: NotifyDeps, request: ActionRequest): Promise<ActionResult> {
@@ -70,31 +85,45 @@ export async function requestApproval(deps: NotifyDeps, request: ActionRequest):
     return refuseBlocked(deps, request, `blocked: ${describeBlock(block)}. Do not ask again unless a human asks for it.`);
   }
 
-  const [inserted, approval] = await db.batch([
-    // The label is part of "what"; kept in result so the approved execution can apply it.
-    db.all<{ id: number }>(sql`insert into ${actions}
-        (agent_id, run_id, instance_id, kind, decided_by, idempotency_key, status, reason, result, created_at)
-      select ${agentId}, ${request.runId}, ${request.instanceId}, ${request.kind}, ${request.decidedBy}, ${idempotencyKey},
-        'awaiting_approval', ${why}, ${request.label !== undefined ? JSON.stringify({ label: request.label }) : null}, ${now}
-      where ${fenceHolds(request.fence, now)}
-      on conflict do nothing
-      returning id`),
-    db.all<{ id: number }>(sql`insert into ${approvals} (agent_id, run_id, kind, instance_id, reason, requested_by, status, action_id, created_at)
-      select ${agentId}, ${request.runId}, ${request.kind}, ${request.instanceId}, ${why}, ${request.decidedBy}, 'pending', a.id, ${now}
-      from ${actions} a where a.agent_id = ${agentId} and a.idempotency_key = ${idempotencyKey}
-        and a.status = 'awaiting_approval' and a.approval_id is null
-      returning id`),
-    db.run(sql`update ${actions} set approval_id = (select max(p.id) from ${approvals} p where p.action_id = ${actions}.id)
-      where ${mine} and status = 'awaiting_approval' and approval_id is null`),
-  ]);
-  const actionId = inserted[0]?.id;
-  if (actionId === undefined) {
-    const recorded = await findAction(deps, agentId, idempotencyKey);
-    if (recorded) return recordedResult(deps, recorded);
-    await refusedUnlessFenced(deps, request.fence, `an approval request to ${what}`);
-    throw new Error(`approval request ${idempotencyKey} was neither recorded nor found`);
-  }
-  const approvalId = approval[0]!.id;
+  const filed = await fencedWrite(
+    deps,
+    request.fence,
+    `an approval request to ${what}`,
+    async (holds): Promise<{ actionId: number; approvalId: number } | { recorded: ActionRow } | undefined> => {
+      const [inserted, approval] = await db.batch([
+        // The label is part of "what"; kept in result so the approved execution can apply it.
+        insertWhere(
+          db,
+          actions,
+          {
+            ...requestedAction(request),
+            status: "awaiting_approval",
+            reason: why,
+            result: request.label !== undefined ? { label: request.label } : null,
+            createdAt: now,
+          },
+          holds,
+        )
+          .onConflictDoNothing()
+          .returning({ id: actions.id }),
+        db.all<{ id: number }>(sql`insert into ${approvals} (agent_id, run_id, kind, instance_id, reason, requested_by, status, action_id, created_at)
+          select ${agentId}, ${request.runId}, ${request.kind}, ${request.instanceId}, ${why}, ${request.decidedBy}, 'pending', a.id, ${now}
+          from ${actions} a where a.agent_id = ${agentId} and a.idempotency_key = ${idempotencyKey}
+            and a.status = 'awaiting_approval' and a.approval_id is null
+          returning id`),
+        db.run(sql`update ${actions} set approval_id = (select max(p.id) from ${approvals} p where p.action_id = ${actions}.id)
+          where ${mine} and status = 'awaiting_approval' and approval_id is null`),
+      ]);
+      if (inserted[0]) return { actionId: inserted[0].id, approvalId: approval[0]!.id };
+      // A request already recorded answers a repeat, even from a run past its lease.
+      const recorded = await findAction(deps, agentId, idempotencyKey);
+      return recorded ? { recorded } : undefined;
+    },
+    (filed) => filed !== undefined,
+  );
+  if (!filed) throw new Error(`approval request ${idempotencyKey} was neither recorded nor found`);
+  if ("recorded" in filed) return recordedResult(deps, filed.recorded);
+  const { actionId, approvalId } = filed;
   deps.log.info("approval requested", { agentId, approvalId, runId: request.runId, kind: request.kind, instanceId: request.instanceId, requestedBy: request.decidedBy });
 
   try {

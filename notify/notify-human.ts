@@ -6,11 +6,12 @@
  * gets a notification_deliveries row and a scheduler delivery, so a slow or failing webhook never
  * blocks the run that raised the alert.
  */
-import { sql } from "drizzle-orm";
+import { and, desc, eq, gt, sql, type SQL } from "drizzle-orm";
 import type { PipelineDeps } from "../pipeline/index.ts";
 import { notificationDeliveries, notifications } from "../schema/index.ts";
 import { CHANNEL_NAMES, type ChannelName, type Severity } from "./channels/channel.ts";
-import { fenceHolds, refusedUnlessFenced, type RunFence } from "../pipeline/index.ts";
+import { fencedWrite, type RunFence } from "../pipeline/index.ts";
+import { insertWhere } from "../db/insert-where.ts";
 
 export type { Severity } from "./channels/channel.ts";
 
@@ -45,55 +46,89 @@ export function configuredChannels(deps: Pick<PipelineDeps, "config">): ChannelN
   return CHANNEL_NAMES.filter((name) => Boolean(deps.config.channels[name]));
 }
 
+/** Stores (or folds) the notification under the notifying run's fence, then publishes its deliveries. */
 export async function notifyHuman(deps: NotifyDeps, n: HumanNotification): Promise<NotifyResult> {
-  const { statements, after } = notificationStatements(deps, n);
-  return after(await deps.db.batch(statements));
+  const result = await fencedWrite(
+    deps,
+    n.fence,
+    `notifying "${n.title.slice(0, 80)}"`,
+    async (holds) => {
+      const { statements, after } = storeNotification(deps, n, holds);
+      return after(await deps.db.batch(statements));
+    },
+    (stored) => stored !== undefined,
+  );
+  if (!result) throw new Error("notification was neither stored nor folded");
+  return result;
 }
 
 /**
  * notifyHuman as statements for a caller's batch (the cron tick writes all its alerts in one):
  * commit `statements` in one batch (one transaction), then call `after` with their results, which
- * publishes the channel deliveries.
+ * publishes the channel deliveries. For notifications no run makes: they carry no fence.
  */
-export function notificationStatements(deps: NotifyDeps, n: HumanNotification) {
+export function notificationStatements(deps: NotifyDeps, n: Omit<HumanNotification, "fence">) {
+  const { statements, after } = storeNotification(deps, n, undefined);
+  return {
+    statements,
+    async after(results: readonly unknown[]): Promise<NotifyResult> {
+      const result = await after(results);
+      if (!result) throw new Error("notification was neither stored nor folded");
+      return result;
+    },
+  };
+}
+
+/**
+ * The batch that folds the notification into the stored one inside the dedup window, or stores it
+ * with one delivery per channel, each write only where `holds` (a run's fence); and what follows
+ * its commit: publishing the deliveries. `after` answers nothing when neither write applied.
+ */
+function storeNotification(deps: NotifyDeps, n: Omit<HumanNotification, "fence">, holds: SQL | undefined) {
   const { db, clock, config } = deps;
   const now = clock.now();
   const dedupKey = n.dedupKey ?? titleDedupKey(n.title);
   const since = now - config.notifyDedupWindowMs;
-  const inWindow = sql`agent_id = ${n.agentId} and dedup_key = ${dedupKey} and created_at > ${since}`;
-  const fenced = fenceHolds(n.fence, now);
+  const inWindow = and(eq(notifications.agentId, n.agentId), eq(notifications.dedupKey, dedupKey), gt(notifications.createdAt, since));
   const channels = configuredChannels(deps);
+  // The notification this batch stores: the newest of its key stored now, not a fold.
+  const storedNow = sql`(select max(${notifications.id}) from ${notifications} where ${notifications.agentId} = ${n.agentId}
+    and ${notifications.dedupKey} = ${dedupKey} and ${notifications.createdAt} = ${now} and ${notifications.repeats} = 0)`;
 
   // One batch (one transaction): fold into the stored alert, or store a new one with its
   // channel deliveries. Never half of it, so a crash cannot leave an alert that is never sent.
   const statements = [
-    db.all<{ id: number }>(sql`update ${notifications} set repeats = repeats + 1
-      where id = (select id from ${notifications} where ${inWindow} order by id desc limit 1) and ${fenced}
-      returning id`),
-    db.all<{ id: number }>(sql`insert into ${notifications} (agent_id, run_id, title, body, severity, dedup_key, instance_id, repeats, created_at)
-      select ${n.agentId}, ${n.runId}, ${n.title}, ${n.body}, ${n.severity}, ${dedupKey}, ${n.instanceId ?? null}, 0, ${now}
-      where not exists (select 1 from ${notifications} where ${inWindow}) and ${fenced}
-      returning id`),
+    db
+      .update(notifications)
+      .set({ repeats: sql`${notifications.repeats} + 1` })
+      .where(and(eq(notifications.id, db.select({ id: notifications.id }).from(notifications).where(inWindow).orderBy(desc(notifications.id)).limit(1)), holds))
+      .returning({ id: notifications.id }),
+    insertWhere(
+      db,
+      notifications,
+      { agentId: n.agentId, runId: n.runId, title: n.title, body: n.body, severity: n.severity, dedupKey, instanceId: n.instanceId ?? null, repeats: 0, createdAt: now },
+      and(sql`not exists (select 1 from ${notifications} where ${inWindow})`, holds)!,
+    ).returning({ id: notifications.id }),
     ...(channels.length
       ? [
-          db.all<{ id: number; channel: ChannelName }>(sql`insert into ${notificationDeliveries} (notification_id, channel, status, attempts)
-        select n.id, c.column1, 'pending', 0
-        from ${notifications} n, (values ${sql.join(channels.map((c) => sql`(${c})`), sql`, `)}) c
-        where n.id = (select max(id) from ${notifications}
-                      where agent_id = ${n.agentId} and dedup_key = ${dedupKey} and created_at = ${now} and repeats = 0)
-          and not exists (select 1 from ${notificationDeliveries} d where d.notification_id = n.id)
-        returning id, channel`),
+          insertWhere(
+            db,
+            notificationDeliveries,
+            { notificationId: sql`${notifications.id}`, channel: sql`c.column1`, status: "pending", attempts: 0 },
+            and(
+              eq(notifications.id, storedNow),
+              sql`not exists (select 1 from ${notificationDeliveries} where ${notificationDeliveries.notificationId} = ${notifications.id})`,
+            )!,
+            sql`${notifications}, (values ${sql.join(channels.map((c) => sql`(${c})`), sql`, `)}) c`,
+          ).returning({ id: notificationDeliveries.id, channel: notificationDeliveries.channel }),
         ]
       : []),
   ] as const;
 
-  async function after(results: readonly unknown[]): Promise<NotifyResult> {
+  async function after(results: readonly unknown[]): Promise<NotifyResult | undefined> {
     const [folded, inserted, deliveries = []] = results as [{ id: number }[], { id: number }[], { id: number; channel: ChannelName }[]?];
     const notificationId = inserted[0]?.id ?? folded[0]?.id;
-    if (notificationId === undefined) {
-      await refusedUnlessFenced(deps, n.fence, `notifying "${n.title.slice(0, 80)}"`);
-      throw new Error("notification was neither stored nor folded");
-    }
+    if (notificationId === undefined) return undefined;
     if (!inserted[0]) return { notificationId, deduplicated: true };
     deps.log.info("notification sent", { agentId: n.agentId, notificationId, runId: n.runId, severity: n.severity, title: n.title, channels });
 

@@ -14,6 +14,7 @@ import type { PipelineDeps } from "./deps.ts";
 import { batchByName } from "../db/named-batch.ts";
 import { agents, events, runs, wakes } from "../schema/index.ts";
 import { recoverDeadLeaseStatements } from "./lease.ts";
+import { heldRunId, holdsLease, leaseHeld } from "./lease-held.ts";
 import type { ConsumedEvent, ConsumedWake } from "./run-step.ts";
 
 export type Claim =
@@ -29,8 +30,10 @@ export async function claimRun(deps: Pick<PipelineDeps, "db" | "clock" | "config
   const { db, clock, config } = deps;
   const now = clock.now();
   const token = crypto.randomUUID();
-  const holdsToken = sql`exists (select 1 from ${agents} where ${agents.id} = ${agentId} and ${agents.leaseToken} = ${token})`;
-  const claimedRunId = sql`(select ${agents.leaseRunId} from ${agents} where ${agents.id} = ${agentId} and ${agents.leaseToken} = ${token})`;
+  // After the take: whether this claim won (its token is on the row), and the run id it took.
+  const holder = { agentId, token };
+  const holdsToken = holdsLease(holder, "any expiry");
+  const claimedRunId = heldRunId(holder);
 
   const results = await batchByName(db, {
     ...recoverDeadLeaseStatements(deps, agentId, now),
@@ -56,7 +59,7 @@ export async function claimRun(deps: Pick<PipelineDeps, "db" | "clock" | "config
       .returning({ runId: agents.leaseRunId, sessionEpoch: agents.sessionEpoch }),
     startRun: db.run(sql`insert into ${runs} (agent_id, run_id, status, session_epoch, started_at)
       select ${agents.id}, ${agents.leaseRunId}, 'running', ${agents.sessionEpoch}, ${now}
-      from ${agents} where ${agents.id} = ${agentId} and ${agents.leaseToken} = ${token}`),
+      from ${agents} where ${leaseHeld(holder, "any expiry")}`),
     // Bounded retries (invariant 9): what failed or crashed runs handed back MAX_EVENT_ATTEMPTS
     // times is dropped as poison instead of being claimed again (notify/poison-alerts.ts tells a human).
     dropPoisonEvents: db

@@ -12,7 +12,9 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { PipelineDeps } from "./deps.ts";
 import { batchByName, type NamedStatements } from "../db/named-batch.ts";
-import { agents, events, messages, runs, wakes } from "../schema/index.ts";
+import { agents, messages, runs } from "../schema/index.ts";
+import { handBackStatements } from "./hand-back.ts";
+import { holdsLease, leaseHeld } from "./lease-held.ts";
 import { publishRunSlot } from "./request-run.ts";
 import { isNoop, type RunOutcome } from "./run-step.ts";
 import type { Claim } from "./claim-run.ts";
@@ -46,8 +48,9 @@ function runRecord(claim: Claimed, result: RunResult, now: number) {
 export async function finishRun(deps: PipelineDeps, claim: Claimed, result: RunResult): Promise<FinishResult> {
   const { db, clock } = deps;
   const now = clock.now();
-  const { agentId, runId, token } = claim;
-  const holdsLease = sql`exists (select 1 from ${agents} where ${agents.id} = ${agentId} and ${agents.leaseToken} = ${token})`;
+  const { agentId, runId } = claim;
+  // A finish applies whether or not the lease expired, as long as nobody took it off the row.
+  const holds = holdsLease(claim, "any expiry");
   const failed = "error" in result;
   const retryAt = now + deps.config.debounceStateMs;
 
@@ -58,21 +61,10 @@ export async function finishRun(deps: PipelineDeps, claim: Claimed, result: RunR
     `storeTurn${i}`,
     db.run(sql`insert into ${messages} (agent_id, session_epoch, run_id, role, content, tool_calls, tool_call_id, tokens, created_at)
       select ${agentId}, ${claim.sessionEpoch}, ${runId}, ${t.role}, ${t.content}, ${t.toolCalls == null ? null : JSON.stringify(t.toolCalls)}, ${t.toolCallId}, ${t.tokens}, ${now}
-      where ${holdsLease}`),
+      where ${holds}`),
   ] as const);
 
-  const giveBack: NamedStatements = failed
-    ? {
-        handBackEvents: db
-          .update(events)
-          .set({ status: "pending", runId: null, consumedAt: null, attempts: sql`${events.attempts} + 1` })
-          .where(and(eq(events.agentId, agentId), eq(events.runId, runId), eq(events.status, "consumed"), holdsLease)),
-        handBackWakes: db
-          .update(wakes)
-          .set({ status: "pending", consumedByRun: null, consumedAt: null, attempts: sql`${wakes.attempts} + 1` })
-          .where(and(eq(wakes.agentId, agentId), eq(wakes.consumedByRun, runId), eq(wakes.status, "consumed"), holdsLease)),
-      }
-    : {};
+  const giveBack: NamedStatements = failed ? handBackStatements(db, agentId, runId, holds) : {};
 
   // A run declared dead meanwhile changes nothing, but why it stopped (e.g. a write its fence
   // refused) is still worth keeping on its crashed record.
@@ -82,7 +74,7 @@ export async function finishRun(deps: PipelineDeps, claim: Claimed, result: RunR
           noteOnCrashed: db
             .update(runs)
             .set({ error: sql`coalesce(${runs.error} || '; then: ', '') || ${result.error.slice(0, 1000)}` })
-            .where(and(eq(runs.agentId, agentId), eq(runs.runId, runId), eq(runs.status, "crashed"), sql`not ${holdsLease}`)),
+            .where(and(eq(runs.agentId, agentId), eq(runs.runId, runId), eq(runs.status, "crashed"), sql`not ${holds}`)),
         }
       : {};
 
@@ -94,7 +86,7 @@ export async function finishRun(deps: PipelineDeps, claim: Claimed, result: RunR
     recordRun: db
       .update(runs)
       .set(runUpdate)
-      .where(and(eq(runs.agentId, agentId), eq(runs.runId, runId), eq(runs.status, "running"), holdsLease))
+      .where(and(eq(runs.agentId, agentId), eq(runs.runId, runId), eq(runs.status, "running"), holds))
       .returning({ runId: runs.runId }),
     ...Object.fromEntries(storeTurns),
     ...giveBack,
@@ -109,7 +101,7 @@ export async function finishRun(deps: PipelineDeps, claim: Claimed, result: RunR
         runSlot: sql`case when ${nextRunAt} is null then ${agents.runSlot} else ${agents.runSlot} + 1 end`,
         nextRunAt,
       })
-      .where(and(eq(agents.id, agentId), eq(agents.leaseToken, token)))
+      .where(leaseHeld(claim, "any expiry"))
       .returning({ slot: agents.runSlot, runAt: agents.nextRunAt }),
   });
 

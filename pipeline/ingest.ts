@@ -7,13 +7,15 @@
  * If publishing the run's delivery fails, the event is still stored and pending; the cron tick
  * requests a run for it, so nothing is lost.
  */
-import { and, eq, gt, isNull, or, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import type { PipelineDeps } from "./deps.ts";
 import type { Statements } from "../db/group-commit.ts";
 import type { BatchItem, BatchResponse } from "drizzle-orm/batch";
-import { agents, events } from "../schema/index.ts";
+import type { SQLiteInsertValue } from "drizzle-orm/sqlite-core";
+import type { Db } from "../db/client.ts";
+import { events } from "../schema/index.ts";
 import { bind, preparedPerDb } from "../db/prepared.ts";
-import { debounceWindow, publishRunSlot, type Priority } from "./request-run.ts";
+import { debounceWindow, publishRunSlot, scheduleIfPending, type Priority } from "./request-run.ts";
 
 export type EventSource = "human" | "manual" | "webhook" | "reconcile" | "heartbeat" | "approval" | "overdue";
 
@@ -30,60 +32,51 @@ export interface Ingested {
   duplicate: boolean;
 }
 
-/** Statement: the event is stored and still waiting for a run. */
-export function eventIsPending(agentId: string, dedupKey: string) {
-  return sql`exists (select 1 from ${events} where ${events.agentId} = ${agentId} and ${events.dedupKey} = ${dedupKey} and ${events.status} = 'pending')`;
-}
-
 /** Commits an ingest's batch: shared with concurrent ingests under group commit, else alone. */
 export function commitIngest<T extends Statements>(deps: PipelineDeps, statements: T): Promise<BatchResponse<T>> {
   return deps.groupCommit ? deps.groupCommit.submit(statements) : deps.db.batch(statements);
+}
+
+/** An inbox row as written: what the event is, and (when judged on the way in) its status. */
+export type InboxRow = Omit<SQLiteInsertValue<typeof events>, "id" | "runId" | "attempts" | "consumedAt">;
+
+/**
+ * The inbox's one insert: an events row, ignored when its (agent, dedup key) is stored already,
+ * which is what makes every ingest idempotent. Pending by default; a writer that judges the event
+ * on the way in (an instance state change that is no news) gives `status` and `dropReason` as SQL
+ * its batch evaluates. Values may be placeholders: callers prepare it once per database.
+ */
+export function insertEvent(db: Db, row: InboxRow) {
+  return db.insert(events).values(row).onConflictDoNothing();
 }
 
 /** The ingest statements, prepared once per database (the hot path of chat and triggers). */
 const ingestPrepared = preparedPerDb((db) => {
   const agentId = sql.placeholder("agentId");
   const dedupKey = sql.placeholder("dedupKey");
-  const target = sql.placeholder("target");
   return {
-    insert: db
-      .insert(events)
-      .values({
-        agentId,
-        source: sql.placeholder("source"),
-        priority: sql.placeholder("priority"),
-        dedupKey,
-        payload: sql.placeholder("payload"),
-        createdAt: sql.placeholder("now"),
-      })
-      .onConflictDoNothing()
-      .prepare(),
+    insert: insertEvent(db, {
+      agentId,
+      source: sql.placeholder("source"),
+      priority: sql.placeholder("priority"),
+      dedupKey,
+      payload: sql.placeholder("payload"),
+      createdAt: sql.placeholder("now"),
+    }).prepare(),
     // Right after the insert: changes() says whether it stored the event (1) or found it stored (0).
     stored: db
       .select({ id: events.id, inserted: sql<number>`changes()` })
       .from(events)
       .where(and(eq(events.agentId, agentId), eq(events.dedupKey, dedupKey)))
       .prepare(),
-    schedule: db
-      .update(agents)
-      .set({ nextRunAt: sql`${target}`, runSlot: sql`${agents.runSlot} + 1` })
-      .where(
-        and(
-          eq(agents.id, agentId),
-          or(isNull(agents.nextRunAt), gt(agents.nextRunAt, target)),
-          sql`exists (select 1 from ${events} where ${events.agentId} = ${agentId} and ${events.dedupKey} = ${dedupKey} and ${events.status} = 'pending')`,
-        ),
-      )
-      .returning({ slot: agents.runSlot, runAt: agents.nextRunAt })
-      .prepare(),
   };
 });
 
 /**
  * The ingest batch's statements: the event insert (ignored for a repeated dedup key), the stored
- * row with whether the insert stored it, and the run request guarded by the event still pending
- * (as scheduleRunStatement with eventIsPending). Callers may append statements of their own that
- * key off the dedup key.
+ * row with whether the insert stored it, and the run request while the event is pending
+ * (request-run.ts's debounce). Callers may append statements of their own that key off the dedup
+ * key.
  */
 export function ingestStatements(deps: PipelineDeps, input: IncomingEvent) {
   const now = deps.clock.now();
@@ -93,15 +86,7 @@ export function ingestStatements(deps: PipelineDeps, input: IncomingEvent) {
     now,
     target: now + debounceWindow(deps.config, input.priority),
   };
-  return [bind(prepared.insert, values), bind(prepared.stored, values), bind(prepared.schedule, values)] as const;
-}
-
-/**
- * The run request of an ingest batch that wrote its own event row (instance state changes): moves
- * the scheduled run to `target` while the event keyed by `dedupKey` is still pending.
- */
-export function scheduleIfPending(deps: PipelineDeps, values: { agentId: string; dedupKey: string; target: number }) {
-  return bind(ingestPrepared(deps.db).schedule, values);
+  return [bind(prepared.insert, values), bind(prepared.stored, values), scheduleIfPending(deps, values)] as const;
 }
 
 /**

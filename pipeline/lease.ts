@@ -7,7 +7,8 @@
 import { and, eq, lte, sql } from "drizzle-orm";
 import type { PipelineDeps } from "./deps.ts";
 import { batchByName } from "../db/named-batch.ts";
-import { agents, events, runs, wakes } from "../schema/index.ts";
+import { agents, runs } from "../schema/index.ts";
+import { handBackStatements } from "./hand-back.ts";
 
 /** The dead lease's run id, when the lease has expired. */
 const deadRunId = (agentId: string, now: number) =>
@@ -21,14 +22,7 @@ export function recoverDeadLeaseStatements(deps: Pick<PipelineDeps, "db">, agent
       .update(runs)
       .set({ status: "crashed", finishedAt: now, error: "lease expired before the run finished" })
       .where(and(eq(runs.agentId, agentId), eq(runs.status, "running"), eq(runs.runId, deadRunId(agentId, now)))),
-    handBackEvents: db
-      .update(events)
-      .set({ status: "pending", runId: null, consumedAt: null, attempts: sql`${events.attempts} + 1` })
-      .where(and(eq(events.agentId, agentId), eq(events.status, "consumed"), eq(events.runId, deadRunId(agentId, now)))),
-    handBackWakes: db
-      .update(wakes)
-      .set({ status: "pending", consumedByRun: null, consumedAt: null, attempts: sql`${wakes.attempts} + 1` })
-      .where(and(eq(wakes.agentId, agentId), eq(wakes.status, "consumed"), eq(wakes.consumedByRun, deadRunId(agentId, now)))),
+    ...handBackStatements(db, agentId, deadRunId(agentId, now)),
     freeLease: db
       .update(agents)
       .set({

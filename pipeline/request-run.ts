@@ -4,11 +4,16 @@
  * delivery names its slot, so deliveries of superseded slots arrive, find a newer slot and do
  * nothing. A request that an already-scheduled run covers (scheduled at or before now+window)
  * changes nothing and publishes nothing: that is how a burst becomes one run.
+ *
+ * The debounce UPDATE is written once (`debounce`): requestRun and the cron tick bind it to
+ * values, the inbox's batches bind its prepared form (built once per database) behind their event.
  */
-import { and, eq, gt, isNull, or, sql, type SQL } from "drizzle-orm";
+import { and, eq, gt, isNull, or, sql, type Placeholder, type SQL } from "drizzle-orm";
 import type { PipelineDeps } from "./deps.ts";
 import type { Config } from "../runtime/config.ts";
-import { agents } from "../schema/index.ts";
+import type { Db } from "../db/client.ts";
+import { bind, preparedPerDb } from "../db/prepared.ts";
+import { agents, events } from "../schema/index.ts";
 
 /** 0 = a human or manual trigger; 1 = a state change or a due wake. */
 export type Priority = 0 | 1;
@@ -18,16 +23,38 @@ export function debounceWindow(config: Config, priority: Priority): number {
 }
 
 /**
- * The UPDATE that moves the scheduled run to `target` unless one is already scheduled at or
- * before it. Returns the new slot and time, or no row when the request was absorbed. `onlyIf`
- * lets a caller batch it behind its own write (ingest: only if the event is still pending).
+ * The debounce, the one definition: moves the scheduled run to `target` and bumps the slot
+ * unless a run is already scheduled at or before it; returns the new slot and time, or no row
+ * when the request was absorbed. `alsoIf` guards it further (the inbox: its event still pending).
  */
-export function scheduleRunStatement(deps: PipelineDeps, agentId: string, target: number, onlyIf?: SQL) {
-  return deps.db
+function debounce(db: Db, agentId: string | Placeholder, target: number | Placeholder, alsoIf?: SQL) {
+  return db
     .update(agents)
-    .set({ nextRunAt: target, runSlot: sql`${agents.runSlot} + 1` })
-    .where(and(eq(agents.id, agentId), or(isNull(agents.nextRunAt), gt(agents.nextRunAt, target)), onlyIf))
+    .set({ nextRunAt: sql`${target}`, runSlot: sql`${agents.runSlot} + 1` })
+    .where(and(eq(agents.id, agentId), or(isNull(agents.nextRunAt), gt(agents.nextRunAt, target)), alsoIf))
     .returning({ slot: agents.runSlot, runAt: agents.nextRunAt });
+}
+
+/** The debounce UPDATE for a run wanted by `target` (requestRun, the cron tick's repair). */
+export function scheduleRunStatement(deps: Pick<PipelineDeps, "db">, agentId: string, target: number) {
+  return debounce(deps.db, agentId, target);
+}
+
+/** The debounce behind an inbox write, prepared once per database (the hot path of every ingest). */
+const scheduleForEvent = preparedPerDb((db) => {
+  const agentId = sql.placeholder("agentId");
+  const dedupKey = sql.placeholder("dedupKey");
+  const eventPending = sql`exists (select 1 from ${events} where ${events.agentId} = ${agentId} and ${events.dedupKey} = ${dedupKey} and ${events.status} = 'pending')`;
+  return debounce(db, agentId, sql.placeholder("target"), eventPending).prepare();
+});
+
+/**
+ * The run request of an ingest batch, after its event insert: the debounce to `target`, only
+ * while the event keyed by `dedupKey` is pending (a repeated key whose event was consumed, or an
+ * event stored as dropped, requests nothing).
+ */
+export function scheduleIfPending(deps: Pick<PipelineDeps, "db">, values: { agentId: string; dedupKey: string; target: number }) {
+  return bind(scheduleForEvent(deps.db), values);
 }
 
 /** Publishes the one delivery of a slot. The dedup key makes a repeated publish harmless. */

@@ -1,10 +1,11 @@
 /**
  * The run fence (invariant 8): a run's side effects commit only while that run still holds its
  * lease. Every mutating write a run makes — provider action record, approval request, wake create
- * or cancel, notification, memory write — carries `fenceHolds(fence, now)` in its WHERE clause:
- * the same compare-and-set on the agent row's lease token that finishRun uses, plus an unexpired
- * lease. A write the fence refuses changes nothing, and the writer throws FenceLostError, which
- * ends the run's step: a run declared dead (or past its lease) stops acting.
+ * or cancel, notification, memory write — goes through `fencedWrite`, which gives it the fence's
+ * condition for its WHERE clause (pipeline/lease-held.ts with an unexpired lease: the
+ * compare-and-set finishRun uses, plus expiry). A write the fence refuses changes nothing, and
+ * fencedWrite throws FenceLostError, which ends the run's step: a run declared dead (or past its
+ * lease) stops acting.
  *
  * Writes not made by a run (a human's approval, the cron tick) pass no fence (`null`): none applies.
  */
@@ -12,6 +13,7 @@ import { sql, type SQL } from "drizzle-orm";
 import type { PipelineDeps } from "./deps.ts";
 import { iso } from "../runtime/time.ts";
 import { agents } from "../schema/index.ts";
+import { holdsLease, leaseHeld } from "./lease-held.ts";
 
 export interface RunFence {
   agentId: string;
@@ -35,20 +37,36 @@ export class FenceLostError extends Error {
 }
 
 /** SQL: the agent row still holds this run's token with an unexpired lease (true for `null`). */
-export function fenceHolds(fence: RunFence | null | undefined, now: number): SQL {
+function fenceHolds(fence: RunFence | null | undefined, now: number): SQL {
   if (!fence) return sql`1 = 1`;
-  return sql`exists (select 1 from ${agents} where ${agents.id} = ${fence.agentId}
-    and ${agents.leaseToken} = ${fence.token} and ${agents.leaseExpiresAt} > ${now})`;
+  return holdsLease(fence, { unexpiredAt: now });
 }
 
+const returnedRows = (result: unknown) => Array.isArray(result) && result.length > 0;
+
 /**
- * For a fenced write that changed nothing: throws FenceLostError when the fence is why, so the
- * caller reports its own reason (a cap, a missing row) only while the run still holds its lease.
+ * The one way a run's side effect reaches the database. `write` builds its statement (or batch)
+ * with `holds` in the WHERE of what it writes, runs it, and answers its result; `holds` is the
+ * fence's condition as of now, always true without a fence. When the write did nothing (`wrote`
+ * false; by default: it returned no row) and the fence no longer holds, the fence is why:
+ * FenceLostError naming `what`. Otherwise the result is returned and the caller gives its own
+ * reason (a cap, a missing row), so that reason is told only while the run still holds its lease.
+ * A reason that must win over a lost fence (an idempotency key already recorded: its record
+ * answers a repeat) is read inside `write`, and makes `wrote` true.
  */
-export async function refusedUnlessFenced(deps: Pick<PipelineDeps, "db" | "clock">, fence: RunFence | null | undefined, what: string): Promise<void> {
-  if (!fence) return;
-  const [row] = await deps.db.all<{ held: number }>(sql`select ${fenceHolds(fence, deps.clock.now())} as held`);
-  if (!row?.held) throw new FenceLostError(fence.runId, what);
+export async function fencedWrite<R>(
+  deps: Pick<PipelineDeps, "db" | "clock">,
+  fence: RunFence | null | undefined,
+  what: string,
+  write: (holds: SQL) => PromiseLike<R>,
+  wrote: (result: R) => boolean = returnedRows,
+): Promise<R> {
+  const result = await write(fenceHolds(fence, deps.clock.now()));
+  if (fence && !wrote(result)) {
+    const [row] = await deps.db.all<{ held: number }>(sql`select ${fenceHolds(fence, deps.clock.now())} as held`);
+    if (!row?.held) throw new FenceLostError(fence.runId, what);
+  }
+  return result;
 }
 
 /**
@@ -59,9 +77,11 @@ export async function refusedUnlessFenced(deps: Pick<PipelineDeps, "db" | "clock
 export async function renewLease(deps: Pick<PipelineDeps, "db" | "clock" | "config">, fence: RunFence): Promise<void> {
   const now = deps.clock.now();
   const expiresAt = now + deps.config.runLeaseMs;
-  const rows = await deps.db.all<{ id: string }>(sql`update ${agents} set lease_expires_at = max(lease_expires_at, ${expiresAt})
-    where ${agents.id} = ${fence.agentId} and ${agents.leaseToken} = ${fence.token} and ${agents.leaseExpiresAt} > ${now}
-    returning id`);
+  const rows = await deps.db
+    .update(agents)
+    .set({ leaseExpiresAt: sql`max(${agents.leaseExpiresAt}, ${expiresAt})` })
+    .where(leaseHeld(fence, { unexpiredAt: now }))
+    .returning({ id: agents.id });
   if (rows.length === 0) throw new FenceLostError(fence.runId, `renewing its lease at ${iso(now)}`);
   fence.leaseExpiresAt = Math.max(fence.leaseExpiresAt, expiresAt);
 }

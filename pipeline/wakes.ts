@@ -7,9 +7,10 @@
  */
 import { and, asc, desc, eq, lte, sql } from "drizzle-orm";
 import type { PipelineDeps } from "./deps.ts";
+import { insertWhere } from "../db/insert-where.ts";
 import { wakes } from "../schema/index.ts";
 import { requestRun } from "./request-run.ts";
-import { fenceHolds, refusedUnlessFenced, type RunFence } from "./run-fence.ts";
+import { fencedWrite, type RunFence } from "./run-fence.ts";
 
 export class WakeLimitError extends Error {
   readonly status = 409;
@@ -35,15 +36,24 @@ export async function createWake(deps: Pick<PipelineDeps, "db" | "clock" | "conf
   const { db, clock, config } = deps;
   const now = clock.now();
   const pending = sql`(select count(*) from ${wakes} where ${wakes.agentId} = ${agentId} and ${wakes.status} = 'pending')`;
-  const rows = await db.all<{ id: number }>(sql`insert into ${wakes} (agent_id, due_at, reason, status, created_by_run, instance_id, await_state, created_at)
-    select ${agentId}, ${wake.dueAt}, ${wake.reason}, 'pending', ${wake.createdByRun}, ${wake.instanceId ?? null}, ${wake.awaitState ?? null}, ${now}
-    where ${pending} < ${config.maxPendingWakes} and ${fenceHolds(wake.fence, now)}
-    returning id`);
-  const created = rows[0];
-  if (!created) {
-    await refusedUnlessFenced(deps, wake.fence, "creating a wake");
-    throw new WakeLimitError(config.maxPendingWakes);
-  }
+  const [created] = await fencedWrite(deps, wake.fence, "creating a wake", (holds) =>
+    insertWhere(
+      db,
+      wakes,
+      {
+        agentId,
+        dueAt: wake.dueAt,
+        reason: wake.reason,
+        status: "pending",
+        createdByRun: wake.createdByRun,
+        instanceId: wake.instanceId ?? null,
+        awaitState: wake.awaitState ?? null,
+        createdAt: now,
+      },
+      and(sql`${pending} < ${config.maxPendingWakes}`, holds)!,
+    ).returning({ id: wakes.id }),
+  );
+  if (!created) throw new WakeLimitError(config.maxPendingWakes);
   await publishWake(deps, agentId, created.id, wake.dueAt);
   return { id: created.id, dueAt: wake.dueAt };
 }
@@ -58,12 +68,13 @@ export async function publishWake(deps: Pick<PipelineDeps, "scheduler">, agentId
 
 /** Cancels a pending wake; false when it does not exist or is no longer pending. */
 export async function cancelWake(deps: Pick<PipelineDeps, "db" | "clock">, agentId: string, wakeId: number, fence: RunFence | null = null): Promise<boolean> {
-  const rows = await deps.db
-    .update(wakes)
-    .set({ status: "cancelled" })
-    .where(and(eq(wakes.agentId, agentId), eq(wakes.id, wakeId), eq(wakes.status, "pending"), fenceHolds(fence, deps.clock.now())))
-    .returning({ id: wakes.id });
-  if (rows.length === 0) await refusedUnlessFenced(deps, fence, `cancelling wake ${wakeId}`);
+  const rows = await fencedWrite(deps, fence, `cancelling wake ${wakeId}`, (holds) =>
+    deps.db
+      .update(wakes)
+      .set({ status: "cancelled" })
+      .where(and(eq(wakes.agentId, agentId), eq(wakes.id, wakeId), eq(wakes.status, "pending"), holds))
+      .returning({ id: wakes.id }),
+  );
   return rows.length > 0;
 }
 
