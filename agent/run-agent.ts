@@ -5,6 +5,11 @@
  * (after the SDK's retries), keeps sending malformed tool calls or cannot be fitted, the rules
  * policy decides instead (decider `rules`); the run still finishes and releases its lease.
  *
+ * A message the output limit cut (finish_reason `length`) marks the run `truncated`: a cut reply
+ * is shown with a marker saying so (the run does not ask the model to continue it), and a cut
+ * message's tool calls are not run — each is answered with an error the model can act on, and the
+ * round counts as malformed. A refusal is the reply, shown as one, and noted in the run's error.
+ *
  * Every write the run makes is fenced by its lease (pipeline/run-fence.ts): the lease is renewed
  * before each LLM call and each tool round, an answer that arrives after the run's deadline is
  * not acted on, and a lost fence (FenceLostError) ends the step, which the pipeline records.
@@ -22,6 +27,7 @@ import type { ChatMessage } from "./chat-model.ts";
 import { createSummarizer } from "./compaction.ts";
 import { toConversationTurns } from "./conversation.ts";
 import { LlmCaller, LlmFault } from "./llm-call.ts";
+import { completionEnding, CUT_TOOL_CALL_RESULT, cutReply, refusalReply } from "./completion-ending.ts";
 import { iso } from "../runtime/time.ts";
 import { buildPromptDraft, PROMPT_SHARES } from "./prompt.ts";
 import { decideByRules } from "./rules-policy.ts";
@@ -51,12 +57,14 @@ interface Progress {
   turns: ChatMessage[];
   calls: FitReport[];
   errors: string[];
+  /** A message of this run was cut by the model's output limit. */
+  truncated: boolean;
 }
 
 async function runAgent(context: RunContext<AgentDeps>, breakerPolicy: BreakerPolicy): Promise<RunOutcome> {
   const { deps } = context;
   const draft = await buildPromptDraft(deps, context);
-  const progress: Progress = { mutated: false, turns: [draft.input], calls: [], errors: [] };
+  const progress: Progress = { mutated: false, turns: [draft.input], calls: [], errors: [], truncated: false };
   if (!deps.llm) return decideWithRules(context, progress, null, "no LLM is configured");
 
   const breaker = new Breaker(deps, LLM_BREAKER, breakerPolicy);
@@ -75,6 +83,8 @@ async function runAgent(context: RunContext<AgentDeps>, breakerPolicy: BreakerPo
     complete: async (messages) => {
       await precount(messageTexts(messages), deps.tokenCounter);
       const completion = await llm.complete(messages, [], countPrompt(messages));
+      const { refusal } = completionEnding(completion);
+      if (refusal !== null) throw new Error(`the model refused to summarise: ${refusal.slice(0, 200)}`);
       return completion.choices[0]!.message.content ?? "";
     },
   });
@@ -95,9 +105,12 @@ async function runAgent(context: RunContext<AgentDeps>, breakerPolicy: BreakerPo
       if (fitted.report.summaryError) progress.errors.push(`compaction could not summarise (${fitted.report.summaryError}); trimmed instead`);
       const completion = await llm.complete(fitted.messages, CHAT_TOOLS, fitted.tokens);
       const message = completion.choices[0]!.message;
+      const ending = completionEnding(completion);
+      if (ending.cut) progress.truncated = true;
       const calls = (message.tool_calls ?? []).map((call, i) => ({ ...call, id: call.id || `call_${iteration}_${i}` }));
-      if (calls.length === 0) {
-        final = message.content ?? "";
+      if (ending.refusal !== null || calls.length === 0) {
+        if (ending.refusal !== null) progress.errors.push(`the model refused: ${ending.refusal.slice(0, 300)}`);
+        final = ending.refusal !== null ? refusalReply(ending.refusal) : ending.cut ? cutReply(message.content) : (message.content ?? "");
         progress.turns.push({ role: "assistant", content: final });
         break;
       }
@@ -111,8 +124,10 @@ async function runAgent(context: RunContext<AgentDeps>, breakerPolicy: BreakerPo
       const results: ChatMessage[] = [];
       let valid = 0;
       for (const call of calls) {
-        const outcome =
-          call.type === "function"
+        // A cut message may end inside a call's arguments or before its last call: none of it runs.
+        const outcome = ending.cut
+          ? { content: CUT_TOOL_CALL_RESULT, mutated: false, invalid: true }
+          : call.type === "function"
             ? await runToolCall(
                 { deps, agentId: context.agentId, runId: context.runId, toolCallId: call.id, fence: context.fence, answering: context },
                 call.function.name,
@@ -155,11 +170,13 @@ async function finish(
   return {
     decider: result.decider,
     mutated: progress.mutated,
-    reply: human ? (result.reply ?? "(the agent finished without a reply)") : null,
+    // An empty answer is never shown as a reply: the human sees that there was none.
+    reply: human ? result.reply || "(the agent finished without a reply)" : null,
     promptTokens: llm?.promptTokens ?? 0,
     completionTokens: llm?.completionTokens ?? 0,
     contextTokens: llm?.largestRequest ?? 0,
     compaction: llm ? { budget: context.deps.config.contextBudgetTokens, calls: progress.calls } : null,
+    truncated: progress.truncated,
     ...(progress.errors.length ? { error: progress.errors.join("; ") } : {}),
     turns: toConversationTurns(progress.turns),
   };

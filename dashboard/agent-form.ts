@@ -98,7 +98,9 @@ export function newAgentFromForm(f: AgentFormFields): FormResult<z.infer<typeof 
 export function agentChangeFromForm(f: AgentFormFields, stored: AgentSettings): FormResult<{ name?: string | undefined; settings: AgentSettings }> {
   const result = checked(patchAgentBody, { ...(f.name ? { name: f.name } : {}), settings: settingsOf(f) });
   if (!result.ok) return result;
-  return { ok: true, value: { name: result.value.name, settings: keepMaskedSecrets(result.value.settings ?? {}, stored) } };
+  // The Discord thread name is set through the API only (no field here): a form save keeps it.
+  const apiOnly = stored.discordThreadName ? { discordThreadName: stored.discordThreadName } : {};
+  return { ok: true, value: { name: result.value.name, settings: { ...keepMaskedSecrets(result.value.settings ?? {}, stored), ...apiOnly } } };
 }
 
 /** The fields that show an agent's stored settings (channel URLs masked). */

@@ -4,6 +4,12 @@
  * what the user asked for; cur_state: the machine contract); the mapping keeps the container's
  * truth and falls back to the others only while the container has no status yet. A malformed
  * answer fails the parse: it is an error, never an empty or partial fleet.
+ *
+ * An instance whose container is `destroyed` (or `terminated`, which vast-cli's `instance_exist`
+ * treats alike: vast-ai/vast-cli 55679830 vast.py), whose intended status is one of those, or whose
+ * machine contract is `unloaded` no longer exists as a rental, even while Vast still lists it: it
+ * is gone, exactly as one Vast no longer lists (the provider leaves it out, and reconciliation
+ * marks it gone), never an `unknown` or `offline` instance that seems to need attention.
  */
 import { z } from "zod";
 import { INSTANCE_STATES, type FleetInstance, type InstanceState } from "./provider.ts";
@@ -26,10 +32,14 @@ export const vastInstance = z.object({
 });
 export type VastInstance = z.infer<typeof vastInstance>;
 
-/** `GET /api/v1/instances/`: one page and the token of the next (absent or null on the last page). */
+/**
+ * `GET /api/v1/instances/`: one page, the token of the next (absent or null on the last page), and
+ * how many instances the whole list holds (over every page, as vast-cli's tests page it).
+ */
 export const vastInstancePage = z.object({
   instances: z.array(vastInstance),
   next_token: z.string().nullish(),
+  total_instances: z.number().int().nonnegative().nullish(),
 });
 
 /** `GET /api/v0/instances/{id}/`: the instance under `instances` (an object, not an array). */
@@ -52,11 +62,17 @@ export const vastLogsAnswer = z.object({
 
 const KNOWN = new Set<string>(INSTANCE_STATES);
 const MAX_MESSAGE = 1000;
+const GONE_STATUSES = new Set(["destroyed", "terminated"]);
 
+/** The rental is over (see the header): the provider reports it as not there at all. */
+export function isGoneInstance(raw: Pick<VastInstance, "actual_status" | "intended_status" | "cur_state">): boolean {
+  return GONE_STATUSES.has(raw.actual_status ?? "") || GONE_STATUSES.has(raw.intended_status ?? "") || raw.cur_state === "unloaded";
+}
+
+/** The state of an instance that is not gone (isGoneInstance is asked first). */
 export function vastState(actual: string | null | undefined, intended: string | null | undefined, cur: string | null | undefined): InstanceState {
   if (actual) return KNOWN.has(actual) ? (actual as InstanceState) : "unknown";
-  // No container status yet: being provisioned, unless it was stopped or its machine released.
-  if (cur === "unloaded") return "offline";
+  // No container status yet: being provisioned, unless it was stopped.
   if (intended === "stopped" || cur === "stopped") return "stopped";
   return "created";
 }

@@ -5,14 +5,23 @@
  * `select_filters={}`, `order_by=[{"col":"id","dir":"asc"}]` and `limit=25`, each query value
  * JSON-encoded unless it is a string, and sends each answer's `next_token` back as
  * `after_token`; show adds `owner=me`; mutating calls always carry a JSON body (`{}` on DELETE).
- * 429 and 5xx answers and network failures are retried with backoff (honouring Retry-After)
- * until the caller's deadline signal aborts (a run's provider call never outlives its lease);
- * every other failure, and any answer that does not parse, is a ProviderError: the list is all
- * pages or an error, never "the fleet is empty".
+ *
+ * Retried, with backoff (honouring Retry-After) until the caller's deadline signal aborts (a run's
+ * provider call never outlives its lease), is exactly what vast-cli retries, for every method:
+ * 429, 502, 503 and 504 and network failures (vastai/api/client.py `_RETRYABLE_STATUS = {429, 502,
+ * 503, 504}`, `_RETRYABLE_EXC`, `VastClient._request`). A 500 is not retried: for an action it may
+ * mean the action was carried out, so a reboot acknowledged with a 500 is sent once. Every other
+ * failure, and any answer that does not parse, is a ProviderError.
+ *
+ * The list is all pages or an error, never "the fleet is empty": a last page that leaves the list
+ * short of its own `total_instances` (a 200 with `instances: []` and `total_instances: 60`, or
+ * fewer rows than the total and no further page) is an error, because reconciliation would mark
+ * every missing instance gone. Instances Vast lists as destroyed or unloaded are left out, as gone
+ * (fleet/vast-instance.ts `isGoneInstance`).
  */
 import type { z } from "zod";
 import { ProviderError, tailOfLog, type FleetInstance, type FleetProvider, type InstanceLogs, type LogRequest, type ProviderCall } from "./provider.ts";
-import { toFleetInstance, vastActionAnswer, vastInstancePage, vastInstanceShow, vastLogsAnswer } from "./vast-instance.ts";
+import { isGoneInstance, toFleetInstance, vastActionAnswer, vastInstancePage, vastInstanceShow, vastLogsAnswer } from "./vast-instance.ts";
 import { fetchLogResult } from "./vast-logs.ts";
 
 export interface VastOptions {
@@ -40,6 +49,8 @@ export const VAST_USER_AGENT = "fleetwarden/0.1 (+vast provider)";
 const LIST_ORDER = [{ col: "id", dir: "asc" }];
 const MAX_PAGES = 400;
 const MAX_RETRY_AFTER_MS = 30_000;
+/** What vast-cli retries (vastai/api/client.py `_RETRYABLE_STATUS`); anything else is answered once. */
+const RETRYABLE_STATUS = new Set([429, 502, 503, 504]);
 
 const wait = (ms: number) => new Promise<void>((done) => setTimeout(done, ms));
 
@@ -62,6 +73,7 @@ export class VastProvider implements FleetProvider {
     const found: FleetInstance[] = [];
     const seenTokens = new Set<string>();
     let token: string | null = null;
+    let rows = 0;
     for (let page = 0; page < MAX_PAGES; page++) {
       const query = vastQuery({
         select_filters: {},
@@ -71,8 +83,14 @@ export class VastProvider implements FleetProvider {
       });
       const body = await this.call("GET", `/api/v1/instances/?${query}`);
       const parsed = parse(vastInstancePage, body, "instance list");
-      found.push(...parsed.instances.map(toFleetInstance));
+      rows += parsed.instances.length;
+      found.push(...parsed.instances.filter((raw) => !isGoneInstance(raw)).map(toFleetInstance));
       token = parsed.next_token || null;
+      // More rows than the total is an instance created while paging; fewer would lose instances.
+      const total = parsed.total_instances;
+      if (!token && total != null && rows < total) {
+        throw new ProviderError(`Vast.ai instance list contradicts itself: its last page (${page + 1}) ends after ${rows} instance(s), but total_instances says ${total}`, 502, true);
+      }
       if (!token) return found;
       if (seenTokens.has(token)) throw new ProviderError("Vast.ai instance list repeated a page token", null, true);
       seenTokens.add(token);
@@ -85,7 +103,7 @@ export class VastProvider implements FleetProvider {
     try {
       const body = await this.call("GET", `/api/v0/instances/${id}/?${vastQuery({ owner: "me" })}`);
       const shown = parse(vastInstanceShow, body, `instance ${id}`).instances;
-      return shown ? toFleetInstance(shown) : null;
+      return shown && !isGoneInstance(shown) ? toFleetInstance(shown) : null;
     } catch (err) {
       if (err instanceof ProviderError && err.status === 404) return null;
       throw err;
@@ -228,7 +246,8 @@ function failure(status: number, method: string, path: string, raw: string): Pro
   if (status === 404) return new ProviderError(`Vast.ai has no such resource (404) on ${what}: ${detail}`, 404);
   if (status === 410) return new ProviderError(`Vast.ai endpoint is gone (410) on ${what}: ${detail}`, 410);
   if (status === 429) return new ProviderError(`Vast.ai rate limit (429) on ${what}: ${detail}`, 429, true);
-  if (status >= 500) return new ProviderError(`Vast.ai failed (${status}) on ${what}: ${detail}`, status, true);
+  if (RETRYABLE_STATUS.has(status)) return new ProviderError(`Vast.ai failed (${status}) on ${what}: ${detail}`, status, true);
+  if (status >= 500) return new ProviderError(`Vast.ai failed (${status}) on ${what}, not retried (it may have been carried out): ${detail}`, status);
   return new ProviderError(`Vast.ai answered ${status} on ${what}: ${detail}`, status);
 }
 

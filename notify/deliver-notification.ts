@@ -40,11 +40,13 @@ export async function deliverNotification(deps: PipelineDeps, deliveryId: number
   }
 
   try {
-    await sendToChannel(channel, url, {
-      title: notification.title,
-      body: notification.body,
-      severity: notification.severity as Severity,
-    });
+    await sendToChannel(
+      channel,
+      url,
+      { title: notification.title, body: notification.body, severity: notification.severity as Severity },
+      undefined,
+      { discordThreadName: deps.config.discordThreadName },
+    );
   } catch (err) {
     const error = err instanceof Error ? err.message : String(err);
     const retryable = err instanceof ChannelError ? err.retryable : true;

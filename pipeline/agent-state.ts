@@ -44,6 +44,7 @@ export function presentRun(run: typeof runs.$inferSelect) {
     contextTokens: run.contextTokens,
     compaction: run.compaction,
     reply: run.reply,
+    truncated: run.truncated,
     error: run.error,
     startedAt: iso(run.startedAt),
     finishedAt: iso(run.finishedAt),

@@ -40,6 +40,7 @@ function runRecord(claim: Claimed, result: RunResult, now: number) {
     completionTokens: outcome.completionTokens,
     contextTokens: outcome.contextTokens,
     compaction: outcome.compaction ?? null,
+    truncated: outcome.truncated ?? false,
     error: outcome.error ?? null,
     finishedAt: now,
   };

@@ -54,6 +54,8 @@ export interface RunOutcome {
   completionTokens: number;
   contextTokens: number;
   compaction: unknown;
+  /** The model's output limit cut one of the run's messages (recorded as `runs.truncated`). */
+  truncated?: boolean;
   /** Set when the step ran but something it tried failed (recorded, not fatal). */
   error?: string;
   /**

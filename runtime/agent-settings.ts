@@ -36,6 +36,8 @@ export const agentSettingsSchema = z
       .object({ slack: z.url().optional(), discord: z.url().optional(), ntfy: z.url().optional() })
       .strict()
       .optional(),
+    /** DISCORD_THREAD_NAME for this agent's Discord channel (a forum channel's webhook needs one). */
+    discordThreadName: z.string().trim().min(1, "must not be empty").max(100, "must be at most 100 characters (Discord's limit)").optional(),
     instanceFilter: instanceFilter.optional(),
   })
   .strict();
@@ -53,6 +55,7 @@ export function configForAgent(config: Config, settings: AgentSettings): Config 
     approvalRequired: settings.approvalRequired ?? config.approvalRequired,
     maxPendingWakes: settings.maxPendingWakes ?? config.maxPendingWakes,
     channels: { ...config.channels, ...settings.channels },
+    discordThreadName: settings.discordThreadName ?? config.discordThreadName,
   };
 }
 

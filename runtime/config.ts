@@ -90,6 +90,8 @@ const variables = z.object({
   APPROVAL_REQUIRED_ACTIONS: approvalList.default("destroy"),
   SLACK_WEBHOOK_URL: optionalUrl,
   DISCORD_WEBHOOK_URL: optionalUrl,
+  /** Discord's thread (channel) names are 1-100 characters. */
+  DISCORD_THREAD_NAME: z.string().trim().max(100, "must be at most 100 characters (Discord's limit for a thread name)").optional(),
   NTFY_URL: optionalUrl,
   NOTIFY_DEDUP_WINDOW_S: z.coerce.number().int().min(0).default(3600),
   ACTION_RATE_LIMIT_PER_HOUR: positiveInt(6),
@@ -175,6 +177,8 @@ function toConfig(v: z.infer<typeof variables>, host: Host) {
     heartbeatTimeoutMs: v.HEARTBEAT_TIMEOUT_S * 1000,
     approvalRequired: v.APPROVAL_REQUIRED_ACTIONS.split(",").map((s) => s.trim()).filter(Boolean),
     channels: { slack: v.SLACK_WEBHOOK_URL, discord: v.DISCORD_WEBHOOK_URL, ntfy: v.NTFY_URL },
+    /** Sent as `thread_name`: a Discord forum channel's webhook refuses a post without one. */
+    discordThreadName: v.DISCORD_THREAD_NAME,
     notifyDedupWindowMs: v.NOTIFY_DEDUP_WINDOW_S * 1000,
     actionRateLimitPerHour: v.ACTION_RATE_LIMIT_PER_HOUR,
     wakeMinDelayMs: v.WAKE_MIN_DELAY_S * 1000,

@@ -83,6 +83,8 @@ export const runs = sqliteTable(
     triggers: text({ mode: "json" }).notNull().default([]),
     wakesConsumed: text({ mode: "json" }).notNull().default([]),
     reply: text(),
+    /** The model's output limit cut a message of this run (finish_reason `length`); its reply says so. */
+    truncated: integer({ mode: "boolean" }).notNull().default(false),
     error: text(),
     startedAt: integer().notNull(),
     finishedAt: integer(),

@@ -14,6 +14,11 @@ export interface ChannelMessage {
   severity: Severity;
 }
 
+/** A channel's settings beside its URL (a Discord forum webhook needs a thread name). */
+export interface ChannelOptions {
+  discordThreadName?: string | undefined;
+}
+
 /** Long enough for a slow webhook, short enough that a hung one never holds a delivery long. */
 export const CHANNEL_TIMEOUT_MS = 10_000;
 
@@ -28,13 +33,16 @@ export class ChannelError extends Error {
   }
 }
 
-/** POSTs once with a timeout; resolves on a 2xx, otherwise throws a classified ChannelError. */
+/**
+ * POSTs once with a timeout; resolves with the 2xx answer (status and body, for a channel that
+ * checks what it got back), otherwise throws a classified ChannelError.
+ */
 export async function postOnce(
   channel: ChannelName,
   url: string,
   init: { headers: Record<string, string>; body: string },
   timeoutMs = CHANNEL_TIMEOUT_MS,
-): Promise<void> {
+): Promise<{ status: number; text: string }> {
   let response: Response;
   try {
     response = await fetch(url, { method: "POST", ...init, signal: AbortSignal.timeout(timeoutMs) });
@@ -43,7 +51,7 @@ export async function postOnce(
     throw new ChannelError(`${channel}: ${timedOut ? `no answer within ${timeoutMs} ms` : `request failed: ${String(err)}`}`, true);
   }
   const text = await response.text().catch(() => "");
-  if (response.ok) return;
+  if (response.ok) return { status: response.status, text };
   const retryable = response.status === 429 || response.status >= 500;
   throw new ChannelError(`${channel}: HTTP ${response.status} ${text.slice(0, 200)}`.trim(), retryable, response.status);
 }

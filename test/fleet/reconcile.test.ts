@@ -118,6 +118,40 @@ describe("reconciliation", () => {
     }
   });
 
+  it("a Vast list page that contradicts its own total_instances marks nothing gone and records nothing", async () => {
+    let fault: Answer | undefined;
+    const { deps, requests } = await vastDeps({ instances: Array.from({ length: 30 }, (_, i) => vastInstance(i + 1)), intercept: () => fault });
+    await reconcileFleet(deps, "default");
+    expect((await stored(deps)).length).toBe(30);
+    for (const body of [{ instances: [], next_token: null, total_instances: 30 }, { instances: [vastInstance(1)], total_instances: 30 }]) {
+      fault = { body };
+      deps.clock.advance(61_000);
+      const before = await eventRows(deps);
+      await expect(reconcileFleet(deps, "default")).rejects.toThrow(/contradicts itself/);
+      expect(await eventRows(deps)).toEqual(before);
+      expect((await stored(deps)).filter((row) => row.goneAt !== null)).toEqual([]);
+    }
+    expect(requests.length).toBe(2 + 2);
+  });
+
+  it("an instance Vast still lists as destroyed or unloaded is marked gone like an unlisted one, not unknown or offline", async () => {
+    const { deps } = await vastDeps({ instances: [vastInstance(1), vastInstance(2), vastInstance(3)], keepDestroyed: true });
+    await reconcileFleet(deps, "default");
+    await deps.provider.destroy("2");
+    Object.assign(server!.instances.get(3)!, { actual_status: null, cur_state: "unloaded" });
+    expect(server!.instances.get(2)).toMatchObject({ actual_status: "destroyed" }); // still listed
+    deps.clock.advance(61_000);
+    expect(await reconcileFleet(deps, "default")).toMatchObject({ changed: [], gone: ["2", "3"] });
+    const rows = await stored(deps);
+    expect(rows.map((r) => [r.id, r.state, r.goneAt])).toEqual([
+      ["1", "running", null],
+      ["2", "running", deps.clock.now()],
+      ["3", "running", deps.clock.now()],
+    ]);
+    const gone = (await eventRows(deps)).filter((e) => (e.payload as { gone?: boolean }).gone);
+    expect(gone.map((e) => (e.payload as { instanceId: string }).instanceId)).toEqual(["2", "3"]);
+  });
+
   it("an instance that reappears is no longer gone and its return is an event", async () => {
     const { deps } = await simulatedDeps(0);
     await recordInstanceState(deps, { agentId: "default", instanceId: "sim-1", state: "running", source: "webhook", dedupKey: "w1" });

@@ -4,7 +4,7 @@
  * pages or an error.
  */
 import { describe, expect, it } from "vitest";
-import { vastState } from "../../fleet/vast-instance.ts";
+import { isGoneInstance, vastState } from "../../fleet/vast-instance.ts";
 import { startVastServer, vastInstance } from "./vast-server.ts";
 import { VastProvider } from "../../fleet/vast.ts";
 import { providerError, useVastClient } from "./vast-client-fixture.ts";
@@ -84,6 +84,40 @@ describe("Vast.ai client: listing as vast-cli lists", () => {
     expect(requests).toHaveLength(2);
   });
 
+  it("a last page that leaves the list short of its own total_instances is an error, never a smaller fleet", async () => {
+    for (const body of [{ instances: [], total_instances: 60 }, { instances: [vastInstance(1)], next_token: null, total_instances: 2 }]) {
+      const { vast } = await client({ intercept: () => ({ body }) });
+      expect(await providerError(vast.list())).toMatchObject({ message: expect.stringMatching(/contradicts itself.*total_instances says/), retryable: true });
+    }
+    // Over pages: the fake's first page (25 of 30), then a last page of 3 rows and no token.
+    const { vast, requests } = await client({
+      instances: fleetOf(30),
+      intercept: (req) => (req.query.has("after_token") ? { body: { instances: fleetOf(3), next_token: null, total_instances: 30 } } : undefined),
+    });
+    expect((await providerError(vast.list())).message).toMatch(/ends after 28 instance\(s\), but total_instances says 30/);
+    expect(requests).toHaveLength(2);
+  });
+
+  it("more rows than total_instances (an instance created while paging) is still the whole list", async () => {
+    const { vast } = await client({ intercept: () => ({ body: { instances: [vastInstance(1), vastInstance(2)], next_token: null, total_instances: 1 } }) });
+    expect((await vast.list()).map((i) => i.id)).toEqual(["1", "2"]);
+  });
+
+  it("leaves out instances Vast lists as destroyed or unloaded: they are gone, not unknown or offline", async () => {
+    const { vast } = await client({
+      instances: [
+        vastInstance(101),
+        vastInstance(102, { actual_status: "destroyed", intended_status: "destroyed" }),
+        vastInstance(103, { actual_status: null, cur_state: "unloaded" }),
+        vastInstance(104, { intended_status: "destroyed" }),
+      ],
+    });
+    expect((await vast.list()).map((i) => [i.id, i.state])).toEqual([["101", "running"]]);
+    expect(await vast.get("102")).toBeNull();
+    expect(await vast.get("103")).toBeNull();
+    expect(await vast.get("101")).toMatchObject({ state: "running" });
+  });
+
   it("a page token that repeats is an error rather than an endless loop", async () => {
     const { vast, requests } = await client({ intercept: () => ({ body: { instances: [vastInstance(1)], next_token: "same" } }) });
     expect((await providerError(vast.list())).message).toMatch(/repeated a page token/);
@@ -136,6 +170,13 @@ describe("Vast.ai state mapping", () => {
     expect(vastState("scheduling", "running", "running")).toBe("unknown");
     expect(vastState(null, "running", "running")).toBe("created");
     expect(vastState(null, "stopped", "stopped")).toBe("stopped");
-    expect(vastState(null, "running", "unloaded")).toBe("offline");
+  });
+
+  it("an instance destroyed, terminated or unloaded is gone", () => {
+    expect(isGoneInstance({ actual_status: "destroyed", intended_status: "destroyed", cur_state: "stopped" })).toBe(true);
+    expect(isGoneInstance({ actual_status: "terminated", intended_status: "running", cur_state: "running" })).toBe(true);
+    expect(isGoneInstance({ actual_status: null, intended_status: "running", cur_state: "unloaded" })).toBe(true);
+    expect(isGoneInstance({ actual_status: "offline", intended_status: "running", cur_state: "running" })).toBe(false);
+    expect(isGoneInstance({ actual_status: "exited", intended_status: "running", cur_state: "stopped" })).toBe(false);
   });
 });

@@ -25,6 +25,16 @@
  *   400 InvalidArgument "Only one auth mechanism allowed") and answers 404 NoSuchKey until the
  *   log is written.
  *
+ * - `total_instances` counts the whole list, not the page (vast-cli tests/cli/test_instances_commands.py:
+ *   two pages of one row each both say `total_instances: 2`), so a last page that leaves the list
+ *   short of it contradicts itself; inject such a page with `intercept`.
+ * - A destroyed instance is answered as vast-cli's tests answer one (tests/cli/test_machines_commands.py,
+ *   tests/cli/test_self_test_support_bundle.py: `{"actual_status": "destroyed", "intended_status":
+ *   "destroyed"}`) when `keepDestroyed` is set: DELETE leaves the row listed with those statuses.
+ * - Retries (vastai/api/client.py `_RETRYABLE_STATUS = {429, 502, 503, 504}`, `VastClient._request`):
+ *   vast-cli repeats a request answered with one of those, for every method, and nothing else; the
+ *   fake counts every request (`requests`), so a test can tell a retried action from one sent once.
+ *
  * Strict: an unknown query parameter, a missing one vast-cli always sends, a value that is not
  * what vast-cli encodes, a body vast-cli would not send, or a foreign page token is a 400; a
  * missing or wrong Bearer key is a 401; a known path with the wrong method is a 405; an unknown
@@ -67,6 +77,8 @@ export interface VastFakeOptions {
   logPollsBeforeReady?: number;
   /** The container log of an instance (default: a few lines naming it). */
   logOf?: (row: VastRow) => string;
+  /** DELETE keeps the row, listed as destroyed (see the header), instead of removing it. */
+  keepDestroyed?: boolean;
 }
 
 export interface VastServer {
@@ -229,7 +241,8 @@ class VastFake {
     if (!isPlainObject(req.body) || Object.keys(req.body).length) return refuse(400, "invalid_args", "destroy takes the body {}");
     const row = this.find(id);
     if (!("id" in row)) return row;
-    this.instances.delete(id);
+    if (this.options.keepDestroyed) Object.assign(row, { actual_status: "destroyed", intended_status: "destroyed" });
+    else this.instances.delete(id);
     return ok({ success: true });
   }
 

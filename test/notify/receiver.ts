@@ -13,9 +13,23 @@
  *   those three entities, as 400 `invalid_payload`: the injection is detected, not delivered.
  * - Discord execute webhook (https://discord.com/developers/docs/resources/webhook#execute-webhook):
  *   JSON; `content` up to 2,000 characters, counted as Unicode code points, else 400 code 50035
- *   "Must be 2000 or fewer in length."; an empty message is 400 code 50006; success is 204. Stricter
- *   than Discord: a message without `allowed_mentions` `{parse: []}` is refused, because without it
- *   Discord would turn `@everyone` in an alert into a ping.
+ *   "Must be 2000 or fewer in length."; an empty message is 400 code 50006. Stricter than Discord:
+ *   a message without `allowed_mentions` `{parse: []}` is refused, because without it Discord would
+ *   turn `@everyone` in an alert into a ping; and content holding a masked link `[text](url)` that
+ *   is not escaped (Discord would render it, showing one text and linking another address) is
+ *   refused, so the injection is detected, not delivered (a backslash escapes the next character).
+ *   From discord/discord-api-docs c98d64bc233833839cf0d8d369e81b77f21ade60:
+ *   developers/resources/webhook.mdx "Execute Webhook" — it "Returns a message or 204 No Content
+ *   depending on the `wait` query parameter": with `wait` true, 200 and the created message (its
+ *   `id`), else 204 (and "a message that is not saved does not return an error"); a forum or media
+ *   channel's webhook needs `thread_id` in the query or `thread_name` in the body, and
+ *   `thread_name` "requires the webhook channel to be a forum or media channel";
+ *   developers/topics/opcodes-and-status-codes.mdx — 400 code 220001 "Webhooks posted to forum
+ *   channels must have a thread_name or thread_id", 220002 "… cannot have both a thread_name and
+ *   thread_id", 220003 "Webhooks can only create threads in forum channels";
+ *   developers/reference.mdx "Boolean Query Strings" — `True`, `true` or `1`, `False`, `false` or
+ *   `0`. Set `discordForum` for a forum channel's webhook; `discordDropsAnswer` answers every
+ *   accepted post with a bare 204, as a proxy that loses the query or the answer would.
  * - ntfy publish (binwiederhier/ntfy 81a486ad, server/server.go `handlePublishBody` case 6/7 and
  *   util/peek.go `Peek`, server/config.go `DefaultMessageSizeLimit = 4096`): a body is a message
  *   only when it is valid UTF-8 and shorter than 4,096 bytes (`LimitReached` is `read == limit`,
@@ -50,6 +64,10 @@ export interface Receiver {
   fallback: number;
   /** When true, requests are recorded but never answered (a hung channel). */
   hang: boolean;
+  /** Discord only: the webhook posts to a forum channel (needs thread_name or thread_id). */
+  discordForum: boolean;
+  /** Discord only: an accepted post is answered 204 without the message, whatever `wait` says. */
+  discordDropsAnswer: boolean;
   close(): Promise<void>;
 }
 
@@ -97,13 +115,24 @@ function checkSlack(body: string): Refusal | null {
   return null;
 }
 
-function checkDiscord(body: string): Refusal | null {
+const DISCORD_BOOLEANS: Record<string, boolean> = { True: true, true: true, "1": true, False: false, false: false, "0": false };
+
+/** A masked link Discord would render, once every backslash-escaped character is taken out. */
+export function discordMaskedLink(content: string): string | null {
+  return /\[[^\]]*\]\([^)]*\)/.exec(content.replace(/\\[\s\S]/g, ""))?.[0] ?? null;
+}
+
+function checkDiscord(body: string, query: URLSearchParams, forum: boolean): Refusal | null {
   const error = (code: number, message: string, errors?: unknown): Refusal => ({
     status: 400,
     body: JSON.stringify({ message, code, ...(errors ? { errors } : {}) }),
     contentType: "application/json",
   });
-  let json: { content?: unknown; allowed_mentions?: { parse?: unknown } };
+  const wait = query.get("wait");
+  if (wait !== null && !(wait in DISCORD_BOOLEANS)) {
+    return error(50035, "Invalid Form Body", { wait: { _errors: [{ code: "BOOLEAN_TYPE_CONVERT", message: "Must be either true or false." }] } });
+  }
+  let json: { content?: unknown; allowed_mentions?: { parse?: unknown }; thread_name?: unknown };
   try {
     json = JSON.parse(body) as typeof json;
   } catch {
@@ -115,7 +144,27 @@ function checkDiscord(body: string): Refusal | null {
   }
   const parse = json.allowed_mentions?.parse;
   if (!Array.isArray(parse) || parse.length !== 0) return error(50035, "Invalid Form Body (this receiver requires allowed_mentions {parse: []})");
+  const link = discordMaskedLink(json.content);
+  if (link !== null) return error(50035, `Invalid Form Body (this receiver refuses the unescaped masked link ${JSON.stringify(link)})`);
+  const threadName = typeof json.thread_name === "string" && json.thread_name !== "" ? json.thread_name : null;
+  const threadId = query.get("thread_id");
+  if (threadName !== null && threadId !== null) return error(220002, "Webhooks posted to forum channels cannot have both a thread_name and thread_id");
+  if (threadName !== null && !forum) return error(220003, "Webhooks can only create threads in forum channels");
+  if (forum && threadName === null && threadId === null) return error(220001, "Webhooks posted to forum channels must have a thread_name or thread_id");
   return null;
+}
+
+let discordMessageIds = 1_300_000_000_000_000_000n;
+
+/** What Discord answers an accepted post: the created message with `wait` true, else 204. */
+function answerDiscord(res: ServerResponse, query: URLSearchParams, body: string, receiver: Receiver): void {
+  if (receiver.discordDropsAnswer || DISCORD_BOOLEANS[query.get("wait") ?? "false"] !== true) {
+    res.writeHead(204).end();
+    return;
+  }
+  const sent = JSON.parse(body) as { content: string };
+  const message = { id: String(++discordMessageIds), type: 0, content: sent.content, channel_id: "1200000000000000001", webhook_id: "1100000000000000001", timestamp: new Date().toISOString() };
+  res.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify(message));
 }
 
 function checkNtfy(headers: IncomingHttpHeaders, raw: Buffer): Refusal | "attachment" | null {
@@ -150,6 +199,8 @@ export async function startReceiver(path = "/hook", fallback = 200, service: Rec
     script: [],
     fallback,
     hang: false,
+    discordForum: false,
+    discordDropsAnswer: false,
     close: () =>
       new Promise<void>((resolve) => {
         for (const res of pending) res.destroy();
@@ -168,7 +219,9 @@ export async function startReceiver(path = "/hook", fallback = 200, service: Rec
         pending.add(res);
         return;
       }
-      const refusal = service === "slack" ? checkSlack(body) : service === "discord" ? checkDiscord(body) : service === "ntfy" ? checkNtfy(req.headers, raw) : null;
+      const query = new URL(req.url ?? "/", "http://receiver").searchParams;
+      const refusal =
+        service === "slack" ? checkSlack(body) : service === "discord" ? checkDiscord(body, query, receiver.discordForum) : service === "ntfy" ? checkNtfy(req.headers, raw) : null;
       if (refusal === "attachment") {
         receiver.ntfyAttachments++;
         receiver.rejected.push(`ntfy would store a ${raw.length}-byte body as attachment.txt`);
@@ -178,7 +231,8 @@ export async function startReceiver(path = "/hook", fallback = 200, service: Rec
         return;
       }
       const status = receiver.script.shift() ?? receiver.fallback;
-      if (status === 204) res.writeHead(204).end();
+      if (service === "discord" && status >= 200 && status < 300) answerDiscord(res, query, body, receiver);
+      else if (status === 204) res.writeHead(204).end();
       else res.writeHead(status, { "Content-Type": "text/plain" }).end(status < 300 ? "ok" : "upstream says no");
     });
   });

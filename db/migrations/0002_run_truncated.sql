@@ -1,0 +1,1 @@
+ALTER TABLE `runs` ADD `truncated` integer DEFAULT false NOT NULL;
