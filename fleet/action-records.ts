@@ -129,13 +129,14 @@ export async function recordSuccess(deps: Pick<FleetDeps, "db" | "clock" | "prov
   const now = clock.now();
   const implied = IMPLIED_STATE[request.kind];
   const { agentId, instanceId } = request;
-  const stored = sql`(select state from ${instances} where agent_id = ${agentId} and id = ${instanceId})`;
+  const stored = sql`(select ${instances.state} from ${instances} where ${instances.agentId} = ${agentId} and ${instances.id} = ${instanceId})`;
   const message = request.kind === "label" ? `label set to ${request.label ?? ""}` : `${request.kind} by ${request.decidedBy}`;
   const result = { providerCalled: true, provider: deps.provider.kind, state: implied, ...(request.label !== undefined ? { label: request.label } : {}) };
   await db.batch([
     finishAction(deps, actionId, { status: "succeeded", result }),
-    db.run(sql`insert into ${instanceEvents} (agent_id, instance_id, from_state, to_state, source, message, at, event_id, created_at)
-      values (${agentId}, ${instanceId}, ${stored}, coalesce(${implied}, ${stored}, 'unknown'), 'action', ${message}, ${now}, null, ${now})`),
+    db
+      .insert(instanceEvents)
+      .values({ agentId, instanceId, fromState: stored, toState: sql`coalesce(${implied}, ${stored}, 'unknown')`, source: "action", message, at: now, eventId: null, createdAt: now }),
     db
       .update(instances)
       .set({

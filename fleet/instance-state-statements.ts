@@ -6,10 +6,13 @@
  * one text serves every change and SQLite's work per statement stays small:
  * - state sets are bound as `|a|b|` strings and tested with instr();
  * - details carry one "given" flag per column: a detail the change does not name stays as stored.
+ * Columns are named by the schema's definitions (drizzle builders, `${table.column}`), never by hand.
  */
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, ne, or, sql } from "drizzle-orm";
+import { alias } from "drizzle-orm/sqlite-core";
 import { events, instanceEvents, instances } from "../schema/index.ts";
-import { prepareRaw, preparedPerDb } from "../db/prepared.ts";
+import { preparedPerDb } from "../db/prepared.ts";
+import { insertWhere } from "../db/insert-where.ts";
 import { insertEvent } from "../pipeline/index.ts";
 import type { InstanceState } from "./provider.ts";
 
@@ -18,15 +21,12 @@ export function stateSet(states: readonly InstanceState[]): string {
   return `|${states.join("|")}|`;
 }
 
-/** Provider details an instance row keeps, each with its "given" flag placeholder. */
-export const DETAIL_COLUMNS = {
-  label: "label",
-  gpuName: "gpu_name",
-  gpuCount: "gpu_count",
-  pricePerHour: "price_per_hour",
-  startedAt: "started_at",
-} as const;
-export type DetailKey = keyof typeof DETAIL_COLUMNS;
+/** Provider details an instance row keeps; each is bound with a `<key>Given` flag. */
+export const DETAIL_KEYS = ["label", "gpuName", "gpuCount", "pricePerHour", "startedAt"] as const satisfies readonly (keyof typeof instances.$inferSelect)[];
+export type DetailKey = (typeof DETAIL_KEYS)[number];
+
+/** The row an upsert proposed (SQLite's `excluded`), with the instances table's columns. */
+const proposed = alias(instances, "excluded");
 
 const p = (name: string) => sql.placeholder(name);
 
@@ -40,11 +40,16 @@ export const instanceStatePrepared = preparedPerDb((db) => {
   const source = p("source");
   const message = p("message");
   const webhook = p("webhook");
+  const thisInstance = and(eq(instances.agentId, agentId), eq(instances.id, instanceId));
 
   // Why the change wakes nobody, read from the stored instance (null: it is news).
-  const dropReason = sql`(select case when i.state_at > ${at} then 'superseded' when i.state = ${state} then 'unchanged'
-      when i.expected_until >= ${now} and instr(${p("matched")}, '|' || i.expected_state || '|') > 0 then 'expected' end
-    from ${instances} i where i.agent_id = ${agentId} and i.id = ${instanceId})`;
+  const dropReason = sql`${db
+    .select({
+      reason: sql`case when ${instances.stateAt} > ${at} then 'superseded' when ${instances.state} = ${state} then 'unchanged'
+        when ${instances.expectedUntil} >= ${now} and instr(${p("matched")}, '|' || ${instances.expectedState} || '|') > 0 then 'expected' end`,
+    })
+    .from(instances)
+    .where(thisInstance)}`;
   // The inbox's own insert, judged on the way in: dropped with its reason when it is no news.
   const insert = insertEvent(db, {
     agentId,
@@ -59,37 +64,57 @@ export const instanceStatePrepared = preparedPerDb((db) => {
 
   // Only by the batch that stored the event: after the insert and the read of its row (a read
   // changes neither), changes() and last_insert_rowid() still name the insert.
-  const appendHistory = db.run(sql`insert into ${instanceEvents} (agent_id, instance_id, from_state, to_state, source, message, at, event_id, created_at)
-    select ${agentId}, ${instanceId}, (select i.state from ${instances} i where i.agent_id = ${agentId} and i.id = ${instanceId}),
-      ${state}, ${source}, ${message}, ${at}, e.id, ${now}
-    from ${events} e
-    where changes() = 1 and e.id = last_insert_rowid() and (e.status <> 'dropped' or e.drop_reason = 'expected')`);
+  const appendHistory = insertWhere(
+    db,
+    instanceEvents,
+    {
+      agentId,
+      instanceId,
+      fromState: sql`(select ${instances.state} from ${instances} where ${thisInstance})`,
+      toState: state,
+      source,
+      message,
+      at,
+      eventId: sql`${events.id}`,
+      createdAt: now,
+    },
+    and(sql`changes() = 1`, eq(events.id, sql`last_insert_rowid()`), or(ne(events.status, "dropped"), eq(events.dropReason, "expected")))!,
+    sql`${events}`,
+  );
 
   // A newer report ends the expectation unless it is still on the way (then it is the echo).
-  const keptExpectation = sql`excluded.state_at < instances.state_at or instr(${p("kept")}, '|' || instances.expected_state || '|') > 0`;
-  const detailColumns = Object.entries(DETAIL_COLUMNS);
-  const upsertInstance = db.run(sql`insert into ${instances}
-      (agent_id, id, state, state_at, status_message, last_seen_at, reports_by_webhook, updated_at, ${sql.raw(detailColumns.map(([, c]) => c).join(", "))})
-    values (${agentId}, ${instanceId}, ${state}, ${at}, ${message}, ${now}, ${webhook}, ${now}, ${sql.join(
-      detailColumns.map(([key]) => p(key)),
-      sql`, `,
-    )})
-    on conflict (agent_id, id) do update set
-      state = case when excluded.state_at >= instances.state_at then excluded.state else instances.state end,
-      state_at = max(excluded.state_at, instances.state_at),
-      status_message = case when excluded.state_at >= instances.state_at then coalesce(excluded.status_message, instances.status_message) else instances.status_message end,
-      last_seen_at = case when ${webhook} then max(excluded.last_seen_at, instances.last_seen_at) else instances.last_seen_at end,
-      heartbeat_flagged_at = case when ${webhook} then null else instances.heartbeat_flagged_at end,
-      reports_by_webhook = case when ${webhook} then 1 else instances.reports_by_webhook end,
-      expected_state = case when ${keptExpectation} then instances.expected_state else null end,
-      expected_until = case when ${keptExpectation} then instances.expected_until else null end,
-      gone_at = null,
-      updated_at = ${now},
-      ${sql.join(
-        detailColumns.map(([key, column]) => sql`${sql.raw(column)} = case when ${p(`${key}Given`)} then excluded.${sql.raw(column)} else instances.${sql.raw(column)} end`),
-        sql`, `,
-      )}
-    where exists (select 1 from ${events} where agent_id = ${agentId} and dedup_key = ${dedupKey} and created_at = ${now})`);
+  const keptExpectation = sql`${proposed.stateAt} < ${instances.stateAt} or instr(${p("kept")}, '|' || ${instances.expectedState} || '|') > 0`;
+  const newer = sql`${proposed.stateAt} >= ${instances.stateAt}`;
+  const upsertInstance = db
+    .insert(instances)
+    .values({
+      agentId,
+      id: instanceId,
+      state,
+      stateAt: at,
+      statusMessage: message,
+      lastSeenAt: now,
+      reportsByWebhook: webhook,
+      updatedAt: now,
+      ...Object.fromEntries(DETAIL_KEYS.map((key) => [key, p(key)])),
+    })
+    .onConflictDoUpdate({
+      target: [instances.agentId, instances.id],
+      set: {
+        state: sql`case when ${newer} then ${proposed.state} else ${instances.state} end`,
+        stateAt: sql`max(${proposed.stateAt}, ${instances.stateAt})`,
+        statusMessage: sql`case when ${newer} then coalesce(${proposed.statusMessage}, ${instances.statusMessage}) else ${instances.statusMessage} end`,
+        lastSeenAt: sql`case when ${webhook} then max(${proposed.lastSeenAt}, ${instances.lastSeenAt}) else ${instances.lastSeenAt} end`,
+        heartbeatFlaggedAt: sql`case when ${webhook} then null else ${instances.heartbeatFlaggedAt} end`,
+        reportsByWebhook: sql`case when ${webhook} then 1 else ${instances.reportsByWebhook} end`,
+        expectedState: sql`case when ${keptExpectation} then ${instances.expectedState} else null end`,
+        expectedUntil: sql`case when ${keptExpectation} then ${instances.expectedUntil} else null end`,
+        goneAt: sql`null`,
+        updatedAt: sql`${now}`,
+        ...Object.fromEntries(DETAIL_KEYS.map((key) => [key, sql`case when ${p(`${key}Given`)} then ${proposed[key]} else ${instances[key]} end`])),
+      },
+      setWhere: sql`exists (select 1 from ${events} where ${events.agentId} = ${agentId} and ${events.dedupKey} = ${dedupKey} and ${events.createdAt} = ${now})`,
+    });
 
   return {
     insertEvent: insert.prepare(),
@@ -99,7 +124,7 @@ export const instanceStatePrepared = preparedPerDb((db) => {
       .from(events)
       .where(and(eq(events.agentId, agentId), eq(events.dedupKey, dedupKey)))
       .prepare(),
-    appendHistory: prepareRaw(db, appendHistory),
-    upsertInstance: prepareRaw(db, upsertInstance),
+    appendHistory: appendHistory.prepare(),
+    upsertInstance: upsertInstance.prepare(),
   };
 });

@@ -13,7 +13,7 @@ import { debounceWindow } from "../pipeline/index.ts";
 import { bind } from "../db/prepared.ts";
 import { commitIngest, publishAfterIngest, scheduleIfPending, type Ingested } from "../pipeline/index.ts";
 import { expectationsKeptBy, expectationsMatchedBy } from "./expectations.ts";
-import { DETAIL_COLUMNS, instanceStatePrepared, stateSet, type DetailKey } from "./instance-state-statements.ts";
+import { DETAIL_KEYS, instanceStatePrepared, stateSet, type DetailKey } from "./instance-state-statements.ts";
 import type { FleetInstance, InstanceState } from "./provider.ts";
 
 export interface StateChange {
@@ -40,7 +40,7 @@ function changeValues(deps: FleetDeps, change: StateChange) {
   const at = change.at ?? now;
   const message = change.message ?? null;
   const details: Record<string, unknown> = {};
-  for (const key of Object.keys(DETAIL_COLUMNS) as DetailKey[]) {
+  for (const key of DETAIL_KEYS) {
     const given = change.details !== undefined && key in change.details;
     details[key] = given ? (change.details![key] ?? null) : null;
     details[`${key}Given`] = given ? 1 : 0;

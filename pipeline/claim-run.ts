@@ -12,6 +12,7 @@
 import { and, eq, gte, isNotNull, isNull, lte, sql } from "drizzle-orm";
 import type { PipelineDeps } from "./deps.ts";
 import { batchByName } from "../db/named-batch.ts";
+import { insertWhere } from "../db/insert-where.ts";
 import { agents, events, runs, wakes } from "../schema/index.ts";
 import { recoverDeadLeaseStatements } from "./lease.ts";
 import { heldRunId, holdsLease, leaseHeld } from "./lease-held.ts";
@@ -57,9 +58,13 @@ export async function claimRun(deps: Pick<PipelineDeps, "db" | "clock" | "config
         ),
       )
       .returning({ runId: agents.leaseRunId, sessionEpoch: agents.sessionEpoch }),
-    startRun: db.run(sql`insert into ${runs} (agent_id, run_id, status, session_epoch, started_at)
-      select ${agents.id}, ${agents.leaseRunId}, 'running', ${agents.sessionEpoch}, ${now}
-      from ${agents} where ${leaseHeld(holder, "any expiry")}`),
+    startRun: insertWhere(
+      db,
+      runs,
+      { agentId: sql`${agents.id}`, runId: sql`${agents.leaseRunId}`, status: "running", sessionEpoch: sql`${agents.sessionEpoch}`, startedAt: now },
+      leaseHeld(holder, "any expiry"),
+      sql`${agents}`,
+    ),
     // Bounded retries (invariant 9): what failed or crashed runs handed back MAX_EVENT_ATTEMPTS
     // times is dropped as poison instead of being claimed again (notify/poison-alerts.ts tells a human).
     dropPoisonEvents: db
@@ -88,12 +93,16 @@ export async function claimRun(deps: Pick<PipelineDeps, "db" | "clock" | "config
       .set({ status: "consumed", consumedByRun: claimedRunId, consumedAt: now })
       .where(and(eq(wakes.agentId, agentId), eq(wakes.status, "pending"), lte(wakes.dueAt, now), holdsToken))
       .returning({ id: wakes.id, dueAt: wakes.dueAt, reason: wakes.reason, createdByRun: wakes.createdByRun }),
-    recordTriggers: db.run(sql`update ${runs} set
-        triggers = (select json_group_array(json_object('source', e.source, 'id', e.id)) from ${events} e
-                    where e.agent_id = ${agentId} and e.run_id = ${runs.runId} and e.status = 'consumed'),
-        wakes_consumed = (select json_group_array(w.id) from ${wakes} w
-                    where w.agent_id = ${agentId} and w.consumed_by_run = ${runs.runId} and w.status = 'consumed')
-      where ${runs.agentId} = ${agentId} and ${runs.runId} = ${claimedRunId}`),
+    // Copied now, so the run's record keeps what it claimed even after a hand-back re-claims it.
+    recordTriggers: db
+      .update(runs)
+      .set({
+        triggers: sql`(select json_group_array(json_object('source', ${events.source}, 'id', ${events.id})) from ${events}
+          where ${events.agentId} = ${agentId} and ${events.runId} = ${runs.runId} and ${events.status} = 'consumed')`,
+        wakesConsumed: sql`(select json_group_array(${wakes.id}) from ${wakes}
+          where ${wakes.agentId} = ${agentId} and ${wakes.consumedByRun} = ${runs.runId} and ${wakes.status} = 'consumed')`,
+      })
+      .where(and(eq(runs.agentId, agentId), eq(runs.runId, claimedRunId))),
   });
 
   const won = results.takeLease[0];

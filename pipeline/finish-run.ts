@@ -12,6 +12,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { PipelineDeps } from "./deps.ts";
 import { batchByName, type NamedStatements } from "../db/named-batch.ts";
+import { insertWhere } from "../db/insert-where.ts";
 import { agents, messages, runs } from "../schema/index.ts";
 import { handBackStatements } from "./hand-back.ts";
 import { holdsLease, leaseHeld } from "./lease-held.ts";
@@ -60,9 +61,22 @@ export async function finishRun(deps: PipelineDeps, claim: Claimed, result: RunR
   const turns = "outcome" in result && !runUpdate.noop ? (result.outcome.turns ?? []) : [];
   const storeTurns = turns.map((t, i) => [
     `storeTurn${i}`,
-    db.run(sql`insert into ${messages} (agent_id, session_epoch, run_id, role, content, tool_calls, tool_call_id, tokens, created_at)
-      select ${agentId}, ${claim.sessionEpoch}, ${runId}, ${t.role}, ${t.content}, ${t.toolCalls == null ? null : JSON.stringify(t.toolCalls)}, ${t.toolCallId}, ${t.tokens}, ${now}
-      where ${holds}`),
+    insertWhere(
+      db,
+      messages,
+      {
+        agentId,
+        sessionEpoch: claim.sessionEpoch,
+        runId,
+        role: t.role,
+        content: t.content,
+        toolCalls: t.toolCalls ?? null,
+        toolCallId: t.toolCallId,
+        tokens: t.tokens,
+        createdAt: now,
+      },
+      holds,
+    ),
   ] as const);
 
   const giveBack: NamedStatements = failed ? handBackStatements(db, agentId, runId, holds) : {};

@@ -5,6 +5,7 @@
  */
 import { eq, sql } from "drizzle-orm";
 import type { PipelineDeps } from "./deps.ts";
+import { insertWhere } from "../db/insert-where.ts";
 import { agents, sessions } from "../schema/index.ts";
 
 export async function resetSession(deps: PipelineDeps, agentId: string): Promise<{ sessionEpoch: number; runCounter: number }> {
@@ -15,9 +16,7 @@ export async function resetSession(deps: PipelineDeps, agentId: string): Promise
       .set({ sessionEpoch: sql`${agents.sessionEpoch} + 1` })
       .where(eq(agents.id, agentId))
       .returning({ sessionEpoch: agents.sessionEpoch, runCounter: agents.runCounter }),
-    deps.db.run(sql`insert into ${sessions} (agent_id, epoch, started_at)
-      select id, session_epoch, ${now} from ${agents} where id = ${agentId}
-      on conflict do nothing`),
+    insertWhere(deps.db, sessions, { agentId: sql`${agents.id}`, epoch: sql`${agents.sessionEpoch}`, startedAt: now }, eq(agents.id, agentId), sql`${agents}`).onConflictDoNothing(),
   ]);
   const row = bumped[0];
   if (!row) throw new Error(`unknown agent ${agentId}`);

@@ -22,10 +22,14 @@ export async function pruneOldRecords(deps: PipelineDeps): Promise<{ events: num
   // Bounded: PER_TICK / SLICE slices at most, fewer once a slice finds less than it may delete.
   for (let slice = 0; slice < PER_TICK / SLICE; slice++) {
     const [droppedEvents, finishedDeliveries] = await deps.db.batch([
-      deps.db.run(sql`delete from ${events} where id in (
-        select id from ${events} where status = 'dropped' and created_at < ${before} limit ${SLICE})`),
-      deps.db.run(sql`delete from ${deliveries} where id in (
-        select id from ${deliveries} where status in ('delivered', 'failed') and created_at < ${before} limit ${SLICE})`),
+      // Literal statuses, not bound values: SQLite uses a partial index (events_dropped,
+      // deliveries_finished) only where the statement's WHERE proves the index's.
+      deps.db.delete(events).where(
+        sql`${events.id} in (select ${events.id} from ${events} where ${events.status} = 'dropped' and ${events.createdAt} < ${before} limit ${SLICE})`,
+      ),
+      deps.db.delete(deliveries).where(
+        sql`${deliveries.id} in (select ${deliveries.id} from ${deliveries} where ${deliveries.status} in ('delivered', 'failed') and ${deliveries.createdAt} < ${before} limit ${SLICE})`,
+      ),
     ]);
     pruned.events += droppedEvents.rowsAffected;
     pruned.deliveries += finishedDeliveries.rowsAffected;
