@@ -24,6 +24,8 @@ export class SimStep {
   readonly violations: string[] = [];
   /** When calm, runs neither fail nor schedule wakes (the burst phase measures debounce alone). */
   calm = false;
+  /** How often a run (not calm) throws once its gate opens. */
+  failureRate = 0.1;
 
   /**
    * `agent`: after its gate, the run is the real agent step (driven by the simulated LLM); the
@@ -59,7 +61,7 @@ export class SimStep {
     };
     this.runs.push(run);
     const fate = await new Promise<"finish" | "throw">((resolve) => {
-      run.open = () => resolve(!this.calm && this.rng.chance(0.1) ? "throw" : "finish");
+      run.open = () => resolve(!this.calm && this.rng.chance(this.failureRate) ? "throw" : "finish");
     });
     run.returned = true;
     if (this.agent) {
