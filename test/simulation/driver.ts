@@ -28,7 +28,9 @@ import { SimScheduler, type Queued } from "./sim-scheduler.ts";
 import { SimStep } from "./sim-step.ts";
 import { SimModel } from "./sim-model.ts";
 import { createAgentRunStep } from "../../agent/run-agent.ts";
+import { buildPromptDraft } from "../../agent/prompt.ts";
 import { checkInvariants, checkSettled } from "./invariants.ts";
+import { checkCompaction, startingHistory, type CompactionRecord } from "./compaction-checks.ts";
 import { judgeRequest, lateClaims, readSchedule, type Arrival } from "./debounce-checks.ts";
 
 const flush = () => new Promise((resolve) => setImmediate(resolve));
@@ -41,6 +43,8 @@ export interface SimResult {
   llmRequests: number;
   /** LLM calls before which compaction had to act. */
   compactedCalls: number;
+  /** LLM calls before which compaction summarised stored turns. */
+  summarizedCalls: number;
   /** Events and wakes dropped as poison. */
   poisoned: number;
   /** Requests an already-scheduled run covered (absorbed by the debounce). */
@@ -69,6 +73,8 @@ export async function simulate(seed: number, steps = 60, mode: SimMode = "pipeli
   const sim = new SimStep(rng, config.runLeaseMs, model ? createAgentRunStep() : null);
   // Some seeds fail often, so the same events are handed back until they are dropped as poison.
   sim.failureRate = rng.pick([0.1, 0.1, 0.4]);
+  // Read as the agent reads it, through the connection without faults.
+  if (model) sim.readHistory = async (context) => startingHistory(await buildPromptDraft({ ...context.deps, db: checkDb }, context));
   const deps: Deps = {
     db: openDatabase(faultyClient(raw, rng, faults)),
     clock,
@@ -129,7 +135,11 @@ export async function simulate(seed: number, steps = 60, mode: SimMode = "pipeli
     await finishes.get(run.runId);
     finishes.delete(run.runId);
     finishedAt.set(run.runId, clock.now());
-    const [row] = (await raw.execute({ sql: "select status, noop from runs where agent_id = 'default' and run_id = ?", args: [run.runId] })).rows;
+    const [row] = (await raw.execute({ sql: "select status, noop, compaction, session_epoch from runs where agent_id = 'default' and run_id = ?", args: [run.runId] })).rows;
+    if (run.history && typeof row?.compaction === "string") {
+      const [session] = (await raw.execute({ sql: "select summarized_through from sessions where agent_id = 'default' and epoch = ?", args: [row.session_epoch ?? -1] })).rows;
+      violations.push(...checkCompaction(run.runId, run.history, JSON.parse(row.compaction) as CompactionRecord, Number(session?.summarized_through ?? 0)));
+    }
     if (ranFaultFree && row?.status === "succeeded" && Number(row.noop) === 1 && agent?.next_run_at === null && scheduler.publishes !== publishesBefore) {
       violations.push(`no-op run ${run.runId} published ${scheduler.publishes - publishesBefore} deliveries`);
     }
@@ -265,7 +275,7 @@ export async function simulate(seed: number, steps = 60, mode: SimMode = "pipeli
   }
   violations.push(...(model?.violations ?? []));
   const compacted = await raw.execute(
-    `select count(*) as n from runs, json_each(runs.compaction, '$.calls') as call
+    `select count(*) as n, sum(json_extract(call.value, '$.summarized') is not null) as summarized from runs, json_each(runs.compaction, '$.calls') as call
      where json_extract(call.value, '$.stubbedToolOutputs') > 0 or json_extract(call.value, '$.summarized') is not null
         or json_extract(call.value, '$.trimmedTurns') > 0 or json_extract(call.value, '$.droppedNoopTurns') > 0`,
   );
@@ -278,6 +288,7 @@ export async function simulate(seed: number, steps = 60, mode: SimMode = "pipeli
     faults: faults.injected,
     llmRequests: model?.requests ?? 0,
     compactedCalls: Number(compacted.rows[0]!.n),
+    summarizedCalls: Number(compacted.rows[0]!.summarized ?? 0),
     poisoned: Number(poisoned!.n),
     absorbed,
     violations,
