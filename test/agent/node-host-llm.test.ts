@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { startNodeHost, type NodeHost } from "../../functions/host/node-host.ts";
 import { silentLogger } from "../support/silent-logger.ts";
 import { ScriptedLlm } from "../support/scripted-llm.ts";
+import { waitFor } from "../support/child-process-waits.ts";
 import { TEST_ADMIN_TOKEN } from "../support/test-deps.ts";
 
 let host: NodeHost | null = null;
@@ -44,12 +45,11 @@ describe("npm start with an OpenAI-compatible endpoint", () => {
     expect(await get("/healthz")).toMatchObject({ llm: "scripted-model", provider: "simulator" });
 
     await fetch(`${host.url}/api/agents/default/messages`, { method: "POST", headers, body: JSON.stringify({ text: "How is the fleet?" }) });
-    let reply: { runId: number; decider: string; reply: string } | undefined;
-    for (let i = 0; i < 200 && !reply; i++) {
-      const { runs } = await get("/api/agents/default/runs?limit=5");
-      reply = runs.find((r: { reply: string | null }) => r.reply);
-      if (!reply) await new Promise((r) => setTimeout(r, 50));
-    }
+    const reply = await waitFor(
+      "a run with a reply",
+      async () => ((await get("/api/agents/default/runs?limit=5")).runs as { reply: string | null }[]).find((r) => r.reply),
+      10_000,
+    );
     expect(reply).toMatchObject({ decider: "llm", reply: "All 2 instances are running." });
     // the model saw the message and the tool result, with the fleet snapshot from the database
     const second = llm.requests.at(-1)!;

@@ -12,20 +12,12 @@ import { join } from "node:path";
 import { createNodeClient } from "../../db/node-client.ts";
 import { TEST_ADMIN_TOKEN, TEST_WEBHOOK_SECRET } from "../support/test-deps.ts";
 import { signedWebhook } from "../support/signed-webhook.ts";
-import { freePort } from "../support/child-process-waits.ts";
+import { freePort, waitFor } from "../support/child-process-waits.ts";
 
 const children: ChildProcess[] = [];
 afterEach(() => {
   for (const child of children.splice(0)) child.kill("SIGKILL");
 });
-
-async function waitUntilUp(base: string): Promise<void> {
-  for (let i = 0; i < 300; i++) {
-    if (await fetch(`${base}/healthz`).then((r) => r.ok, () => false)) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error("the Node host did not start");
-}
 
 const TOTAL = 400;
 const IN_FLIGHT = 64;
@@ -47,7 +39,7 @@ describe("group commit killed mid-batch", () => {
     children.push(child);
     const exited = new Promise((resolve) => child.once("exit", resolve));
     const base = `http://127.0.0.1:${port}`;
-    await waitUntilUp(base);
+    await waitFor("the Node host to start", async () => ((await fetch(`${base}/healthz`)).ok ? true : undefined), 30_000);
 
     // Pre-built requests: even ones are webhooks (a new instance each), odd ones chat messages.
     const requests = Array.from({ length: TOTAL }, (_, i) =>

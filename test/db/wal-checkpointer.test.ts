@@ -85,7 +85,10 @@ describe("WAL checkpoints on a worker thread", () => {
     expect(checkpointer.alive).toBe(false);
     const [checkpoints, fileSize] = [checkpointer.stats.checkpoints, size(path)];
     await write(client, 2000);
-    await new Promise((r) => setTimeout(r, 200));
+    // A live thread on another database checkpoints pages written after these: time enough passed.
+    const witness = await open({ intervalMs: 20 });
+    await write(witness.client, 100);
+    await waitFor("a live thread's checkpoint", async () => (witness.checkpointer.stats.checkpoints > 0 ? true : undefined), 10_000);
     expect([checkpointer.stats.checkpoints, size(path)]).toEqual([checkpoints, fileSize]);
   });
 });

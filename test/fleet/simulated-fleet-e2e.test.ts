@@ -17,6 +17,7 @@ import { VastProvider } from "../../fleet/vast.ts";
 import { silentLogger } from "../support/silent-logger.ts";
 import { events, runs } from "../../schema/index.ts";
 import { advance } from "../support/drive.ts";
+import { waitFor } from "../support/child-process-waits.ts";
 import { authHeaders, createTestDeps, RecordingScheduler, TEST_ADMIN_TOKEN, testConfig } from "../support/test-deps.ts";
 import { startVastServer, vastInstance, type VastServer } from "./vast-server.ts";
 import type { AgentRunStep } from "../../jobs/deps.ts";
@@ -96,21 +97,26 @@ describe("simulated fleet, end to end", () => {
     const failed = await fetch(`${host.url}/api/simulator/instances/sim-1/fail`, { method: "POST", headers, body: JSON.stringify({ kind: "exit" }) });
     const eventId = (await failed.json()).reports[0].eventId as number;
     // The local scheduler delivers on its own timer: wait (without asserting how long) for a run to consume the event.
-    let consumedBy: { triggers: { id: number }[] } | undefined;
-    for (let i = 0; i < 200 && !consumedBy; i++) {
-      const { runs: recorded } = await (await fetch(`${host.url}/api/agents/default/runs`, { headers })).json();
-      consumedBy = (recorded as { triggers: { id: number }[] }[]).find((r) => r.triggers.some((t) => t.id === eventId));
-      if (!consumedBy) await new Promise((r) => setTimeout(r, 100));
-    }
-    expect(consumedBy).toBeDefined();
+    const consumedBy = await waitFor(
+      `a run consuming event ${eventId}`,
+      async () => {
+        const { runs: recorded } = await (await fetch(`${host.url}/api/agents/default/runs`, { headers })).json();
+        return (recorded as { runId: number; triggers: { id: number }[] }[]).find((r) => r.triggers.some((t) => t.id === eventId));
+      },
+      20_000,
+    );
+    expect(consumedBy.triggers.map((t) => t.id)).toContain(eventId);
 
     // With no LLM the rules policy decides: its restart goes through the simulator.
-    let state = "exited";
-    for (let i = 0; i < 200 && state !== "running"; i++) {
-      const { instances } = await (await fetch(`${host.url}/api/agents/default/instances`, { headers })).json();
-      state = (instances as { id: string; state: string }[]).find((x) => x.id === "sim-1")!.state;
-      if (state !== "running") await new Promise((r) => setTimeout(r, 100));
-    }
+    const state = await waitFor(
+      "sim-1 running again",
+      async () => {
+        const { instances } = await (await fetch(`${host.url}/api/agents/default/instances`, { headers })).json();
+        const { state } = (instances as { id: string; state: string }[]).find((x) => x.id === "sim-1")!;
+        return state === "running" ? state : undefined;
+      },
+      20_000,
+    );
     expect(state).toBe("running");
   });
 

@@ -1,11 +1,12 @@
 /**
  * The effect-loop invariants the effects simulation checks after every step (read through its
  * own connection): no side effect recorded by a run after its lease expired or after another run
- * claimed; no event or wake attempted by more runs than MAX_EVENT_ATTEMPTS; conversation turns
+ * claimed; the poison limit (poison-invariants.ts); conversation turns
  * stored only for runs that succeeded and were not no-ops.
  */
 import type { Client } from "@libsql/client";
 import type { RunFence } from "../../pipeline/index.ts";
+import { checkPoison } from "./poison-invariants.ts";
 
 /** Every write attributed to a run, with when it was written. */
 const RUN_WRITES = `
@@ -33,17 +34,7 @@ export async function checkEffectInvariants(db: Client, fences: ReadonlyMap<numb
     if (later) violations.push(`${w.what} ${w.id} was written by run ${run} at ${at}, after run ${later[0]} claimed at ${later[1]}`);
   }
 
-  const overAttempted = await db.execute({
-    sql: `select 'event' as what, e.id, (select count(*) from runs r, json_each(r.triggers) j where json_extract(j.value, '$.id') = e.id) as claims, e.attempts from events e
-          union all
-          select 'wake', w.id, (select count(*) from runs r, json_each(r.wakes_consumed) j where j.value = w.id), w.attempts from wakes w`,
-    args: [],
-  });
-  for (const row of overAttempted.rows) {
-    if (Number(row.claims) > maxAttempts || Number(row.attempts) > maxAttempts) {
-      violations.push(`${row.what} ${row.id} was claimed by ${row.claims} runs (attempts ${row.attempts}); the limit is ${maxAttempts}`);
-    }
-  }
+  violations.push(...(await checkPoison(db, maxAttempts)));
 
   const stray = await db.execute(`select distinct m.run_id, r.status, r.noop from messages m left join runs r on r.run_id = m.run_id
     where r.run_id is null or r.status != 'succeeded' or r.noop != 0`);

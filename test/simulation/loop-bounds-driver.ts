@@ -1,11 +1,13 @@
 /**
  * The effects simulation: one seed is a few simulated hours of a small fleet supervised by the
  * real agent (real pipeline, tools, rules, approvals, cron tick) on a real in-memory libSQL
- * database with a fake clock, driven by a misbehaving LLM (effects-model.ts). The provider
+ * database with a fake clock, driven by a misbehaving LLM (loop-bounds-model.ts). The provider
  * reports the effects of actions the way a real one does (loading, then running, by webhook, on
  * top of reconciliation); instances fail at random while nothing is expected of them; a human
- * rejects pending approvals and now and then writes in chat. After every step the effect-loop
- * invariants (effects-invariants.ts) are checked.
+ * rejects pending approvals and now and then writes in chat; the LLM has outages, during which
+ * the rules policy decides (and its restarts, like destroys, need a human's approval, so a human
+ * says no to them too). After every step the effect-loop invariants (loop-bounds-invariants.ts)
+ * are checked.
  */
 import { createClient } from "@libsql/client";
 import { and, eq, isNull } from "drizzle-orm";
@@ -69,6 +71,8 @@ export interface EffectsResult {
   runs: number;
   actions: number;
   rejections: number;
+  /** Runs the rules policy decided while a rejection blocked an action. */
+  rulesRunsInBlocks: number;
   violations: string[];
 }
 
@@ -79,6 +83,7 @@ export const EFFECTS_VARS = {
   WAKE_MIN_DELAY_S: "60",
   CONTEXT_BUDGET_TOKENS: "8000",
   RULES_MAX_RESTARTS_PER_HOUR: "3",
+  APPROVAL_REQUIRED_ACTIONS: "start,destroy",
 };
 
 export async function simulateEffects(seed: number, steps = 80): Promise<EffectsResult> {
@@ -91,13 +96,14 @@ export async function simulateEffects(seed: number, steps = 80): Promise<Effects
   const provider = new ReportingProvider(db, clock, () => rng.next());
   await provider.seed(4);
   const config = testConfig(EFFECTS_VARS);
+  const llm = new EffectsModel(rng, ["sim-3", "sim-4"]);
   const deps: Deps & { clock: FakeClock } = {
     db,
     clock,
     config,
     scheduler: new RecordingScheduler(),
     provider,
-    llm: new EffectsModel(rng, ["sim-3", "sim-4"]),
+    llm,
     runStep: createAgentRunStep(),
     log: silentLogger,
   };
@@ -109,6 +115,7 @@ export async function simulateEffects(seed: number, steps = 80): Promise<Effects
 
   for (let step = 0; step < steps && violations.length === 0; step++) {
     clock.advance(rng.pick([1_000, 5_000, 10_000, 30_000, 60_000, 120_000]));
+    if (rng.chance(0.1)) llm.down = !llm.down;
     for (const report of provider.reports.filter((r) => r.at <= clock.now()).sort((a, b) => a.at - b.at)) {
       provider.reports.splice(provider.reports.indexOf(report), 1);
       await recordInstanceState(deps, { agentId: DEFAULT_AGENT, instanceId: report.instanceId, state: report.state, at: report.at, source: "webhook", dedupKey: report.key });
@@ -146,7 +153,9 @@ export async function simulateEffects(seed: number, steps = 80): Promise<Effects
       console.log((await raw.execute(q)).rows.map((r) => JSON.stringify(r)).join("\n"));
     }
   }
-  const counts = await raw.execute("select (select count(*) from runs) as runs, (select count(*) from actions where status = 'succeeded') as actions");
+  const counts = await raw.execute(`select (select count(*) from runs) as runs, (select count(*) from actions where status = 'succeeded') as actions,
+    (select count(*) from runs r where r.decider = 'rules' and exists (select 1 from action_blocks b where r.started_at >= b.rejected_at and r.started_at < b.until and b.lifted_at is null)) as rules_in_blocks`);
   raw.close();
-  return { seed, runs: Number(counts.rows[0]!.runs), actions: Number(counts.rows[0]!.actions), rejections, violations };
+  const [row] = counts.rows;
+  return { seed, runs: Number(row!.runs), actions: Number(row!.actions), rejections, rulesRunsInBlocks: Number(row!.rules_in_blocks), violations };
 }

@@ -8,7 +8,8 @@
  *   WAKES_PER_HOUR + 1 runs are woken by them (a wake made late in one hour comes due in the
  *   next, so one run more than the budget can fall into a window that straddles the two);
  * - a "no" sticks: no approval for a rejected (instance, action) is filed inside its cooldown,
- *   unless a run answering a human message asked for it;
+ *   unless a run answering a human message asked for it; and the rules policy does not even try
+ *   it (no action of it recorded, not a refused one either, so no "failed" page follows);
  * - at most one pending approval per (instance, action).
  */
 import type { Client } from "@libsql/client";
@@ -70,6 +71,13 @@ export async function checkEffectInvariants(raw: Client, config: Config, failure
        and (a.requested_by <> 'llm' or not exists (select 1 from events e where e.agent_id = a.agent_id and e.run_id = a.run_id and e.source = 'human'))`,
   );
   for (const r of reasked.rows) violations.push(`a no sticks: approval ${r.id} (${r.kind} ${r.instance_id}, by ${r.requested_by}) filed inside block ${r.block}`);
+
+  const retried = await raw.execute(
+    `select a.id, a.kind, a.instance_id, a.status, a.run_id, b.id as block from actions a join action_blocks b
+       on b.agent_id = a.agent_id and b.instance_id = a.instance_id and b.kind = a.kind
+     where a.decided_by = 'rules' and a.created_at > b.rejected_at and a.created_at < b.until and (b.lifted_at is null or a.created_at < b.lifted_at)`,
+  );
+  for (const r of retried.rows) violations.push(`a no sticks: the rules policy tried ${r.kind} ${r.instance_id} (action ${r.id}, ${r.status}, run ${r.run_id}) inside block ${r.block}`);
 
   const doubled = await raw.execute(
     "select instance_id, kind, count(*) as n from approvals where status = 'pending' group by agent_id, instance_id, kind having n > 1",

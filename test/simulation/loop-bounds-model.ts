@@ -3,6 +3,7 @@
  * runs stay fast): on every run it re-schedules itself for one second later, starts every
  * exited instance and reboots every loading one it sees in the fleet snapshot, and asks again
  * to destroy an instance whatever a human said. After its tool results it answers in text.
+ * While `down` it fails every call, so the rules policy decides (and the breaker opens).
  */
 import type { ChatCompletion, ChatMessage, ChatModel } from "../../agent/chat-model.ts";
 import type { Rng } from "./rng.ts";
@@ -10,6 +11,8 @@ import type { Rng } from "./rng.ts";
 export class EffectsModel implements ChatModel {
   readonly model = "effects-sim";
   requests = 0;
+  /** An outage: every call fails like an unreachable endpoint. */
+  down = false;
   private calls = 0;
 
   constructor(
@@ -19,6 +22,7 @@ export class EffectsModel implements ChatModel {
 
   async complete(request: { messages: ChatMessage[]; tools?: unknown[] }): Promise<ChatCompletion> {
     this.requests++;
+    if (this.down) throw Object.assign(new Error("503 Service Unavailable"), { status: 503 });
     const last = request.messages.at(-1);
     if (!request.tools?.length || last?.role === "tool") return this.answer({ role: "assistant", content: "done", refusal: null });
     const snapshot = request.messages

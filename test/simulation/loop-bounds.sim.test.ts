@@ -17,6 +17,7 @@ describe(`loop-bounds simulation (${seeds.length} seeds)`, () => {
     let runs = 0;
     let actions = 0;
     let rejections = 0;
+    let rulesInBlocks = 0;
     for (const seed of seeds) {
       const result = await simulateEffects(seed);
       if (result.violations.length) {
@@ -25,10 +26,12 @@ describe(`loop-bounds simulation (${seeds.length} seeds)`, () => {
       runs += result.runs;
       actions += result.actions;
       rejections += result.rejections;
+      rulesInBlocks += result.rulesRunsInBlocks;
     }
-    // non-vacuous: the agent ran, acted, and was told no
+    // non-vacuous: the agent ran, acted, and was told no; the rules policy decided while a no held
     expect(runs).toBeGreaterThan(seeds.length * 5);
     expect(actions).toBeGreaterThan(seeds.length);
     expect(rejections).toBeGreaterThan(seeds.length);
+    if (!single) expect(rulesInBlocks).toBeGreaterThan(0);
   });
 });

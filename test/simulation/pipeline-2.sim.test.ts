@@ -1,4 +1,4 @@
-/** Pipeline simulation, seeds 2, 4, 6, … (see pipeline-run.ts). */
+/** Pipeline simulation, seeds 1, 3, 5, … (see pipeline-run.ts). */
 import { pipelineSimulationShard } from "./pipeline-run.ts";
 
 pipelineSimulationShard(1, 2);

@@ -9,6 +9,8 @@ import { pipelineSeeds } from "./seeds.ts";
 async function runPipelineSeeds(seeds: number[]): Promise<void> {
   let runs = 0;
   let faults = 0;
+  let poisoned = 0;
+  let absorbed = 0;
   for (const seed of seeds) {
     const result = await simulate(seed);
     if (result.violations.length) {
@@ -16,10 +18,16 @@ async function runPipelineSeeds(seeds: number[]): Promise<void> {
     }
     runs += result.runs;
     faults += result.faults;
+    poisoned += result.poisoned;
+    absorbed += result.absorbed;
   }
-  // the scenarios must actually exercise the pipeline, faults included
+  // the scenarios must actually exercise the pipeline: faults, poison drops and absorbed requests included
   expect(runs).toBeGreaterThanOrEqual(seeds.length);
-  if (seeds.length > 20) expect(faults).toBeGreaterThan(0);
+  if (seeds.length > 20) {
+    expect(faults).toBeGreaterThan(0);
+    expect(poisoned).toBeGreaterThan(0);
+    expect(absorbed).toBeGreaterThan(0);
+  }
 }
 
 export function pipelineSimulationShard(shard: number, shards: number): void {

@@ -8,6 +8,12 @@ import { createWake } from "../../pipeline/index.ts";
 import type { Rng } from "./rng.ts";
 import type { AgentRunContext, AgentRunStep } from "../../jobs/deps.ts";
 
+/** The stored history an agent run starts from: how many turns, and whether a tool output in it is long. */
+export interface StartingHistory {
+  turns: number;
+  stubbable: boolean;
+}
+
 export interface SimRun {
   runId: number;
   claimedAt: number;
@@ -17,6 +23,8 @@ export interface SimRun {
   returned: boolean;
   open?: () => void;
   mutated: boolean;
+  /** Agent runs: the stored history the agent started from. */
+  history?: StartingHistory;
 }
 
 export class SimStep {
@@ -24,6 +32,10 @@ export class SimStep {
   readonly violations: string[] = [];
   /** When calm, runs neither fail nor schedule wakes (the burst phase measures debounce alone). */
   calm = false;
+  /** How often a run (not calm) throws once its gate opens. */
+  failureRate = 0.1;
+  /** Agent runs: reads the stored history the agent is about to start from. */
+  readHistory: ((context: AgentRunContext) => Promise<StartingHistory>) | null = null;
 
   /**
    * `agent`: after its gate, the run is the real agent step (driven by the simulated LLM); the
@@ -59,10 +71,11 @@ export class SimStep {
     };
     this.runs.push(run);
     const fate = await new Promise<"finish" | "throw">((resolve) => {
-      run.open = () => resolve(!this.calm && this.rng.chance(0.1) ? "throw" : "finish");
+      run.open = () => resolve(!this.calm && this.rng.chance(this.failureRate) ? "throw" : "finish");
     });
     run.returned = true;
     if (this.agent) {
+      if (this.readHistory) run.history = await this.readHistory(context);
       const outcome = await this.agent(context);
       run.mutated = outcome.mutated;
       return outcome;

@@ -90,12 +90,3 @@ export async function bootWorker(vars: Record<string, string>) {
     dispose: () => worker.dispose(),
   };
 }
-
-/** Waits (without timing anything) until `check` passes, or fails after `limitMs`. */
-export async function eventually(check: () => boolean, limitMs = 15_000): Promise<void> {
-  const give = Date.now() + limitMs;
-  while (!check()) {
-    if (Date.now() > give) throw new Error("condition not met in time");
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signQStash, TEST_CURRENT_KEY, TEST_NEXT_KEY } from "../qstash/fake-qstash.ts";
-import { bootWorker, buildBundle, eventually, startUnreachableDatabase, type RecordingDatabase } from "./worker-boot.ts";
+import { bootWorker, buildBundle, startUnreachableDatabase, type RecordingDatabase } from "./worker-boot.ts";
+import { waitFor } from "../support/child-process-waits.ts";
 
 const ADMIN_TOKEN = "worker-test-admin-token-0123456789";
 const PUBLIC_URL = "https://fleetwarden.worker.test";
@@ -82,7 +83,8 @@ describe("the Worker in workerd, database unreachable", () => {
     expect(res.status).toBe(200);
     expect(await res.text()).toMatch(/Ran scheduled event/);
     // The tick went to the database: after ensuring the default agent, it reads the agents.
-    await eventually(() => db.bodies.slice(before).some((body) => /select \\"id\\" from \\"agents\\"/.test(body)));
+    const read = await waitFor("the tick's read of the agents", async () => db.bodies.slice(before).find((body) => /select \\"id\\" from \\"agents\\"/.test(body)), 15_000);
+    expect(read).toContain("agents");
   });
 });
 
