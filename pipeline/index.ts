@@ -22,6 +22,7 @@ export * from "./run-fence.ts";
 export * from "./run-step.ts";
 export * from "./scheduler.ts";
 export * from "./scheduler-backlog.ts";
+export * from "./scheduler-health.ts";
 export * from "./tick-plan.ts";
 export * from "./wake-budget.ts";
 export * from "./wakes.ts";
