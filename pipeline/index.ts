@@ -6,6 +6,7 @@
 export * from "./agent-state.ts";
 export * from "./agents.ts";
 export * from "./claim-run.ts";
+export * from "./cron-plan.ts";
 export * from "./cron-tick.ts";
 export * from "./deps.ts";
 export * from "./finish-run.ts";

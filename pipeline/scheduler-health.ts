@@ -25,7 +25,7 @@ export interface SchedulerHealth {
   lastSuccessAt: number | null;
 }
 
-type Observed = "ok" | "failing";
+export type Observed = "ok" | "failing";
 
 export function describeError(err: unknown): string {
   const text = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
@@ -66,29 +66,38 @@ export class MonitoredScheduler implements Scheduler {
     if (this.recorded === state) return;
     // Set before the write: publishes in flight together write once.
     this.recorded = state;
-    const { db, clock, log } = this.deps;
-    const now = clock.now();
-    try {
-      if (state === "failing") {
-        const error = describeError(err);
-        log.error("the scheduler refuses publishes", { kind: this.kind, error });
-        await db
-          .insert(schedulerHealth)
-          .values({ kind: this.kind, failingSince: now, lastError: error, lastFailureAt: now })
-          .onConflictDoUpdate({
-            target: schedulerHealth.kind,
-            set: { failingSince: sql`coalesce(${schedulerHealth.failingSince}, ${now})`, lastError: error, lastFailureAt: now },
-          });
-      } else {
-        await db
-          .insert(schedulerHealth)
-          .values({ kind: this.kind, lastSuccessAt: now })
-          .onConflictDoUpdate({ target: schedulerHealth.kind, set: { failingSince: null, lastSuccessAt: now } });
-      }
-    } catch (writeError) {
-      this.recorded = null;
-      log.error("could not record the scheduler's health", { kind: this.kind, error: String(writeError) });
+    if (state === "failing") this.deps.log.error("the scheduler refuses publishes", { kind: this.kind, error: describeError(err) });
+    if (!(await writeSchedulerHealth(this.deps, this.kind, state, err))) this.recorded = null;
+  }
+}
+
+/**
+ * Writes a scheduler kind's state: failing (since now unless already failing, with the error) or
+ * ok (failing cleared, last success now). False when the write failed (logged, never thrown).
+ */
+export async function writeSchedulerHealth(deps: Pick<PipelineDeps, "db" | "clock" | "log">, kind: string, state: Observed, err?: unknown): Promise<boolean> {
+  const { db, clock, log } = deps;
+  const now = clock.now();
+  try {
+    if (state === "failing") {
+      const error = describeError(err);
+      await db
+        .insert(schedulerHealth)
+        .values({ kind, failingSince: now, lastError: error, lastFailureAt: now })
+        .onConflictDoUpdate({
+          target: schedulerHealth.kind,
+          set: { failingSince: sql`coalesce(${schedulerHealth.failingSince}, ${now})`, lastError: error, lastFailureAt: now },
+        });
+    } else {
+      await db
+        .insert(schedulerHealth)
+        .values({ kind, lastSuccessAt: now })
+        .onConflictDoUpdate({ target: schedulerHealth.kind, set: { failingSince: null, lastSuccessAt: now } });
     }
+    return true;
+  } catch (writeError) {
+    log.error("could not record the scheduler's health", { kind, error: String(writeError) });
+    return false;
   }
 }
 
