@@ -56,15 +56,19 @@ export async function tickAgent(deps: Deps, agentId: string): Promise<AgentTick 
  * same minute, and a tick delivery publishes no tick.
  */
 export async function fanOutTick(deps: PipelineDeps): Promise<string[]> {
-  const now = deps.clock.now();
-  const minute = Math.floor(now / MINUTE_MS);
   const agentIds = await listActiveAgentIds(deps.db);
-  await publishAll(
+  await publishTicks(deps, agentIds, deps.clock.now());
+  await prune(deps);
+  return agentIds;
+}
+
+/** One `tick` delivery per agent, deduplicated per agent and minute (batched on QStash). */
+export function publishTicks(deps: Pick<Deps, "scheduler">, agentIds: readonly string[], now: number): Promise<void> {
+  const minute = Math.floor(now / MINUTE_MS);
+  return publishAll(
     deps.scheduler,
     agentIds.map((agentId) => ({ dedupKey: `tick:${agentId}:${minute}`, notBefore: now, body: { type: "tick", agentId } })),
   );
-  await prune(deps);
-  return agentIds;
 }
 
 /** Every active agent's tick in this invocation (POST /api/cron, tests), then retention. */
@@ -78,6 +82,7 @@ export async function runCronTick(deps: Deps): Promise<AgentTick[]> {
   return report;
 }
 
-function prune(deps: PipelineDeps) {
+/** The global retention pass; a failure is logged, never thrown. */
+export function prune(deps: PipelineDeps) {
   return pruneOldRecords(deps).catch((err: unknown) => deps.log.error("pruning old records failed", { error: String(err) }));
 }

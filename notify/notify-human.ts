@@ -2,9 +2,11 @@
  * notifyHuman: the one way anything tells a person something. A notification is stored (and so
  * listed in the API and dashboard) and fanned out to every configured outbound channel. The same
  * alert inside the dedup window is folded into the stored one (`repeats` + 1) and sends nothing,
- * so a flapping instance cannot flood a channel. Channel sends never happen here: each channel
- * gets a notification_deliveries row and a scheduler delivery, so a slow or failing webhook never
- * blocks the run that raised the alert.
+ * so a flapping instance cannot flood a channel. Channel sends normally never happen here: each
+ * channel gets a notification_deliveries row and a scheduler delivery, so a slow or failing webhook
+ * never blocks the run that raised the alert. When the scheduler refuses that publish (QStash at
+ * its quota, down), the delivery is sent here and now instead: an alert is never left waiting on
+ * the channel that failed (the watchdog's "the scheduler refuses publishes" above all).
  */
 import { and, desc, eq, gt, sql, type SQL } from "drizzle-orm";
 import type { PipelineDeps } from "../pipeline/index.ts";
@@ -12,6 +14,7 @@ import { notificationDeliveries, notifications } from "../schema/index.ts";
 import { CHANNEL_NAMES, type ChannelName, type Severity } from "./channels/channel.ts";
 import { fencedWrite, type RunFence } from "../pipeline/index.ts";
 import { insertWhere } from "../db/insert-where.ts";
+import { deliverNotification } from "./deliver-notification.ts";
 
 export type { Severity } from "./channels/channel.ts";
 
@@ -140,13 +143,16 @@ function storeNotification(deps: NotifyDeps, n: Omit<HumanNotification, "fence">
           body: { type: "notify", agentId: n.agentId, deliveryId: delivery.id },
         });
       } catch (err) {
-        // The notification is stored and listed; only this channel's send is at risk.
-        deps.log.error("publishing a notification delivery failed", {
+        deps.log.error("publishing a notification delivery failed; sending it now", {
           notificationId,
           deliveryId: delivery.id,
           channel: delivery.channel,
           error: String(err),
         });
+        // One attempt, counted on the row like any other; a failure is recorded there.
+        await deliverNotification(deps, delivery.id).catch((sendError: unknown) =>
+          deps.log.error("sending a notification delivery failed", { deliveryId: delivery.id, channel: delivery.channel, error: String(sendError) }),
+        );
       }
     }
     return { notificationId, deduplicated: false };

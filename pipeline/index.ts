@@ -6,6 +6,7 @@
 export * from "./agent-state.ts";
 export * from "./agents.ts";
 export * from "./claim-run.ts";
+export * from "./cron-plan.ts";
 export * from "./cron-tick.ts";
 export * from "./deps.ts";
 export * from "./finish-run.ts";
@@ -22,6 +23,7 @@ export * from "./run-fence.ts";
 export * from "./run-step.ts";
 export * from "./scheduler.ts";
 export * from "./scheduler-backlog.ts";
+export * from "./scheduler-health.ts";
 export * from "./tick-plan.ts";
 export * from "./wake-budget.ts";
 export * from "./wakes.ts";

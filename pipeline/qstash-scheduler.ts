@@ -5,10 +5,12 @@
  * (QStash backs off exponentially between them) and flow control with parallelism 1, so QStash
  * itself never runs two deliveries of one key at once (defence in depth: the lease row is the
  * guard). Flow-control keys are per agent — `<prefix>-agent-<id>` for runs and wakes,
- * `<prefix>-notify-<id>` for its notifications — and carry a deployment prefix
- * (QSTASH_FLOW_PREFIX, default a short hash of PUBLIC_URL), because QStash applies limits per key
- * across every deployment sharing one token: staging must not serialise production. Several
- * messages at once (the tick fan-out) go to QStash's batch endpoint, one request per 100.
+ * `<prefix>-notify-<id>` for its notifications — and they and every deduplication id carry a
+ * deployment prefix (QSTASH_FLOW_PREFIX, default a short hash of PUBLIC_URL), because QStash
+ * applies limits per key and remembers deduplication ids across every deployment sharing one
+ * token: staging must not serialise production, and a fresh database's `run:default:1` must not
+ * be taken for another deployment's. Several messages at once (the tick fan-out) go to QStash's
+ * batch endpoint, one request per 100.
  */
 import { Client } from "@upstash/qstash";
 import { ConfigError, type Config } from "../runtime/config.ts";
@@ -31,7 +33,7 @@ export interface QStashSchedulerOptions {
   baseUrl?: string;
   /** How many times QStash retries a delivery that did not answer 2xx. */
   retries: number;
-  /** Prefix of every flow-control key (one per deployment sharing a QStash token). */
+  /** Prefix of every flow-control key and deduplication id (one per deployment sharing a QStash token). */
   flowPrefix: string;
 }
 
@@ -66,6 +68,14 @@ export async function toQStashId(key: string): Promise<string> {
  */
 export function flowControlKeyOf(prefix: string, body: DeliveryBody): string {
   return body.type === "notify" ? `${prefix}-notify-${body.agentId}` : `${prefix}-agent-${body.agentId}`;
+}
+
+/**
+ * The deduplication id QStash sees for a dedup key: the deployment's prefix and the key. The
+ * prefix has no `:`, so its end is unambiguous once toQStashId has escaped the separator.
+ */
+export function deduplicationIdOf(prefix: string, dedupKey: string): Promise<string> {
+  return toQStashId(`${prefix}:${dedupKey}`);
 }
 
 /**
@@ -126,7 +136,7 @@ export class QStashScheduler implements Scheduler {
       body: request.body,
       // QStash takes seconds; rounding up keeps "no earlier than notBefore".
       notBefore: Math.ceil(request.notBefore / 1000),
-      deduplicationId: await toQStashId(request.dedupKey),
+      deduplicationId: await deduplicationIdOf(this.options.flowPrefix, request.dedupKey),
       retries: this.options.retries,
       flowControl: { key: await toQStashId(flowControlKeyOf(this.options.flowPrefix, request.body)), parallelism: 1 },
     };

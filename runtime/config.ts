@@ -84,6 +84,8 @@ const variables = z.object({
   MAX_PENDING_WAKES: positiveInt(50),
   MAX_EVENT_ATTEMPTS: positiveInt(3),
   RECONCILE_INTERVAL_S: positiveInt(60),
+  CRON_INLINE_AGENTS: z.coerce.number().int().min(0).max(1000).default(5),
+  CRON_INLINE_RUNS: z.coerce.number().int().min(0).max(100).default(1),
   HEARTBEAT_TIMEOUT_S: positiveInt(300),
   SIMULATOR_INSTANCES: z.coerce.number().int().min(0).max(10_000).default(4),
   SIMULATOR_FAILURE_RATE: nonNegativeNumber(2),
@@ -174,6 +176,12 @@ function toConfig(v: z.infer<typeof variables>, host: Host) {
     maxPendingWakes: v.MAX_PENDING_WAKES,
     maxEventAttempts: v.MAX_EVENT_ATTEMPTS,
     reconcileIntervalMs: v.RECONCILE_INTERVAL_S * 1000,
+    /**
+     * What one cron invocation does itself: the ticks of up to `inlineAgents` agents (the rest that
+     * have something due are fanned out), and, while the scheduler refuses publishes, up to
+     * `inlineRuns` due runs (jobs/scheduled-tick.ts).
+     */
+    cron: { inlineAgents: v.CRON_INLINE_AGENTS, inlineRuns: v.CRON_INLINE_RUNS },
     heartbeatTimeoutMs: v.HEARTBEAT_TIMEOUT_S * 1000,
     approvalRequired: v.APPROVAL_REQUIRED_ACTIONS.split(",").map((s) => s.trim()).filter(Boolean),
     channels: { slack: v.SLACK_WEBHOOK_URL, discord: v.DISCORD_WEBHOOK_URL, ntfy: v.NTFY_URL },

@@ -7,3 +7,4 @@ export * from "./notifications.ts";
 export * from "./infra.ts";
 export * from "./operators.ts";
 export * from "./watchdog.ts";
+export * from "./scheduler-health.ts";

@@ -10,6 +10,7 @@ import { approvals, breakers, events, notifications, runs, wakes } from "../../s
 import { debounceWindow } from "../../pipeline/index.ts";
 import { selfWakesInHour, wakeBudgetFrom } from "../../pipeline/index.ts";
 import { OVERDUE_MS } from "../../pipeline/index.ts";
+import { schedulerHealthRead } from "../../pipeline/index.ts";
 import type { NamedResults } from "../../db/named-batch.ts";
 import { LLM_BREAKER } from "../run-agent.ts";
 
@@ -21,6 +22,7 @@ export const CONDITION_KINDS = [
   "llm_breaker_open",
   "notification_storm",
   "wake_budget_exhausted",
+  "scheduler_failing",
 ] as const;
 export type ConditionKind = (typeof CONDITION_KINDS)[number];
 
@@ -33,7 +35,7 @@ const TICK_MS = OVERDUE_MS;
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /** All conditions' statements, named `<kind>.<part>`, for one batch. */
-export function conditionReads(deps: Pick<AgentDeps, "db" | "config">, agentId: string, now: number) {
+export function conditionReads(deps: Pick<AgentDeps, "db" | "config" | "scheduler">, agentId: string, now: number) {
   const { db, config } = deps;
   const late = (priority: 0 | 1) =>
     and(eq(events.priority, priority), lt(events.createdAt, now - 2 * debounceWindow(config, priority) - TICK_MS));
@@ -80,6 +82,8 @@ export function conditionReads(deps: Pick<AgentDeps, "db" | "config">, agentId: 
       .where(and(eq(approvals.agentId, agentId), isNotNull(approvals.instanceId), gt(approvals.createdAt, now - HOUR_MS)))
       .groupBy(approvals.instanceId),
     "wake_budget_exhausted.recent": selfWakesInHour(deps, agentId, now),
+    // The deployment's scheduler, not the agent's: every agent's watchdog sees it (its channels differ).
+    "scheduler_failing.health": schedulerHealthRead(deps, deps.scheduler.kind),
   };
 }
 
@@ -124,6 +128,11 @@ export function conditionsFrom(deps: Pick<AgentDeps, "config" | "llm">, rows: Co
       const budget = wakeBudgetFrom(config.wakesPerHour, rows["wake_budget_exhausted.recent"], now);
       if (budget.limit === 0 || budget.used < budget.limit) return null;
       return `the agent used its ${budget.limit} self-scheduled checks for this hour${budget.nextFreeAt !== null ? `; the next frees at ${iso(budget.nextFreeAt)}` : ""}`;
+    },
+    scheduler_failing: () => {
+      const row = rows["scheduler_failing.health"][0];
+      if (row?.failingSince == null) return null;
+      return `the ${row.kind} scheduler has refused publishes since ${iso(row.failingSince)} (latest: ${row.lastError ?? "no error recorded"}); each cron invocation performs due runs itself until it takes them again`;
     },
   };
   const held = new Map<ConditionKind, string>();

@@ -2,7 +2,8 @@
  * GET /healthz, without auth. Assembled from parts, each adding its fields and saying whether the
  * service is healthy; adding a field is adding one part to PARTS. The database part makes a tiny
  * real write (one health_probe row), so a full disk or read-only file answers 503 instead of
- * `ok: true`; the scheduler part reports the backlog of due deliveries.
+ * `ok: true`; the scheduler part answers 503 while publishes are refused (the recorded
+ * scheduler health: `{kind, ok: false, error, since}`) and reports the backlog of due deliveries.
  */
 import { Hono } from "hono";
 import type { AppEnv } from "../../jobs/app-env.ts";
@@ -10,7 +11,7 @@ import { pingDatabase } from "../../db/client.ts";
 import { describeLlm } from "../../agent/llm-health.ts";
 import { writeHealthProbe } from "../../db/health-probe.ts";
 import type { AgentDeps } from "../../agent/deps.ts";
-import { schedulerBacklog } from "../../pipeline/index.ts";
+import { readSchedulerHealth, schedulerBacklog } from "../../pipeline/index.ts";
 
 /** What the parts read: the adapters in use and the database, never the run step. */
 type HealthPart = (deps: Pick<AgentDeps, "db" | "clock" | "scheduler" | "llm" | "provider">) => Promise<{ fields: Record<string, unknown>; healthy: boolean }>;
@@ -24,10 +25,18 @@ const databasePart: HealthPart = async (deps) => {
   return { fields: { db: writable ? "ok" : reachable ? "not writable" : "unreachable", dbWritable: writable }, healthy: writable };
 };
 
-const schedulerPart: HealthPart = async (deps) => ({
-  fields: { scheduler: deps.scheduler.kind, schedulerBacklog: await schedulerBacklog(deps).catch(() => null) },
-  healthy: true,
-});
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+/** `ok: null` when the record cannot be read (the database part then says why). */
+const schedulerPart: HealthPart = async (deps) => {
+  const health = await readSchedulerHealth(deps).catch(() => null);
+  const scheduler = !health
+    ? { kind: deps.scheduler.kind, ok: null }
+    : health.ok
+      ? { kind: health.kind, ok: true, since: iso(health.since) }
+      : { kind: health.kind, ok: false, error: health.error, since: iso(health.since), lastSuccessAt: iso(health.lastSuccessAt) };
+  return { fields: { scheduler, schedulerBacklog: await schedulerBacklog(deps).catch(() => null) }, healthy: health?.ok !== false };
+};
 
 const adaptersPart: HealthPart = async (deps) => ({
   fields: { llm: await describeLlm(deps, true).catch(() => deps.llm?.model ?? "none"), provider: deps.provider.kind, simulated: deps.provider.kind === "simulator" },

@@ -24,7 +24,8 @@ import { handleDelivery } from "../../jobs/deliver.ts";
 import { recoverDeadLease } from "../../pipeline/index.ts";
 import { LocalScheduler } from "../../pipeline/index.ts";
 import { qstashSchedulerFromConfig } from "../../pipeline/index.ts";
-import { fanOutTick, runCronTick } from "../../jobs/tick.ts";
+import { runCronTick } from "../../jobs/tick.ts";
+import { runScheduledTick } from "../../jobs/scheduled-tick.ts";
 import { SimulatorProvider } from "../../fleet/simulator.ts";
 import { buildApp } from "../app.ts";
 import { checkContextBudget } from "./context-budget.ts";
@@ -145,9 +146,9 @@ export async function startNodeHost(
   if (scheduler instanceof LocalScheduler) await scheduler.start((body) => handleDelivery(deps, body));
   const failed = (err: unknown) => log.error("cron tick failed", { error: String(err) });
   // One tick now, inline, so the fleet is reconciled (and visible) before the first interval
-  // elapses; then every interval fans out one tick delivery per agent through the scheduler.
+  // elapses; then every interval is a scheduled tick, as the Worker's cron trigger runs it.
   await runCronTick(deps).catch(failed);
-  const cron = setInterval(() => fanOutTick(deps).catch(failed), options.cronIntervalMs ?? CRON_INTERVAL_MS);
+  const cron = setInterval(() => runScheduledTick(deps).catch(failed), options.cronIntervalMs ?? CRON_INTERVAL_MS);
 
   log.info("fleetwarden is running", {
     url: `http://localhost:${port}`,

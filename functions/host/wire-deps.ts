@@ -1,14 +1,15 @@
 /**
  * Chooses the adapters named by the configuration (fleet provider, LLM, run step) and assembles
  * the dependencies. Shared by both hosts; each host brings what only it can make (the database
- * client, the scheduler, the clock).
+ * client, the scheduler, the clock). The scheduler is wrapped so that its refusals are recorded
+ * (pipeline/scheduler-health.ts) on both hosts alike.
  */
 import type { Db } from "../../db/client.ts";
 import type { Clock } from "../../runtime/clock.ts";
 import type { Config } from "../../runtime/config.ts";
 import type { Deps } from "../../jobs/deps.ts";
 import type { Logger } from "../../runtime/log.ts";
-import type { Scheduler } from "../../pipeline/index.ts";
+import { MonitoredScheduler, type Scheduler } from "../../pipeline/index.ts";
 import { OpenAiChatModel } from "../../agent/openai-model.ts";
 import { agentRunStep } from "../../agent/run-agent.ts";
 import { SimulatorProvider } from "../../fleet/simulator.ts";
@@ -26,6 +27,7 @@ export interface HostParts {
 export function wireDeps(parts: HostParts): Deps {
   return {
     ...parts,
+    scheduler: new MonitoredScheduler(parts.scheduler, parts),
     provider:
       parts.config.provider === "vast" && parts.config.vast.apiKey
         ? new VastProvider({ apiKey: parts.config.vast.apiKey, baseUrl: parts.config.vast.url })

@@ -16,7 +16,7 @@ import type { Deps } from "../../jobs/deps.ts";
 import { consoleLogger } from "../../runtime/log.ts";
 import { DEFAULT_AGENT, ensureAgent } from "../../pipeline/index.ts";
 import { qstashSchedulerFromConfig } from "../../pipeline/index.ts";
-import { fanOutTick } from "../../jobs/tick.ts";
+import { runScheduledTick } from "../../jobs/scheduled-tick.ts";
 import { SimulatorProvider } from "../../fleet/simulator.ts";
 import { buildApp } from "../app.ts";
 import { checkContextBudget } from "./context-budget.ts";
@@ -109,21 +109,21 @@ export async function handleFetch(request: Request, env: WorkerEnv, ctx: Executi
 }
 
 /**
- * The cron trigger: publishes one tick delivery per active agent (the same fan-out as the Node
- * interval; each agent's tick then runs in its own invocation). A configuration error
- * is one log line per tick (the tick cannot run), never an uncaught error with a stack.
+ * The cron trigger: one scheduled tick (jobs/scheduled-tick.ts, the same as the Node interval's).
+ * Never rejects: a configuration error is one log line per tick (the tick cannot run), any other
+ * failure (an unreachable database) one error line; neither is an uncaught error with a stack.
+ * The promise is also handed to `waitUntil`, so the work outlives the handler either way.
  */
-export function handleScheduled(env: WorkerEnv, ctx: ExecutionContext): void {
-  ctx.waitUntil(
-    readyIsolate(env).then(
-      async ({ deps }) => {
-        const agents = await fanOutTick(deps);
-        deps.log.info("cron tick fanned out", { agents });
-      },
-      (err: unknown) => {
-        if (!(err instanceof ConfigError)) throw err;
-        consoleLogger.error("cron tick skipped: invalid Worker configuration", { variable: err.variable, error: err.message });
-      },
-    ),
-  );
+export function handleScheduled(env: WorkerEnv, ctx: ExecutionContext): Promise<void> {
+  const tick = readyIsolate(env)
+    .then(async ({ deps }) => {
+      const report = await runScheduledTick(deps);
+      deps.log.info("cron tick", { ...report });
+    })
+    .catch((err: unknown) => {
+      if (err instanceof ConfigError) consoleLogger.error("cron tick skipped: invalid Worker configuration", { variable: err.variable, error: err.message });
+      else consoleLogger.error("cron tick failed", { error: String(err) });
+    });
+  ctx.waitUntil(tick);
+  return tick;
 }

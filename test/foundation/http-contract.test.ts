@@ -12,7 +12,7 @@ describe("GET /healthz", () => {
     const { app } = await setup();
     const res = await app.request("/healthz");
     expect(res.status).toBe(200);
-    expect(await res.json()).toMatchObject({ ok: true, db: "ok", scheduler: "test", llm: "none", provider: "simulator" });
+    expect(await res.json()).toMatchObject({ ok: true, db: "ok", scheduler: { kind: "test", ok: true }, llm: "none", provider: "simulator" });
   });
 
   it("says the database is unreachable when it is", async () => {

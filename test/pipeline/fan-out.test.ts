@@ -1,7 +1,7 @@
 /**
- * The fanned-out tick: the scheduled tick only lists active agents and publishes one `tick`
- * delivery per agent (dedup key per agent and minute); each delivery runs that agent's repairs and
- * fleet checks. Bounds: a second fan-out in the same minute publishes nothing new; an archived
+ * The fanned-out tick: fanOutTick publishes one `tick` delivery per active agent (dedup key per
+ * agent and minute), as the scheduled tick does for the due agents past its inline places
+ * (test/pipeline/scheduled-tick.test.ts); each delivery runs that agent's repairs and fleet checks. Bounds: a second fan-out in the same minute publishes nothing new; an archived
  * agent gets no tick.
  */
 import { describe, expect, it } from "vitest";
@@ -53,13 +53,13 @@ describe("fanned-out cron tick", () => {
     expect(await listRuns(deps, "other", 5)).toHaveLength(0);
   });
 
-  it("POST /api/cron?fanout=1 fans out like the scheduled tick; plain POST /api/cron runs the ticks inline", async () => {
+  it("POST /api/cron?fanout=1 is the scheduled tick (fanning out past CRON_INLINE_AGENTS); plain POST /api/cron runs the ticks inline", async () => {
     const flaky = new FlakyScheduler();
     flaky.down = false;
-    const deps = await createTestDeps({ scheduler: flaky });
+    const deps = await createTestDeps({ scheduler: flaky, vars: { CRON_INLINE_AGENTS: "0" } });
     const app = buildApp(() => deps);
     const fanned = await app.request("/api/cron?fanout=1", { method: "POST", headers: authHeaders() });
-    expect(await fanned.json()).toEqual({ fannedOut: ["default"] });
+    expect(await fanned.json()).toEqual({ inline: [], fannedOut: ["default"], ran: [], schedulerFailing: false });
     expect(flaky.published.map((p) => p.body.type)).toEqual(["tick"]);
     const inline = await app.request("/api/cron", { method: "POST", headers: authHeaders() });
     expect(await inline.json()).toEqual({ agents: [{ agentId: "default", recoveredLease: false, requestedRun: false, republishedRun: false }] });

@@ -1,6 +1,6 @@
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { Receiver } from "@upstash/qstash";
+import { Client, QstashDailyRatelimitError, Receiver } from "@upstash/qstash";
 import { afterEach, describe, expect, it } from "vitest";
 import { DEDUP_WINDOW_MS, startFakeQStash, TEST_CURRENT_KEY, TEST_NEXT_KEY, TEST_QSTASH_TOKEN, type FakeQStash } from "./fake-qstash.ts";
 
@@ -34,6 +34,9 @@ async function startDestination(answer: (n: number) => number = () => 200, holdM
 
 let now = Date.UTC(2026, 11, 1, 0, 0, 0);
 const clock = () => now;
+const DAY_MS = 86_400_000;
+/** The next UTC midnight after `now`: where QStash's daily quota resets. */
+const nextMidnight = () => (Math.floor(now / DAY_MS) + 1) * DAY_MS;
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
   while (closers.length) await closers.pop()!();
@@ -70,6 +73,15 @@ describe("the QStash fake refuses what QStash refuses", () => {
       [{ "Upstash-Flow-Control-Key": "agent-a", "Upstash-Flow-Control-Value": "parallelism=zero" }, /Flow-Control-Value/],
       [{ "Upstash-Method": "FETCH" }, /Upstash-Method/],
       [{ "Upstash-Deduplication-Key": "x" }, /unknown header upstash-deduplication-key/],
+      [{ "Upstash-Deduplication-Id": "run:default:1" }, /^DeduplicationId cannot contain ':'$/],
+      [{ "Upstash-Delay": "30m1h" }, /Upstash-Delay/],
+      [{ "Upstash-Delay": "1h1h" }, /Upstash-Delay/],
+      [{ "Upstash-Delay": "1h 30m" }, /Upstash-Delay/],
+      [{ "Upstash-Callback": "callback.example/hook" }, /Upstash-Callback must be a URL/],
+      [{ "Upstash-Failure-Callback": "ftp://callback.example/hook" }, /Upstash-Failure-Callback must be a URL/],
+      [{ "Upstash-Callback-Retries": "1" }, /upstash-callback-retries needs Upstash-Callback/],
+      [{ "Upstash-Callback": "https://callback.example/hook", "Upstash-Callback-Retries": "9" }, /Upstash-Callback-Retries 9 exceeds/],
+      [{ "Upstash-Callback": "https://callback.example/hook", "Upstash-Callback-Colour": "red" }, /unknown header upstash-callback-colour/],
     ];
     for (const [headers, message] of bad) {
       const res = await publish(fake, destination.url, headers);
@@ -78,6 +90,118 @@ describe("the QStash fake refuses what QStash refuses", () => {
     }
     expect((await publish(fake, "not-a-url")).status).toBe(400);
     expect(fake.messages).toHaveLength(0);
+  });
+});
+
+describe("the QStash fake accepts the documented forms", () => {
+  it("takes compound Upstash-Delay values (1h30m, 1d10h30m) and ids with '-' and '_'", async () => {
+    const { fake, destination } = await setup();
+    for (const delay of ["50s", "1h30m", "1d10h30m"]) {
+      const res = await publish(fake, destination.url, { "Upstash-Delay": delay, "Upstash-Deduplication-Id": `run_3adefault-${delay}` });
+      expect(res.status, delay).toBe(201);
+    }
+    expect(fake.messages.map((m) => (m.notBefore - now) / 1000)).toEqual([50, 5400, 37800 + 86400]);
+  });
+
+  it("calls Upstash-Callback after every attempt and Upstash-Failure-Callback once the retries run out, each a message of its own", async () => {
+    const { fake, destination } = await setup((n) => (n === 1 ? 503 : 200));
+    const callbacks = await startDestination();
+    closers.push(callbacks.close);
+    const res = await publish(
+      fake,
+      destination.url,
+      {
+        "Upstash-Callback": `${callbacks.url}?on=done`,
+        "Upstash-Callback-Forward-X-Token": "cb-1",
+        "Upstash-Callback-Retries": "0",
+        "Upstash-Failure-Callback": `${callbacks.url}?on=failed`,
+        "Upstash-Failure-Callback-Method": "PUT",
+        "Upstash-Forward-X-Trace": "t-1",
+        "Upstash-Retries": "1",
+      },
+      "original",
+    );
+    expect(res.status).toBe(201);
+    const { messageId } = await res.json();
+    await fake.deliverDue(); // 503: the callback is told, a retry is scheduled
+    now += 10_000;
+    await fake.drain(); // the retry succeeds: the callback is told again
+    expect(fake.quota.usedToday).toBe(4); // the message, its retry and two callbacks
+    const bodies = callbacks.received.map((r) => JSON.parse(r.body));
+    expect(bodies.map((b) => [b.status, b.retried, b.maxRetries])).toEqual([[503, 0, 1], [200, 1, 1]]);
+    expect(bodies[0]).toMatchObject({ sourceMessageId: messageId, url: destination.url, method: "POST", sourceHeader: { "x-trace": ["t-1"] } });
+    expect(Buffer.from(bodies[0].sourceBody, "base64").toString()).toBe("original");
+    expect(callbacks.received[0]!.headers["x-token"]).toBe("cb-1");
+    expect(fake.messages.find((m) => m.destination.endsWith("on=failed"))).toBeUndefined();
+
+    // Now one that never succeeds: its failure callback arrives once, with a DLQ id.
+    const failing = await setup(() => 500);
+    await publish(failing.fake, failing.destination.url, { "Upstash-Retries": "0", "Upstash-Failure-Callback": `${callbacks.url}?on=failed`, "Upstash-Failure-Callback-Method": "PUT" });
+    await failing.fake.drain();
+    const failureCallback = failing.fake.messages.find((m) => m.destination.endsWith("on=failed"))!;
+    expect(failureCallback).toMatchObject({ method: "PUT", state: "delivered" });
+    expect(JSON.parse(failureCallback.body)).toMatchObject({ status: 500, retried: 0, maxRetries: 0, dlqId: expect.any(String) });
+  });
+});
+
+describe("the QStash fake's daily quota", () => {
+  it("answers 429 with the daily limit headers the SDK reads into QstashDailyRatelimitError, and enqueues nothing", async () => {
+    const { fake, destination } = await setup();
+    fake.quota.limit = 2;
+    expect((await publish(fake, destination.url, { "Upstash-Deduplication-Id": "a" })).status).toBe(201);
+    expect((await publish(fake, destination.url)).status).toBe(201);
+    const refused = await publish(fake, destination.url);
+    expect(refused.status).toBe(429);
+    const midnight = String(nextMidnight() / 1000);
+    expect(Object.fromEntries(["ratelimit-limit", "ratelimit-remaining", "ratelimit-reset"].map((h) => [h, refused.headers.get(h)]))).toEqual({
+      "ratelimit-limit": "2",
+      "ratelimit-remaining": "0",
+      "ratelimit-reset": midnight,
+    });
+    // A duplicate enqueues nothing, so it is still answered as one.
+    expect((await publish(fake, destination.url, { "Upstash-Deduplication-Id": "a" })).status).toBe(202);
+
+    const client = new Client({ token: TEST_QSTASH_TOKEN, baseUrl: fake.baseUrl, retry: false });
+    const error = await client.publishJSON({ url: destination.url, body: { n: 3 } }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(QstashDailyRatelimitError);
+    expect(error).toMatchObject({ limit: "2", remaining: "0", reset: midnight, status: 429 });
+    const batch = await fetch(`${fake.baseUrl}/v2/batch`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${TEST_QSTASH_TOKEN}` },
+      body: JSON.stringify([{ destination: destination.url, body: "x" }]),
+    });
+    expect(batch.status).toBe(429);
+    expect(fake.messages).toHaveLength(2);
+  });
+
+  it("counts every delivery attempt, retries included, and starts again at UTC midnight or on reset()", async () => {
+    const { fake, destination } = await setup(() => 500);
+    fake.quota.limit = 3;
+    await publish(fake, destination.url, { "Upstash-Retries": "2" });
+    expect(fake.quota.usedToday).toBe(1);
+    await fake.deliverDue();
+    now += 10_000;
+    await fake.deliverDue();
+    expect(fake.quota.usedToday).toBe(2); // the first attempt and one retry
+    now += 20_000;
+    await fake.deliverDue();
+    expect(fake.quota.usedToday).toBe(3);
+    expect((await publish(fake, destination.url)).status).toBe(429);
+    // A batch that does not fit what is left today is refused whole.
+    fake.quota.reset();
+    const batch = (n: number) =>
+      fetch(`${fake.baseUrl}/v2/batch`, {
+        method: "POST",
+        headers: { Authorization: `Bearer ${TEST_QSTASH_TOKEN}` },
+        body: JSON.stringify(Array.from({ length: n }, (_, i) => ({ destination: destination.url, body: String(i) }))),
+      });
+    expect((await batch(4)).status).toBe(429);
+    expect((await batch(3)).status).toBe(200);
+    expect((await publish(fake, destination.url)).status).toBe(429);
+    now = nextMidnight() + 1000;
+    expect((await publish(fake, destination.url)).status).toBe(201);
+    expect(fake.quota.usedToday).toBe(1);
+    expect(fake.quota.charged).toBe(7);
   });
 });
 

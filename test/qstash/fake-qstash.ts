@@ -4,7 +4,8 @@
  * Written from Upstash's documentation (github.com/upstash/docs), not from our client:
  * - `qstash/api/publish.mdx` (commit 0e866ca26eb75635017e703a092ee6e048c048fd): `POST
  *   /v2/publish/{destination}` with a bearer token; `Upstash-Not-Before` is a unix timestamp in
- *   **seconds** and wins over `Upstash-Delay` (`10s`, `3m`, `10h`, `1d`); the answer is
+ *   **seconds** and wins over `Upstash-Delay` (`10s`, `3m`, `10h`, `1d`, compound `1d10h30m` per
+ *   `qstash/openapi.yaml`); the answer is
  *   `{messageId, url}`.
  * - `qstash/features/deduplication.mdx` (commit e0567bd31852da44ed5753531290c5062e23b400):
  *   `Upstash-Deduplication-Id`; a duplicate is accepted with 202 and the existing messageId, not
@@ -22,11 +23,20 @@
  * - `qstash/howto/signature.mdx`: each delivery carries `Upstash-Signature`, an HS256 JWT signed with
  *   the current signing key: iss "Upstash", sub = the destination URL, exp, nbf, iat, a fresh jti,
  *   and body = base64url(SHA-256(body)).
+ * - `qstash/features/callbacks.mdx` (commit 780029f70c14f963eea4dee5f381e84a7ddec3ea): a callback
+ *   "publish[es] a new message with the response to the callback URL" after every attempt, a
+ *   failure callback once the retries are exhausted, each "charged as any other message"; the body
+ *   is JSON with `status`, `header`, `body` (base64), `retried`, `maxRetries`, `sourceMessageId`,
+ *   `url`, `method`, `sourceHeader`, `sourceBody`, `notBefore`, `createdAt` (and `dlqId` for a
+ *   failure callback).
+ * - The daily quota and the `:` refusal in deduplication ids: see daily-quota.ts and
+ *   publish-headers.ts, which cite their sources.
  *
  * Strict: a missing or wrong token is a 401; a malformed `Upstash-*` header (non-integer or
  * millisecond Not-Before, bad Delay, Retries above the plan, a flow-control key without a value or
- * a value it cannot read, an unknown method, an `Upstash-*` header QStash does not define) is a 400
- * naming the header, and nothing is enqueued.
+ * a value it cannot read, an unknown method, a callback URL without http(s), a `:` in a
+ * deduplication id, an `Upstash-*` header QStash does not define) is a 400 naming the header, and
+ * nothing is enqueued; past the daily quota a publish is a 429 with the daily limit headers.
  *
  * Delivery is driven by the test (`deliverDue`, `drain`) at the fake's clock (`now`, settable), so
  * Not-Before, the dedup window and retry back-off are exercised without waiting; signatures use
@@ -36,7 +46,9 @@
 import { createHash, createHmac, randomUUID } from "node:crypto";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { BadPublish, header, readPublish } from "./publish-headers.ts";
+import { callbackMessage } from "./callback-message.ts";
+import { dailyQuota, type DailyQuota } from "./daily-quota.ts";
+import { BadPublish, header, readPublish, type PublishSchedule } from "./publish-headers.ts";
 
 export const TEST_QSTASH_TOKEN = "test-qstash-token";
 export const TEST_CURRENT_KEY = "sig_test_current_4f1c2a9e7b";
@@ -80,16 +92,13 @@ export function signQStash(options: SignOptions): string {
   return `${header}.${claims}.${signature}`;
 }
 
-export interface PublishedMessage {
+export interface PublishedMessage extends PublishSchedule {
   messageId: string;
   destination: string;
   headers: IncomingHttpHeaders;
   body: string;
-  /** ms epoch: not delivered before. */
-  notBefore: number;
-  retries: number;
-  flowControl: { key: string; parallelism: number | null } | null;
-  method: string;
+  /** ms epoch: when it was enqueued. */
+  createdAt: number;
   state: "pending" | "in-flight" | "delivered" | "failed";
   /** Attempts made so far (the next attempt's `Upstash-Retried`). */
   retried: number;
@@ -109,6 +118,8 @@ export interface FakeQStashOptions {
   /** Seconds before retry n (default QStash's `min(86400, e^(2.5n))`). */
   retryDelaySeconds?: (retried: number) => number;
   maxRetries?: number;
+  /** Messages allowed per day (default: no limit; the free plan's is 1,000). */
+  dailyLimit?: number;
 }
 
 export interface FakeQStash {
@@ -119,6 +130,8 @@ export interface FakeQStash {
   requests: { destination: string; headers: IncomingHttpHeaders; body: string; status: number }[];
   /** Makes the next publishes answer this status (e.g. 500) until reset to null. */
   failWith: number | null;
+  /** The daily message quota: set `quota.limit`, read `quota.usedToday`, `quota.reset()` a day. */
+  quota: DailyQuota;
   now: () => number;
   route: (destination: string) => string;
   /** Most deliveries of one flow-control key seen in flight at once. */
@@ -150,9 +163,23 @@ export async function startFakeQStash(options: FakeQStashOptions = {}): Promise<
     route: options.route ?? ((destination: string) => destination),
     maxInFlight: new Map<string, number>(),
   };
+  const quota = dailyQuota(() => fake.now(), options.dailyLimit);
 
-  type Answer = { status: number; json: Record<string, unknown> };
+  type Answer = { status: number; json: Record<string, unknown>; headers?: Record<string, string> };
   const refuse = (status: number, error: string): Answer => ({ status, json: { error } });
+  /** The id a message would be deduplicated against, when QStash still remembers it. */
+  const duplicateOf = (headers: IncomingHttpHeaders, now: number) => {
+    const dedupId = header(headers, "upstash-deduplication-id");
+    const seen = dedupId === undefined ? undefined : dedup.get(dedupId);
+    return seen && now - seen.at < DEDUP_WINDOW_MS ? seen : undefined;
+  };
+  /** Adds a message to the queue and charges it (its first delivery attempt). */
+  const push = (fields: Omit<PublishedMessage, "messageId" | "state" | "retried" | "nextAttemptAt" | "attempts">): PublishedMessage => {
+    const message: PublishedMessage = { ...fields, messageId: `msg_${randomUUID()}`, state: "pending", retried: 0, nextAttemptAt: fields.notBefore, attempts: [] };
+    fake.messages.push(message);
+    quota.charge(1);
+    return message;
+  };
 
   /** Checks one message (from /v2/publish or one element of /v2/batch) and enqueues it unless deduplicated. */
   const checkMessage = (destination: string, headers: IncomingHttpHeaders, now: number): Answer | ReturnType<typeof readPublish> => {
@@ -164,25 +191,12 @@ export async function startFakeQStash(options: FakeQStashOptions = {}): Promise<
       throw err;
     }
   };
-  const enqueue = (destination: string, headers: IncomingHttpHeaders, body: string, schedule: ReturnType<typeof readPublish>, now: number): Answer => {
+  const enqueue = (destination: string, headers: IncomingHttpHeaders, body: string, schedule: PublishSchedule, now: number): Answer => {
+    const seen = duplicateOf(headers, now);
+    if (seen) return { status: 202, json: { messageId: seen.messageId, url: destination, deduplicated: true } };
+    const message = push({ destination, headers, body, ...schedule, createdAt: now });
     const dedupId = header(headers, "upstash-deduplication-id");
-    if (dedupId !== undefined) {
-      const seen = dedup.get(dedupId);
-      if (seen && now - seen.at < DEDUP_WINDOW_MS) return { status: 202, json: { messageId: seen.messageId, url: destination, deduplicated: true } };
-    }
-    const message: PublishedMessage = {
-      messageId: `msg_${randomUUID()}`,
-      destination,
-      headers,
-      body,
-      ...schedule,
-      state: "pending",
-      retried: 0,
-      nextAttemptAt: schedule.notBefore,
-      attempts: [],
-    };
     if (dedupId !== undefined) dedup.set(dedupId, { messageId: message.messageId, at: now });
-    fake.messages.push(message);
     return { status: 201, json: { messageId: message.messageId, url: destination } };
   };
 
@@ -211,6 +225,9 @@ export async function startFakeQStash(options: FakeQStashOptions = {}): Promise<
       if ("status" in schedule) return refuse(schedule.status, `batch[${i}]: ${String(schedule.json.error)}`);
       checked.push({ destination: m.destination, headers, body: (m.body as string | undefined) ?? "", schedule });
     }
+    const fresh = new Set(checked.filter((c) => !duplicateOf(c.headers, now)).map((c, i) => header(c.headers, "upstash-deduplication-id") ?? `#${i}`));
+    const overQuota = quota.refusal(fresh.size);
+    if (overQuota) return overQuota;
     return { status: 200, json: checked.map((c) => enqueue(c.destination, c.headers, c.body, c.schedule, now).json) };
   };
 
@@ -222,9 +239,9 @@ export async function startFakeQStash(options: FakeQStashOptions = {}): Promise<
       const prefix = "/v2/publish/";
       const isBatch = req.url === "/v2/batch";
       const destination = req.url?.startsWith(prefix) ? decodeURIComponent(req.url.slice(prefix.length)) : isBatch ? "(batch)" : "";
-      const reply = ({ status, json }: { status: number; json: unknown }) => {
+      const reply = ({ status, json, headers }: { status: number; json: unknown; headers?: Record<string, string> }) => {
         fake.requests.push({ destination, headers: req.headers, body, status });
-        res.writeHead(status, { "Content-Type": "application/json" });
+        res.writeHead(status, { "Content-Type": "application/json", ...headers });
         res.end(JSON.stringify(json));
       };
       if (req.method !== "POST" || (!isBatch && !req.url?.startsWith(prefix))) return reply(refuse(404, "not found"));
@@ -235,6 +252,8 @@ export async function startFakeQStash(options: FakeQStashOptions = {}): Promise<
       if (isBatch) return reply(batch(body, now));
       const schedule = checkMessage(destination, req.headers, now);
       if ("status" in schedule) return reply(schedule);
+      const overQuota = quota.refusal(duplicateOf(req.headers, now) ? 0 : 1);
+      if (overQuota) return reply(overQuota);
       reply(enqueue(destination, req.headers, body, schedule, now));
     });
   });
@@ -248,10 +267,12 @@ export async function startFakeQStash(options: FakeQStashOptions = {}): Promise<
       fake.maxInFlight.set(key, Math.max(fake.maxInFlight.get(key) ?? 0, n));
     }
     message.state = "in-flight";
+    if (message.retried > 0) quota.charge(1); // every delivery attempt is a message
     const forwarded = Object.entries(message.headers)
       .filter(([name]) => name.startsWith("upstash-forward-"))
       .map(([name, value]) => [name.slice("upstash-forward-".length), String(value)]);
     let status = 0;
+    let answer = { headers: {} as Record<string, string[]>, body: "" };
     try {
       const res = await fetch(fake.route(message.destination), {
         method: message.method,
@@ -265,19 +286,24 @@ export async function startFakeQStash(options: FakeQStashOptions = {}): Promise<
         body: message.method === "GET" || message.method === "HEAD" ? undefined : message.body,
       });
       status = res.status;
-      await res.arrayBuffer();
+      const headers: Record<string, string[]> = {};
+      res.headers.forEach((value, name) => (headers[name] = [value]));
+      answer = { headers, body: Buffer.from(await res.arrayBuffer()).toString("base64") };
     } catch {
       status = 0;
     } finally {
       if (key !== undefined) inFlight.set(key, inFlight.get(key)! - 1);
     }
     message.attempts.push(status);
+    const outcome = { status, ...answer, now: fake.now() };
+    if (message.callback) push(callbackMessage(message, message.callback, outcome, false));
     if (status >= 200 && status < 300) {
       message.state = "delivered";
       return;
     }
     if (message.retried >= message.retries) {
       message.state = "failed"; // QStash's DLQ: no more attempts
+      if (message.failureCallback) push(callbackMessage(message, message.failureCallback, outcome, true));
       return;
     }
     message.retried += 1;
@@ -302,6 +328,7 @@ export async function startFakeQStash(options: FakeQStashOptions = {}): Promise<
   const { port } = server.address() as AddressInfo;
   return Object.assign(fake, {
     baseUrl: `http://127.0.0.1:${port}`,
+    quota,
     deliverDue,
     deliverNext: async () => {
       const message = fake.messages.find((m) => m.state === "pending" && m.nextAttemptAt <= fake.now());

@@ -27,7 +27,7 @@ describe("Node host with SCHEDULER=qstash", () => {
       { log: silentLogger },
     );
     const auth = { Authorization: `Bearer ${TEST_ADMIN_TOKEN}`, "Content-Type": "application/json" };
-    expect(await (await fetch(`${host.url}/healthz`)).json()).toMatchObject({ scheduler: "qstash" });
+    expect(await (await fetch(`${host.url}/healthz`)).json()).toMatchObject({ scheduler: { kind: "qstash", ok: true } });
 
     const posted = await fetch(`${host.url}/api/agents/default/messages`, { method: "POST", headers: auth, body: JSON.stringify({ text: "hello" }) });
     expect(posted.status).toBe(202);

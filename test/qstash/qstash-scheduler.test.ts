@@ -29,7 +29,7 @@ describe("QStashScheduler publishes through the QStash publish API", () => {
     expect(message!.headers["content-type"]).toBe("application/json");
     // seconds, rounded up so the message never arrives before notBefore
     expect(message!.headers["upstash-not-before"]).toBe(String(Math.ceil(notBefore / 1000)));
-    expect(message!.headers["upstash-deduplication-id"]).toBe("run_3adefault_3a7");
+    expect(message!.headers["upstash-deduplication-id"]).toBe("stage_3arun_3adefault_3a7");
     expect(message!.headers["upstash-retries"]).toBe("3");
     expect(message!.headers["upstash-flow-control-key"]).toBe("stage-agent-default");
     expect(message!.headers["upstash-flow-control-value"]).toBe("parallelism=1");
@@ -43,7 +43,7 @@ describe("QStashScheduler publishes through the QStash publish API", () => {
     expect(fake.messages.map((m) => m.headers["upstash-flow-control-key"])).toEqual(["stage-notify-default", "stage-notify-gpu-east"]);
   });
 
-  it("prefixes flow-control keys per deployment: a short hash of PUBLIC_URL by default, QSTASH_FLOW_PREFIX when set", async () => {
+  it("prefixes flow-control keys and deduplication ids per deployment: a short hash of PUBLIC_URL by default, QSTASH_FLOW_PREFIX when set", async () => {
     const body = { type: "run", agentId: "default", slot: 1 } as const;
     const production = qstashSchedulerFromConfig(testConfig({ ...qstashVars(fake), PUBLIC_URL: "https://fleet.example.com" }));
     const staging = qstashSchedulerFromConfig(testConfig({ ...qstashVars(fake), PUBLIC_URL: "https://staging.fleet.example.com" }));
@@ -52,6 +52,13 @@ describe("QStashScheduler publishes through the QStash publish API", () => {
     await staging.publish({ dedupKey: "b", notBefore: 0, body });
     await named.publish({ dedupKey: "c", notBefore: 0, body });
     const keys = fake.messages.map((m) => m.headers["upstash-flow-control-key"]);
+    // Deduplication ids carry the same prefix: one key published by two deployments is two messages.
+    await staging.publish({ dedupKey: "a", notBefore: 0, body });
+    expect(fake.messages).toHaveLength(4);
+    const ids = fake.messages.map((m) => m.headers["upstash-deduplication-id"]);
+    expect(ids[0]).toBe(`${defaultFlowPrefix("https://fleet.example.com")}_3aa`);
+    expect(ids[3]).toBe(`${defaultFlowPrefix("https://staging.fleet.example.com")}_3aa`);
+    expect(ids[2]).toBe("prod-eu_3ac");
     expect(keys[0]).toBe(`${defaultFlowPrefix("https://fleet.example.com")}-agent-default`);
     expect(keys[0]).toMatch(/^[0-9a-f]{8}-agent-default$/);
     expect(keys[1]).not.toBe(keys[0]);
@@ -81,7 +88,7 @@ describe("QStashScheduler publishes through the QStash publish API", () => {
     const last = fake.messages[149]!;
     expect(last.destination).toBe(`${TEST_PUBLIC_URL}/internal/deliveries`);
     expect(JSON.parse(last.body)).toEqual({ type: "tick", agentId: "agent-149" });
-    expect(last.headers["upstash-deduplication-id"]).toBe("tick_3aagent-149_3a42");
+    expect(last.headers["upstash-deduplication-id"]).toBe("stage_3atick_3aagent-149_3a42");
     expect(last.headers["upstash-not-before"]).toBe("2001");
     expect(last.headers["upstash-flow-control-key"]).toBe("stage-agent-agent-149");
     expect(last.headers["upstash-retries"]).toBe("3");

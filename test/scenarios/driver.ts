@@ -6,7 +6,7 @@
  * claim by an isolate that then died). The same scenarios run against both hosts.
  */
 import type { Db } from "../../db/client.ts";
-import type { FakeQStash } from "../qstash/fake-qstash.ts";
+import { TEST_PUBLIC_URL, TEST_QSTASH_TOKEN, type FakeQStash } from "../qstash/fake-qstash.ts";
 import type { ScriptedLlm } from "../support/scripted-llm.ts";
 import { TEST_ADMIN_TOKEN, TEST_WEBHOOK_SECRET } from "../support/test-deps.ts";
 import { signedWebhook } from "../support/signed-webhook.ts";
@@ -46,6 +46,8 @@ export interface ScenarioHost {
   dbRequests(): number;
   /** Every invocation measured so far. */
   costs: InvocationCost[];
+  /** One scheduled tick as the host's own scheduler runs it (Worker: its cron trigger; Node: its interval's tick). */
+  runScheduled(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -126,6 +128,18 @@ export interface RunView {
   reply: string | null;
 }
 
+/** Nothing scheduled, nothing running, nothing waiting. */
+export async function idle(host: ScenarioHost) {
+  const state = await api(host, "GET", "/api/agents/default");
+  return !state.running && state.nextRunAt === null && state.pendingEvents === 0 ? state : undefined;
+}
+
+/** The run with this id, once it has finished. */
+export async function finished(host: ScenarioHost, runId: number): Promise<RunView | undefined> {
+  const run = (await runs(host)).find((r) => r.runId === runId);
+  return run && run.status !== "running" ? run : undefined;
+}
+
 export async function runs(host: ScenarioHost): Promise<RunView[]> {
   return (await api(host, "GET", "/api/agents/default/runs?limit=100")).runs;
 }
@@ -134,9 +148,24 @@ export async function lastRunId(host: ScenarioHost): Promise<number> {
   return (await api(host, "GET", "/api/agents/default")).runCounter;
 }
 
-/** Runs the cron tick (the same code as the scheduled handler). */
+/** Runs every agent's tick inline (POST /api/cron). */
 export function cron(host: ScenarioHost) {
   return api(host, "POST", "/api/cron");
+}
+
+/** One scheduled tick, as the host's cron runs it (jobs/scheduled-tick.ts), measured. */
+export function scheduledTick(host: ScenarioHost): Promise<void> {
+  return measured(host, "scheduled tick", () => host.runScheduled());
+}
+
+/** Has QStash hold a tick delivery for `agentId`, as the scheduled tick's fan-out publishes one. */
+export async function publishTick(host: ScenarioHost, agentId: string): Promise<void> {
+  const res = await fetch(`${host.qstash.baseUrl}/v2/publish/${TEST_PUBLIC_URL}/internal/deliveries`, {
+    method: "POST",
+    headers: { Authorization: `Bearer ${TEST_QSTASH_TOKEN}`, "Content-Type": "application/json" },
+    body: JSON.stringify({ type: "tick", agentId }),
+  });
+  if (res.status !== 201) throw new Error(`QStash refused the tick: ${res.status} ${await res.text()}`);
 }
 
 /** Per label: invocations, and the most and mean outside calls one invocation made. */

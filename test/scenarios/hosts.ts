@@ -5,7 +5,9 @@
  *   Hrana test server (migrated through the same protocol, as `npm run db:migrate` would), with
  *   Hrana requests counted as the Worker's database subrequests.
  * Both publish to one strict QStash fake that delivers back to them (PUBLIC_URL is routed to the
- * host's loopback address), and both ask the scripted LLM.
+ * host's loopback address), and both ask the scripted LLM. Their scheduled tick is the Worker's
+ * cron trigger (`/__scheduled`, which waits for the handler) and the Node host's interval tick
+ * (`POST /api/cron?fanout=1`, the same function).
  */
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -22,7 +24,14 @@ import { startHranaServer } from "../support/hrana-server.ts";
 import { countingClient, type CallCounter } from "../support/counting-client.ts";
 import { ScriptedLlm } from "../support/scripted-llm.ts";
 import { bootWorker } from "../worker/worker-boot.ts";
+import { TEST_ADMIN_TOKEN } from "../support/test-deps.ts";
 import { SCENARIO_VARS, type ScenarioHost } from "./driver.ts";
+
+/** Answers `res` or throws with its status and body. */
+async function expectOk(res: Response, what: string): Promise<void> {
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${what} answered ${res.status}: ${text}`);
+}
 
 async function outside() {
   // Real time: QStash's Not-Before is whole seconds rounded up, so a hop can wait up to a second.
@@ -59,6 +68,8 @@ export async function startNodeScenarioHost(): Promise<ScenarioHost> {
     db: openDatabase(client),
     dbRequests: () => counted?.calls ?? 0,
     costs: [],
+    runScheduled: async () =>
+      expectOk(await fetch(`${host.url}/api/cron?fanout=1`, { method: "POST", headers: { Authorization: `Bearer ${TEST_ADMIN_TOKEN}` } }), "the scheduled tick"),
     close: async () => {
       await host.stop();
       client.close();
@@ -85,6 +96,7 @@ export async function startWorkerScenarioHost(): Promise<ScenarioHost> {
     // Costs are measured around one Worker invocation at a time, while the suite itself reads nothing.
     dbRequests: () => hrana.requests.length,
     costs: [],
+    runScheduled: async () => expectOk(await worker.fetch("/__scheduled?cron=*+*+*+*+*"), "the cron trigger"),
     close: async () => {
       await worker.dispose();
       client.close();

@@ -14,7 +14,8 @@ import { instances, simulatorInstances } from "../../schema/index.ts";
 import { claimRun } from "../../pipeline/index.ts";
 import { minimalRunStep } from "../../pipeline/index.ts";
 import { RecordingScheduler, testConfig } from "../support/test-deps.ts";
-import { api, cron, instanceWebhook, lastRunId, runs, settleUntil, type RunView, type ScenarioHost, type StartHost } from "./driver.ts";
+import { api, cron, finished, idle, instanceWebhook, lastRunId, publishTick, runs, scheduledTick, settleUntil, type ScenarioHost, type StartHost } from "./driver.ts";
+import { defineQuotaScenario } from "./quota-scenario.ts";
 
 /**
  * Issue 13's budget for one agent's tick delivery: a database round trip per provider page (the
@@ -23,17 +24,8 @@ import { api, cron, instanceWebhook, lastRunId, runs, settleUntil, type RunView,
  */
 const tickBudget = (instances: number) => simulatorPages(instances) + 5;
 
-/** Nothing scheduled, nothing running, nothing waiting. */
-async function idle(host: ScenarioHost) {
-  const state = await api(host, "GET", "/api/agents/default");
-  return !state.running && state.nextRunAt === null && state.pendingEvents === 0 ? state : undefined;
-}
-
-/** The run with this id, once it has finished. */
-async function finished(host: ScenarioHost, runId: number): Promise<RunView | undefined> {
-  const run = (await runs(host)).find((r) => r.runId === runId);
-  return run && run.status !== "running" ? run : undefined;
-}
+/** A scheduled invocation's round trips besides its agents' ticks: the agents-and-health read, retention. */
+const CRON_OWN_ROUND_TRIPS = 2;
 
 export function defineScenarios(start: StartHost, onDone?: (host: ScenarioHost) => void) {
   let host: ScenarioHost;
@@ -167,15 +159,22 @@ export function defineScenarios(start: StartHost, onDone?: (host: ScenarioHost) 
       await settleUntil(host, () => idle(host));
     });
 
-    it("the scheduled tick fans out: one tick delivery per agent, each a bounded invocation", async () => {
+    it("the scheduled tick ticks an idle agent in its own invocation and publishes nothing; a tick delivery is a bounded invocation", async () => {
       await new Promise((r) => setTimeout(r, 1_100)); // RECONCILE_INTERVAL_S=1: the tick reconciles
       const before = host.costs.length;
       const publishes = host.qstash.requests.length;
-      const fanned = await api(host, "POST", "/api/cron?fanout=1");
-      expect(fanned.fannedOut).toEqual(["default"]);
-      // The fan-out publishes through QStash's batch endpoint: one request per 100 agents.
-      expect(host.costs[before]).toMatchObject({ label: "POST /api/cron?fanout=1", qstash: 1 });
-      expect(host.qstash.requests[publishes]).toMatchObject({ destination: "(batch)", status: 200 });
+      await scheduledTick(host);
+      const scheduled = host.costs[before]!;
+      console.log(`${host.name}: a scheduled tick with one idle agent (3 simulated instances) cost ${JSON.stringify(scheduled)}`);
+      // No QStash message: the agent's tick ran here (CRON_INLINE_AGENTS), and it had nothing to publish.
+      expect(host.qstash.requests.length).toBe(publishes);
+      expect(scheduled).toMatchObject({ qstash: 0, llm: 0 });
+      // The tick's budget, plus the invocation's own read of the agents and its retention pass.
+      expect(scheduled.db).toBeLessThanOrEqual(tickBudget(3) + CRON_OWN_ROUND_TRIPS);
+
+      // Past CRON_INLINE_AGENTS an agent's tick is a QStash delivery: one invocation of its own.
+      await new Promise((r) => setTimeout(r, 1_100));
+      await publishTick(host, "default");
       // QStash's Not-Before is whole seconds: the delivery may wait up to a second.
       const tick = await settleUntil(host, async () => host.costs.slice(before).find((c) => c.label === "delivery tick"));
       await settleUntil(host, () => idle(host));
@@ -209,8 +208,8 @@ export function defineScenarios(start: StartHost, onDone?: (host: ScenarioHost) 
       host.llm.push({ text: `${last} exited; watching it.` });
       await new Promise((r) => setTimeout(r, 1_100)); // RECONCILE_INTERVAL_S=1: the tick reconciles
       const costs = host.costs.length;
-      // A fan-out in the same minute is deduplicated; QStash delivering the minute's tick again
-      // (at least once) runs the agent's tick once more, as a fresh invocation.
+      // QStash delivering the last tick again (at least once) runs the agent's tick once more, as a
+      // fresh invocation.
       const tickMessage = host.qstash.messages.filter((m) => m.body.includes('"type":"tick"')).at(-1)!;
       tickMessage.state = "pending";
       tickMessage.nextAttemptAt = 0;
@@ -224,6 +223,8 @@ export function defineScenarios(start: StartHost, onDone?: (host: ScenarioHost) 
       expect(tick.db).toBeLessThanOrEqual(tickBudget(3 + extra));
     });
   });
+
+  defineQuotaScenario(() => host);
 
   return () => host;
 }
