@@ -6,7 +6,7 @@
  * (each one a Turso HTTP request on the Worker), one agent's tick alone, and memory. Writes its own
  * section of bench/RESULTS.md. Run alone: `tsx bench/scale.bench.ts`, or via `npm run bench`.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openDatabase } from "../db/client.ts";
@@ -23,6 +23,7 @@ import { minimalRunStep } from "../pipeline/index.ts";
 import type { PublishRequest, Scheduler } from "../pipeline/index.ts";
 import { fanOutTick, tickAgent } from "../jobs/tick.ts";
 import { countRoundTrips } from "./round-trips.ts";
+import { writeSection } from "./results-file.ts";
 
 const AGENTS = Number(process.env.SCALE_AGENTS ?? 100);
 const INSTANCES = Number(process.env.SCALE_INSTANCES ?? 1000);
@@ -122,14 +123,5 @@ prunes it after 7 days. Ingest p99 while these ticks run is measured by bench/bu
 if (import.meta.url === `file://${process.argv[1]}`) {
   const section = await scaleBench();
   console.log(section);
-  if (process.argv.includes("--write")) {
-    const path = new URL("./RESULTS.md", import.meta.url);
-    const current = readFileSync(path, "utf8");
-    // Only this section: from its heading to the next one (or the end).
-    const at = current.indexOf(HEADING);
-    const next = at >= 0 ? current.indexOf("\n## ", at + HEADING.length) : -1;
-    const before = at >= 0 ? current.slice(0, at).trimEnd() : current.trimEnd();
-    const after = next >= 0 ? `\n\n${current.slice(next + 1).trimEnd()}\n` : "";
-    writeFileSync(path, `${before}\n\n${section.trimEnd()}\n${after}`);
-  }
+  if (process.argv.includes("--write")) writeSection(HEADING, section);
 }

@@ -16,18 +16,25 @@ export type SchemaStatus =
 const latest = journal.entries.reduce((a, b) => (b.when > a.when ? b : a));
 
 /**
+ * The journal time (`when`) of the newest migration applied to the database, 0 when none is (no
+ * migrations table yet); throws when the database cannot answer.
+ */
+export async function newestAppliedMigration(db: Db): Promise<number> {
+  try {
+    const rows = await db.all<{ created_at: number | string | null }>(sql`select max(created_at) as created_at from __drizzle_migrations`);
+    return Number(rows[0]?.created_at ?? 0);
+  } catch (err) {
+    if (/no such table/.test(errorText(err))) return 0;
+    throw err;
+  }
+}
+
+/**
  * The newest applied migration against the bundled journal, in one round trip; throws when the
  * database cannot answer (unreachable is not "behind").
  */
 export async function schemaStatus(db: Db): Promise<SchemaStatus> {
-  let rows: { created_at: number | string | null }[];
-  try {
-    rows = await db.all(sql`select max(created_at) as created_at from __drizzle_migrations`);
-  } catch (err) {
-    if (/no such table/.test(errorText(err))) return { state: "behind", applied: null, expected: latest.tag };
-    throw err;
-  }
-  const appliedAt = Number(rows[0]?.created_at ?? 0);
+  const appliedAt = await newestAppliedMigration(db);
   if (appliedAt >= latest.when) return { state: "current" };
   const applied = journal.entries.find((e) => e.when === appliedAt)?.tag ?? (appliedAt ? `a migration from ${new Date(appliedAt).toISOString()}` : null);
   return { state: "behind", applied, expected: latest.tag };

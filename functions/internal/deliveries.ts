@@ -3,7 +3,8 @@
  * auth: the QStash signature is the authentication. Without signing keys the route does not
  * exist (404, never a 5xx to a stranger). Order matters: the signature is checked on
  * the raw body, then the token id against replays, then the body's shape, and only then is
- * anything written. A handler failure answers 500 so QStash retries (every handler is
+ * anything written. A signed body that is not a delivery answers 489 non-retryable (below): no
+ * retry can make it one. A handler failure answers 500 so QStash retries (every handler is
  * idempotent), and releases the token id so that retry is not mistaken for a replay.
  */
 import { Hono } from "hono";
@@ -12,8 +13,31 @@ import { jsonError, RequestError } from "../../jobs/errors.ts";
 import { parseJsonBody } from "../../jobs/validate.ts";
 import { deliveryBodySchema, handleDelivery } from "../../jobs/deliver.ts";
 import type { DeliveryBody } from "../../pipeline/index.ts";
+import type { Logger } from "../../runtime/log.ts";
 import { qstashReceiverConfig, SIGNATURE_REJECTED, verifyQStashSignature } from "./qstash-signature.ts";
 import { acceptSignature, isAccepted, releaseSignature } from "./replay-guard.ts";
+
+/**
+ * QStash retries every answer that is not 2xx, unless it is a 489 carrying
+ * `Upstash-NonRetryable-Error: true`: then it marks the message failed at once and moves it to
+ * the dead letter queue (upstash/docs qstash/features/retry.mdx, "Non-Retryable Error", commit
+ * 347f3b38a8cbd8e03396d3645a797972c0b729d7). hono's status types stop at the registered codes,
+ * so this answer is built as a plain Response.
+ */
+function nonRetryable(log: Logger, problem: string): Response {
+  log.info("QStash delivery refused, not retryable", { error: problem });
+  return Response.json({ error: problem }, { status: 489, headers: { "Upstash-NonRetryable-Error": "true" } });
+}
+
+/** The signed body as a delivery, or the problem that makes it none (not JSON, wrong shape). */
+function readDelivery(raw: string): DeliveryBody | { problem: string } {
+  try {
+    return parseJsonBody(raw, deliveryBodySchema);
+  } catch (err) {
+    if (err instanceof RequestError) return { problem: err.message };
+    throw err;
+  }
+}
 
 export const deliveryRoutes = new Hono<AppEnv>().post("/deliveries", async (c) => {
   const deps = c.get("deps");
@@ -26,7 +50,8 @@ export const deliveryRoutes = new Hono<AppEnv>().post("/deliveries", async (c) =
     return new RequestError(401, SIGNATURE_REJECTED);
   };
   if (await isAccepted(deps.db, claims.jti)) throw replayed();
-  const body: DeliveryBody = parseJsonBody(raw, deliveryBodySchema);
+  const body = readDelivery(raw);
+  if ("problem" in body) return nonRetryable(deps.log, body.problem);
   if (!(await acceptSignature(deps.db, claims.jti, claims.expiresAt, deps.clock.now()))) throw replayed();
   let result: string;
   try {

@@ -124,18 +124,32 @@ describe("POST /internal/deliveries", () => {
     expect(fake.messages).toHaveLength(published);
   });
 
-  it("answers 400 naming the problem for a signed but malformed body, writing nothing", async () => {
+  it("answers 489 non-retryable naming the problem for a signed body that is no delivery, writing nothing", async () => {
     const { deps, app } = await setup();
     const before = await tableCounts(deps);
-    const notJson = await app.request(signed("{nope"));
-    expect(notJson.status).toBe(400);
-    expect((await notJson.json()).error).toMatch(/not JSON/);
-    const badShape = await app.request(signed(JSON.stringify({ type: "run", agentId: "default", slot: -1 })));
-    expect(badShape.status).toBe(400);
-    expect((await badShape.json()).error).toMatch(/slot/);
-    const unknownType = await app.request(signed(JSON.stringify({ type: "explode" })));
-    expect(unknownType.status).toBe(400);
-    expect((await unknownType.json()).error).toMatch(/type/);
+    const cases: [string, RegExp][] = [
+      ["{nope", /not JSON/],
+      [JSON.stringify({ type: "run", agentId: "default", slot: -1 }), /slot/],
+      [JSON.stringify({ type: "explode" }), /type/],
+    ];
+    for (const [body, problem] of cases) {
+      const res = await app.request(signed(body));
+      expect(res.status, body).toBe(489);
+      // QStash stops retrying only with this header (upstash/docs qstash/features/retry.mdx).
+      expect(res.headers.get("Upstash-NonRetryable-Error"), body).toBe("true");
+      expect((await res.json()).error, body).toMatch(problem);
+    }
+    expect(await tableCounts(deps)).toEqual(before);
+    expect(fake.messages).toHaveLength(0);
+  });
+
+  it("refuses a wrongly signed body that is no delivery with 401, not 489", async () => {
+    const { deps, app } = await setup();
+    const before = await tableCounts(deps);
+    const res = await app.request(signed("{nope", { key: "sig_attacker" }));
+    expect(res.status).toBe(401);
+    expect(res.headers.get("Upstash-NonRetryable-Error")).toBeNull();
+    expect(await res.json()).toEqual({ error: "signature rejected" });
     expect(await tableCounts(deps)).toEqual(before);
   });
 

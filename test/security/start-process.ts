@@ -1,7 +1,8 @@
 /**
- * Runs `npm start`'s entry (functions/node.ts) as a child process with exactly the given
- * variables, and returns its exit code and output once it exits (it is stopped with SIGTERM once
- * stdout matches `stopWhenStdout`, and killed after `timeoutMs`).
+ * Runs `npm start`'s entry (functions/node.ts; or another `script`, e.g. `npm run db:migrate`'s) as
+ * a child process with exactly the given variables, and returns its exit code and output once it
+ * exits (it is stopped with SIGTERM once stdout matches `stopWhenStdout`, and killed after
+ * `timeoutMs`).
  * As root, `asNobody` runs it as uid 65534 so that file permissions apply to it.
  */
 import { spawn } from "node:child_process";
@@ -14,12 +15,12 @@ export interface Exited {
 
 export function runStart(
   vars: Record<string, string>,
-  options: { asNobody?: boolean; timeoutMs?: number; stopWhenStdout?: RegExp } = {},
+  options: { asNobody?: boolean; timeoutMs?: number; stopWhenStdout?: RegExp; script?: string } = {},
 ): Promise<Exited> {
   // Exactly these variables, nothing inherited (worker-configuration.d.ts widens ProcessEnv's type).
   const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: "/tmp", ...vars } as unknown as NodeJS.ProcessEnv;
   const nobody = options.asNobody && process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
-  const child = spawn(process.execPath, ["--import", "tsx", "functions/node.ts"], { env, stdio: ["ignore", "pipe", "pipe"], ...nobody });
+  const child = spawn(process.execPath, ["--import", "tsx", options.script ?? "functions/node.ts"], { env, stdio: ["ignore", "pipe", "pipe"], ...nobody });
   let stderr = "";
   let stdout = "";
   child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
