@@ -19,7 +19,7 @@ import { parseConfig } from "../runtime/config.ts";
 import { silentLogger } from "../test/support/silent-logger.ts";
 import { simulatorInstances } from "../schema/index.ts";
 import { createAgent } from "../pipeline/index.ts";
-import { minimalRunStep } from "../pipeline/index.ts";
+import { minimalRunStep } from "../test/support/minimal-run-step.ts";
 import type { PublishRequest, Scheduler } from "../pipeline/index.ts";
 import { fanOutTick, tickAgent } from "../jobs/tick.ts";
 import { countRoundTrips } from "./round-trips.ts";

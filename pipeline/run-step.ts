@@ -71,14 +71,3 @@ export type RunStep<D extends PipelineDeps = PipelineDeps> = (context: RunContex
 export function isNoop(events: readonly ConsumedEvent[], outcome: Pick<RunOutcome, "mutated">): boolean {
   return !outcome.mutated && !events.some((e) => e.source === "human");
 }
-
-/** Records what the run consumed and nothing else: the pipeline's step before an agent exists. */
-export const minimalRunStep: RunStep = async ({ events }) => ({
-  decider: "none",
-  mutated: false,
-  reply: events.some((e) => e.source === "human") ? "Message received; no agent is configured to answer." : null,
-  promptTokens: 0,
-  completionTokens: 0,
-  contextTokens: 0,
-  compaction: null,
-});

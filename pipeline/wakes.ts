@@ -102,12 +102,3 @@ export async function listWakes(deps: PipelineDeps, agentId: string, status?: st
     .orderBy(status === "pending" ? asc(wakes.dueAt) : desc(wakes.id))
     .limit(limit);
 }
-
-export async function hasDueWake(deps: PipelineDeps, agentId: string): Promise<boolean> {
-  const rows = await deps.db
-    .select({ id: wakes.id })
-    .from(wakes)
-    .where(and(eq(wakes.agentId, agentId), eq(wakes.status, "pending"), lte(wakes.dueAt, deps.clock.now())))
-    .limit(1);
-  return rows.length > 0;
-}

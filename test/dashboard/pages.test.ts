@@ -10,7 +10,7 @@ import { SimulatorProvider } from "../../fleet/simulator.ts";
 import { notifyHuman } from "../../notify/notify-human.ts";
 import { messages } from "../../schema/index.ts";
 import { createWake } from "../../pipeline/index.ts";
-import { minimalRunStep } from "../../pipeline/index.ts";
+import { minimalRunStep } from "../support/minimal-run-step.ts";
 import { advance } from "../support/drive.ts";
 import { createTestDeps } from "../support/test-deps.ts";
 import { dashboardClient } from "./dashboard-client.ts";

@@ -12,7 +12,7 @@ import type { Deps } from "../../jobs/deps.ts";
 import { silentLogger } from "../support/silent-logger.ts";
 import { instances, simulatorInstances } from "../../schema/index.ts";
 import { claimRun } from "../../pipeline/index.ts";
-import { minimalRunStep } from "../../pipeline/index.ts";
+import { minimalRunStep } from "../support/minimal-run-step.ts";
 import { RecordingScheduler, testConfig } from "../support/test-deps.ts";
 import { api, cron, finished, idle, instanceWebhook, lastRunId, publishTick, runs, scheduledTick, settleUntil, type ScenarioHost, type StartHost } from "./driver.ts";
 import { defineQuotaScenario } from "./quota-scenario.ts";

@@ -11,7 +11,7 @@ import { parseConfig, type Config } from "../../runtime/config.ts";
 import type { Deps } from "../../jobs/deps.ts";
 import { silentLogger } from "./silent-logger.ts";
 import { DEFAULT_AGENT, ensureAgent } from "../../pipeline/index.ts";
-import { minimalRunStep } from "../../pipeline/index.ts";
+import { minimalRunStep } from "./minimal-run-step.ts";
 import type { PublishRequest, Scheduler } from "../../pipeline/index.ts";
 import { SimulatorProvider } from "../../fleet/simulator.ts";
 
