@@ -4,25 +4,15 @@
  * client, the scheduler, the clock). The scheduler is wrapped so that its refusals are recorded
  * (pipeline/scheduler-health.ts) on both hosts alike.
  */
-import type { Db } from "../../db/client.ts";
-import type { Clock } from "../../runtime/clock.ts";
-import type { Config } from "../../runtime/config.ts";
 import type { Deps } from "../../jobs/deps.ts";
-import type { Logger } from "../../runtime/log.ts";
-import { MonitoredScheduler, type Scheduler } from "../../pipeline/index.ts";
+import { MonitoredScheduler, type PipelineDeps } from "../../pipeline/index.ts";
 import { OpenAiChatModel } from "../../agent/openai-model.ts";
 import { agentRunStep } from "../../agent/run-agent.ts";
 import { SimulatorProvider } from "../../fleet/simulator.ts";
 import { VastProvider } from "../../fleet/vast.ts";
 
-export interface HostParts {
-  db: Db;
-  clock: Clock;
-  config: Config;
-  scheduler: Scheduler;
-  log: Logger;
-  hostId?: string;
-}
+/** What only a host can make: the pipeline's ports but group commit (the Node host adds it after). */
+export type HostParts = Omit<PipelineDeps, "groupCommit">;
 
 export function wireDeps(parts: HostParts): Deps {
   return {
