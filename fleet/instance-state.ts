@@ -11,7 +11,7 @@
 import type { FleetDeps } from "./deps.ts";
 import { debounceWindow } from "../pipeline/index.ts";
 import { bind } from "../db/prepared.ts";
-import { commitIngest, publishAfterIngest, scheduleIfPending, type Ingested } from "../pipeline/index.ts";
+import { commitIngest, publishAfterIngest, scheduleIfPending, type Ingested, type MovedRun, type StoredEvent } from "../pipeline/index.ts";
 import { expectationsKeptBy, expectationsMatchedBy } from "./expectations.ts";
 import { DETAIL_KEYS, instanceStatePrepared, stateSet, type DetailKey } from "./instance-state-statements.ts";
 import type { FleetInstance, InstanceState } from "./provider.ts";
@@ -70,15 +70,16 @@ export async function recordInstanceState(deps: FleetDeps, change: StateChange):
   // In order: the event (dropped with its reason when it is no news), its stored row and whether
   // this batch stored it, the history row and the instance (only by the batch that stored the
   // event), the run request (only while the event is pending).
-  const [, existing, , , moved] = await commitIngest(deps, [
-    bind(prepared.insertEvent, values),
-    bind(prepared.stored, values),
-    bind(prepared.appendHistory, values),
-    bind(prepared.upsertInstance, values),
-    scheduleIfPending(deps, values),
-  ]);
-  await publishAfterIngest(deps, change.agentId, moved[0]);
-  const row = existing[0]!;
+  const results = await commitIngest(deps, {
+    insertEvent: bind(prepared.insertEvent, values),
+    stored: bind(prepared.stored, values),
+    appendHistory: bind(prepared.appendHistory, values),
+    upsertInstance: bind(prepared.upsertInstance, values),
+    scheduleRun: scheduleIfPending(deps, values),
+  });
+  const moved: MovedRun | undefined = results.scheduleRun[0];
+  await publishAfterIngest(deps, change.agentId, moved);
+  const row: StoredEvent & { status: string; dropReason: string | null } = results.stored[0];
   const outcome = row.status === "dropped" ? (row.dropReason as "superseded" | "unchanged" | "expected") : "pending";
   return { eventId: row.id, duplicate: row.inserted === 0, outcome };
 }

@@ -131,12 +131,12 @@ async function reconcileFromSnapshot(
       report.changed.push(seen.id);
     } else if (detailsDiffer(row, seen)) {
       writes.push(() =>
-        commitIngest(paged, [
-          db
+        commitIngest(paged, {
+          refreshDetails: db
             .update(instances)
             .set({ ...details(seen), statusMessage: seen.statusMessage ?? row.statusMessage, updatedAt: now })
             .where(and(eq(instances.agentId, agentId), eq(instances.id, seen.id))),
-        ]),
+        }),
       );
       report.refreshed.push(seen.id);
     }
@@ -168,19 +168,19 @@ async function markGone(deps: PipelineDeps, row: StoredInstance, now: number): P
     dedupKey,
     payload: { instanceId: row.id, gone: true, lastState: row.state, at: new Date(now).toISOString() },
   });
-  const [, , moved] = await commitIngest(deps, [
+  const results = await commitIngest(deps, {
     ...event,
-    db
+    markGone: db
       .update(instances)
       .set({ goneAt: now, updatedAt: now })
       .where(and(eq(instances.agentId, row.agentId), eq(instances.id, row.id), isNull(instances.goneAt))),
-    db.run(sql`insert into ${instanceEvents} (agent_id, instance_id, from_state, to_state, source, message, at, event_id, created_at)
+    appendHistory: db.run(sql`insert into ${instanceEvents} (agent_id, instance_id, from_state, to_state, source, message, at, event_id, created_at)
       select ${row.agentId}, ${row.id}, ${row.state}, 'gone', 'reconcile', 'no longer listed by the provider', ${now}, e.id, ${now}
       from ${events} e
       where e.agent_id = ${row.agentId} and e.dedup_key = ${dedupKey}
         and not exists (select 1 from ${instanceEvents} ie where ie.agent_id = ${row.agentId} and ie.event_id = e.id)`),
-  ]);
-  await publishAfterIngest(deps, row.agentId, moved[0]);
+  });
+  await publishAfterIngest(deps, row.agentId, results.scheduleRun[0]);
 }
 
 /**

@@ -4,14 +4,16 @@
  * once committed, the publish of the run slot the ingest moved.
  */
 import type { PipelineDeps } from "./deps.ts";
-import { ingestStatements, publishAfterIngest, type IncomingEvent } from "./ingest.ts";
+import { namedBatch } from "../db/named-batch.ts";
+import { ingestStatements, publishAfterIngest, type IncomingEvent, type MovedRun } from "./ingest.ts";
 import type { TickStatement, TickWrites } from "./tick-plan.ts";
 
 export function ingestWrites(deps: PipelineDeps, input: IncomingEvent, also: readonly TickStatement[] = []): TickWrites<void> {
+  const ingest = namedBatch(ingestStatements(deps, input));
   return {
-    statements: [...ingestStatements(deps, input), ...also],
+    statements: [...ingest.items, ...also],
     async after(results) {
-      const moved = (results[2] as { slot: number; runAt: number | null }[] | undefined)?.[0];
+      const moved: MovedRun | undefined = ingest.results(results).scheduleRun[0];
       await publishAfterIngest(deps, input.agentId, moved);
     },
   };

@@ -10,11 +10,12 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { PipelineDeps } from "./deps.ts";
 import type { Statements } from "../db/group-commit.ts";
-import type { BatchItem, BatchResponse } from "drizzle-orm/batch";
+import type { BatchItem } from "drizzle-orm/batch";
 import type { SQLiteInsertValue } from "drizzle-orm/sqlite-core";
 import type { Db } from "../db/client.ts";
 import { events } from "../schema/index.ts";
 import { bind, preparedPerDb } from "../db/prepared.ts";
+import { namedBatch, type NamedResults, type NamedStatements } from "../db/named-batch.ts";
 import { debounceWindow, publishRunSlot, scheduleIfPending, type Priority } from "./request-run.ts";
 
 export type EventSource = "human" | "manual" | "webhook" | "reconcile" | "heartbeat" | "approval" | "overdue";
@@ -32,9 +33,14 @@ export interface Ingested {
   duplicate: boolean;
 }
 
-/** Commits an ingest's batch: shared with concurrent ingests under group commit, else alone. */
-export function commitIngest<T extends Statements>(deps: PipelineDeps, statements: T): Promise<BatchResponse<T>> {
-  return deps.groupCommit ? deps.groupCommit.submit(statements) : deps.db.batch(statements);
+/**
+ * Commits an ingest's batch, its statements named and run in the order given: shared with
+ * concurrent ingests under group commit, else alone. Answers each statement's result by name.
+ */
+export async function commitIngest<T extends NamedStatements>(deps: PipelineDeps, statements: T): Promise<NamedResults<T>> {
+  const batch = namedBatch(statements);
+  const items = batch.items as unknown as Statements;
+  return batch.results(await (deps.groupCommit ? deps.groupCommit.submit(items) : deps.db.batch(items)));
 }
 
 /** An inbox row as written: what the event is, and (when judged on the way in) its status. */
@@ -72,11 +78,16 @@ const ingestPrepared = preparedPerDb((db) => {
   };
 });
 
+/** The row `stored` reads: the event's id, and whether this batch's insert stored it (1) or not. */
+export type StoredEvent = { id: number; inserted: number };
+/** The row the run request returns when it moved the scheduled run (none when absorbed). */
+export type MovedRun = { slot: number; runAt: number | null };
+
 /**
- * The ingest batch's statements: the event insert (ignored for a repeated dedup key), the stored
- * row with whether the insert stored it, and the run request while the event is pending
- * (request-run.ts's debounce). Callers may append statements of their own that key off the dedup
- * key.
+ * The ingest batch's statements, by name, in order: the event insert (ignored for a repeated
+ * dedup key), the stored row with whether the insert stored it (read `stored` as StoredEvent),
+ * and the run request while the event is pending (request-run.ts's debounce; `scheduleRun` as
+ * MovedRun). Callers may add statements of their own after them that key off the dedup key.
  */
 export function ingestStatements(deps: PipelineDeps, input: IncomingEvent) {
   const now = deps.clock.now();
@@ -86,7 +97,7 @@ export function ingestStatements(deps: PipelineDeps, input: IncomingEvent) {
     now,
     target: now + debounceWindow(deps.config, input.priority),
   };
-  return [bind(prepared.insert, values), bind(prepared.stored, values), scheduleIfPending(deps, values)] as const;
+  return { insertEvent: bind(prepared.insert, values), stored: bind(prepared.stored, values), scheduleRun: scheduleIfPending(deps, values) };
 }
 
 /**
@@ -97,31 +108,16 @@ export function ingestStatements(deps: PipelineDeps, input: IncomingEvent) {
  * to its id.
  */
 export async function ingestEvent(deps: PipelineDeps, input: IncomingEvent, afterInsert?: BatchItem<"sqlite">): Promise<Ingested> {
-  const [insert, stored, schedule] = ingestStatements(deps, input);
-  if (afterInsert) {
-    const [, existing, , moved] = await commitIngest(deps, [insert, stored, afterInsert, schedule]);
-    return ingested(deps, input, existing, moved);
-  }
-  const [, existing, moved] = await commitIngest(deps, [insert, stored, schedule]);
-  return ingested(deps, input, existing, moved);
-}
-
-async function ingested(
-  deps: PipelineDeps,
-  input: IncomingEvent,
-  existing: { id: number; inserted: number }[],
-  moved: { slot: number; runAt: number | null }[],
-): Promise<Ingested> {
-  await publishAfterIngest(deps, input.agentId, moved[0]);
-  return { eventId: existing[0]!.id, duplicate: existing[0]!.inserted === 0 };
+  const { insertEvent, stored, scheduleRun } = ingestStatements(deps, input);
+  const results = await commitIngest(deps, { insertEvent, stored, ...(afterInsert ? { afterInsert } : {}), scheduleRun });
+  const moved: MovedRun | undefined = results.scheduleRun[0];
+  await publishAfterIngest(deps, input.agentId, moved);
+  const row: StoredEvent = results.stored[0];
+  return { eventId: row.id, duplicate: row.inserted === 0 };
 }
 
 /** Publishes the moved slot's delivery; a failure is logged, and the cron tick repairs it. */
-export async function publishAfterIngest(
-  deps: PipelineDeps,
-  agentId: string,
-  moved: { slot: number; runAt: number | null } | undefined,
-): Promise<void> {
+export async function publishAfterIngest(deps: PipelineDeps, agentId: string, moved: MovedRun | undefined): Promise<void> {
   if (!moved) return;
   try {
     await publishRunSlot(deps, agentId, moved.slot, moved.runAt ?? deps.clock.now());

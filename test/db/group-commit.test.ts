@@ -58,7 +58,8 @@ describe("group commit", () => {
   it("a submission that fails fails alone: the rest of its group is committed and answered", async () => {
     const { deps, groupCommit } = await groupedDeps();
     const good = Array.from({ length: 5 }, (_, i) => ingestEvent(deps, message(`message:ok-${i}`)));
-    const bad = groupCommit.submit([...ingestStatements(deps, message("message:bad")), deps.db.run(sql`insert into no_such_table values (1)`)]);
+    const ingest = ingestStatements(deps, message("message:bad"));
+    const bad = groupCommit.submit([ingest.insertEvent, ingest.stored, ingest.scheduleRun, deps.db.run(sql`insert into no_such_table values (1)`)]);
     const settled = await Promise.allSettled([...good, bad]);
     expect(settled.slice(0, 5).map((s) => s.status)).toEqual(Array(5).fill("fulfilled"));
     expect(settled[5]!.status).toBe("rejected");
