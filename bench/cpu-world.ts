@@ -33,8 +33,11 @@ export async function startWorld() {
   await client.execute(BASELINE_TABLE);
   const qstash = await startFakeQStash();
   const llm = await new ScriptedLlm().start();
-  // The summariser's requests (compaction) carry no tools.
-  llm.onSummary = () => ({ text: "Earlier: instances exited now and then; each was restarted after reading its log, and the human was told." });
+  // The summariser's requests (compaction) carry no tools; its summary is about 1,000 tokens, as
+  // a model's summary of some twenty runs would be (the cap is 15% of the budget, 4,500).
+  llm.onSummary = () => ({
+    text: Array.from({ length: 40 }, (_, i) => `Run ${i + 1}: sim-${(i % INSTANCES) + 1} exited; its log showed no fatal error, it was restarted and came back running.`).join("\n"),
+  });
 
   /** The Worker's vars: wrangler.toml's, with the differences a bench loop needs (each said why). */
   const env: Record<string, string> = {
