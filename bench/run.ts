@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: the HTTP benchmark (the real Node host against a bare baseline, see
- * http.bench.ts; ingest while the host runs agents and ticks, see busy.bench.ts) and the
- * in-process micro-benchmarks, printed as tables on stdout.
+ * http.bench.ts; ingest while the host runs agents and ticks, see busy.bench.ts), the
+ * in-process micro-benchmarks and QStash messages per simulated day (qstash-messages.bench.ts),
+ * printed as tables on stdout.
  * `npm run bench -- --write` also writes them to bench/RESULTS.md. Ratios compare variants
  * measured side by side in the same run; absolute figures depend on the machine and its load,
  * which is recorded next to them.
@@ -14,6 +15,7 @@ import { httpBench } from "./http.bench.ts";
 import { pipelineBench } from "./pipeline.bench.ts";
 import { memoryBench } from "./memory.bench.ts";
 import { promptBench } from "./prompt.bench.ts";
+import { qstashMessagesBench, writeSection as writeQStashSection } from "./qstash-messages.bench.ts";
 
 const started = performance.now();
 const machine = `Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, load average at start ${loadavg()
@@ -22,6 +24,7 @@ const machine = `Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model
 const http = await httpBench();
 http.rows.push(...(await busyBench()));
 const micro: Row[] = [...(await pipelineBench()), ...(await promptBench()), ...(await memoryBench())];
+const qstash = await qstashMessagesBench();
 const minutes = ((performance.now() - started) / 60_000).toFixed(1);
 
 const body = `## Over HTTP: fleetwarden's Node host against a bare baseline
@@ -36,7 +39,7 @@ ${http.growthTable}
 
 ${table(micro)}
 `;
-console.log(`${machine}; ${minutes} min\n\n${body}`);
+console.log(`${machine}; ${minutes} min\n\n${body}\n${qstash.section}`);
 
 const notes = `
 How it is measured:
@@ -123,5 +126,6 @@ if (process.argv.includes("--write")) {
     path,
     `# Benchmark results\n\nWritten by \`npm run bench -- --write\` (${new Date().toISOString().slice(0, 10)}, ${machine}; the run took ${minutes} min).\n\n${body}${notes}${kept >= 0 ? current.slice(kept) : ""}`,
   );
+  writeQStashSection(qstash.section);
   console.log("wrote bench/RESULTS.md");
 }
