@@ -1,7 +1,9 @@
 /**
  * The Worker's scheduled handler never rejects: with its database unreachable the tick cannot
  * even read the agents, and the handler (and the promise it hands to waitUntil) still resolves,
- * with the failure logged instead of thrown uncaught. Runs the host module directly in Node.
+ * with the failure logged instead of thrown uncaught. Runs the host module directly in Node; a file
+ * of its own because the host keeps one isolate per module (test/security/worker-cron-config.test.ts
+ * has the configuration-error case).
  */
 import type { ExecutionContext } from "hono";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
