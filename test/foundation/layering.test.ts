@@ -29,7 +29,7 @@ const RANK: Record<string, number> = {
 const ALLOWED: Record<string, string> = {};
 
 /** The only modules that may import Node's own APIs (`node:*`): the Node host and its database client. */
-const NODE_ONLY = [/^functions\/host\//, /^functions\/node\.ts$/, /^functions\/operator\.ts$/, /^db\/node-client\.ts$/, /^db\/statement-cache\.ts$/, /^db\/migrate(-cli)?\.ts$/];
+const NODE_ONLY = [/^functions\/host\//, /^functions\/node\.ts$/, /^functions\/operator\.ts$/, /^db\/node-client\.ts$/, /^db\/migrate(-cli)?\.ts$/];
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(path.join(root, dir)).flatMap((name) => {
