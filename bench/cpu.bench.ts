@@ -52,6 +52,29 @@ interface Bench {
   baseline: Isolate;
   samples: Samples;
   promptTokens: number[];
+  /** Cycles given up part-way (what they measured before is kept), with why. */
+  abandoned: string[];
+}
+
+/** Cycles that may be given up before the bench gives up itself. */
+const MAX_ABANDONED = 5;
+
+/**
+ * Runs one cycle; one that fails part-way (on a machine loaded enough, a keep-alive connection
+ * the test server just closed fails a subrequest, and the run with it) is given up, its leftovers
+ * settled, and the bench goes on.
+ */
+async function attempt(b: Bench, what: string, step: () => Promise<void>): Promise<void> {
+  try {
+    await step();
+  } catch (err) {
+    b.abandoned.push(`${what}: ${err instanceof Error ? err.message : String(err)}`);
+    console.error(`cpu bench: gave up ${b.abandoned.at(-1)}`);
+    if (b.abandoned.length > MAX_ABANDONED) throw new Error(`cpu bench: more than ${MAX_ABANDONED} cycles failed; the last: ${b.abandoned.at(-1)}`);
+    await b.world.discardScripted();
+    await settle(b);
+    await b.world.discardScripted();
+  }
 }
 
 function expectStatus(kind: string, m: Measured, status: number): Measured {
@@ -215,23 +238,23 @@ export async function cpuBench(): Promise<string> {
   const runs = profilePath ? await startIsolate("worker", world.env, { profilePath }) : warm;
   const baseline = await startIsolate("baseline", world.env);
   const samples = Object.fromEntries(Object.keys(KINDS).map((k) => [k, { warm: [], cold: [] }])) as unknown as Samples;
-  const b: Bench = { world, warm, runs, baseline, samples, promptTokens: [] };
+  const b: Bench = { world, warm, runs, baseline, samples, promptTokens: [], abandoned: [] };
   try {
     // Real runs store turns; the history then grows from copies of them to a session in steady use.
     let n = 0;
-    for (; n < WARM_UPS; n++) await cycle(b, n, false);
+    for (; n < WARM_UPS; n++) await attempt(b, `warm-up cycle ${n}`, () => cycle(b, n, false));
     await world.growHistory(HISTORY_TOKENS);
-    for (; n < 2 * WARM_UPS; n++) await cycle(b, n, false);
+    for (; n < 2 * WARM_UPS; n++) await attempt(b, `warm-up cycle ${n}`, () => cycle(b, n, false));
     b.promptTokens.length = 0;
-    for (let i = 0; i < WARM; i++) await cycle(b, n++, true);
+    for (let i = 0; i < WARM; i++, n++) await attempt(b, `measured cycle ${i}`, () => cycle(b, n, true));
     const measuredPrompts = [...b.promptTokens];
-    for (let i = 0; i < COLD; i++) await coldRound(b, n++);
+    for (let i = 0; i < COLD; i++, n++) await attempt(b, `cold round ${i}`, () => coldRound(b, n));
     const machine = `Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, load average ${loadavg()
       .map((l) => l.toFixed(2))
       .join(" / ")}`;
     return `${HEADING}
 
-${machine}; ${2 * WARM_UPS} warm-up cycles, then ${WARM} measured cycles; prompts of the measured runs ${Math.min(...measuredPrompts).toLocaleString("en")}–${Math.max(...measuredPrompts).toLocaleString("en")} tokens${profilePath ? `; run deliveries profiled into ${profilePath} (their figures include the profiler)` : ""}.
+${machine}; ${2 * WARM_UPS} warm-up cycles, then ${WARM} measured cycles; prompts of the measured runs ${Math.min(...measuredPrompts).toLocaleString("en")}–${Math.max(...measuredPrompts).toLocaleString("en")} tokens${b.abandoned.length ? `; ${b.abandoned.length} cycles given up part-way (${b.abandoned.join("; ").slice(0, 300)})` : ""}${profilePath ? `; run deliveries profiled into ${profilePath} (their figures include the profiler)` : ""}.
 
 ${table(samples)}
 ${NOTES}`;
@@ -242,7 +265,10 @@ ${NOTES}`;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const section = await cpuBench();
+  const section = await cpuBench().catch((err: unknown) => {
+    console.error(err instanceof Error ? (err.stack ?? err.message) : String(err));
+    process.exit(1);
+  });
   console.log(section);
   // Where bench/run.ts puts it: before the scale section.
   if (process.argv.includes("--write")) writeSection(HEADING, section, "## Scale");
