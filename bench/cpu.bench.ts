@@ -179,6 +179,7 @@ const percentile = (values: number[], p: number) => {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
 };
 const median = (values: number[]) => percentile(values, 50);
+const sum = (values: number[]) => values.reduce((a, v) => a + v, 0);
 
 function fits(warm: number[], cold: number[]): string {
   const warmOk = percentile(warm, 95) <= FREE_PLAN_CPU_MS;
@@ -193,15 +194,14 @@ function table(samples: Samples): string {
   const rows = (Object.keys(KINDS) as Kind[]).map((kind) => {
     const warm = samples[kind].warm.map((m) => m.cpuMs);
     const cold = samples[kind].cold.map((m) => m.cpuMs);
-    const sum = (values: number[]) => values.reduce((a, v) => a + v, 0);
     // Summed: a thread's schedstat lags by up to a scheduler tick at each read, which cancels out over many.
     const mainShare = sum(samples[kind].warm.map((m) => m.mainThreadMs)) / sum(warm);
     const wall = samples[kind].warm.map((m) => m.wallMs);
     const ratio = kind === "baseline" ? "1.0×" : `${(median(warm) / median(samples.baseline.warm.map((m) => m.cpuMs))).toFixed(1)}×`;
-    return `| ${KINDS[kind]} | ${fmtMs(median(warm))} · ${fmtMs(percentile(warm, 95))} | ${cold.length ? `${fmtMs(median(cold))} · ${fmtMs(Math.max(...cold))}` : "–"} | ${Number.isFinite(mainShare) ? `${Math.round(100 * Math.min(1, mainShare))}%` : "–"} | ${fmtMs(median(wall))} | ${ratio} | ${fits(warm, cold)} |`;
+    return `| ${KINDS[kind]} | ${fmtMs(median(warm))} · ${fmtMs(sum(warm) / warm.length)} · ${fmtMs(percentile(warm, 95))} | ${cold.length ? `${fmtMs(median(cold))} · ${fmtMs(Math.max(...cold))}` : "–"} | ${Number.isFinite(mainShare) ? `${Math.round(100 * Math.min(1, mainShare))}%` : "–"} | ${fmtMs(median(wall))} | ${ratio} | ${fits(warm, cold)} |`;
   });
   return [
-    `| invocation | CPU warm: median · p95 (n=${WARM}) | CPU cold: median · max (n=${COLD}) | main thread's share (warm) | wall, warm median | warm CPU vs baseline | within Workers Free's ${FREE_PLAN_CPU_MS} ms |`,
+    `| invocation | CPU warm: median · mean · p95 (n=${WARM}) | CPU cold: median · max (n=${COLD}) | main thread's share (warm) | wall, warm median | warm CPU vs baseline | within Workers Free's ${FREE_PLAN_CPU_MS} ms |`,
     "|---|---|---|---|---|---|---|",
     ...rows,
   ].join("\n");
@@ -229,6 +229,22 @@ of 0 (the run is delivered at once), \`RECONCILE_INTERVAL_S=1\` (every tick reco
 minute's tick does with the default 60 s), no random simulated failures and no action rate limit.
 Per-process caches (the agent row for 5 s, lockouts for 1 s) are warm in the warm loop; an isolate
 serving one request a minute would miss them (one more Hrana round trip each).
+
+Where a run delivery's CPU went (its isolate profiled with \`CPU_BENCH_PROF\`; 2026-12-01, issue
+20). *Before*: gpt-tokenizer was about 7% of the run's samples, nearly all of it counting again
+what was already counted: the final count of every request re-tokenized the whole stored history
+(rebuilt as new message objects each run, so the per-message cache missed, although each
+message's count is stored with it), the tool schemas (about 1,500 tokens) were tokenized twice per
+LLM call, the system prompt once per run, a summary at every measure of the draft (each step of
+each compaction loop), and stubbed tool outputs at every fit. *After*: messages rebuilt from the
+history keep their stored counts (\`agent/turns.ts\`) and the rest is counted once; the tokenizer
+is under 1% of the profile. Side by side (both versions at the same time on the same machine, load
+average about 17, so higher throughout than the table above; 30 warm and 5 cold samples each): the run delivery after a webhook 108.3 → 93.6 ms warm median
+(cold 442 → 394 ms), after a chat message 81.8 → 70.9 ms (cold 392 → 303 ms); the other rows
+did not change beyond noise. What is left of a warm run on Node is mostly the HTTP client
+(undici's fetch and its socket writes of prompts of about 120 KB, three per run; native in
+workerd), the Hrana client's JSON and drizzle building the run path's statements (prepared only
+for ingest; a few per cent, left as it is).
 `;
 
 export async function cpuBench(): Promise<string> {
