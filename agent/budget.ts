@@ -56,8 +56,15 @@ const SUMMARY_TARGET = 0.7;
 /** The most of the budget one summarisation request may carry as transcript. */
 const SUMMARY_INPUT_SHARE = 0.5;
 
+// The budget measures the draft after every step of compaction: one message object per summary
+// text lets countMessage count a summary of thousands of tokens once, not at every measure.
+let lastSummary: { summary: string; messages: ChatMessage[] } = { summary: "", messages: [] };
+
 export function summaryMessage(summary: string): ChatMessage[] {
-  return summary ? [{ role: "system", content: `Summary of the earlier conversation in this session:\n${summary}` }] : [];
+  if (summary !== lastSummary.summary) {
+    lastSummary = { summary, messages: summary ? [{ role: "system", content: `Summary of the earlier conversation in this session:\n${summary}` }] : [] };
+  }
+  return lastSummary.messages;
 }
 
 export function assemble(draft: PromptDraft): ChatMessage[] {
@@ -156,7 +163,8 @@ export async function fitPrompt(draft: PromptDraft, tools: readonly ChatTool[], 
     report.truncatedInput = true;
   }
 
-  // The request is counted again as sent; a stored count that differs can only cost more trimming.
+  // The request is counted again as sent, message by message (the history by the counts stored
+  // with it, agent/turns.ts; everything built in this run as measured when it was built).
   let messages = assemble(work);
   let tokens = countPrompt(messages, tools);
   while (tokens > budget && work.history.length > 0) {

@@ -12,17 +12,25 @@ import type { ChatMessage } from "./chat-model.ts";
 import { countMessage, countPrompt, countText, truncateToTokens, truncateToTokensOffThread } from "./tokens.ts";
 import { makeTurn, type Turn } from "./turns.ts";
 
+// Every fit of a run stubs the same history turns again (it works on copies); turns are never
+// mutated, so each one's stubbed form is made once.
+const stubbed = new WeakMap<Turn, Turn | null>();
+
 /** Replaces a turn's tool outputs by a short stub; null when there is nothing worth stubbing. */
 export function stubToolOutputs(turn: Turn): Turn | null {
+  if (stubbed.has(turn)) return stubbed.get(turn)!;
   let changed = false;
   const messages = turn.messages.map((m): ChatMessage => {
     if (m.role !== "tool" || typeof m.content !== "string") return m;
-    const stub = `[tool output omitted to save context (${countText(m.content)} tokens)]`;
-    if (countText(m.content) <= countText(stub)) return m;
+    const tokens = countText(m.content);
+    const stub = `[tool output omitted to save context (${tokens} tokens)]`;
+    if (tokens <= countText(stub)) return m;
     changed = true;
     return { ...m, content: stub };
   });
-  return changed ? makeTurn(messages, turn.lastId) : null;
+  const result = changed ? makeTurn(messages, turn.lastId) : null;
+  stubbed.set(turn, result);
+  return result;
 }
 
 /** Cuts a turn's tool outputs (equal shares, visible markers) so the whole turn fits `maxTurnTokens`. */

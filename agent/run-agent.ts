@@ -98,8 +98,9 @@ async function runAgent(context: RunContext<AgentDeps>, breakerPolicy: BreakerPo
         break;
       }
       await renewLease(deps, context.fence);
-      // Large texts are tokenized off the event loop (where the host can); fitting then finds their counts.
-      await precount([...messageTexts(assemble(draft)), JSON.stringify(CHAT_TOOLS)], deps.tokenCounter);
+      // Large texts are tokenized off the event loop where the host can (fitting then finds their
+      // counts); on a host without a counter (the Worker) there is nothing to gather.
+      if (deps.tokenCounter) await precount([...messageTexts(assemble(draft)), JSON.stringify(CHAT_TOOLS)], deps.tokenCounter);
       const fitted = await fitPrompt(draft, CHAT_TOOLS, budget, summarize);
       progress.calls.push(fitted.report);
       if (fitted.report.summaryError) progress.errors.push(`compaction could not summarise (${fitted.report.summaryError}); trimmed instead`);

@@ -88,8 +88,24 @@ export function countMessage(message: ChatMessage): number {
   return tokens;
 }
 
+/**
+ * Records the count a message had when it was stored (`messages.tokens`, measured by
+ * countMessage as it was written), so counting the history again costs nothing. Only for a
+ * message rebuilt exactly as it was counted (agent/turns.ts checks that).
+ */
+export function withStoredCount(message: ChatMessage, tokens: number): ChatMessage {
+  counted.set(message, tokens);
+  return message;
+}
+
+// The tool schemas are one constant array per host, sent with every call: counted once.
+const toolCounts = new WeakMap<readonly ChatTool[], number>();
+
 export function countTools(tools: readonly ChatTool[]): number {
-  return tools.length ? countText(JSON.stringify(tools)) : 0;
+  if (!tools.length) return 0;
+  let tokens = toolCounts.get(tools);
+  if (tokens === undefined) toolCounts.set(tools, (tokens = countText(JSON.stringify(tools))));
+  return tokens;
 }
 
 /** The size of a request as sent: messages, tool schemas and reply priming. */

@@ -5,7 +5,7 @@
  */
 import type { ChatMessage } from "./chat-model.ts";
 import { withStorableArguments } from "./tool-call-args.ts";
-import { countMessage } from "./tokens.ts";
+import { countMessage, withStoredCount } from "./tokens.ts";
 
 export interface Turn {
   messages: ChatMessage[];
@@ -40,31 +40,38 @@ export interface StoredMessage {
   tokens: number;
 }
 
-/** Rebuilds turns from stored rows (oldest first); incomplete tool exchanges are left out whole. */
+/**
+ * Rebuilds turns from stored rows (oldest first); incomplete tool exchanges are left out whole.
+ * Each message keeps the count stored with it (measured when it was written), so fitting the
+ * prompt does not tokenize the history again; a tool call whose stored arguments had to be
+ * normalised is no longer the text that was counted, and is counted afresh.
+ */
 export function turnsFromStored(rows: readonly StoredMessage[]): Turn[] {
   const turns: Turn[] = [];
   let i = 0;
   while (i < rows.length) {
     const row = rows[i]!;
     i++;
-    if (row.role === "user") turns.push(makeTurn([{ role: "user", content: row.content }], row.id, row.tokens));
+    if (row.role === "user") turns.push(makeTurn([withStoredCount({ role: "user", content: row.content }, row.tokens)], row.id, row.tokens));
     else if (row.role === "assistant" && Array.isArray(row.toolCalls) && row.toolCalls.length > 0) {
       // Rows stored before arguments were normalised may hold malformed JSON: never send it back.
       const calls = (row.toolCalls as Extract<ChatMessage, { role: "assistant" }>["tool_calls"] & object).map(withStorableArguments);
       const wanted = new Set(calls.map((c) => c.id));
-      const messages: ChatMessage[] = [{ role: "assistant", content: row.content || null, tool_calls: calls }];
-      let tokens = row.tokens;
+      const assistant: ChatMessage = { role: "assistant", content: row.content || null, tool_calls: calls };
+      const asStored = JSON.stringify(calls) === JSON.stringify(row.toolCalls);
+      const messages: ChatMessage[] = [asStored ? withStoredCount(assistant, row.tokens) : assistant];
+      let tokens = asStored ? row.tokens : countMessage(assistant);
       let lastId = row.id;
       while (i < rows.length && rows[i]!.role === "tool" && wanted.has(rows[i]!.toolCallId ?? "")) {
         const result = rows[i]!;
         wanted.delete(result.toolCallId!);
-        messages.push({ role: "tool", tool_call_id: result.toolCallId!, content: result.content });
+        messages.push(withStoredCount({ role: "tool", tool_call_id: result.toolCallId!, content: result.content }, result.tokens));
         tokens += result.tokens;
         lastId = result.id;
         i++;
       }
       if (wanted.size === 0) turns.push(makeTurn(messages, lastId, tokens));
-    } else if (row.role === "assistant") turns.push(makeTurn([{ role: "assistant", content: row.content }], row.id, row.tokens));
+    } else if (row.role === "assistant") turns.push(makeTurn([withStoredCount({ role: "assistant", content: row.content }, row.tokens)], row.id, row.tokens));
     // A tool row without its call (its call was folded into the summary) is never sent alone.
   }
   return turns;

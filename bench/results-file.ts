@@ -12,6 +12,6 @@ export function writeSection(heading: string, section: string, insertBefore?: st
   const at = found >= 0 ? found : insertBefore ? current.indexOf(insertBefore) : -1;
   const next = found >= 0 ? current.indexOf("\n## ", found + heading.length) : at;
   const before = at >= 0 ? current.slice(0, at).trimEnd() : current.trimEnd();
-  const after = next >= 0 ? `\n\n${current.slice(next).trimStart().trimEnd()}\n` : "";
+  const after = next >= 0 ? `\n${current.slice(next).trimStart().trimEnd()}\n` : "";
   writeFileSync(path, `${before}\n\n${section.trimEnd()}\n${after}`);
 }
