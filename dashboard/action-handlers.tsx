@@ -120,7 +120,7 @@ export async function postFailure(c: Ctx) {
   return backTo(c, safeNext(back ?? "/fleet"), "failure-injected");
 }
 
-const ACTION_NOTICES = { succeeded: "action-succeeded", failed: "action-failed", awaiting_approval: "action-awaiting-approval", rate_limited: "action-failed" } as const;
+const ACTION_NOTICES = { succeeded: "action-succeeded", failed: "action-failed", awaiting_approval: "action-awaiting-approval", rate_limited: "action-failed", proposed: "action-proposed", refused: "action-failed" } as const;
 
 /**
  * An operator's action on an instance, keyed by the form's nonce (a double-click is one action).

@@ -25,6 +25,7 @@ const NOTICES: Record<string, string> = {
   rejected: "Rejected: the agent is woken and will not take the action.",
   "action-succeeded": "Done: the provider carried the action out; it is in the instance's actions below.",
   "action-failed": "The action did not happen; the instance's actions below say why.",
+  "action-proposed": "Recorded as a proposal: this agent is in shadow mode, so nothing reached the provider.",
   "action-awaiting-approval": "That action needs approval (APPROVAL_REQUIRED_ACTIONS): confirm it on the Approvals page.",
   "agent-created": "Agent created: it has its own inbox, runs and fleet view; open its dashboard from here.",
   "agent-saved": "Settings saved: they take effect on this agent's next run and tick.",

@@ -22,11 +22,30 @@ export interface ActionRequest {
   approvalId?: number;
   /** The deciding run's fence; absent or null when no run decided (a human's approval). */
   fence?: RunFence | null;
+  /** What justified it (stored on the action record and shown with it). */
+  evidence?: ActionEvidence;
+  /** The model that decided it, when decidedBy is llm. */
+  model?: string;
+}
+
+/**
+ * Why an action was taken: the run's consumed events and wakes that concern it, and the human
+ * message that asked for it, if one did. A human's own action carries the operator instead.
+ */
+export interface ActionEvidence {
+  eventIds: number[];
+  wakeIds: number[];
+  /** The human message (event id and its text, cut) that asked for it. */
+  humanMessage?: { eventId: number; text: string };
 }
 
 export interface ActionResult {
   actionId: number;
-  status: "succeeded" | "failed" | "awaiting_approval" | "rate_limited";
+  /**
+   * proposed: shadow mode recorded it and did not act; refused: a run or hour bound
+   * (fleet/bounds.ts) or the spend limit said no before anything was called.
+   */
+  status: "succeeded" | "failed" | "awaiting_approval" | "rate_limited" | "proposed" | "refused";
   /** True when the key was already used and this is the recorded result. */
   repeated: boolean;
   approvalId?: number;

@@ -1,11 +1,12 @@
 /**
  * Per-agent settings: the few knobs one agent may set differently from the environment's defaults
  * (model, context budget, debounce windows, approval-required actions, wake limits, notification
- * channels, and which of the provider account's instances are its own). Validated with zod like
- * configuration; `configForAgent` folds them over the host's Config so the rest of the code reads
- * one Config and never knows settings exist. Channel URLs carry tokens, so `maskSettings` is what
- * the API and the dashboard show, and `keepMaskedSecrets` turns a mask sent back unchanged into the
- * stored URL again (a form or a PATCH that did not retype a secret must not overwrite it).
+ * channels, which of the provider account's instances are its own, shadow mode, the idle-stop
+ * delay and the daily spend limit). Validated with zod like configuration; `configForAgent` folds
+ * them over the host's Config so the rest of the code reads one Config and never knows settings
+ * exist. Channel URLs carry tokens, so `maskSettings` is what the API and the dashboard show, and
+ * `keepMaskedSecrets` turns a mask sent back unchanged into the stored URL again (a form or a
+ * PATCH that did not retype a secret must not overwrite it).
  */
 import { z } from "zod";
 import { APPROVABLE_ACTIONS, type Config } from "./config.ts";
@@ -39,6 +40,12 @@ export const agentSettingsSchema = z
     /** DISCORD_THREAD_NAME for this agent's Discord channel (a forum channel's webhook needs one). */
     discordThreadName: z.string().trim().min(1, "must not be empty").max(100, "must be at most 100 characters (Discord's limit)").optional(),
     instanceFilter: instanceFilter.optional(),
+    /** AGENT_MODE for this agent: `shadow` records decisions as proposals and never acts. */
+    mode: z.enum(["act", "shadow"]).optional(),
+    /** IDLE_STOP_AFTER_S for this agent (0 = never stop an idle instance). */
+    idleStopAfterS: z.number().int().min(0).max(30 * 86400).optional(),
+    /** SPEND_LIMIT_PER_DAY_USD for this agent; null removes the environment's limit. */
+    spendLimitPerDayUsd: z.number().positive().max(1_000_000).nullable().optional(),
   })
   .strict();
 
@@ -56,6 +63,12 @@ export function configForAgent(config: Config, settings: AgentSettings): Config 
     maxPendingWakes: settings.maxPendingWakes ?? config.maxPendingWakes,
     channels: { ...config.channels, ...settings.channels },
     discordThreadName: settings.discordThreadName ?? config.discordThreadName,
+    mode: settings.mode ?? config.mode,
+    economics: {
+      ...config.economics,
+      idleStopAfterMs: settings.idleStopAfterS !== undefined ? settings.idleStopAfterS * 1000 : config.economics.idleStopAfterMs,
+      spendLimitPerDayUsd: settings.spendLimitPerDayUsd !== undefined ? settings.spendLimitPerDayUsd : config.economics.spendLimitPerDayUsd,
+    },
   };
 }
 

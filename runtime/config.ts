@@ -101,6 +101,21 @@ const variables = z.object({
   WAKES_PER_HOUR: z.coerce.number().int().min(0).default(12),
   APPROVAL_REJECT_COOLDOWN_S: z.coerce.number().int().min(0).default(86400),
   LOADING_TIMEOUT_S: positiveInt(900),
+  IDLE_GPU_UTIL_PCT: z.coerce.number().min(0).max(100).default(5),
+  TELEMETRY_STALE_S: positiveInt(600),
+  IDLE_NOTIFY_AFTER_S: z.coerce.number().int().min(0).default(1800),
+  IDLE_STOP_AFTER_S: z.coerce.number().int().min(0).default(0),
+  SPEND_LIMIT_PER_DAY_USD: z.coerce.number().positive().optional(),
+  STOPPED_DESTROY_AFTER_S: z.coerce.number().int().min(0).default(0),
+  EXPIRY_WARN_S: z.coerce.number().int().min(0).default(86400),
+  AGENT_MODE: z.enum(["act", "shadow"]).default("act"),
+  LLM_ACTIONS_PER_RUN: z.coerce.number().int().min(0).max(1000).default(3),
+  ACTIONS_PER_HOUR: z.coerce.number().int().min(0).max(10_000).default(12),
+  NOTIFICATIONS_PER_RUN: z.coerce.number().int().min(0).max(1000).default(3),
+  NOTIFICATIONS_PER_HOUR: z.coerce.number().int().min(0).max(10_000).default(20),
+  APPROVALS_PER_RUN: z.coerce.number().int().min(0).max(1000).default(3),
+  APPROVALS_PER_HOUR: z.coerce.number().int().min(0).max(10_000).default(10),
+  LLM_TRANSCRIPT_DAYS: z.coerce.number().int().min(1).max(3650).default(14),
   WATCHDOG_FAILED_RUNS: positiveInt(3),
   WATCHDOG_NOTIFY_PER_HOUR: positiveInt(10),
   PORT: z.coerce.number().int().min(0).max(65535).default(8787),
@@ -193,6 +208,31 @@ function toConfig(v: z.infer<typeof variables>, host: Host) {
     wakesPerHour: v.WAKES_PER_HOUR,
     approvalRejectCooldownMs: v.APPROVAL_REJECT_COOLDOWN_S * 1000,
     loadingTimeoutMs: v.LOADING_TIMEOUT_S * 1000,
+    /**
+     * Fleet economics (fleet/idle.ts, fleet/spend.ts): idle is utilisation below `idleGpuUtilPct`
+     * on telemetry fresher than `telemetryStaleMs`; 0 turns a delay off; no spend limit when null.
+     */
+    economics: {
+      idleGpuUtilPct: v.IDLE_GPU_UTIL_PCT,
+      telemetryStaleMs: v.TELEMETRY_STALE_S * 1000,
+      idleNotifyAfterMs: v.IDLE_NOTIFY_AFTER_S * 1000,
+      idleStopAfterMs: v.IDLE_STOP_AFTER_S * 1000,
+      spendLimitPerDayUsd: v.SPEND_LIMIT_PER_DAY_USD ?? null,
+      stoppedDestroyAfterMs: v.STOPPED_DESTROY_AFTER_S * 1000,
+      expiryWarnMs: v.EXPIRY_WARN_S * 1000,
+    },
+    /** act: decisions reach the provider; shadow: they are recorded as proposals only. */
+    mode: v.AGENT_MODE,
+    /** Bounds on what any one run, and any one hour of an agent, can do (fleet/bounds.ts). */
+    bounds: {
+      llmActionsPerRun: v.LLM_ACTIONS_PER_RUN,
+      actionsPerHour: v.ACTIONS_PER_HOUR,
+      notificationsPerRun: v.NOTIFICATIONS_PER_RUN,
+      notificationsPerHour: v.NOTIFICATIONS_PER_HOUR,
+      approvalsPerRun: v.APPROVALS_PER_RUN,
+      approvalsPerHour: v.APPROVALS_PER_HOUR,
+    },
+    llmTranscriptDays: v.LLM_TRANSCRIPT_DAYS,
     watchdogFailedRuns: v.WATCHDOG_FAILED_RUNS,
     watchdogNotifyPerHour: v.WATCHDOG_NOTIFY_PER_HOUR,
     port: v.PORT,

@@ -31,6 +31,8 @@ export const memory = sqliteTable(
     fact: text().notNull(),
     tokens: integer().notNull(),
     createdByRun: integer(),
+    /** Written by a run whose input held text no operator typed (webhook messages, labels, tool output). */
+    untrusted: integer({ mode: "boolean" }).notNull().default(false),
     updatedAt: integer().notNull(),
   },
   (t) => [primaryKey({ columns: [t.agentId, t.key] })],

@@ -31,6 +31,23 @@ export const instances = sqliteTable(
     expectedState: text(),
     expectedUntil: integer(),
     goneAt: integer(),
+    /** Latest GPU utilisation (0-100 %) and when it was measured; null when never reported. */
+    gpuUtil: real(),
+    gpuUtilAt: integer(),
+    /** Latest disk use (0-100 %). */
+    diskUsedPct: real(),
+    /** Where the latest telemetry came from: webhook | vast | simulator. */
+    telemetrySource: text(),
+    /** Since when utilisation has stayed below IDLE_GPU_UTIL_PCT (fresh telemetry only); null when not idle. */
+    idleSince: integer(),
+    /** What the instance costs per hour while stopped (storage); pricePerHour is while running. */
+    storagePerHour: real(),
+    /** Up to when spend has been accrued into instance_spend (fleet/spend.ts). */
+    spendAccruedAt: integer(),
+    /** The rental contract's end (ms epoch), when the provider has one. */
+    endsAt: integer(),
+    /** Interruptible (bid) rental: a higher bid can stop it. */
+    interruptible: integer({ mode: "boolean" }),
     updatedAt: integer().notNull(),
   },
   (t) => [primaryKey({ columns: [t.agentId, t.id] })],
@@ -71,9 +88,16 @@ export const actions = sqliteTable(
     /** llm | rules | human */
     decidedBy: text().notNull(),
     idempotencyKey: text().notNull(),
-    /** pending | succeeded | failed | awaiting_approval | rejected */
+    /**
+     * pending | succeeded | failed | awaiting_approval | rejected | rate_limited | approved |
+     * proposed (shadow mode: recorded, never sent) | refused (a run or hour bound said no)
+     */
     status: text().notNull(),
     reason: text(),
+    /** What justified it: {eventIds, wakeIds, humanMessage?} (fleet/action-types.ts ActionEvidence). */
+    evidence: text({ mode: "json" }),
+    /** The model that decided it, when decidedBy is llm. */
+    model: text(),
     result: text({ mode: "json" }),
     error: text(),
     approvalId: integer(),
@@ -85,6 +109,9 @@ export const actions = sqliteTable(
   (t) => [
     uniqueIndex("actions_idempotency").on(t.agentId, t.idempotencyKey),
     index("actions_instance").on(t.agentId, t.instanceId, t.createdAt),
+    // The per-run and per-hour bounds count an agent's actions without reading its history.
+    index("actions_run").on(t.agentId, t.runId),
+    index("actions_created").on(t.agentId, t.createdAt),
   ],
 );
 

@@ -8,3 +8,5 @@ export * from "./infra.ts";
 export * from "./operators.ts";
 export * from "./watchdog.ts";
 export * from "./scheduler-health.ts";
+export * from "./economics.ts";
+export * from "./trust.ts";

@@ -24,6 +24,9 @@ export const notifications = sqliteTable(
   (t) => [
     index("notifications_dedup").on(t.agentId, t.dedupKey, t.createdAt),
     index("notifications_recent").on(t.agentId, t.id),
+    // The per-run and per-hour notification bounds count without reading the history.
+    index("notifications_run").on(t.agentId, t.runId),
+    index("notifications_created").on(t.agentId, t.createdAt),
   ],
 );
 
