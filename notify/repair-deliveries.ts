@@ -1,14 +1,20 @@
 /**
- * A cron check: channel deliveries whose scheduler publish was lost (the scheduler was down when
- * the alert was raised) are never attempted. A pending delivery with no attempt after
- * STALLED_AFTER_MS is published again, under a fresh dedup key per interval, so an alert is never
- * silently dropped. deliverNotification is idempotent, so a late original does no harm.
+ * A cron check: channel deliveries nobody will attempt again are attempted again. Two ways a
+ * delivery is left so: its scheduler publish was lost (the process stopped between storing the
+ * alert and publishing: pending, never attempted), or it was sent directly because the scheduler
+ * refused the publish and that one attempt failed retryably (pending, attempted, and no scheduler
+ * retry coming). A pending delivery is due for repair once STALLED_AFTER_MS × (attempts + 1) has
+ * passed since its alert, so each repair waits longer than the last; it is published again under
+ * a fresh dedup key per interval, or sent directly while the scheduler still refuses. The bound
+ * is deliverNotification's: it counts every attempt and marks the row failed at its last one, and
+ * only pending rows are repaired. deliverNotification is idempotent, so a late original does no harm.
  */
 import { sql } from "drizzle-orm";
 import type { PipelineDeps } from "../pipeline/index.ts";
 import { MINUTE_MS } from "../runtime/time.ts";
 import { notificationDeliveries, notifications } from "../schema/index.ts";
 import { defineTickCheck } from "../pipeline/index.ts";
+import { deliverNotification } from "./deliver-notification.ts";
 
 export const STALLED_AFTER_MS = 5 * MINUTE_MS;
 
@@ -19,7 +25,7 @@ export const repairStalledDeliveries = defineTickCheck({
     return {
       stalled: deps.db.all<{ id: number }>(sql`select d.id from ${notificationDeliveries} d
         join ${notifications} n on n.id = d.notification_id
-        where n.agent_id = ${agentId} and d.status = 'pending' and d.attempts = 0 and n.created_at <= ${now - STALLED_AFTER_MS}
+        where n.agent_id = ${agentId} and d.status = 'pending' and n.created_at <= ${now} - ${STALLED_AFTER_MS} * (d.attempts + 1)
         limit 100`),
     };
   },
@@ -29,7 +35,12 @@ export const repairStalledDeliveries = defineTickCheck({
       statements: [],
       async after() {
         for (const { id } of rows.stalled) {
-          await deps.scheduler.publish({ dedupKey: `notify:${id}:repair:${bucket}`, notBefore: tick.now, body: { type: "notify", agentId, deliveryId: id } });
+          try {
+            await deps.scheduler.publish({ dedupKey: `notify:${id}:repair:${bucket}`, notBefore: tick.now, body: { type: "notify", agentId, deliveryId: id } });
+          } catch (err) {
+            deps.log.error("re-publishing a stalled notification delivery failed; sending it now", { deliveryId: id, error: String(err) });
+            await deliverNotification(deps, id).catch((sendError: unknown) => deps.log.error("sending a stalled notification delivery failed", { deliveryId: id, error: String(sendError) }));
+          }
         }
         return rows.stalled.length;
       },

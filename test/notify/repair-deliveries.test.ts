@@ -1,7 +1,8 @@
 /**
  * A channel delivery whose publish was lost (the process stopped between storing the alert and
  * publishing) is published again by the cron tick, and delivered; one whose publish the scheduler
- * refused is sent at once instead, and not again.
+ * refused is sent at once instead, and not again. A direct send that failed is tried again by the
+ * repair, at growing intervals, until NOTIFY_MAX_ATTEMPTS attempts; then it is recorded failed.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { notificationStatements, notifyHuman } from "../../notify/notify-human.ts";
@@ -10,6 +11,8 @@ import { republishStalledDeliveries } from "../support/one-check.ts";
 import { runCronTick } from "../../jobs/tick.ts";
 import { handleDelivery } from "../../jobs/deliver.ts";
 import { createTestDeps, FlakyScheduler, RecordingScheduler } from "../support/test-deps.ts";
+import { NOTIFY_MAX_ATTEMPTS } from "../../notify/deliver-notification.ts";
+import { notificationDeliveries } from "../../schema/index.ts";
 import { startReceiver, type Receiver } from "./receiver.ts";
 
 const receivers: Receiver[] = [];
@@ -49,5 +52,42 @@ describe("stalled notification deliveries", () => {
     await runCronTick(deps);
     expect(scheduler.published).toEqual([]);
     expect(slack.received).toHaveLength(1);
+  });
+
+  it("a direct send that failed is tried again by the repair, while the scheduler still refuses, and delivered once", async () => {
+    const slack = await startReceiver("/hook", 200, "slack");
+    receivers.push(slack);
+    slack.script.push(503);
+    const scheduler = new FlakyScheduler();
+    const deps = await createTestDeps({ scheduler, vars: { SLACK_WEBHOOK_URL: slack.url } });
+    await notifyHuman(deps, { agentId: "default", runId: null, title: "sim-3 exited", body: "exit 1", severity: "warning" });
+    expect(slack.received).toHaveLength(1); // the direct send, answered 503
+    // One attempt used: the repair waits two intervals before the next.
+    deps.clock.advance(STALLED_AFTER_MS);
+    await runCronTick(deps);
+    expect(slack.received).toHaveLength(1);
+    deps.clock.advance(STALLED_AFTER_MS);
+    await runCronTick(deps);
+    expect(slack.received).toHaveLength(2);
+    const [row] = await deps.db.select().from(notificationDeliveries);
+    expect(row).toMatchObject({ status: "delivered", attempts: 2 });
+    deps.clock.advance(10 * STALLED_AFTER_MS);
+    await runCronTick(deps);
+    expect(slack.received).toHaveLength(2);
+  });
+
+  it("a channel that keeps failing is tried NOTIFY_MAX_ATTEMPTS times in all, then recorded failed", async () => {
+    const slack = await startReceiver("/hook", 503, "slack");
+    receivers.push(slack);
+    const scheduler = new FlakyScheduler();
+    const deps = await createTestDeps({ scheduler, vars: { SLACK_WEBHOOK_URL: slack.url } });
+    await notifyHuman(deps, { agentId: "default", runId: null, title: "sim-4 exited", body: "exit 1", severity: "warning" });
+    for (let minute = 0; minute < 24 * 60; minute += 5) {
+      deps.clock.advance(STALLED_AFTER_MS);
+      await runCronTick(deps);
+    }
+    expect(slack.received).toHaveLength(NOTIFY_MAX_ATTEMPTS);
+    const [row] = await deps.db.select().from(notificationDeliveries);
+    expect(row).toMatchObject({ status: "failed", attempts: NOTIFY_MAX_ATTEMPTS });
   });
 });
