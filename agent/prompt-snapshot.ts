@@ -33,7 +33,7 @@ const usd = (n: number) => `$${n.toFixed(2)}`;
 /** The whole snapshot, before it is cut to its share of the budget. */
 export function snapshotText({ rows, spendTodayUsd, now }: SnapshotInput, config: Pick<Config, "loadingTimeoutMs" | "economics">): string {
   const limit = config.economics.spendLimitPerDayUsd;
-  const spend = `spend today ${usd(spendTodayUsd)} of ${limit === null ? "no daily limit" : `${usd(limit)} daily limit (${Math.round((spendTodayUsd / limit) * 100)} %)`}`;
+  const spend = `spend today ${usd(spendTodayUsd)}${limit === null ? " (no daily limit)" : ` of ${usd(limit)} daily limit (${Math.round((spendTodayUsd / limit) * 100)} %)`}`;
   if (rows.length === 0) return `Fleet snapshot at ${iso(now)}: no instances known; ${spend}.`;
   const ordered = [...rows].sort((a, b) => Number(HEALTHY.has(a.state)) - Number(HEALTHY.has(b.state)) || a.id.localeCompare(b.id));
   return `Fleet snapshot at ${iso(now)} (${rows.length} instances; ${spend}):\n${dataBlock("fleet_snapshot", ordered.map((r) => instanceData(r, now, config)))}`;
