@@ -13,7 +13,8 @@ import { describe, expect, it } from "vitest";
 import { and, eq } from "drizzle-orm";
 import { buildApp } from "../../functions/app.ts";
 import { approvals, memory, simulatorInstances } from "../../schema/index.ts";
-import { DATA_BLOCKS } from "../../agent/prompt-data.ts";
+import { DATA_BLOCKS, dataBlock } from "../../agent/prompt-data.ts";
+import { fitPrompt } from "../../agent/budget.ts";
 import { authHeaders } from "../support/test-deps.ts";
 import { signedWebhook } from "../support/signed-webhook.ts";
 import { reconcileFleet } from "../support/one-check.ts";
@@ -153,5 +154,16 @@ describe("untrusted text in the prompt", () => {
     const { inside } = readMessage(context);
     expect(JSON.parse(inside.at(-1)!)).toMatchObject({ truncated: expect.stringContaining("fleet snapshot (use list_instances) truncated") });
     checkRequest(llm.requests[0]!, ["how is it?"]);
+  });
+
+  it("the budget's last-resort cut of the input still closes the events block", async () => {
+    const events = Array.from({ length: 120 }, (_, i) => ({ source: "webhook", instanceId: `sim-${i}`, state: "exited", message: hostile("webhook") }));
+    const input = { role: "user" as const, content: `Run 1 at 2026-01-01T00:00:00.000Z. This run was woken by:\n${dataBlock("events", events)}` };
+    const fitted = await fitPrompt({ fixed: [{ role: "system", content: "You supervise a fleet." }], summary: "", history: [], input, current: [] }, [], 1500, null);
+    expect(fitted.report.truncatedInput).toBe(true);
+    expect(fitted.tokens).toBeLessThanOrEqual(1500);
+    const { inside } = readMessage(String(fitted.messages.at(-1)!.content));
+    expect(inside.length).toBeGreaterThan(1);
+    expect(JSON.parse(inside.at(-1)!)).toMatchObject({ truncated: expect.stringContaining("input truncated") });
   });
 });
