@@ -3,12 +3,13 @@
  * snapshot, summary, history, this run's input and turns, tool schemas) is measured, and while
  * it is over budget the compaction strategies run in order: stub old tool outputs, drop no-op
  * turns, summarise the oldest turns (persisted), trim the oldest turns, and at last cut this
- * run's latest tool outputs and input with a visible marker. What was done is reported per call.
+ * run's latest tool outputs and input with a visible marker (a cut data block is closed). What was done is reported per call.
  * A failed summary is reported and trimming takes over; nothing is skipped silently.
  */
 import type { ChatMessage, ChatTool } from "./chat-model.ts";
 import { chooseTurnsToSummarize, stubToolOutputs, truncateToolOutputs, type Summarize } from "./compaction.ts";
-import { countMessage, countPrompt, countTools, truncateToTokens } from "./tokens.ts";
+import { countMessage, countPrompt, countTools } from "./tokens.ts";
+import { fitDataInPlace } from "./prompt-data.ts";
 import type { Turn } from "./turns.ts";
 
 export interface PromptDraft {
@@ -159,7 +160,7 @@ export async function fitPrompt(draft: PromptDraft, tools: readonly ChatTool[], 
   }
   if (over() > 0 && typeof work.input.content === "string") {
     const room = countMessage(work.input) - over() - 4;
-    work.input = { role: "user", content: truncateToTokens(work.input.content, Math.max(0, room), "input") };
+    work.input = { role: "user", content: fitDataInPlace(work.input.content, Math.max(0, room), "input") };
     report.truncatedInput = true;
   }
 

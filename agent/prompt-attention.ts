@@ -1,6 +1,7 @@
 /**
  * The parts of the prompt that keep the agent out of loops: active rejections (a human said no:
- * do not ask again), instances stuck past LOADING_TIMEOUT_S (they need attention), and, for each
+ * do not ask again; a `<rejections>` data block, since the note is text the model must not obey),
+ * instances stuck past LOADING_TIMEOUT_S (they need attention), and, for each
  * re-check this run consumes, what it was about, what it was waiting for and what it finds.
  * Read fresh from the database with the fleet snapshot.
  */
@@ -8,23 +9,33 @@ import { and, eq, inArray } from "drizzle-orm";
 import type { AgentDeps } from "./deps.ts";
 import type { RunContext } from "../pipeline/index.ts";
 import { instances, wakes } from "../schema/index.ts";
-import { describeBlock, listBlocks } from "../fleet/action-blocks.ts";
+import { listBlocks } from "../fleet/action-blocks.ts";
+import { dataBlock } from "./prompt-data.ts";
 import { LOADING_STATES } from "../fleet/overdue-states.ts";
 
 type InstanceRow = typeof instances.$inferSelect;
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
+/** Active rejections as a `<rejections>` block (the note and who rejected are data), or "" when none. */
 export async function renderRejections(deps: Pick<AgentDeps, "db" | "clock">, agentId: string): Promise<string> {
   const blocks = await listBlocks(deps, agentId, true, 20);
   if (blocks.length === 0) return "";
-  return `Rejected by a human (do not request these again unless a human asks for them):\n${blocks.map((b) => `- ${describeBlock(b)}`).join("\n")}`;
+  const values = blocks.map((b) => ({
+    kind: b.kind,
+    instanceId: b.instanceId,
+    rejectedBy: b.rejectedBy,
+    rejectedAt: iso(b.rejectedAt),
+    ...(b.note ? { note: b.note } : {}),
+    blockedUntil: iso(b.until),
+  }));
+  return `Rejected by a human (do not request these again unless a human asks for them):\n${dataBlock("rejections", values)}`;
 }
 
-/** A marker for the snapshot line of an instance stuck loading past the timeout. */
+/** A marker for the snapshot entry of an instance stuck loading past the timeout ("" when not). */
 export function attentionMarker(row: InstanceRow, now: number, loadingTimeoutMs: number): string {
   if (!(LOADING_STATES as readonly string[]).includes(row.state) || now - row.stateAt <= loadingTimeoutMs) return "";
-  return ` NEEDS ATTENTION: ${row.state} for ${Math.round((now - row.stateAt) / 1000)}s, past LOADING_TIMEOUT_S`;
+  return `NEEDS ATTENTION: ${row.state} for ${Math.round((now - row.stateAt) / 1000)}s, past LOADING_TIMEOUT_S`;
 }
 
 /** What each consumed re-check was about and what it finds now, by wake id. */

@@ -11,6 +11,7 @@ import type { Answering } from "../../fleet/action-key.ts";
 import type { RunFence } from "../../pipeline/index.ts";
 import type { TokenCounter } from "../deps.ts";
 import { truncateToTokensOffThread } from "../tokens.ts";
+import { dataJson } from "../prompt-data.ts";
 
 export interface ToolContext {
   /** The fleet's ports (tools act and read through the provider, never the LLM) and the token counter. */
@@ -57,7 +58,7 @@ export function toChatTool(tool: AgentTool): ChatTool {
 
 /** The output as the model sees it, cut to TOOL_OUTPUT_MAX_TOKENS (tokenized on `counter` where the host has one). */
 export function capOutput(output: unknown, counter?: TokenCounter): Promise<string> {
-  const text = typeof output === "string" ? output : JSON.stringify(output);
+  const text = typeof output === "string" ? output : dataJson(output);
   return truncateToTokensOffThread(text, TOOL_OUTPUT_MAX_TOKENS, "tool output", counter);
 }
 

@@ -104,7 +104,7 @@ describe("rejection cooldown, LLM tools", () => {
     expect(toolAnswer).toContain(`rejected by admin at ${rejectedAt}`);
     expect(toolAnswer).toContain("still needed");
     const system = llm.requests.at(-1)!.messages.filter((m) => m.role === "system").map((m) => m.content).join("\n");
-    expect(system).toMatch(/Rejected by a human \(do not request these again unless a human asks for them\):\n- destroy sim-2 was rejected/);
+    expect(system).toMatch(/Rejected by a human \(do not request these again unless a human asks for them\):\n<rejections>\n\{"kind":"destroy","instanceId":"sim-2","rejectedBy":"admin",.*"note":"still needed".*\}\n<\/rejections>/);
     expect(await pages(deps)).toHaveLength(1);
   });
 
