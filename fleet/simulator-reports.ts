@@ -55,6 +55,8 @@ async function reportToAgents(deps: FleetDeps, failures: { instance: FleetInstan
         message: instance.statusMessage,
         source: "webhook",
         dedupKey,
+        telemetry: { gpuUtil: instance.gpuUtil, diskUsedPct: instance.diskUsedPct, source: "simulator" },
+        reason: instance.stopReason ?? null,
       })),
     })),
   );
@@ -108,7 +110,7 @@ export const simulatorReports = defineTickCheck({
     return {
       statements: rolled.map((failure) => sim.rolledFailureStatement(failure, tick.now)),
       async after(results): Promise<void> {
-        const failed = failuresWritten(rolled, results as SimRows[]);
+        const failed = failuresWritten(rolled, results as SimRows[], tick.now);
         for (const { kind, instance } of failed) deps.log.info("simulated failure", { instanceId: instance.id, kind });
         const agentIds = (rows.agents as unknown as { id: string }[]).map((a) => a.id);
         await reportToAgents(deps, failed.map(({ kind, instance }) => ({ instance, dedupKey: `sim:${instance.id}:${kind}:${tick.now}` })), agentIds);
