@@ -3,7 +3,12 @@
  * report, the provider's list at reconciliation (Vast.ai or the simulator), a simulated report.
  * It is two statements that join the caller's batch, never a round trip of their own, however
  * many instances the samples are about: the instance rows' latest figures and `instance_telemetry` rows (the idle rule's window and the
- * dashboard's sparkline; pruned after TELEMETRY_RETENTION_MS by telemetry-retention.ts).
+ * dashboard's sparkline; pruned after 7 days by pipeline/retention.ts).
+ *
+ * Bounded: the instance row takes every report's figures, but a sample row is written at most once
+ * per SAMPLE_EVERY_MS per instance, however chatty its webhooks or frequent reconciliation, so a
+ * fleet writes at most 288 rows per instance a day and retention (1,000 rows a tick, 1.44 M a day)
+ * keeps up with fleets of thousands.
  *
  * `idleSince` is kept here and nowhere else: a utilisation sample below
  * `config.economics.idleGpuUtilPct` on a running instance keeps it (or sets it to the sample's
@@ -25,6 +30,9 @@ export interface TelemetryReading {
   gpuUtil?: number | null;
   diskUsedPct?: number | null;
 }
+
+/** The least time between two sample rows of one instance. */
+export const SAMPLE_EVERY_MS = 5 * 60_000;
 
 const given = (value: number | null | undefined): value is number => typeof value === "number" && Number.isFinite(value);
 
@@ -69,7 +77,8 @@ const telemetryPrepared = preparedPerDb((db: Db) => {
       db,
       instanceTelemetry,
       { agentId, instanceId: sql`s.instance_id`, gpuUtil: sql`s.gpu_util`, diskUsedPct: sql`s.disk_used_pct`, source: p("source"), at: sql`s.at` },
-      guard,
+      sql`${guard} and not exists (select 1 from ${instanceTelemetry} t where t.agent_id = ${agentId} and t.instance_id = s.instance_id
+        and t.at > s.at - ${SAMPLE_EVERY_MS})`,
       samples,
     ).prepare(),
   };

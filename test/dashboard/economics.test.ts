@@ -11,6 +11,7 @@ import { utcDay } from "../../dashboard/spend-data.ts";
 import { DAY_MS } from "../../runtime/time.ts";
 import { createTestDeps, type TestDeps } from "../support/test-deps.ts";
 import { dashboardClient } from "./dashboard-client.ts";
+import { SAMPLE_EVERY_MS } from "../../fleet/telemetry.ts";
 
 let webhookId = 0;
 const report = (deps: TestDeps, instanceId: string, gpuUtil: number | undefined, pricePerHour = 0.5) =>
@@ -106,9 +107,9 @@ describe("fleet table and instance page: utilisation", () => {
     await report(deps, "gpu-1", 99);
     deps.clock.advance(DAY_MS + 60_000);
     await report(deps, "gpu-1", 60);
-    deps.clock.advance(60_000);
+    deps.clock.advance(SAMPLE_EVERY_MS);
     await report(deps, "gpu-1", 20);
-    deps.clock.advance(60_000);
+    deps.clock.advance(SAMPLE_EVERY_MS);
     await report(deps, "gpu-1", 45);
     const { html } = await (await dashboardClient(deps)).page("/fleet/gpu-1");
     expect(html).toContain("GPU utilisation, last 24 hours: 3 samples, from 20 % to 60 %, latest 45 %.");

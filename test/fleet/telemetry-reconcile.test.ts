@@ -9,6 +9,7 @@ import { reconcileFleet } from "../support/one-check.ts";
 import { VastProvider } from "../../fleet/vast.ts";
 import { SimulatorProvider } from "../../fleet/simulator.ts";
 import { createTestDeps } from "../support/test-deps.ts";
+import { SAMPLE_EVERY_MS } from "../../fleet/telemetry.ts";
 import { outbidRow, startVastServer, vastInstance, type VastFakeOptions, type VastServer } from "./vast-server.ts";
 
 let server: VastServer | null = null;
@@ -28,7 +29,7 @@ type Deps = Awaited<ReturnType<typeof vastDeps>>;
 const rows = async (deps: Deps, sql: string) => (await deps.db.$client.execute(sql)).rows;
 
 describe("reconciliation: telemetry and economics from the provider's list", () => {
-  it("writes one sample per listed instance and the economics columns, new and unchanged instances alike", async () => {
+  it("writes one sample per listed instance per sample interval and the economics columns, new and unchanged instances alike", async () => {
     const deps = await vastDeps({ instances: [vastInstance(11, { gpu_util: 64, disk_usage: 25, disk_space: 50 }), vastInstance(12, { gpu_util: 1, is_bid: true })] });
     await reconcileFleet(deps, "default");
     expect(await rows(deps, "select id, gpu_util, disk_used_pct, telemetry_source, idle_since, storage_per_hour, ends_at, interruptible from instances order by id")).toEqual([
@@ -36,8 +37,8 @@ describe("reconciliation: telemetry and economics from the provider's list", () 
       expect.objectContaining({ id: "12", gpu_util: 1, telemetry_source: "vast", idle_since: deps.clock.now(), interruptible: 1 }),
     ]);
     const firstAt = deps.clock.now();
-    // A minute on, nothing changed state: still one sample each, and the idle mark is kept.
-    deps.clock.advance(61_000);
+    // A sample interval on, nothing changed state: one more sample each, and the idle mark is kept.
+    deps.clock.advance(SAMPLE_EVERY_MS);
     server!.instances.get(11)!.gpu_util = 70;
     await reconcileFleet(deps, "default");
     expect(await rows(deps, "select instance_id, gpu_util, source from instance_telemetry order by id")).toEqual([

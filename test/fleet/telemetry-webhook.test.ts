@@ -12,6 +12,7 @@ import { applyMigrations } from "../../db/migrate.ts";
 import { createTestDeps, type TestDeps } from "../support/test-deps.ts";
 import { signedWebhook } from "../support/signed-webhook.ts";
 import { countingClient } from "../support/counting-client.ts";
+import { SAMPLE_EVERY_MS } from "../../fleet/telemetry.ts";
 
 async function setUp(db?: TestDeps["db"]) {
   const deps = await createTestDeps({ ...(db ? { db } : {}), vars: { IDLE_GPU_UTIL_PCT: "5" } });
@@ -31,7 +32,7 @@ describe("instance webhook telemetry", () => {
     const { deps, app } = await setUp();
     expect((await report(app, "t1", { gpuUtil: 73.5, diskUsedPct: 41 })).status).toBe(202);
     expect(await instanceRow(deps)).toMatchObject({ gpu_util: 73.5, gpu_util_at: deps.clock.now(), disk_used_pct: 41, telemetry_source: "webhook", idle_since: null });
-    deps.clock.advance(60_000);
+    deps.clock.advance(SAMPLE_EVERY_MS);
     // The same state again: a heartbeat, which wakes nobody, still carries its figures.
     const beat = await report(app, "t2", { gpuUtil: 88 });
     expect(await beat.json()).toMatchObject({ outcome: "unchanged" });
@@ -84,10 +85,20 @@ describe("instance webhook telemetry", () => {
   it("a repeated webhook-id writes no second sample", async () => {
     const { deps, app } = await setUp();
     await report(app, "d1", { gpuUtil: 40 });
-    deps.clock.advance(1000);
+    deps.clock.advance(SAMPLE_EVERY_MS + 1000);
     expect((await report(app, "d1", { gpuUtil: 40 })).status).toBe(200);
     expect(await samples(deps)).toBe(1);
-    expect((await instanceRow(deps)).gpu_util_at).toBe(deps.clock.now() - 1000);
+    expect((await instanceRow(deps)).gpu_util_at).toBe(deps.clock.now() - SAMPLE_EVERY_MS - 1000);
+  });
+
+  it("bound: a chatty instance writes one sample row per SAMPLE_EVERY_MS, while its row takes every report", async () => {
+    const { deps, app } = await setUp();
+    for (let i = 0; i < 30; i++) {
+      await report(app, `c${i}`, { gpuUtil: 50 + i });
+      deps.clock.advance(20_000); // a heartbeat every 20 s for 10 minutes
+    }
+    expect(await samples(deps)).toBe(2);
+    expect((await instanceRow(deps)).gpu_util).toBe(79);
   });
 
   it.each([
