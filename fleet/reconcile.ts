@@ -203,7 +203,7 @@ async function markGone(deps: PipelineDeps, row: StoredInstance, now: number): P
     ...event,
     markGone: db
       .update(instances)
-      .set({ goneAt: now, updatedAt: now })
+      .set({ goneAt: now, idleSince: null, updatedAt: now })
       .where(and(eq(instances.agentId, row.agentId), eq(instances.id, row.id), isNull(instances.goneAt))),
     appendHistory: db.run(sql`insert into ${instanceEvents} (agent_id, instance_id, from_state, to_state, source, message, at, event_id, created_at)
       select ${row.agentId}, ${row.id}, ${row.state}, 'gone', 'reconcile', 'no longer listed by the provider', ${now}, e.id, ${now}

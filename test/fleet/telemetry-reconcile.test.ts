@@ -76,6 +76,16 @@ describe("reconciliation: telemetry and economics from the provider's list", () 
     ]);
   });
 
+  it("an idle instance the provider stops listing is gone and no longer idle", async () => {
+    const deps = await vastDeps({ instances: [vastInstance(41, { gpu_util: 0 })] });
+    await reconcileFleet(deps, "default");
+    expect((await rows(deps, "select idle_since from instances"))[0]!.idle_since).toBe(deps.clock.now());
+    server!.instances.delete(41);
+    deps.clock.advance(61_000);
+    await reconcileFleet(deps, "default");
+    expect((await rows(deps, "select gone_at, idle_since from instances"))[0]).toMatchObject({ gone_at: deps.clock.now(), idle_since: null });
+  });
+
   it("the simulator's list is sampled too, as source simulator, with storage cost per hour", async () => {
     const base = await createTestDeps({ vars: { SIMULATOR_FAILURE_RATE: "0", RECONCILE_INTERVAL_S: "60" } });
     const provider = new SimulatorProvider(base.db, base.clock);
