@@ -2,7 +2,8 @@
  * What needs an operator's attention first, for the overview's strip and the navigation badges:
  * approvals waiting for a decision, instances not running as intended (a failed state, stuck in
  * created/loading, a missed heartbeat, an action a human rejected lately), and the LLM's state
- * (configured or not, its circuit breaker, whether the rules policy decided the latest run).
+ * (configured or not, its circuit breaker, whether the rules policy decided the latest run), and
+ * the fleet's economics (idle instances, instances still spending over the daily limit).
  * Read from the database on every render, so it clears as soon as the condition does.
  */
 import { and, desc, eq, gte, inArray } from "drizzle-orm";
@@ -13,6 +14,8 @@ import { LLM_BREAKER } from "../agent/run-agent.ts";
 import { listInstances, type InstanceView } from "../fleet/list-instances.ts";
 import type { Deps } from "../jobs/deps.ts";
 import { actions, approvals, runs } from "../schema/index.ts";
+import { economicReasons } from "./attention-economics.ts";
+import { loadSpend } from "./spend-data.ts";
 
 /** States a restart or a human must resolve: the instance is not doing what it is for. */
 const FAILED_STATES = new Set(["exited", "frozen", "offline", "unknown"]);
@@ -68,7 +71,7 @@ export function instanceReasons(i: InstanceView, now: number, rejectedKinds: str
 export async function loadAttention(deps: Deps, agentId: string): Promise<Attention> {
   const { db } = deps;
   const now = deps.clock.now();
-  const [fleet, pending, rejected, lastRun, breakerOpenUntil, watchdog] = await Promise.all([
+  const [fleet, pending, rejected, lastRun, breakerOpenUntil, watchdog, spend] = await Promise.all([
     listInstances(deps, agentId),
     db
       .select({ id: approvals.id, kind: approvals.kind, instanceId: approvals.instanceId, createdAt: approvals.createdAt })
@@ -87,11 +90,13 @@ export async function loadAttention(deps: Deps, agentId: string): Promise<Attent
       .limit(1),
     new Breaker(deps, LLM_BREAKER).openUntil(),
     readHealth(deps, agentId),
+    loadSpend(deps, agentId),
   ]);
   const instances = fleet
     .map((i) => {
       const kinds = [...new Set(rejected.filter((r) => r.instanceId === i.id).map((r) => r.kind))];
-      return { id: i.id, label: i.label, state: i.state, reasons: instanceReasons(i, now, kinds) };
+      const reasons = [...instanceReasons(i, now, kinds), ...economicReasons(i, now, deps.config.economics, spend)];
+      return { id: i.id, label: i.label, state: i.state, reasons };
     })
     .filter((i) => i.reasons.length > 0);
   const configured = deps.llm !== null;

@@ -1,6 +1,6 @@
 /**
  * Fleet page: the fleet by state as one stacked bar with its hourly cost, then a compact table
- * of every instance (sortable by column, filterable by state) that updates live. On the
+ * of every instance (sortable by column, filterable by state, with its GPU utilisation) that updates live. On the
  * simulator each row has a "simulate failure" form posted like every other dashboard form.
  */
 import type { InstanceView } from "../fleet/list-instances.ts";
@@ -11,6 +11,7 @@ import { StackedBar } from "./charts.tsx";
 import { fleetHref, type FleetQuery, type SortColumn } from "./fleet-query.ts";
 import { dollarsPerHour, relative, utcTime } from "./format.ts";
 import { CsrfField } from "./layout.tsx";
+import { UtilisationCell } from "./utilisation.tsx";
 
 export const gpu = (i: InstanceView) => (i.gpuName ? `${i.gpuCount ?? 1}× ${i.gpuName}` : "unknown GPU");
 
@@ -26,7 +27,15 @@ const STATE_TONES: Record<string, string> = {
   offline: "fill-bad",
 };
 
-const FAILURE_LABELS: Record<string, string> = { exit: "exit (code 1)", oom: "out of memory", stuck_loading: "stuck loading", host_offline: "host offline" };
+const FAILURE_LABELS: Record<string, string> = {
+  exit: "exit (code 1)",
+  oom: "out of memory",
+  stuck_loading: "stuck loading",
+  host_offline: "host offline",
+  idle: "GPU idle (0 %)",
+  busy: "back to work",
+  outbid: "outbid (stopped)",
+};
 
 /** Running instances' summed price: what the fleet costs per hour right now. */
 export const hourlyCost = (instances: InstanceView[]) =>
@@ -81,7 +90,7 @@ function SortHeader({ column, query }: { column: SortColumn; query: FleetQuery }
   );
 }
 
-export function FleetTable(props: { instances: InstanceView[]; query: FleetQuery; now: number; csrf: string; simulated: boolean; back: string }) {
+export function FleetTable(props: { instances: InstanceView[]; query: FleetQuery; now: number; csrf: string; simulated: boolean; back: string; staleMs: number }) {
   const { instances, query, now } = props;
   if (instances.length === 0) return <p>{query.state ? `No instance is ${query.state}.` : "No instances yet. They appear after the first reconciliation with the provider or the first instance webhook."}</p>;
   return (
@@ -96,6 +105,7 @@ export function FleetTable(props: { instances: InstanceView[]; query: FleetQuery
             <SortHeader column="lastSeen" query={query} />
             <th scope="col">GPU</th>
             <SortHeader column="price" query={query} />
+            <th scope="col">GPU util.</th>
             <th scope="col">Last event</th>
             {props.simulated ? <th scope="col">Simulate</th> : null}
           </tr>
@@ -116,6 +126,7 @@ export function FleetTable(props: { instances: InstanceView[]; query: FleetQuery
               <td title={utcTime(i.lastSeenAt)}>{relative(i.lastSeenAt, now)}</td>
               <td>{gpu(i)}</td>
               <td>{dollarsPerHour(i.pricePerHour)}</td>
+              <UtilisationCell instance={i} now={now} staleMs={props.staleMs} />
               <td class="last-event">{lastEvent(i)}</td>
               {props.simulated ? <td>{i.gone ? "—" : <FailureForm instance={i} csrf={props.csrf} back={props.back} />}</td> : null}
             </tr>
@@ -149,7 +160,7 @@ function StateFilter({ query }: { query: FleetQuery }) {
   );
 }
 
-export function FleetPage(props: { all: InstanceView[]; shown: InstanceView[]; query: FleetQuery; now: number; provider: string; csrf: string }) {
+export function FleetPage(props: { all: InstanceView[]; shown: InstanceView[]; query: FleetQuery; now: number; provider: string; csrf: string; staleMs: number }) {
   const simulated = props.provider === "simulator";
   const back = fleetHref(props.query);
   return (
@@ -160,7 +171,7 @@ export function FleetPage(props: { all: InstanceView[]; shown: InstanceView[]; q
       </div>
       <StateFilter query={props.query} />
       <div data-live="fleet-table">
-        <FleetTable instances={props.shown} query={props.query} now={props.now} csrf={props.csrf} simulated={simulated} back={back} />
+        <FleetTable instances={props.shown} query={props.query} now={props.now} csrf={props.csrf} simulated={simulated} back={back} staleMs={props.staleMs} />
       </div>
     </>
   );

@@ -10,6 +10,7 @@ import { InstanceActionsForm } from "./instance-actions.tsx";
 import { dollarsPerHour, relative, utcTime } from "./format.ts";
 import type { InstanceRecord } from "./instance-record.ts";
 import { RunsTimeline } from "./runs-timeline.tsx";
+import { InstanceEconomics } from "./instance-economics.tsx";
 
 const ACTION_TONES: Record<string, "ok" | "bad" | "warn" | "info" | "neutral"> = {
   succeeded: "ok",
@@ -44,6 +45,7 @@ export function InstanceDetail(props: { record: InstanceRecord; now: number; csr
           <dd>{dollarsPerHour(i.pricePerHour)}</dd>
           <OptionalFact term="Status" value={i.statusMessage} />
         </dl>
+        <InstanceEconomics instance={i} utilisation={record.utilisation} />
         {i.gone ? null : <InstanceActionsForm instance={i} csrf={csrf} approvalRequired={props.approvalRequired} />}
         {simulated && !i.gone ? <FailureForm instance={i} csrf={csrf} back={`/fleet/${encodeURIComponent(i.id)}`} /> : null}
       </section>

@@ -31,6 +31,8 @@ import { getRunRecord } from "./run-record.ts";
 import { listRunRows } from "./run-rows.ts";
 import { RunsTimeline } from "./runs-timeline.tsx";
 import { WakesList } from "./wakes.tsx";
+import { SpendPanel } from "./spend-panel.tsx";
+import { loadSpend } from "./spend-data.ts";
 
 export const TIMELINE_RUNS = 50;
 export const APPROVALS_SHOWN = 100;
@@ -61,11 +63,12 @@ const PARTS: Record<string, PartRenderer> = {
   "badge-attention": async (v) => <NavCount count={(await v.attention()).count} what="need attention" />,
   "badge-approvals": async (v) => <NavCount count={(await v.attention()).approvals.length} what="waiting" />,
   charts: async (v) => <OverviewCharts data={await loadCharts(v.deps, v.agentId)} />,
+  spend: async (v) => <SpendPanel spend={await loadSpend(v.deps, v.agentId)} />,
   "fleet-summary": async (v) => <FleetSummary instances={await listInstances(v.deps, v.agentId)} />,
   "fleet-table": async (v) => {
     const query = parseFleetQuery(Object.fromEntries(v.page.searchParams));
     const shown = arrangeFleet(await listInstances(v.deps, v.agentId), query);
-    return <FleetTable instances={shown} query={query} now={v.now} csrf={v.csrf} simulated={v.deps.provider.kind === "simulator"} back={fleetHref(query)} />;
+    return <FleetTable instances={shown} query={query} now={v.now} csrf={v.csrf} simulated={v.deps.provider.kind === "simulator"} back={fleetHref(query)} staleMs={v.deps.config.economics.telemetryStaleMs} />;
   },
   instance: async (v) => {
     const id = pathId(v.page, "fleet");

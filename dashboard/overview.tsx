@@ -1,6 +1,6 @@
 /**
  * Overview, attention first: what needs a person (approvals, instances, the LLM, the loop watchdog), then the fleet
- * by state with its cost and the agent's state, the charts, the context gauge, the latest runs,
+ * by state with its cost and the agent's state, spend today against the limit with the last 7 days, the charts, the context gauge, the latest runs,
  * pending wakes and recent notifications. Every region updates live.
  */
 import type { InstanceView } from "../fleet/list-instances.ts";
@@ -14,6 +14,8 @@ import { NotificationsList } from "./notifications.tsx";
 import { OverviewCharts, type ChartsData } from "./overview-charts.tsx";
 import { RunsTimeline, type RunRow } from "./runs-timeline.tsx";
 import { WakesList, type WakeRow } from "./wakes.tsx";
+import { SpendPanel } from "./spend-panel.tsx";
+import type { Spend } from "./spend-data.ts";
 
 export interface OverviewData {
   state: AgentState;
@@ -24,6 +26,7 @@ export interface OverviewData {
   attention: Attention;
   instances: InstanceView[];
   charts: ChartsData;
+  spend: Spend;
   now: number;
 }
 
@@ -63,6 +66,12 @@ export function OverviewPage({ data, csrf }: { data: OverviewData; csrf: string 
           </details>
         </section>
       </div>
+      <section class="panel" aria-labelledby="spend-heading">
+        <h2 id="spend-heading">Spend</h2>
+        <div data-live="spend">
+          <SpendPanel spend={data.spend} />
+        </div>
+      </section>
       <section aria-labelledby="charts-heading">
         <h2 id="charts-heading">Activity</h2>
         <div data-live="charts">

@@ -22,7 +22,7 @@ export function stateSet(states: readonly InstanceState[]): string {
 }
 
 /** Provider details an instance row keeps; each is bound with a `<key>Given` flag. */
-export const DETAIL_KEYS = ["label", "gpuName", "gpuCount", "pricePerHour", "startedAt"] as const satisfies readonly (keyof typeof instances.$inferSelect)[];
+export const DETAIL_KEYS = ["label", "gpuName", "gpuCount", "pricePerHour", "startedAt", "storagePerHour", "endsAt", "interruptible"] as const satisfies readonly (keyof typeof instances.$inferSelect)[];
 export type DetailKey = (typeof DETAIL_KEYS)[number];
 
 /** The row an upsert proposed (SQLite's `excluded`), with the instances table's columns. */
@@ -110,6 +110,8 @@ export const instanceStatePrepared = preparedPerDb((db) => {
         expectedState: sql`case when ${keptExpectation} then ${instances.expectedState} else null end`,
         expectedUntil: sql`case when ${keptExpectation} then ${instances.expectedUntil} else null end`,
         goneAt: sql`null`,
+        // Idle is a mark of a running instance (fleet/telemetry.ts keeps it): a newer state away from running ends it.
+        idleSince: sql`case when ${newer} and ${proposed.state} <> 'running' then null else ${instances.idleSince} end`,
         updatedAt: sql`${now}`,
         ...Object.fromEntries(DETAIL_KEYS.map((key) => [key, sql`case when ${p(`${key}Given`)} then ${proposed[key]} else ${instances[key]} end`])),
       },

@@ -7,6 +7,9 @@
  * it refreshes last-seen and wakes nobody. A report that matches what the agent's own action
  * led it to expect (fleet/expectations.ts) is stored and kept in the history but wakes nobody
  * either (`expected`): the agent does not hear the echo of its own action.
+ * A change that carries telemetry writes its sample in the same batch (fleet/telemetry.ts), so a
+ * heartbeat with utilisation costs no extra round trip; a stop by a higher bid says so in the
+ * event's payload (`reason: "outbid"`), for the agent and the rules policy.
  */
 import type { FleetDeps } from "./deps.ts";
 import { debounceWindow } from "../pipeline/index.ts";
@@ -14,7 +17,8 @@ import { bind } from "../db/prepared.ts";
 import { commitIngest, publishAfterIngest, scheduleIfPending, type Ingested, type MovedRun, type StoredEvent } from "../pipeline/index.ts";
 import { expectationsKeptBy, expectationsMatchedBy } from "./expectations.ts";
 import { DETAIL_KEYS, instanceStatePrepared, stateSet, type DetailKey } from "./instance-state-statements.ts";
-import type { FleetInstance, InstanceState } from "./provider.ts";
+import type { FleetInstance, InstanceState, StopReason } from "./provider.ts";
+import { hasTelemetry, telemetryStatements, type TelemetryReading, type TelemetrySource } from "./telemetry.ts";
 
 export interface StateChange {
   agentId: string;
@@ -27,6 +31,10 @@ export interface StateChange {
   dedupKey: string;
   /** Provider details to keep on the instance row (reconciliation knows them; webhooks do not). */
   details?: Partial<Pick<FleetInstance, DetailKey>>;
+  /** What the report says about work, and who measured it: written as a sample in the same batch. */
+  telemetry?: TelemetryReading & { source: TelemetrySource };
+  /** Why the instance stopped, when known: carried in the event's payload. */
+  reason?: StopReason | null;
 }
 
 export interface RecordedChange extends Ingested {
@@ -42,7 +50,8 @@ function changeValues(deps: FleetDeps, change: StateChange) {
   const details: Record<string, unknown> = {};
   for (const key of DETAIL_KEYS) {
     const given = change.details !== undefined && key in change.details;
-    details[key] = given ? (change.details![key] ?? null) : null;
+    const value = given ? (change.details![key] ?? null) : null;
+    details[key] = typeof value === "boolean" ? Number(value) : value;
     details[`${key}Given`] = given ? 1 : 0;
   }
   return {
@@ -54,7 +63,7 @@ function changeValues(deps: FleetDeps, change: StateChange) {
     now,
     at,
     message,
-    payload: { instanceId: change.instanceId, state: change.state, at: new Date(at).toISOString(), message },
+    payload: { instanceId: change.instanceId, state: change.state, at: new Date(at).toISOString(), message, ...(change.reason ? { reason: change.reason } : {}) },
     // Only the instance's own reports (webhooks) prove it is alive.
     webhook: change.source === "webhook" ? 1 : 0,
     matched: stateSet(expectationsMatchedBy(change.state)),
@@ -62,6 +71,13 @@ function changeValues(deps: FleetDeps, change: StateChange) {
     target: now + debounceWindow(deps.config, 1),
     ...details,
   };
+}
+
+/** The sample's statements when the change carries telemetry, written only by the batch that stored the event. */
+function telemetryOf(deps: FleetDeps, change: StateChange, at: number) {
+  if (!hasTelemetry(change.telemetry)) return {};
+  const { source, ...reading } = change.telemetry;
+  return telemetryStatements(deps, change.agentId, source, [{ instanceId: change.instanceId, at, ...reading }], change.dedupKey);
 }
 
 export async function recordInstanceState(deps: FleetDeps, change: StateChange): Promise<RecordedChange> {
@@ -75,6 +91,7 @@ export async function recordInstanceState(deps: FleetDeps, change: StateChange):
     stored: bind(prepared.stored, values),
     appendHistory: bind(prepared.appendHistory, values),
     upsertInstance: bind(prepared.upsertInstance, values),
+    ...telemetryOf(deps, change, values.at),
     scheduleRun: scheduleIfPending(deps, values),
   });
   const moved: MovedRun | undefined = results.scheduleRun[0];

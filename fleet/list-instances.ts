@@ -7,6 +7,7 @@ import { and, asc, desc, eq, sql } from "drizzle-orm";
 import type { FleetDeps } from "./deps.ts";
 import { instanceEvents, instances } from "../schema/index.ts";
 import { iso } from "../runtime/time.ts";
+import { costPerHour } from "./instance-cost.ts";
 
 export const RECENT_EVENTS_PER_INSTANCE = 5;
 
@@ -78,6 +79,15 @@ export async function listInstances(deps: Pick<FleetDeps, "db">, agentId: string
     heartbeatMissedAt: iso(row.heartbeatFlaggedAt),
     gone: row.goneAt !== null,
     goneAt: iso(row.goneAt),
+    // Economics: the latest telemetry, the idle mark (fleet/telemetry.ts) and the hourly cost now.
+    gpuUtil: row.gpuUtil,
+    gpuUtilAt: iso(row.gpuUtilAt),
+    diskUsedPct: row.diskUsedPct,
+    idleSince: iso(row.idleSince),
+    costPerHour: costPerHour(row),
+    storagePerHour: row.storagePerHour,
+    endsAt: iso(row.endsAt),
+    interruptible: row.interruptible,
     recentEvents: byInstance.get(row.id) ?? [],
   }));
 }

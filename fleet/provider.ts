@@ -26,7 +26,22 @@ export interface FleetInstance {
   statusMessage: string | null;
   /** ms epoch */
   startedAt: number | null;
+  /** Latest GPU utilisation, 0-100 %; null or absent when the provider does not say. */
+  gpuUtil?: number | null;
+  /** Disk in use, 0-100 % of the instance's disk. */
+  diskUsedPct?: number | null;
+  /** $/h the instance still costs while stopped (its storage); pricePerHour is while running. */
+  storagePerHour?: number | null;
+  /** The rental contract's end, ms epoch. */
+  endsAt?: number | null;
+  /** An interruptible (bid) rental: a higher bid can stop it. */
+  interruptible?: boolean | null;
+  /** Why a stopped instance is stopped, when the provider's answer says: "outbid" (a higher bid). */
+  stopReason?: StopReason | null;
 }
+
+/** The one stop reason the fleet knows: a higher bid took an interruptible instance's GPU. */
+export type StopReason = "outbid";
 
 /** Per-call options of an action: the caller's deadline, as a signal (retries stop when it aborts). */
 export interface ProviderCall {

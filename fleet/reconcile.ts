@@ -12,6 +12,10 @@
  * page (RECONCILE_PAGE instances) at a time, each page's changes sharing one group-committed
  * batch, each change still its own idempotent ingest, with a turn of the event loop between pages
  * so requests are served while a big fleet is reconciled.
+ * Telemetry the list carries (utilisation, disk use) is written as a sample for every listed
+ * instance (fleet/telemetry.ts) by one more write in the last page's batch (no round trip of its
+ * own): one sample per instance per interval, bounded by the interval's turn like the rest.
+ * A stop by a higher bid is recorded with `reason: "outbid"` in the event's payload.
  */
 import { and, eq, isNull, lte, or, sql } from "drizzle-orm";
 import type { FleetDeps } from "./deps.ts";
@@ -23,6 +27,7 @@ import { commitIngest, ingestStatements, publishAfterIngest } from "../pipeline/
 import { defineTickCheck, writesNothing } from "../pipeline/index.ts";
 import { recordInstanceState } from "./instance-state.ts";
 import type { FleetInstance } from "./provider.ts";
+import { hasTelemetry, telemetryStatements, type TelemetrySource } from "./telemetry.ts";
 
 type StoredInstance = typeof instances.$inferSelect;
 
@@ -66,7 +71,23 @@ function details(i: FleetInstance) {
     gpuCount: i.gpuCount,
     pricePerHour: i.pricePerHour,
     startedAt: i.startedAt,
+    storagePerHour: i.storagePerHour ?? null,
+    endsAt: i.endsAt ?? null,
+    interruptible: i.interruptible ?? null,
   };
+}
+
+/**
+ * The listed instances' telemetry as one write (fleet/telemetry.ts: one statement pair for the
+ * whole list); null when the provider reported none.
+ */
+function telemetryWrite(deps: FleetDeps, agentId: string, listed: FleetInstance[], now: number): (() => Promise<unknown>) | null {
+  const readings = listed
+    .map((i) => ({ instanceId: i.id, at: now, gpuUtil: i.gpuUtil, diskUsedPct: i.diskUsedPct }))
+    .filter((r) => hasTelemetry(r));
+  if (!readings.length) return null;
+  const source: TelemetrySource = deps.provider.kind;
+  return () => commitIngest(deps, telemetryStatements(deps, agentId, source, readings, null));
 }
 
 function detailsDiffer(stored: StoredInstance, seen: FleetInstance): boolean {
@@ -76,6 +97,9 @@ function detailsDiffer(stored: StoredInstance, seen: FleetInstance): boolean {
     stored.gpuCount !== seen.gpuCount ||
     stored.pricePerHour !== seen.pricePerHour ||
     stored.startedAt !== seen.startedAt ||
+    stored.storagePerHour !== (seen.storagePerHour ?? null) ||
+    stored.endsAt !== (seen.endsAt ?? null) ||
+    stored.interruptible !== (seen.interruptible ?? null) ||
     (seen.statusMessage !== null && stored.statusMessage !== seen.statusMessage)
   );
 }
@@ -111,7 +135,7 @@ async function reconcileFromSnapshot(
   const listedIds = new Set(listed.map((i) => i.id));
   const writes: (() => Promise<unknown>)[] = [];
   // Writes made through `paged` share a batch with the rest of their page.
-  const paged: FleetDeps = { ...deps, groupCommit: new GroupCommit(db, { windowMs: 0, maxRequests: RECONCILE_PAGE }) };
+  const paged: FleetDeps = { ...deps, groupCommit: new GroupCommit(db, { windowMs: 0, maxRequests: RECONCILE_PAGE + 1 }) };
 
   for (const seen of listed) {
     const row = stored.get(seen.id);
@@ -126,29 +150,36 @@ async function reconcileFromSnapshot(
           source: "reconcile",
           dedupKey: `reconcile:${seen.id}:${row?.state ?? "new"}->${seen.state}:${now}`,
           details: details(seen),
+          reason: seen.stopReason ?? null,
         }),
       );
       report.changed.push(seen.id);
-    } else if (detailsDiffer(row, seen)) {
-      writes.push(() =>
-        commitIngest(paged, {
-          refreshDetails: db
-            .update(instances)
-            .set({ ...details(seen), statusMessage: seen.statusMessage ?? row.statusMessage, updatedAt: now })
-            .where(and(eq(instances.agentId, agentId), eq(instances.id, seen.id))),
-        }),
-      );
-      report.refreshed.push(seen.id);
+      continue;
     }
+    if (!detailsDiffer(row, seen)) continue;
+    writes.push(() =>
+      commitIngest(paged, {
+        refreshDetails: db
+          .update(instances)
+          .set({ ...details(seen), statusMessage: seen.statusMessage ?? row.statusMessage, updatedAt: now })
+          .where(and(eq(instances.agentId, agentId), eq(instances.id, seen.id))),
+      }),
+    );
+    report.refreshed.push(seen.id);
   }
   for (const row of storedRows) {
     if (row.goneAt !== null || listedIds.has(row.id)) continue;
     writes.push(() => markGone(paged, row, now));
     report.gone.push(row.id);
   }
-  for (let start = 0; start < writes.length; start += RECONCILE_PAGE) {
-    if (start > 0) await yieldToEventLoop();
-    await Promise.all(writes.slice(start, start + RECONCILE_PAGE).map((write) => write()));
+  // The samples ride in the last page's batch, after its changes (they name the rows those create).
+  const telemetry = telemetryWrite(paged, agentId, listed, now);
+  const pages = Math.ceil(writes.length / RECONCILE_PAGE) || (telemetry ? 1 : 0);
+  for (let page = 0; page < pages; page++) {
+    if (page > 0) await yieldToEventLoop();
+    const slice = writes.slice(page * RECONCILE_PAGE, (page + 1) * RECONCILE_PAGE);
+    if (telemetry && page === pages - 1) slice.push(telemetry);
+    await Promise.all(slice.map((write) => write()));
   }
   return report;
 }
@@ -172,7 +203,7 @@ async function markGone(deps: PipelineDeps, row: StoredInstance, now: number): P
     ...event,
     markGone: db
       .update(instances)
-      .set({ goneAt: now, updatedAt: now })
+      .set({ goneAt: now, idleSince: null, updatedAt: now })
       .where(and(eq(instances.agentId, row.agentId), eq(instances.id, row.id), isNull(instances.goneAt))),
     appendHistory: db.run(sql`insert into ${instanceEvents} (agent_id, instance_id, from_state, to_state, source, message, at, event_id, created_at)
       select ${row.agentId}, ${row.id}, ${row.state}, 'gone', 'reconcile', 'no longer listed by the provider', ${now}, e.id, ${now}

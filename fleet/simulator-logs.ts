@@ -26,6 +26,9 @@ const ENDINGS: Record<FailureKind, string[]> = {
   ],
   stuck_loading: ["pulling image pytorch/pytorch:2.5.1-cuda12.4-cudnn9-runtime", "Waiting: layer 7 of 12 (no progress)"],
   host_offline: ["[vast] connection to host lost; no further log lines received"],
+  idle: ["dataloader: queue empty, waiting for the next shard (GPU idle)"],
+  busy: [],
+  outbid: ["[vast] interruptible instance stopped: outbid by a higher bid"],
 };
 
 export function simulatedLog(instance: FleetInstance, failure: FailureKind | null, now: number): string {

@@ -4,7 +4,8 @@
  * so the agent hears within the state debounce window), and a healthy running instance sends a
  * heartbeat on every cron tick. A failed, stuck or offline instance sends none, so the heartbeat
  * check notices it the way it would notice a real one. Nothing here runs unless the provider is
- * the simulator.
+ * the simulator. A report carries the instance's utilisation as a telemetry sample and, for an
+ * outbid stop, `reason: "outbid"`.
  */
 import { and, eq, inArray, isNull } from "drizzle-orm";
 import type { FleetDeps } from "./deps.ts";
@@ -55,6 +56,10 @@ async function reportToAgents(deps: FleetDeps, failures: { instance: FleetInstan
         message: instance.statusMessage,
         source: "webhook",
         dedupKey,
+        // What a webhook would not say but the simulated provider knows: its economics.
+        details: { storagePerHour: instance.storagePerHour ?? null, endsAt: instance.endsAt ?? null, interruptible: instance.interruptible ?? null },
+        telemetry: { gpuUtil: instance.gpuUtil, diskUsedPct: instance.diskUsedPct, source: "simulator" },
+        reason: instance.stopReason ?? null,
       })),
     })),
   );
@@ -108,7 +113,7 @@ export const simulatorReports = defineTickCheck({
     return {
       statements: rolled.map((failure) => sim.rolledFailureStatement(failure, tick.now)),
       async after(results): Promise<void> {
-        const failed = failuresWritten(rolled, results as SimRows[]);
+        const failed = failuresWritten(rolled, results as SimRows[], tick.now);
         for (const { kind, instance } of failed) deps.log.info("simulated failure", { instanceId: instance.id, kind });
         const agentIds = (rows.agents as unknown as { id: string }[]).map((a) => a.id);
         await reportToAgents(deps, failed.map(({ kind, instance }) => ({ instance, dedupKey: `sim:${instance.id}:${kind}:${tick.now}` })), agentIds);

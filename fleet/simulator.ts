@@ -4,6 +4,13 @@
  * VAST_API_KEY is set, and healthz, the API and the dashboard say so. Scripted failures (exit,
  * out-of-memory, stuck loading, host offline) are injected on demand or rolled at random; how
  * the simulated instances then report to fleetwarden lives in simulator-reports.ts.
+ *
+ * Economics, derived (the simulator keeps no column for them): a healthy running instance works
+ * at 40-100 % GPU utilisation, a fixed value per instance and minute of the clock (so two reads in
+ * the same minute agree and a seeded run repeats); one scripted `idle` works at 0 %; any other
+ * state reports none. Storage costs STORAGE_GB_PER_GPU GB per GPU at STORAGE_USD_PER_GB_MONTH,
+ * charged per hour while stopped. An instance is interruptible while it is `outbid`, the one
+ * failure that is a higher bid stopping it.
  */
 import { yieldToEventLoop } from "../runtime/yield.ts";
 import { and, asc, eq, gt, isNull, lt, or } from "drizzle-orm";
@@ -12,7 +19,7 @@ import type { Clock } from "../runtime/clock.ts";
 import { simulatorInstances } from "../schema/index.ts";
 import { ProviderError, tailOfLog, type FleetInstance, type FleetProvider, type InstanceLogs, type InstanceState, type LogRequest } from "./provider.ts";
 import { lastLines, simulatedLog } from "./simulator-logs.ts";
-import { FAILURE_KINDS, FAILURES, type FailureKind } from "./simulated-failures.ts";
+import { FAILURES, ROLLED_FAILURE_KINDS, type FailureKind } from "./simulated-failures.ts";
 
 const GPUS = [
   { gpuName: "RTX 4090", gpuCount: 1, pricePerHour: 0.42 },
@@ -46,13 +53,38 @@ export interface RolledFailure {
 }
 
 /** The failures whose writes (rolledFailureStatement, in the same order) changed an instance. */
-export function failuresWritten(rolled: readonly RolledFailure[], written: readonly (readonly SimRow[])[]): SimulatedFailure[] {
-  return written.flatMap((rows, i) => rows.map((row) => ({ kind: rolled[i]!.kind, instance: toInstance(row) })));
+export function failuresWritten(rolled: readonly RolledFailure[], written: readonly (readonly SimRow[])[], now: number): SimulatedFailure[] {
+  return written.flatMap((rows, i) => rows.map((row) => ({ kind: rolled[i]!.kind, instance: toInstance(row, now) })));
 }
 
 type SimRow = typeof simulatorInstances.$inferSelect;
 
-function toInstance(row: SimRow): FleetInstance {
+/** Simulated disk per GPU and its price (Vast.ai's hosts ask about $0.10-0.20 per GB-month). */
+export const STORAGE_GB_PER_GPU = 100;
+export const STORAGE_USD_PER_GB_MONTH = 0.15;
+const HOURS_PER_MONTH = 730;
+
+/** $/h a simulated instance costs while stopped. */
+export function simulatedStoragePerHour(gpuCount: number): number {
+  return Math.round(((gpuCount * STORAGE_GB_PER_GPU * STORAGE_USD_PER_GB_MONTH) / HOURS_PER_MONTH) * 10_000) / 10_000;
+}
+
+/** A small deterministic hash of a string to [0, 1): the same instance and minute, the same figure. */
+function unit(key: string): number {
+  let h = 2166136261;
+  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 16777619);
+  return (h >>> 0) / 2 ** 32;
+}
+
+/** GPU utilisation of a simulated instance now: 40-100 % at work, 0 % idle, none unless running. */
+export function simulatedGpuUtil(row: Pick<SimRow, "id" | "state" | "failure">, now: number): number | null {
+  if (row.state !== "running") return null;
+  if (row.failure === "idle") return 0;
+  return Math.round(40 + unit(`${row.id}:${Math.floor(now / 60_000)}`) * 60);
+}
+
+function toInstance(row: SimRow, now: number): FleetInstance {
+  const outbid = row.failure === "outbid";
   return {
     id: row.id,
     state: row.state as InstanceState,
@@ -62,6 +94,12 @@ function toInstance(row: SimRow): FleetInstance {
     pricePerHour: row.pricePerHour,
     statusMessage: row.statusMessage,
     startedAt: row.startedAt,
+    gpuUtil: simulatedGpuUtil(row, now),
+    diskUsedPct: row.state === "running" ? Math.round(20 + unit(row.id) * 50) : null,
+    storagePerHour: simulatedStoragePerHour(row.gpuCount),
+    endsAt: null,
+    interruptible: outbid,
+    stopReason: outbid ? "outbid" : null,
   };
 }
 
@@ -108,7 +146,8 @@ export class SimulatorProvider implements FleetProvider {
         .where(and(eq(simulatorInstances.destroyed, false), gt(simulatorInstances.id, after)))
         .orderBy(asc(simulatorInstances.id))
         .limit(this.pageSize + 1);
-      listed.push(...page.slice(0, this.pageSize).map(toInstance));
+      const now = this.clock.now();
+      listed.push(...page.slice(0, this.pageSize).map((row) => toInstance(row, now)));
       if (page.length <= this.pageSize) return listed;
       after = page[this.pageSize - 1]!.id;
       await yieldToEventLoop(); // as a real provider's next page would: requests waiting get a turn
@@ -117,7 +156,7 @@ export class SimulatorProvider implements FleetProvider {
 
   async get(id: string): Promise<FleetInstance | null> {
     const row = await this.find(id);
-    return row ? toInstance(row) : null;
+    return row ? toInstance(row, this.clock.now()) : null;
   }
 
   async start(id: string): Promise<void> {
@@ -147,14 +186,15 @@ export class SimulatorProvider implements FleetProvider {
 
   async logs(id: string, request: LogRequest): Promise<InstanceLogs> {
     const row = await this.require(id);
-    const log = simulatedLog(toInstance(row), (row.failure as FailureKind | null) ?? null, this.clock.now());
+    const log = simulatedLog(toInstance(row, this.clock.now()), (row.failure as FailureKind | null) ?? null, this.clock.now());
     return tailOfLog(lastLines(log, request.tailLines), request.maxChars);
   }
 
   /** Puts the instance into the failure's state now; null when there is no such instance. */
   async injectFailure(id: string, kind: FailureKind): Promise<FleetInstance | null> {
-    const [row] = await this.failureStatement(id, kind, this.clock.now(), false);
-    return row ? toInstance(row) : null;
+    const now = this.clock.now();
+    const [row] = await this.failureStatement(id, kind, now, false);
+    return row ? toInstance(row, now) : null;
   }
 
   /** The write a failure makes; `onlyHealthy` (a random roll) leaves an instance that already changed alone. */
@@ -162,7 +202,7 @@ export class SimulatorProvider implements FleetProvider {
     const failure = FAILURES[kind];
     return this.db
       .update(simulatorInstances)
-      .set({ state: failure.state, statusMessage: failure.message, failure: kind, updatedAt: now })
+      .set({ state: failure.state, statusMessage: failure.message, failure: failure.clears ? null : kind, updatedAt: now })
       .where(
         and(
           eq(simulatorInstances.id, id),
@@ -190,7 +230,7 @@ export class SimulatorProvider implements FleetProvider {
     const rolled = this.rollWindows(windows, ratePerHour, now);
     if (!rolled.length) return [];
     const writes = rolled.map((failure) => this.rolledFailureStatement(failure, now));
-    return failuresWritten(rolled, await this.db.batch(writes as [(typeof writes)[number], ...typeof writes]));
+    return failuresWritten(rolled, await this.db.batch(writes as [(typeof writes)[number], ...typeof writes]), now);
   }
 
   /** Statements, in this order in one batch: the healthy instances' roll windows, and their claim. */
@@ -215,7 +255,7 @@ export class SimulatorProvider implements FleetProvider {
       if (since === null) continue;
       const hours = Math.min(now - since, MAX_ROLL_WINDOW_MS) / 3_600_000;
       if (this.random() >= 1 - Math.exp(-ratePerHour * hours)) continue;
-      rolled.push({ id, kind: FAILURE_KINDS[Math.min(Math.floor(this.random() * FAILURE_KINDS.length), FAILURE_KINDS.length - 1)]! });
+      rolled.push({ id, kind: ROLLED_FAILURE_KINDS[Math.min(Math.floor(this.random() * ROLLED_FAILURE_KINDS.length), ROLLED_FAILURE_KINDS.length - 1)]! });
     }
     return rolled;
   }
@@ -225,12 +265,18 @@ export class SimulatorProvider implements FleetProvider {
     return this.failureStatement(failure.id, failure.kind, now);
   }
 
-  /** SQL: ids of the instances that send heartbeats now (container up, host reachable), for a caller's statement. */
+  /** SQL: ids of the instances that send heartbeats now (container up, host reachable; an idle one too), for a caller's statement. */
   heartbeatingIds() {
     return this.db
       .select({ id: simulatorInstances.id })
       .from(simulatorInstances)
-      .where(and(eq(simulatorInstances.destroyed, false), eq(simulatorInstances.state, "running"), isNull(simulatorInstances.failure)));
+      .where(
+        and(
+          eq(simulatorInstances.destroyed, false),
+          eq(simulatorInstances.state, "running"),
+          or(isNull(simulatorInstances.failure), eq(simulatorInstances.failure, "idle")),
+        ),
+      );
   }
 
   private async find(id: string): Promise<SimRow | null> {

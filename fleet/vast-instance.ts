@@ -10,6 +10,21 @@
  * machine contract is `unloaded` no longer exists as a rental, even while Vast still lists it: it
  * is gone, exactly as one Vast no longer lists (the provider leaves it out, and reconciliation
  * marks it gone), never an `unknown` or `offline` instance that seems to need attention.
+ *
+ * Economics fields, named as vast-cli names them (vastai/data/instance.py `Instance` at
+ * vast-ai/vast-cli 55679830: gpu_util, disk_space, disk_usage, end_date, dph_total; is_bid and
+ * storage_total_cost from the `GET /api/v1/instances/` schema vast-cli kept in
+ * openapi/yaml/show_instances.yaml until a501c004, removed by 34f535d "move api docs"):
+ * - `gpu_util` is a percentage (vast.py's instance_fields prints it as "Util. %").
+ * - `disk_usage` and `disk_space` are both GB (used, allocated): diskUsedPct = usage / space.
+ * - `dph_total` is everything the running rental costs per hour, storage included: that schema's
+ *   `search` example has gpuCostPerHour 0.8 + diskHour 0.0021 = totalHour 0.8021 = dph_total,
+ *   dph_base 0.8. `storage_total_cost` (0.0021 there, the diskHour) is the storage part, which is
+ *   what a stopped instance keeps costing: pricePerHour = dph_total, storagePerHour =
+ *   storage_total_cost.
+ * - `end_date` is the contract's end in seconds since the epoch; `is_bid` marks an interruptible
+ *   rental. An interruptible instance whose container is stopped while its intended status is
+ *   still running was stopped by a higher bid, not by its owner: stopReason "outbid".
  */
 import { z } from "zod";
 import { INSTANCE_STATES, type FleetInstance, type InstanceState } from "./provider.ts";
@@ -29,6 +44,12 @@ export const vastInstance = z.object({
   label: text,
   /** Seconds since the epoch (fractional). */
   start_date: number,
+  gpu_util: number,
+  disk_space: number,
+  disk_usage: number,
+  storage_total_cost: number,
+  end_date: number,
+  is_bid: z.boolean().nullish(),
 });
 export type VastInstance = z.infer<typeof vastInstance>;
 
@@ -77,16 +98,38 @@ export function vastState(actual: string | null | undefined, intended: string | 
   return "created";
 }
 
+/** A percentage, or null when the provider sent none or one out of 0-100 (never a guess). */
+function percent(value: number | null | undefined): number | null {
+  return value === null || value === undefined || !Number.isFinite(value) || value < 0 || value > 100 ? null : Math.round(value * 10) / 10;
+}
+
+function diskUsedPct(raw: VastInstance): number | null {
+  if (raw.disk_usage === null || raw.disk_usage === undefined || !raw.disk_space) return null;
+  return percent((raw.disk_usage / raw.disk_space) * 100);
+}
+
+/** Stopped by a higher bid (see the header): interruptible, stopped, and meant to be running. */
+export function isOutbid(raw: Pick<VastInstance, "is_bid" | "actual_status" | "intended_status" | "cur_state">): boolean {
+  return raw.is_bid === true && raw.intended_status === "running" && (raw.actual_status === "stopped" || (!raw.actual_status && raw.cur_state === "stopped"));
+}
+
 export function toFleetInstance(raw: VastInstance): FleetInstance {
   const message = raw.status_msg?.trim();
+  const outbid = isOutbid(raw);
   return {
     id: String(raw.id),
-    state: vastState(raw.actual_status, raw.intended_status, raw.cur_state),
+    state: outbid ? "stopped" : vastState(raw.actual_status, raw.intended_status, raw.cur_state),
     label: raw.label ?? null,
     gpuName: raw.gpu_name ?? null,
     gpuCount: raw.num_gpus ?? null,
     pricePerHour: raw.dph_total ?? null,
     statusMessage: message ? message.slice(0, MAX_MESSAGE) : null,
     startedAt: raw.start_date ? Math.round(raw.start_date * 1000) : null,
+    gpuUtil: percent(raw.gpu_util),
+    diskUsedPct: diskUsedPct(raw),
+    storagePerHour: raw.storage_total_cost ?? null,
+    endsAt: raw.end_date ? Math.round(raw.end_date * 1000) : null,
+    interruptible: raw.is_bid ?? null,
+    stopReason: outbid ? "outbid" : null,
   };
 }

@@ -3,6 +3,8 @@
  * The signature is checked on the raw body before anything is parsed or written; a repeated
  * webhook-id is accepted (200) and stored once. A report dated more than five minutes ahead is
  * refused (400): stored, it would outrank every true report after it until that time.
+ * Optional telemetry (`gpuUtil`, `diskUsedPct`, 0-100 %) is stored as a sample with the report, a
+ * heartbeat's too; `reason: "outbid"` (with state stopped) says a higher bid stopped the instance.
  */
 import { Hono } from "hono";
 import { Webhook, WebhookVerificationError } from "standardwebhooks";
@@ -20,7 +22,10 @@ export const instanceReport = z.object({
   state: z.enum(INSTANCE_STATES),
   at: z.iso.datetime({ offset: true }).optional(),
   message: plainText(z.string().max(2000)).optional(),
-});
+  gpuUtil: z.number().min(0).max(100).optional(),
+  diskUsedPct: z.number().min(0).max(100).optional(),
+  reason: z.enum(["outbid"]).optional(),
+}).refine((r) => r.reason === undefined || r.state === "stopped", { path: ["reason"], message: "outbid is a reason for state stopped only" });
 
 /** How far ahead of our clock a report's `at` may be (the signature's own tolerance). */
 export const MAX_REPORT_AHEAD_MS = 5 * 60_000;
@@ -62,6 +67,8 @@ export const webhookRoutes = new Hono<AppEnv>().post("/:agent/instances", async 
     message: report.message ?? null,
     source: "webhook",
     dedupKey: `webhook:${webhookId}`,
+    telemetry: { gpuUtil: report.gpuUtil, diskUsedPct: report.diskUsedPct, source: "webhook" },
+    reason: report.reason ?? null,
   });
   return c.json(recorded, recorded.duplicate ? 200 : 202);
 });

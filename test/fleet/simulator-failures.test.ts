@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
 import { SimulatorProvider } from "../../fleet/simulator.ts";
-import { FAILURE_KINDS, FAILURES } from "../../fleet/simulated-failures.ts";
+import { FAILURES, ROLLED_FAILURE_KINDS } from "../../fleet/simulated-failures.ts";
 import { simulateFleet } from "../support/one-check.ts";
 import { events, instances, simulatorInstances } from "../../schema/index.ts";
 import { createTestDeps, RecordingScheduler } from "../support/test-deps.ts";
@@ -29,7 +29,7 @@ describe("simulator: scripted failures", () => {
   it("each kind puts the instance in the state a real instance would show", async () => {
     const { provider } = await simulated(4);
     const expected = { exit: ["exited", /exited/], oom: ["exited", /CUDA out of memory/], stuck_loading: ["loading", /loading/], host_offline: ["offline", /offline/] } as const;
-    for (const [i, kind] of FAILURE_KINDS.entries()) {
+    for (const [i, kind] of ROLLED_FAILURE_KINDS.entries()) {
       const failed = await provider.injectFailure(`sim-${i + 1}`, kind);
       expect(failed?.state).toBe(expected[kind][0]);
       expect(failed?.statusMessage).toMatch(expected[kind][1]);
@@ -93,7 +93,7 @@ describe("simulator: random failures", () => {
     deps.clock.advance(60_000);
     await simulateFleet(deps, "default");
     const [sim] = await provider.list();
-    expect(FAILURE_KINDS.map((k) => FAILURES[k].state)).toContain(sim!.state);
+    expect(ROLLED_FAILURE_KINDS.map((k) => FAILURES[k].state)).toContain(sim!.state);
     const rows = await deps.db.select().from(events).where(eq(events.agentId, "default"));
     expect(rows).toEqual([expect.objectContaining({ source: "webhook", priority: 1, status: "pending" })]);
     const [seen] = await deps.db.select().from(instances);

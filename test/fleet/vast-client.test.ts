@@ -47,6 +47,12 @@ describe("Vast.ai client: listing as vast-cli lists", () => {
       pricePerHour: 0.734,
       statusMessage: "success, running pytorch/pytorch",
       startedAt: 1767225600500,
+      gpuUtil: 87.5,
+      diskUsedPct: 42,
+      storagePerHour: 0.0139,
+      endsAt: 1769904000000,
+      interruptible: false,
+      stopReason: null,
     });
     expect(fleet[1]).toMatchObject({ state: "exited", statusMessage: "CUDA out of memory" });
   });

@@ -34,6 +34,13 @@
  * - Retries (vastai/api/client.py `_RETRYABLE_STATUS = {429, 502, 503, 504}`, `VastClient._request`):
  *   vast-cli repeats a request answered with one of those, for every method, and nothing else; the
  *   fake counts every request (`requests`), so a test can tell a retried action from one sent once.
+ * - Economics fields of an instance row (vastai/data/instance.py `Instance` at 55679830: gpu_util,
+ *   disk_space, disk_usage, end_date, dph_total; is_bid and storage_total_cost from
+ *   openapi/yaml/show_instances.yaml at a501c0047431e30553894b6b606db5805f5fda04, the parent of
+ *   34f535d that moved the API docs out): gpu_util a percentage, disk_space and disk_usage in GB,
+ *   end_date in seconds since the epoch, is_bid a boolean, dph_total including storage and
+ *   storage_total_cost its storage part ($/h). A stop asked for by PUT sets intended_status to
+ *   stopped; `outbidRow` is what a higher bid leaves: stopped while intended_status is running.
  *
  * Strict: an unknown query parameter, a missing one vast-cli always sends, a value that is not
  * what vast-cli encodes, a body vast-cli would not send, or a foreign page token is a 400; a
@@ -331,9 +338,20 @@ export function vastInstance(id: number, overrides: Record<string, unknown> = {}
     num_gpus: 2,
     dph_total: 0.734,
     start_date: 1767225600.5,
+    gpu_util: 87.5,
+    disk_space: 100,
+    disk_usage: 42,
+    storage_total_cost: 0.0139,
+    end_date: 1769904000,
+    is_bid: false,
     machine_id: 12,
     ssh_host: "ssh1.vast.ai",
     extra_env: [],
     ...overrides,
   };
+}
+
+/** An interruptible instance a higher bid stopped: the container stopped, the owner's intent still running. */
+export function outbidRow(id: number, overrides: Record<string, unknown> = {}): VastRow {
+  return vastInstance(id, { is_bid: true, actual_status: "stopped", cur_state: "stopped", intended_status: "running", gpu_util: null, status_msg: "stopped", ...overrides });
 }
