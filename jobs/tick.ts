@@ -16,6 +16,7 @@ import { reconcileInstances } from "../fleet/reconcile.ts";
 import { checkHeartbeats } from "../fleet/heartbeat.ts";
 import { checkOverdueStates } from "../fleet/overdue-states.ts";
 import { checkMissedHeartbeats } from "../fleet/heartbeat-escalation.ts";
+import { checkEconomics } from "../fleet/economics-check.ts";
 import { repairStalledDeliveries } from "../notify/repair-deliveries.ts";
 import { announcePoisonDrops } from "../notify/poison-alerts.ts";
 import { listActiveAgentIds } from "../pipeline/index.ts";
@@ -38,6 +39,7 @@ export const FLEET_CHECKS: readonly AnyTickCheck[] = [
   checkHeartbeats,
   checkMissedHeartbeats,
   checkOverdueStates,
+  checkEconomics,
   announcePoisonDrops,
   repairStalledDeliveries,
   checkLoopHealth,
