@@ -87,7 +87,7 @@ describe("the idle notice", () => {
     const now = deps.clock.now();
     const rows = await batchByName(deps.db, checkEconomics.reads(deps, "default", now));
     const tick = { now, reconciled: new Set<string>() };
-    const [a, b] = [checkEconomics.decide(deps, "default", rows, tick), checkEconomics.decide(deps, "default", rows, tick)] as const;
+    const [a, b] = await Promise.all([checkEconomics.decide(deps, "default", rows, tick), checkEconomics.decide(deps, "default", rows, tick)]);
     await deps.db.batch(a.statements as [never]);
     await expect(deps.db.batch(b.statements as [never])).rejects.toThrow(/UNIQUE|constraint/i);
     expect(await noticeTitles(deps)).toEqual(["Instance sim-1 is idle"]);
