@@ -185,3 +185,9 @@ export async function spentTodayByInstance(deps: Pick<FleetDeps, "db" | "clock">
 export function round(usd: number): number {
   return Math.round(usd * 10_000) / 10_000;
 }
+
+/** The instances API's rows with today's estimated spend of each (`spentTodayUsd`, 0 when none). */
+export async function withSpentToday<T extends { id: string }>(deps: Pick<FleetDeps, "db" | "clock">, agentId: string, rows: readonly T[]) {
+  const spent = await spentTodayByInstance(deps, agentId);
+  return rows.map((row) => ({ ...row, spentTodayUsd: spent.get(row.id) ?? 0 }));
+}
