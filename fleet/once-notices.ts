@@ -7,7 +7,7 @@
  * mark and notification commit together, a crash cannot leave a mark whose notice was never
  * stored. The check that asked reads the mark in the next snapshot and never asks again.
  */
-import { and, eq, sql, type SQL } from "drizzle-orm";
+import { and, eq, gte, sql, type SQL } from "drizzle-orm";
 import type { NotifyDeps } from "../notify/notify-human.ts";
 import { notificationStatements, type NotifyResult, type Severity } from "../notify/notify-human.ts";
 import { notifications, onceNotices } from "../schema/index.ts";
@@ -47,10 +47,13 @@ export function onceNoticeStatements(deps: NotifyDeps, agentId: string, notice: 
 }
 
 /** The once-mark alone (a notice superseded before it was sent: 80 % when 100 % is reached at once). */
-export function markStatement(deps: Pick<NotifyDeps, "db">, agentId: string, key: string, now: number, withNotification = false) {
+export function markStatement(deps: Pick<NotifyDeps, "db" | "config">, agentId: string, key: string, now: number, withNotification = false) {
   const { db } = deps;
+  // The notification stored now, or the one it folded into (inside the dedup window): read
+  // through (agent, dedup key, created at), never the agent's whole history.
+  const since = now - deps.config.notifyDedupWindowMs;
   const notificationId = withNotification
-    ? sql`(select max(${notifications.id}) from ${notifications} where ${and(eq(notifications.agentId, agentId), eq(notifications.dedupKey, key))})`
+    ? sql`(select max(${notifications.id}) from ${notifications} where ${and(eq(notifications.agentId, agentId), eq(notifications.dedupKey, key), gte(notifications.createdAt, since))})`
     : sql`null`;
   return db.run(sql`insert into ${onceNotices} (agent_id, key, notification_id, at) values (${agentId}, ${key}, ${notificationId}, ${now})`);
 }
