@@ -30,6 +30,7 @@ import { markStatement, onceKey, onceKeySql, onceMarked, onceNoticeStatements, t
 import { executeAction } from "./actions.ts";
 import { requestApproval } from "./request-approval.ts";
 import { iso } from "../runtime/time.ts";
+import type { ActionRequest } from "./action-types.ts";
 
 export const BUDGET_STEPS = [80, 100] as const;
 
@@ -167,42 +168,44 @@ function budgetNotice(key: string, step: number, today: number, limit: number, f
   };
 }
 
-/** Stops the idle instance once per idle episode; a failure is recorded on the action and logged. */
-async function stopIdle(deps: FleetDeps, agentId: string, row: EconomicsRow, now: number): Promise<string> {
-  const idle = idleState(row, now, deps.config.economics);
+/** The tick's own action (no run, decided by rules), keyed by its episode; a throw is logged, never raised. */
+async function actByRules(deps: FleetDeps, request: Omit<ActionRequest, "runId" | "decidedBy">, act: typeof executeAction): Promise<string> {
   try {
-    const result = await executeAction(deps, {
-      agentId,
-      runId: null,
-      instanceId: row.id,
-      kind: "stop",
-      decidedBy: "rules",
-      idempotencyKey: onceKey("idle-stop", row.id, row.idleSince!),
-      reason: `idle for at least ${Math.round(deps.config.economics.idleStopAfterMs / 60_000)} min (${idle.signal}); it costs ${usd(ratePerHour(row))}/hour running`,
-    });
-    return result.status;
+    return (await act(deps, { ...request, runId: null, decidedBy: "rules" })).status;
   } catch (err) {
-    deps.log.error("stopping an idle instance failed", { agentId, instanceId: row.id, error: String(err) });
+    deps.log.error("the economics check could not act", { agentId: request.agentId, instanceId: request.instanceId, kind: request.kind, error: String(err) });
     return "failed";
   }
 }
 
-/** Asks a human, once per stopped episode, to destroy an instance stopped too long. */
-async function askToDestroy(deps: FleetDeps, agentId: string, row: EconomicsRow, now: number): Promise<string> {
-  const perDay = (row.storagePerHour ?? 0) * 24;
-  try {
-    const result = await requestApproval(deps, {
+/** Stops the idle instance once per idle episode (an approval when `stop` needs one). */
+function stopIdle(deps: FleetDeps, agentId: string, row: EconomicsRow, now: number): Promise<string> {
+  const idle = idleState(row, now, deps.config.economics);
+  return actByRules(
+    deps,
+    {
       agentId,
-      runId: null,
+      instanceId: row.id,
+      kind: "stop",
+      idempotencyKey: onceKey("idle-stop", row.id, row.idleSince!),
+      reason: `idle for at least ${Math.round(deps.config.economics.idleStopAfterMs / 60_000)} min (${idle.signal}); it costs ${usd(ratePerHour(row))}/hour running`,
+    },
+    executeAction,
+  );
+}
+
+/** Asks a human, once per stopped episode, to destroy an instance stopped too long. */
+function askToDestroy(deps: FleetDeps, agentId: string, row: EconomicsRow, now: number): Promise<string> {
+  const perDay = (row.storagePerHour ?? 0) * 24;
+  return actByRules(
+    deps,
+    {
+      agentId,
       instanceId: row.id,
       kind: "destroy",
-      decidedBy: "rules",
       idempotencyKey: onceKey("stopped-destroy", row.id, row.stateAt),
       reason: `stopped since ${iso(row.stateAt)} (${Math.round((now - row.stateAt) / 3_600_000)} h); its storage costs ${usd(perDay)}/day${row.storagePerHour === null ? " (storage price unknown)" : ""}`,
-    });
-    return result.status;
-  } catch (err) {
-    deps.log.error("asking to destroy a stopped instance failed", { agentId, instanceId: row.id, error: String(err) });
-    return "failed";
-  }
+    },
+    requestApproval,
+  );
 }

@@ -19,15 +19,20 @@ async function stopped(deps: TestDeps, id: string) {
   await setInstanceState(deps, id, "stopped");
 }
 
+/** The LLM asked to start stopped sim-1 with `usd` spent today against a $5 limit. */
+async function llmStarts(usd: number) {
+  const llm = await scriptedLlm();
+  const { deps } = await agentFixture({ llm, vars: { SPEND_LIMIT_PER_DAY_USD: "5" } });
+  await stopped(deps, "sim-1");
+  await spent(deps, usd);
+  llm.push({ tools: [{ name: "start_instance", arguments: { instance_id: "sim-1", reason: "the human asked" }, id: "call_a" }] }, { text: "Done." });
+  await say(deps, "start sim-1");
+  return { deps, llm };
+}
+
 describe("the spend gate", () => {
   it("turns the LLM's start into an approval request at the limit", async () => {
-    const llm = await scriptedLlm();
-    const { deps } = await agentFixture({ llm, vars: { SPEND_LIMIT_PER_DAY_USD: "5" } });
-    await stopped(deps, "sim-1");
-    await spent(deps, 5);
-    llm.push({ tools: [{ name: "start_instance", arguments: { instance_id: "sim-1", reason: "the human asked" }, id: "call_a" }] }, { text: "Filed." });
-
-    await say(deps, "start sim-1");
+    const { deps, llm } = await llmStarts(5);
 
     expect((await deps.provider.get("sim-1"))!.state).toBe("stopped");
     const [approval] = await deps.db.select().from(approvals);
@@ -38,12 +43,7 @@ describe("the spend gate", () => {
   });
 
   it("lets the LLM's start through under the limit", async () => {
-    const llm = await scriptedLlm();
-    const { deps } = await agentFixture({ llm, vars: { SPEND_LIMIT_PER_DAY_USD: "5" } });
-    await stopped(deps, "sim-1");
-    await spent(deps, 4.99);
-    llm.push({ tools: [{ name: "start_instance", arguments: { instance_id: "sim-1", reason: "the human asked" }, id: "call_a" }] }, { text: "Started." });
-    await say(deps, "start sim-1");
+    const { deps } = await llmStarts(4.99);
     expect(await deps.db.select().from(approvals)).toEqual([]);
     expect((await deps.provider.get("sim-1"))!.state).not.toBe("stopped");
   });
