@@ -3,7 +3,7 @@
  * state, accrued per instance per UTC day into `instance_spend`, and what the API, the tools,
  * the spend gate and the budget notices read back. It is an ESTIMATE, not the provider's bill:
  * the rate applied to an interval is the instance's state and prices as last recorded at the
- * tick that accrues it (one tick a minute, so a state change is priced late by up to a minute),
+ * tick that accrues it (every ACCRUE_EVERY_MS, 5 minutes: a state change is priced late by up to that),
  * bandwidth is not counted, and accrual starts when fleetwarden first sees the instance.
  *
  * What is billed, from Vast.ai's billing help (https://docs.vast.ai/billing-help, "How does
@@ -23,13 +23,15 @@ import { and, eq, gte, isNull, sql } from "drizzle-orm";
 import type { FleetDeps } from "./deps.ts";
 import type { TickStatement } from "../pipeline/index.ts";
 import { instanceSpend, instances } from "../schema/index.ts";
-import { DAY_MS, HOUR_MS } from "../runtime/time.ts";
+import { DAY_MS, HOUR_MS, MINUTE_MS } from "../runtime/time.ts";
 
 /** States in which the provider bills the rental itself (see the header). */
 export const RENTED_STATES: ReadonlySet<string> = new Set(["running", "loading", "rebooting", "exited", "frozen", "unknown"]);
 /** Time further back than this is not accrued (a host down for weeks): the report shows 7 days. */
 export const MAX_ACCRUAL_MS = 8 * DAY_MS;
 export const SPEND_DAYS = 7;
+/** How often a tick accrues an instance's spend: what is not yet accrued is at most this old. */
+export const ACCRUE_EVERY_MS = 5 * MINUTE_MS;
 
 export interface RateInputs {
   state: string;
@@ -68,11 +70,15 @@ export interface AccrualPlan {
   moves: { instanceId: string; fromAt: number | null }[];
 }
 
-/** What accruing up to `now` adds: each instance's rate over (spendAccruedAt, now], split at UTC midnights. */
-export function planAccrual(rows: readonly AccrualInputs[], now: number): AccrualPlan {
+/**
+ * What accruing up to `now` adds: each instance's rate over (spendAccruedAt, now], split at UTC
+ * midnights. An instance accrued less than `everyMs` ago waits (a write per instance per minute
+ * would be most of a quiet agent's database writes); one never seen before is marked at once.
+ */
+export function planAccrual(rows: readonly AccrualInputs[], now: number, everyMs = ACCRUE_EVERY_MS): AccrualPlan {
   const plan: AccrualPlan = { parts: [], moves: [] };
   for (const row of rows) {
-    if (row.spendAccruedAt !== null && row.spendAccruedAt >= now) continue;
+    if (row.spendAccruedAt !== null && now - row.spendAccruedAt < Math.max(everyMs, 1)) continue;
     plan.moves.push({ instanceId: row.id, fromAt: row.spendAccruedAt });
     const rate = ratePerHour(row);
     if (row.spendAccruedAt === null || rate <= 0) continue;

@@ -41,6 +41,17 @@ describe("spend accrual", () => {
     expect(await spendToday(deps, "default")).toBeCloseTo(3.74, 6);
   });
 
+  it("accrues at most every 5 minutes: the ticks between write nothing", async () => {
+    const { deps } = await fleetFixture();
+    await setInstance(deps, "sim-1", { pricePerHour: 60, spendAccruedAt: deps.clock.now() });
+    deps.clock.advance(4 * MIN);
+    await runEconomics(deps, "default");
+    expect(await spendRows(deps)).toEqual([]);
+    deps.clock.advance(MIN);
+    await runEconomics(deps, "default");
+    expect(await spendRows(deps)).toEqual([{ id: "sim-1", day: "2026-01-01", usd: 5 }]);
+  });
+
   it("splits an interval at UTC midnight", async () => {
     const { deps } = await fleetFixture();
     deps.clock.set(Date.UTC(2026, 0, 1, 23, 30));
