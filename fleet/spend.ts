@@ -4,7 +4,8 @@
  * the spend gate and the budget notices read back. It is an ESTIMATE, not the provider's bill:
  * the rate applied to an interval is the instance's state and prices as last recorded at the
  * tick that accrues it (every ACCRUE_EVERY_MS, 5 minutes: a state change is priced late by up to that),
- * bandwidth is not counted, and accrual starts when fleetwarden first sees the instance.
+ * bandwidth is not counted, and accrual starts at the state change fleetwarden first saw (at most
+ * ACCRUE_EVERY_MS before the first accrual).
  *
  * What is billed, from Vast.ai's billing help (https://docs.vast.ai/billing-help, "How does
  * pricing work?"): the active rental cost "for every second your instance is in the
@@ -53,6 +54,7 @@ export function utcDay(ms: number): string {
 
 export interface AccrualInputs extends RateInputs {
   id: string;
+  stateAt: number;
   spendAccruedAt: number | null;
 }
 
@@ -61,7 +63,7 @@ export interface SpendPart {
   day: string;
   usd: number;
   /** The spend_accrued_at it was computed from: it is written only if that is still the row's. */
-  fromAt: number;
+  fromAt: number | null;
 }
 
 export interface AccrualPlan {
@@ -73,16 +75,20 @@ export interface AccrualPlan {
 /**
  * What accruing up to `now` adds: each instance's rate over (spendAccruedAt, now], split at UTC
  * midnights. An instance accrued less than `everyMs` ago waits (a write per instance per minute
- * would be most of a quiet agent's database writes); one never seen before is marked at once.
+ * would be most of a quiet agent's database writes). One never accrued starts at its state
+ * change, at most `everyMs` back (so a new sighting waits like the others, and an instance known
+ * before spend was tracked is not charged for its past).
  */
 export function planAccrual(rows: readonly AccrualInputs[], now: number, everyMs = ACCRUE_EVERY_MS): AccrualPlan {
   const plan: AccrualPlan = { parts: [], moves: [] };
+  const every = Math.max(everyMs, 1);
   for (const row of rows) {
-    if (row.spendAccruedAt !== null && now - row.spendAccruedAt < Math.max(everyMs, 1)) continue;
+    const from = row.spendAccruedAt ?? Math.max(row.stateAt, now - every);
+    if (now - from < every) continue;
     plan.moves.push({ instanceId: row.id, fromAt: row.spendAccruedAt });
     const rate = ratePerHour(row);
-    if (row.spendAccruedAt === null || rate <= 0) continue;
-    let at = Math.max(row.spendAccruedAt, now - MAX_ACCRUAL_MS);
+    if (rate <= 0) continue;
+    let at = Math.max(from, now - MAX_ACCRUAL_MS);
     while (at < now) {
       const midnight = (Math.floor(at / DAY_MS) + 1) * DAY_MS;
       const until = Math.min(midnight, now);
@@ -106,7 +112,7 @@ export function accrualStatements(deps: Pick<FleetDeps, "db">, agentId: string, 
       db.run(sql`with v(instance_id, day, usd, from_at) as (values ${values})
         insert into ${instanceSpend} (agent_id, instance_id, day, usd)
         select ${agentId}, v.instance_id, v.day, v.usd from v
-          join ${instances} i on i.agent_id = ${agentId} and i.id = v.instance_id and i.spend_accrued_at = v.from_at
+          join ${instances} i on i.agent_id = ${agentId} and i.id = v.instance_id and i.spend_accrued_at is v.from_at
         where true
         on conflict (agent_id, day, instance_id) do update set usd = usd + excluded.usd`),
     );

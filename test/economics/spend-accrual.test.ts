@@ -15,7 +15,7 @@ async function spendRows(deps: TestDeps) {
 }
 
 describe("spend accrual", () => {
-  it("adds price × time running, storage × time stopped, nothing for the first sighting, and nothing twice", async () => {
+  it("adds price × time running, storage × time stopped, at most 5 minutes before the first accrual, and nothing twice", async () => {
     const { deps } = await fleetFixture();
     const now = deps.clock.now();
     await setInstance(deps, "sim-1", { pricePerHour: 2, spendAccruedAt: now });
@@ -25,20 +25,21 @@ describe("spend accrual", () => {
     deps.clock.advance(30 * MIN);
     await runEconomics(deps, "default");
     await runEconomics(deps, "default");
+    // sim-3 was never accrued: it starts at its state change, at most 5 minutes back (5 min × $3).
     expect(await spendRows(deps)).toEqual([
       { id: "sim-1", day: "2026-01-01", usd: 1 },
       { id: "sim-2", day: "2026-01-01", usd: 0.12 },
+      { id: "sim-3", day: "2026-01-01", usd: 0.25 },
     ]);
     deps.clock.advance(30 * MIN);
     const report = await runEconomics(deps, "default");
-    // sim-3 accrues from its first sighting on: 30 min × $3.
     expect(await spendRows(deps)).toEqual([
       { id: "sim-1", day: "2026-01-01", usd: 2 },
       { id: "sim-2", day: "2026-01-01", usd: 0.24 },
-      { id: "sim-3", day: "2026-01-01", usd: 1.5 },
+      { id: "sim-3", day: "2026-01-01", usd: 1.75 },
     ]);
-    expect(report.spendTodayUsd).toBe(3.74);
-    expect(await spendToday(deps, "default")).toBeCloseTo(3.74, 6);
+    expect(report.spendTodayUsd).toBe(3.99);
+    expect(await spendToday(deps, "default")).toBeCloseTo(3.99, 6);
   });
 
   it("accrues at most every 5 minutes: the ticks between write nothing", async () => {
@@ -48,6 +49,20 @@ describe("spend accrual", () => {
     await runEconomics(deps, "default");
     expect(await spendRows(deps)).toEqual([]);
     deps.clock.advance(MIN);
+    await runEconomics(deps, "default");
+    expect(await spendRows(deps)).toEqual([{ id: "sim-1", day: "2026-01-01", usd: 5 }]);
+  });
+
+  it("a new sighting waits 5 minutes from its state change like the others (a first tick writes nothing)", async () => {
+    const { deps } = await fleetFixture();
+    await setInstance(deps, "sim-1", { pricePerHour: 60, stateAt: deps.clock.now(), spendAccruedAt: null });
+    await setInstance(deps, "sim-2", { stateAt: deps.clock.now(), spendAccruedAt: null });
+    await setInstance(deps, "sim-3", { stateAt: deps.clock.now(), spendAccruedAt: null });
+    deps.clock.advance(MIN);
+    await runEconomics(deps, "default");
+    const { instances } = await import("../../schema/index.ts");
+    expect((await deps.db.select({ at: instances.spendAccruedAt }).from(instances)).map((r) => r.at)).toEqual([null, null, null]);
+    deps.clock.advance(4 * MIN);
     await runEconomics(deps, "default");
     expect(await spendRows(deps)).toEqual([{ id: "sim-1", day: "2026-01-01", usd: 5 }]);
   });
@@ -69,7 +84,7 @@ describe("spend accrual", () => {
     const start = deps.clock.now();
     await setInstance(deps, "sim-1", { pricePerHour: 6, spendAccruedAt: start });
     const now = start + 10 * MIN;
-    const plan = planAccrual([{ id: "sim-1", state: "running", pricePerHour: 6, storagePerHour: null, spendAccruedAt: start }], now);
+    const plan = planAccrual([{ id: "sim-1", state: "running", stateAt: 0, pricePerHour: 6, storagePerHour: null, spendAccruedAt: start }], now);
     for (let i = 0; i < 2; i++) {
       const [first, ...rest] = accrualStatements(deps, "default", plan, now);
       await deps.db.batch([first!, ...rest]);
