@@ -17,6 +17,7 @@ import { answeringActionKey } from "../fleet/action-key.ts";
 import { executeAction } from "../fleet/actions.ts";
 import { blockingRejection, describeBlock } from "../fleet/action-blocks.ts";
 import { escalateByRules, type Notify } from "./rules-escalation.ts";
+import { economicsByRules } from "./rules-economics.ts";
 import { notifyHuman } from "../notify/notify-human.ts";
 import { WakeLimitError } from "../pipeline/index.ts";
 import { scheduleSelfWake, WakeBudgetError } from "../pipeline/index.ts";
@@ -52,7 +53,8 @@ export async function decideByRules(deps: FleetDeps, context: Context, why: stri
     decisions.push(`notified a human: ${title}${sent.deduplicated ? " (already notified recently)" : ""}`);
   };
 
-  for (const instance of fleet.filter((i) => i.state === "exited")) {
+  const outbid = await economicsByRules(context, notify, decisions);
+  for (const instance of fleet.filter((i) => i.state === "exited" && !outbid.has(i.id))) {
     const restarts = await recentRestarts(deps, agentId, instance.id, now);
     if (restarts >= config.rulesMaxRestartsPerHour) {
       await notify(

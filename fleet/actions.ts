@@ -13,6 +13,7 @@ import { iso } from "../runtime/time.ts";
 import { claimAction, finishAction, recordedResult, recordSuccess } from "./action-records.ts";
 import { ProviderError } from "./provider.ts";
 import { requestApproval } from "./request-approval.ts";
+import { spendGate } from "./spend-gate.ts";
 import { leaseRemainingMs, type RunFence } from "../pipeline/index.ts";
 import type { ActionRequest, ActionResult } from "./action-types.ts";
 
@@ -24,6 +25,8 @@ export function needsApproval(deps: Pick<FleetDeps, "config">, request: Pick<Act
 }
 
 export async function executeAction(deps: ActionDeps, request: ActionRequest): Promise<ActionResult> {
+  const overBudget = await spendGate(deps, request);
+  if (overBudget) return overBudget;
   if (needsApproval(deps, request)) return requestApproval(deps, request);
 
   const claim = await claimAction(deps, request);

@@ -16,6 +16,7 @@ import { reconcileInstances } from "../fleet/reconcile.ts";
 import { checkHeartbeats } from "../fleet/heartbeat.ts";
 import { checkOverdueStates } from "../fleet/overdue-states.ts";
 import { checkMissedHeartbeats } from "../fleet/heartbeat-escalation.ts";
+import { checkEconomics } from "../fleet/economics-check.ts";
 import { repairStalledDeliveries } from "../notify/repair-deliveries.ts";
 import { announcePoisonDrops } from "../notify/poison-alerts.ts";
 import { listActiveAgentIds } from "../pipeline/index.ts";
@@ -28,7 +29,8 @@ import { publishAll } from "../pipeline/index.ts";
 // Order matters: simulated failures report first (as webhooks), reconciliation then records only
 // what no report told, and the heartbeat check reads the last-seen times the simulator's heartbeats
 // refreshed earlier in the same snapshot. The checks after reconciliation leave the instances it
-// recorded to the next tick, so an instance that did come up is not raised as overdue. Then poison
+// recorded to the next tick, so an instance that did come up is not raised as overdue. The
+// economics check accrues spend and raises its once-notices from the same snapshot. Then poison
 // drops are announced and notification deliveries whose publish was lost are published again; the
 // watchdog reads the loop's state in the same snapshot (after the dead lease was freed), so what
 // this tick itself writes it sees on the next tick.
@@ -38,6 +40,7 @@ export const FLEET_CHECKS: readonly AnyTickCheck[] = [
   checkHeartbeats,
   checkMissedHeartbeats,
   checkOverdueStates,
+  checkEconomics,
   announcePoisonDrops,
   repairStalledDeliveries,
   checkLoopHealth,

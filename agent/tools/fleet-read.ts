@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import { listInstanceEvents } from "../../fleet/list-instances.ts";
+import { instanceEconomics } from "../../fleet/instance-economics.ts";
 import { INSTANCE_STATES, type FleetInstance } from "../../fleet/provider.ts";
 import { defineTool, instanceId, toolError } from "./tool.ts";
 
@@ -38,15 +39,20 @@ export const listInstancesTool = defineTool({
 
 export const getInstanceTool = defineTool({
   name: "get_instance",
-  description: "Get one instance as the provider reports it now, with its recent state history.",
+  description: "Get one instance as the provider reports it now, with its recent state history, its telemetry (GPU utilisation, whether it is idle and why) and its estimated spend.",
   schema: z.object({ instance_id: instanceId }).strict(),
   async run({ deps, agentId }, args) {
     try {
       const live = await deps.provider.get(args.instance_id);
       if (!live) return toolError(`unknown instance: ${args.instance_id}`);
       const history = await listInstanceEvents(deps, agentId, args.instance_id, 5);
+      const economics = await instanceEconomics(deps, agentId, args.instance_id);
       return {
-        output: { ...present(live), recentStates: history.map((h) => ({ to: h.toState, from: h.fromState, at: h.at, source: h.source, message: h.message })) },
+        output: {
+          ...present(live),
+          recentStates: history.map((h) => ({ to: h.toState, from: h.fromState, at: h.at, source: h.source, message: h.message })),
+          ...economics,
+        },
         mutated: false,
       };
     } catch (err) {

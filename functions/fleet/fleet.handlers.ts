@@ -5,6 +5,7 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../../jobs/app-env.ts";
 import { listInstanceEvents, listInstances } from "../../fleet/list-instances.ts";
+import { withSpentToday } from "../../fleet/spend.ts";
 import { injectFailureOrRefuse } from "../../jobs/inject-failure.ts";
 import type { FailureKind } from "../../fleet/simulated-failures.ts";
 
@@ -12,7 +13,7 @@ type Ctx = Context<AppEnv>;
 
 export async function getInstances(c: Ctx, agentId: string) {
   const deps = c.get("deps");
-  return c.json({ simulated: deps.provider.kind === "simulator", provider: deps.provider.kind, instances: await listInstances(deps, agentId) });
+  return c.json({ simulated: deps.provider.kind === "simulator", provider: deps.provider.kind, instances: await withSpentToday(deps, agentId, await listInstances(deps, agentId)) });
 }
 
 export async function getInstanceEvents(c: Ctx, agentId: string, instanceId: string, limit: number) {

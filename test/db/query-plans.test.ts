@@ -1,6 +1,6 @@
 /**
  * Every query on the hot paths uses an index. The real flows — webhook and chat ingest, claim,
- * finish, reconciliation, heartbeats, and the dashboard's lists (fleet, runs, notifications) —
+ * finish, reconciliation, heartbeats, the economics check and the spend report, and the dashboard's lists (fleet, runs, notifications) —
  * run against a client that records each statement; each recorded statement is then explained
  * (`EXPLAIN QUERY PLAN`, same arguments) and the test fails on a full scan of a table that grows
  * with history. A missing index makes a per-event cost grow with the history, so this is where
@@ -11,13 +11,14 @@ import { createClient, type Client, type InStatement } from "@libsql/client";
 import { openDatabase } from "../../db/client.ts";
 import { applyMigrations } from "../../db/migrate.ts";
 import { buildApp } from "../../functions/app.ts";
-import { flagSilentInstances, reconcileFleet } from "../support/one-check.ts";
+import { flagSilentInstances, reconcileFleet, runEconomics } from "../support/one-check.ts";
 import { SimulatorProvider } from "../../fleet/simulator.ts";
 import { notifyHuman } from "../../notify/notify-human.ts";
 import { authHeaders, createTestDeps } from "../support/test-deps.ts";
 import { signedWebhook } from "../support/signed-webhook.ts";
 import { advance } from "../support/drive.ts";
 import { pruneOldRecords } from "../../pipeline/index.ts";
+import { instances } from "../../schema/index.ts";
 
 /** Tables whose row count grows with history (events, runs, messages…), not with fleet size. */
 const GROWING = new Set([
@@ -32,6 +33,8 @@ const GROWING = new Set([
   "actions",
   "approvals",
   "accepted_signatures",
+  "instance_spend",
+  "once_notices",
 ]);
 
 interface Recorded {
@@ -136,6 +139,12 @@ describe("query plans of the hot paths", () => {
     deps.clock.advance(3_600_000);
     await flagSilentInstances(deps, "default");
 
+    flow.name = "economics";
+    await db.update(instances).set({ pricePerHour: 1, storagePerHour: 0.1, spendAccruedAt: deps.clock.now() - 60_000, gpuUtil: 0, gpuUtilAt: deps.clock.now(), idleSince: deps.clock.now() - 3_600_000, endsAt: deps.clock.now() + 60_000 });
+    await runEconomics(deps, "default");
+    await runEconomics(deps, "default");
+    await app.request("/api/agents/default/spend", { headers: authHeaders() });
+
     flow.name = "dashboard lists";
     await notifyHuman(deps, { agentId: "default", runId: 1, title: "sim-2 exited", body: "exit code 1", severity: "warning" });
     for (const path of ["instances", "instances/sim-1/events?limit=20", "runs?limit=20", "notifications?limit=20", "wakes", ""]) {
@@ -148,7 +157,7 @@ describe("query plans of the hot paths", () => {
 
     const checked = recorded.filter((r) => r.flow !== "setup" && /^\s*(select|insert|update|delete|with)\b/i.test(r.stmt.sql));
     expect(new Set(checked.map((r) => r.flow))).toEqual(
-      new Set(["reconcile", "webhook ingest", "chat ingest", "claim and finish", "heartbeat", "dashboard lists", "retention"]),
+      new Set(["reconcile", "webhook ingest", "chat ingest", "claim and finish", "heartbeat", "economics", "dashboard lists", "retention"]),
     );
     const offenders: string[] = [];
     const seen = new Set<string>();

@@ -37,6 +37,7 @@ const API: [string, string, Role, unknown?][] = [
   ["POST", "/api/agents/:agent/approvals/:id", "operator", { decision: "approve" }],
   ["POST", "/api/cron", "operator"],
   ["GET", "/api/agents/:agent/instances", "viewer"],
+  ["GET", "/api/agents/:agent/spend", "viewer"],
   ["GET", "/api/agents/:agent/instances/:id/events", "viewer"],
   ["POST", "/api/simulator/instances/:id/fail", "operator", { kind: "exit" }],
   ["GET", "/api/operators", "admin"],

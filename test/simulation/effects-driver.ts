@@ -17,6 +17,7 @@ import { FakeClock } from "../support/fake-clock.ts";
 import type { Deps } from "../../jobs/deps.ts";
 import { silentLogger } from "../support/silent-logger.ts";
 import { instances } from "../../schema/index.ts";
+import { sql } from "drizzle-orm";
 import { DEFAULT_AGENT, ensureAgent } from "../../pipeline/index.ts";
 import { handleDelivery } from "../../jobs/deliver.ts";
 import { ingestEvent } from "../../pipeline/index.ts";
@@ -40,6 +41,8 @@ export interface EffectsSimResult {
   lateAnswers: number;
   stalls: number;
   poisoned: number;
+  /** Once-notices sent and idle stops or destroy requests made by the economics check. */
+  economics: number;
   violations: string[];
 }
 
@@ -77,6 +80,12 @@ export async function simulateEffects(seed: number, options: EffectsSimOptions =
       MAX_PENDING_WAKES: "20",
       AGENT_MAX_ITERATIONS: "3",
       CONTEXT_BUDGET_TOKENS: "8000",
+      // The economics rules act from the cron tick too: idle notices and stops, the budget notices
+      // and the spend gate, destroy requests for instances stopped too long.
+      IDLE_NOTIFY_AFTER_S: "60",
+      IDLE_STOP_AFTER_S: "120",
+      SPEND_LIMIT_PER_DAY_USD: "0.05",
+      STOPPED_DESTROY_AFTER_S: "60",
     });
     const scheduler = new RecordingScheduler();
     const llm = new MisbehavingLlm(rng, clock, config.runLeaseMs, FLEET);
@@ -135,6 +144,20 @@ export async function simulateEffects(seed: number, options: EffectsSimOptions =
         for (const request of due) await deliver(deps, request);
       }
     }
+    // Every instance reports idle telemetry and a price, as fleet/telemetry.ts would: the
+    // economics check then spends, stops and asks on every tick (none of it may loop).
+    const idleTelemetry = (deps: Deps) =>
+      deps.db
+        .update(instances)
+        .set({
+          gpuUtil: 0,
+          gpuUtilAt: clock.now(),
+          idleSince: sql`coalesce(${instances.idleSince}, ${clock.now()})`,
+          telemetrySource: "simulator",
+          pricePerHour: sql`coalesce(${instances.pricePerHour}, 1)`,
+          storagePerHour: 0.1,
+        })
+        .catch(() => undefined); // refused while the other connection writes
     let reports = 0;
     const report = (deps: Deps) =>
       ingestEvent(deps, {
@@ -163,7 +186,9 @@ export async function simulateEffects(seed: number, options: EffectsSimOptions =
       } else if (roll < 0.65) {
         clock.advance(rng.pick([1000, 5000, 10_000, 30_000, 61_000]));
       } else if (roll < 0.75) {
-        await runCronTick(rng.chance(0.5) ? depsA : depsB);
+        const ticking = rng.chance(0.5) ? depsA : depsB;
+        await idleTelemetry(ticking);
+        await runCronTick(ticking);
       } else if (roll < 0.85) {
         await ingestEvent(depsA, { agentId: DEFAULT_AGENT, source: "human", priority: 0, dedupKey: `chat:${i}`, payload: { text: "status?" } });
       } else {
@@ -173,7 +198,8 @@ export async function simulateEffects(seed: number, options: EffectsSimOptions =
       violations.push(...(await checkEffectInvariants(rawA, fences, config.maxEventAttempts)));
     }
     const [poisoned] = (await rawA.execute("select count(*) as n from events where drop_reason = 'poison'")).rows;
-    return { seed, runs, lateAnswers: llm.lateAnswers, stalls, poisoned: Number(poisoned?.n ?? 0), violations };
+    const [economics] = (await rawA.execute("select (select count(*) from once_notices) + (select count(*) from actions where idempotency_key like 'idle-stop:%' or idempotency_key like 'stopped-destroy:%') as n")).rows;
+    return { seed, runs, lateAnswers: llm.lateAnswers, stalls, poisoned: Number(poisoned?.n ?? 0), economics: Number(economics?.n ?? 0), violations };
   } finally {
     rawA.close();
     rawB.close();

@@ -2,7 +2,8 @@
  * The effect-loop invariants the effects simulation checks after every step (read through its
  * own connection): no side effect recorded by a run after its lease expired or after another run
  * claimed; the poison limit (poison-invariants.ts); conversation turns
- * stored only for runs that succeeded and were not no-ops.
+ * stored only for runs that succeeded and were not no-ops; each economics once-notice sent once,
+ * and at most one pending approval per instance and action.
  */
 import type { Client } from "@libsql/client";
 import type { RunFence } from "../../pipeline/index.ts";
@@ -35,6 +36,13 @@ export async function checkEffectInvariants(db: Client, fences: ReadonlyMap<numb
   }
 
   violations.push(...(await checkPoison(db, maxAttempts)));
+
+  // A once-notice reaches a human once: one notification per once-mark key, never folded repeats.
+  const twice = await db.execute(`select o.key, count(n.id) as n, coalesce(sum(n.repeats), 0) as repeats from once_notices o
+    join notifications n on n.agent_id = o.agent_id and n.dedup_key = o.key group by o.agent_id, o.key having count(n.id) > 1 or sum(n.repeats) > 0`);
+  for (const row of twice.rows) violations.push(`once-notice ${row.key} sent ${row.n} times (${row.repeats} folded repeats)`);
+  const pendingTwice = await db.execute(`select instance_id, kind, count(*) as n from approvals where status = 'pending' group by agent_id, instance_id, kind having count(*) > 1`);
+  for (const row of pendingTwice.rows) violations.push(`${row.n} pending approvals to ${row.kind} ${row.instance_id}`);
 
   const stray = await db.execute(`select distinct m.run_id, r.status, r.noop from messages m left join runs r on r.run_id = m.run_id
     where r.run_id is null or r.status != 'succeeded' or r.noop != 0`);

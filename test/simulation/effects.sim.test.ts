@@ -16,6 +16,7 @@ describe(`effects simulation (${seeds.length} seeds)`, () => {
     let late = 0;
     let stalls = 0;
     let poisoned = 0;
+    let economics = 0;
     for (const seed of seeds) {
       const result = await simulateEffects(seed);
       if (result.violations.length) {
@@ -25,6 +26,7 @@ describe(`effects simulation (${seeds.length} seeds)`, () => {
       late += result.lateAnswers;
       stalls += result.stalls;
       poisoned += result.poisoned;
+      economics += result.economics;
     }
     // the scenarios must exercise what they check
     expect(runs).toBeGreaterThanOrEqual(seeds.length);
@@ -32,6 +34,8 @@ describe(`effects simulation (${seeds.length} seeds)`, () => {
       expect(late).toBeGreaterThan(0);
       expect(stalls).toBeGreaterThan(0);
       expect(poisoned).toBeGreaterThan(0);
+      // the economics rules (once-notices, idle stops, destroy requests) acted
+      expect(economics).toBeGreaterThan(0);
     }
   });
 });

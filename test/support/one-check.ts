@@ -13,6 +13,7 @@ import { checkOverdueStates } from "../../fleet/overdue-states.ts";
 import { reconcileInstances, type ReconcileReport } from "../../fleet/reconcile.ts";
 import { simulatorReports } from "../../fleet/simulator-reports.ts";
 import { repairStalledDeliveries } from "../../notify/repair-deliveries.ts";
+import { checkEconomics, type EconomicsReport } from "../../fleet/economics-check.ts";
 
 /** Reconciliation alone; a provider failure is thrown. */
 export function reconcileFleet(deps: FleetDeps, agentId: string): Promise<ReconcileReport> {
@@ -42,4 +43,9 @@ export function watchLoop(deps: AgentDeps, agentId: string): Promise<{ started: 
 /** The lost-publish repair alone: how many deliveries it published again. */
 export function republishStalledDeliveries(deps: PipelineDeps, agentId: string): Promise<number> {
   return runTickCheck(deps, agentId, repairStalledDeliveries);
+}
+
+/** The economics check alone: spend accrued, its notices, idle stops and destroy requests. */
+export function runEconomics(deps: FleetDeps, agentId: string): Promise<EconomicsReport> {
+  return runTickCheck(deps, agentId, checkEconomics);
 }

@@ -1,0 +1,8 @@
+/** Handler of GET /api/agents/:agent/spend: the agent's estimated spend (fleet/spend.ts). */
+import type { Context } from "hono";
+import type { AppEnv } from "../../jobs/app-env.ts";
+import { spendReport } from "../../fleet/spend.ts";
+
+export async function getSpend(c: Context<AppEnv>, agentId: string) {
+  return c.json(await spendReport(c.get("deps"), agentId));
+}
