@@ -15,6 +15,7 @@ import type { PipelineDeps, RunContext } from "../pipeline/index.ts";
 import { actions, instances } from "../schema/index.ts";
 import { answeringActionKey } from "../fleet/action-key.ts";
 import { executeAction } from "../fleet/actions.ts";
+import { actionEvidence } from "./action-evidence.ts";
 import { blockingRejection, describeBlock } from "../fleet/action-blocks.ts";
 import { escalateByRules, type Notify } from "./rules-escalation.ts";
 import { notifyHuman } from "../notify/notify-human.ts";
@@ -48,8 +49,8 @@ export async function decideByRules(deps: FleetDeps, context: Context, why: stri
   let mutated = false;
   const notify: Notify = async (instanceId, title, body, severity, dedupKey) => {
     const sent = await notifyHuman(deps, { agentId, runId, title, body, severity, dedupKey, instanceId, fence: context.fence });
-    if (!sent.deduplicated) mutated = true;
-    decisions.push(`notified a human: ${title}${sent.deduplicated ? " (already notified recently)" : ""}`);
+    if (!sent.deduplicated && !sent.refused) mutated = true;
+    decisions.push(`notified a human: ${title}${sent.deduplicated ? " (already notified recently)" : sent.refused ? ` (${sent.refused})` : ""}`);
   };
 
   for (const instance of fleet.filter((i) => i.state === "exited")) {
@@ -77,6 +78,7 @@ export async function decideByRules(deps: FleetDeps, context: Context, why: stri
       decidedBy: "rules",
       idempotencyKey: answeringActionKey(agentId, instance.id, "start", context),
       fence: context.fence,
+      evidence: await actionEvidence(deps, agentId, instance.id, context),
       reason: `rules policy: instance exited unexpectedly (restart ${restarts + 1} of at most ${config.rulesMaxRestartsPerHour} per hour)`,
     });
     if (result.status === "succeeded" || result.status === "awaiting_approval") {

@@ -1,4 +1,4 @@
-/** notify_human: tell a person (stored, listed, and sent to the configured channels; deduplicated). */
+/** notify_human: tell a person (stored, listed, and sent to the configured channels; deduplicated; bounded per run and hour). */
 import { z } from "zod";
 import { notifyHuman } from "../../notify/notify-human.ts";
 import { defineTool, instanceId } from "./tool.ts";
@@ -26,6 +26,7 @@ export const notifyHumanTool = defineTool({
       fence,
       ...(args.instance_id ? { instanceId: args.instance_id } : {}),
     });
-    return { output: result, mutated: !result.deduplicated };
+    // A refusal (a run or hour bound) says why in `refused`; nothing was stored or sent.
+    return { output: result, mutated: !result.deduplicated && !result.refused };
   },
 });
