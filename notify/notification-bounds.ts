@@ -4,17 +4,22 @@
  * they are exempt). Folding a repeat into a stored notification sends nothing and is not counted.
  * `underNotificationBounds` is a condition for the storing INSERT itself, so concurrent writers
  * cannot both slip under a bound; `notificationBoundRefusal` says which bound refused, for the
- * model and the notice.
+ * model and the notice. An approval's page and the told-once notice are not counted (their own
+ * bounds stop them); their dedup-key prefixes are reserved (notify_human refuses them).
  */
-import { and, eq, gt, isNotNull, sql, type SQL } from "drizzle-orm";
+import { and, eq, gt, isNotNull, notLike, sql, type SQL } from "drizzle-orm";
 import type { PipelineDeps } from "../pipeline/index.ts";
 import { HOUR_MS } from "../runtime/time.ts";
 import { notifications } from "../schema/index.ts";
 
 type Deps = Pick<PipelineDeps, "db" | "config" | "clock">;
 
-const ofRun = (agentId: string, runId: number) => and(eq(notifications.agentId, agentId), eq(notifications.runId, runId));
-const ofHour = (agentId: string, now: number) => and(eq(notifications.agentId, agentId), isNotNull(notifications.runId), gt(notifications.createdAt, now - HOUR_MS));
+/** Dedup-key prefixes of the notifications that other bounds stop: never counted here. */
+export const RESERVED_DEDUP_PREFIXES = ["approval:", "bound:"] as const;
+const counted = and(...RESERVED_DEDUP_PREFIXES.map((p) => notLike(notifications.dedupKey, `${p}%`)));
+const ofRun = (agentId: string, runId: number) => and(eq(notifications.agentId, agentId), eq(notifications.runId, runId), counted);
+const ofHour = (agentId: string, now: number) =>
+  and(eq(notifications.agentId, agentId), isNotNull(notifications.runId), gt(notifications.createdAt, now - HOUR_MS), counted);
 
 /** SQL: the run and the agent's last hour are both under their notification bounds. */
 export function underNotificationBounds(deps: Pick<PipelineDeps, "config">, agentId: string, runId: number, now: number): SQL {
