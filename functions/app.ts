@@ -22,6 +22,7 @@ import { notificationRoutes } from "./notifications/notifications.index.ts";
 import { actionRoutes } from "./actions/actions.index.ts";
 import { approvalRoutes } from "./approvals/approvals.index.ts";
 import { blockRoutes } from "./blocks/blocks.index.ts";
+import { modeRoutes } from "./mode/mode.index.ts";
 import { agentHealthRoutes } from "./watchdog/agent-health.ts";
 import { deliveryRoutes } from "./internal/deliveries.ts";
 import { dashboardRoutes } from "../dashboard/routes.tsx";
@@ -40,6 +41,7 @@ export function buildApp(resolveDeps: ResolveDeps) {
     .route("/agents", actionRoutes)
     .route("/agents", approvalRoutes)
     .route("/agents", blockRoutes)
+    .route("/agents", modeRoutes)
     .route("/agents", agentHealthRoutes)
     .route("/", cronRoutes)
     .route("/", fleetRoutes)
