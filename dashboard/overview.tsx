@@ -14,6 +14,7 @@ import { NotificationsList } from "./notifications.tsx";
 import { OverviewCharts, type ChartsData } from "./overview-charts.tsx";
 import { RunsTimeline, type RunRow } from "./runs-timeline.tsx";
 import { WakesList, type WakeRow } from "./wakes.tsx";
+import { ModeSwitch, type ActionView } from "./action-decisions.tsx";
 
 export interface OverviewData {
   state: AgentState;
@@ -27,7 +28,7 @@ export interface OverviewData {
   now: number;
 }
 
-export function OverviewPage({ data, csrf }: { data: OverviewData; csrf: string }) {
+export function OverviewPage({ data, csrf, mode }: { data: OverviewData; csrf: string; mode?: { mode: "act" | "shadow"; proposals: ActionView[] } }) {
   return (
     <>
       <section aria-labelledby="attention-heading">
@@ -61,6 +62,7 @@ export function OverviewPage({ data, csrf }: { data: OverviewData; csrf: string 
             <summary>What does reset keep?</summary>
             <p class="muted">{RESET_KEEPS}</p>
           </details>
+          {mode ? <ModeSwitch mode={mode.mode} proposals={mode.proposals} csrf={csrf} /> : null}
         </section>
       </div>
       <section aria-labelledby="charts-heading">

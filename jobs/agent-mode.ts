@@ -6,6 +6,7 @@
  * statement, so it cannot undo a settings change made at the same time.
  */
 import { eq, sql } from "drizzle-orm";
+import { z } from "zod";
 import type { Deps } from "./deps.ts";
 import { agents } from "../schema/index.ts";
 import { recordActivity } from "../auth/activity.ts";
@@ -15,6 +16,9 @@ import { storedSettings, type AgentSettings } from "../runtime/agent-settings.ts
 import type { Config } from "../runtime/config.ts";
 
 export type AgentMode = Config["mode"];
+
+/** The body of POST /api/agents/:agent/mode and of the dashboard's pause switch. */
+export const modeBody = z.object({ mode: z.enum(["act", "shadow"]) }).strict();
 
 /** The mode the agent runs in: its setting, else AGENT_MODE. */
 export function effectiveMode(config: Pick<Config, "mode">, settings: unknown): AgentMode {

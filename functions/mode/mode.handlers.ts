@@ -4,7 +4,7 @@ import type { z } from "zod";
 import type { AppEnv } from "../../jobs/app-env.ts";
 import { effectiveMode, setAgentMode } from "../../jobs/agent-mode.ts";
 import { findAgent } from "../../pipeline/index.ts";
-import type { modeBody } from "./mode.schemas.ts";
+import type { modeBody } from "../../jobs/agent-mode.ts";
 
 type Ctx = Context<AppEnv>;
 

@@ -5,7 +5,7 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../../jobs/app-env.ts";
 import { validate } from "../../jobs/validate.ts";
-import { modeBody } from "./mode.schemas.ts";
+import { modeBody } from "../../jobs/agent-mode.ts";
 import * as h from "./mode.handlers.ts";
 
 export const modeRoutes = new Hono<AppEnv>()
