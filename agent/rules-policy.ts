@@ -81,6 +81,11 @@ export async function decideByRules(deps: FleetDeps, context: Context, why: stri
       evidence: await actionEvidence(deps, agentId, instance.id, context),
       reason: `rules policy: instance exited unexpectedly (restart ${restarts + 1} of at most ${config.rulesMaxRestartsPerHour} per hour)`,
     });
+    // Shadow mode records a proposal; a bound's refusal was already told to a human once (fleet/bounds.ts).
+    if (result.status === "proposed" || result.status === "refused") {
+      decisions.push(result.status === "proposed" ? `would have restarted ${instance.id} (shadow mode: proposed)` : `did not restart ${instance.id}: ${result.error}`);
+      continue;
+    }
     if (result.status === "succeeded" || result.status === "awaiting_approval") {
       if (!result.repeated) mutated = true;
       decisions.push(`restarted ${instance.id} (exited; restart ${restarts + 1}/${config.rulesMaxRestartsPerHour} this hour): ${result.status}`);

@@ -9,6 +9,7 @@ import { eq } from "drizzle-orm";
 import { actionBlocks, actions, approvals, events, instances, wakes } from "../../schema/index.ts";
 import { runToolCall } from "../../agent/tools/index.ts";
 import { blockingRejection } from "../../fleet/action-blocks.ts";
+import { decideByRules } from "../../agent/rules-policy.ts";
 import { asksFor, namesInstance } from "../../fleet/human-asks.ts";
 import { holdLease } from "../support/held-lease.ts";
 import type { TestDeps } from "../support/test-deps.ts";
@@ -90,5 +91,37 @@ describe("lifting a human's rejection", () => {
     expect(await blocked(3, "sim-2", "destroy")).toBeDefined();
     expect(asksFor("destroy sim-20", "sim-2", "destroy")).toBe(false);
     expect(asksFor("sim-2: please stop it", "sim-2", "destroy")).toBe(false);
+  });
+});
+
+describe("what the model and the rules policy are told", () => {
+  it("notify_human past the run bound answers why and is no mutation; the reserved dedup prefixes are refused", async () => {
+    const { deps } = await agentFixture({ vars: { NOTIFICATIONS_PER_RUN: "1" } });
+    const fence = await holdLease(deps, "default", 4);
+    const notify = (args: Record<string, unknown>) =>
+      runToolCall({ deps, agentId: "default", runId: 4, toolCallId: `n${++call}`, fence, answering: { events: [], wakes: [] } }, "notify_human", JSON.stringify(args));
+    expect((await notify({ title: "one", body: "b", severity: "info" })).mutated).toBe(true);
+    const past = await notify({ title: "two", body: "b", severity: "info" });
+    expect(past.mutated).toBe(false);
+    expect(JSON.parse(past.content)).toMatchObject({ notificationId: null, refused: expect.stringMatching(/NOTIFICATIONS_PER_RUN/) });
+    const forged = await notify({ title: "three", body: "b", severity: "info", dedup_key: "Approval:1" });
+    expect(forged.invalid).toBe(true);
+    expect(JSON.parse(forged.content).error).toMatch(/dedup_key: must not start with approval: or bound:/);
+  });
+
+  it("in shadow mode the tool says it was a proposal, and the rules policy's restart is a proposal with its evidence", async () => {
+    const { deps } = await agentFixture({ instances: 2, vars: { AGENT_MODE: "shadow" } });
+    const input: Input = { events: [{ id: 31, source: "webhook", payload: { instanceId: "sim-1", state: "exited" } }], wakes: [] };
+    const proposed = await act(deps, 1, "reboot_instance", "sim-1", input);
+    expect(proposed).toMatchObject({ status: "proposed", note: expect.stringMatching(/Shadow mode: recorded as a proposal/) });
+
+    await deps.db.update(instances).set({ state: "exited" }).where(eq(instances.id, "sim-2"));
+    const fence = await holdLease(deps, "default", 2);
+    const rulesInput = { events: [{ id: 32, source: "webhook", priority: 1, payload: { instanceId: "sim-2", state: "exited" }, createdAt: deps.clock.now() }], wakes: [] };
+    const decision = await decideByRules(deps, { agentId: "default", runId: 2, fence, ...rulesInput }, "no LLM");
+    expect(decision.decisions.join("\n")).toMatch(/restarted sim-2.*proposed/);
+    const [restart] = await deps.db.select().from(actions).where(eq(actions.decidedBy, "rules"));
+    expect(restart).toMatchObject({ kind: "start", instanceId: "sim-2", status: "proposed", evidence: { eventIds: [32], wakeIds: [] }, model: null });
+    expect((await deps.provider.get("sim-2"))!.state).toBe("running");
   });
 });
