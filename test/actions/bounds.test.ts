@@ -11,7 +11,8 @@ import { listActions } from "../../fleet/actions.ts";
 import type { ActionRequest } from "../../fleet/action-types.ts";
 import { notifyHuman } from "../../notify/notify-human.ts";
 import { actions, approvals, notifications, onceNotices } from "../../schema/index.ts";
-import type { TestDeps } from "../support/test-deps.ts";
+import { authHeaders, type TestDeps } from "../support/test-deps.ts";
+import { buildApp } from "../../functions/app.ts";
 import { fleetFixture } from "./fleet-fixture.ts";
 
 const act = (runId: number | null, instanceId: string, kind: ActionRequest["kind"], decidedBy: ActionRequest["decidedBy"] = "llm"): ActionRequest => ({
@@ -153,6 +154,13 @@ describe("shadow mode (AGENT_MODE=shadow)", () => {
       ["destroy", "sim-3", "proposed", { providerCalled: false, shadow: true, approvalRequested: false }],
       ["stop", "sim-2", "proposed", { providerCalled: false, shadow: true }],
       ["reboot", "sim-1", "proposed", { providerCalled: false, shadow: true }],
+    ]);
+    // GET /api/agents/:agent/actions lists them as proposed.
+    const listed = await buildApp(() => deps).request("/api/agents/default/actions", { headers: authHeaders() });
+    expect(((await listed.json()) as { actions: { status: string; decider: string }[] }).actions.map((a) => [a.status, a.decider])).toEqual([
+      ["proposed", "llm"],
+      ["proposed", "rules"],
+      ["proposed", "llm"],
     ]);
     // A person's own decision still acts.
     expect((await executeAction(deps, act(null, "sim-1", "reboot", "human"))).status).toBe("succeeded");
