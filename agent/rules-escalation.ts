@@ -14,6 +14,7 @@ import type { FleetDeps } from "../fleet/deps.ts";
 import type { RunContext } from "../pipeline/index.ts";
 import { actions, instances, wakes } from "../schema/index.ts";
 import { executeAction } from "../fleet/actions.ts";
+import { actionEvidence } from "./action-evidence.ts";
 import { blockingRejection, describeBlock } from "../fleet/action-blocks.ts";
 import { LOADING_STATES } from "../fleet/overdue-states.ts";
 
@@ -92,6 +93,7 @@ async function rebootStuckOnce(deps: FleetDeps, context: Context, instance: Inst
       kind: "reboot",
       decidedBy: "rules",
       idempotencyKey: `${keyPrefix}${instance.stateAt}`,
+      evidence: await actionEvidence(deps, agentId, instance.id, context),
       reason: `rules policy: ${stuckFor}, past LOADING_TIMEOUT_S; one reboot before telling a human`,
     });
     if (result.status === "succeeded" || result.status === "awaiting_approval") {

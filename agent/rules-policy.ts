@@ -15,6 +15,7 @@ import type { PipelineDeps, RunContext } from "../pipeline/index.ts";
 import { actions, instances } from "../schema/index.ts";
 import { answeringActionKey } from "../fleet/action-key.ts";
 import { executeAction } from "../fleet/actions.ts";
+import { actionEvidence } from "./action-evidence.ts";
 import { blockingRejection, describeBlock } from "../fleet/action-blocks.ts";
 import { escalateByRules, type Notify } from "./rules-escalation.ts";
 import { economicsByRules } from "./rules-economics.ts";
@@ -49,8 +50,8 @@ export async function decideByRules(deps: FleetDeps, context: Context, why: stri
   let mutated = false;
   const notify: Notify = async (instanceId, title, body, severity, dedupKey) => {
     const sent = await notifyHuman(deps, { agentId, runId, title, body, severity, dedupKey, instanceId, fence: context.fence });
-    if (!sent.deduplicated) mutated = true;
-    decisions.push(`notified a human: ${title}${sent.deduplicated ? " (already notified recently)" : ""}`);
+    if (!sent.deduplicated && !sent.refused) mutated = true;
+    decisions.push(`notified a human: ${title}${sent.deduplicated ? " (already notified recently)" : sent.refused ? ` (${sent.refused})` : ""}`);
   };
 
   const outbid = await economicsByRules(context, notify, decisions);
@@ -79,8 +80,14 @@ export async function decideByRules(deps: FleetDeps, context: Context, why: stri
       decidedBy: "rules",
       idempotencyKey: answeringActionKey(agentId, instance.id, "start", context),
       fence: context.fence,
+      evidence: await actionEvidence(deps, agentId, instance.id, context),
       reason: `rules policy: instance exited unexpectedly (restart ${restarts + 1} of at most ${config.rulesMaxRestartsPerHour} per hour)`,
     });
+    // Shadow mode records a proposal; a bound's refusal was already told to a human once (fleet/bounds.ts).
+    if (result.status === "proposed" || result.status === "refused") {
+      decisions.push(result.status === "proposed" ? `would have restarted ${instance.id} (shadow mode: proposed)` : `did not restart ${instance.id}: ${result.error}`);
+      continue;
+    }
     if (result.status === "succeeded" || result.status === "awaiting_approval") {
       if (!result.repeated) mutated = true;
       decisions.push(`restarted ${instance.id} (exited; restart ${restarts + 1}/${config.rulesMaxRestartsPerHour} this hour): ${result.status}`);

@@ -21,7 +21,9 @@ export type ActivityKind =
   | "sign_out_everywhere"
   | "agent_create"
   | "agent_update"
-  | "agent_archive";
+  | "agent_archive"
+  /** Shadow mode switched on or off (subject: the new mode). */
+  | "mode";
 
 export async function recordActivity(
   db: Db,

@@ -99,7 +99,8 @@ export function agentChangeFromForm(f: AgentFormFields, stored: AgentSettings): 
   const result = checked(patchAgentBody, { ...(f.name ? { name: f.name } : {}), settings: settingsOf(f) });
   if (!result.ok) return result;
   // The Discord thread name is set through the API only (no field here): a form save keeps it.
-  const apiOnly = stored.discordThreadName ? { discordThreadName: stored.discordThreadName } : {};
+  // So is the mode (the overview's pause button): a form save keeps it.
+  const apiOnly = { ...(stored.discordThreadName ? { discordThreadName: stored.discordThreadName } : {}), ...(stored.mode ? { mode: stored.mode } : {}) };
   return { ok: true, value: { name: result.value.name, settings: { ...keepMaskedSecrets(result.value.settings ?? {}, stored), ...apiOnly } } };
 }
 

@@ -1,7 +1,7 @@
 /**
  * One instance's page: its facts, the operator's actions (behind the approval rules), a "simulate
  * failure" form on the simulator, its state history,
- * the actions taken on it (who decided, outcome) and the runs that touched it. Updates live.
+ * the actions taken on it (who decided, outcome, evidence) and the runs that touched it. Updates live.
  */
 import { Badge, InstanceStateBadge } from "./badges.tsx";
 import { OptionalFact } from "./facts.tsx";
@@ -12,14 +12,7 @@ import type { InstanceRecord } from "./instance-record.ts";
 import { RunsTimeline } from "./runs-timeline.tsx";
 import { InstanceEconomics } from "./instance-economics.tsx";
 
-const ACTION_TONES: Record<string, "ok" | "bad" | "warn" | "info" | "neutral"> = {
-  succeeded: "ok",
-  failed: "bad",
-  rate_limited: "warn",
-  awaiting_approval: "warn",
-  approved: "ok",
-  rejected: "neutral",
-};
+import { ActionDecisions } from "./action-decisions.tsx";
 
 export function InstanceDetail(props: { record: InstanceRecord; now: number; csrf: string; simulated: boolean; approvalRequired: readonly string[] }) {
   const { record, now, csrf, simulated } = props;
@@ -60,26 +53,7 @@ export function InstanceDetail(props: { record: InstanceRecord; now: number; csr
         <p>No state changes recorded.</p>
       )}
       <h2>Actions on it</h2>
-      {actions.length ? (
-        <ul class="history">
-          {actions.map((a) => (
-            <li>
-              {`${utcTime(a.createdAt)}: ${a.kind} decided by ${a.decidedBy} `}
-              <Badge tone={ACTION_TONES[a.status] ?? "info"}>{a.status}</Badge>
-              {a.runId !== null ? (
-                <>
-                  {" in "}
-                  <a href={`/runs/${a.runId}`}>{`run #${a.runId}`}</a>
-                </>
-              ) : null}
-              {a.reason ? ` — ${a.reason}` : ""}
-              {a.error ? ` (${a.error})` : ""}
-            </li>
-          ))}
-        </ul>
-      ) : (
-        <p>No actions taken on it.</p>
-      )}
+      <ActionDecisions actions={actions} empty="No actions taken on it." />
       <h2>Runs that touched it</h2>
       <RunsTimeline runs={runs} now={now} caption={`Runs that touched ${i.id}`} />
     </>

@@ -16,6 +16,7 @@ import { RunsTimeline, type RunRow } from "./runs-timeline.tsx";
 import { WakesList, type WakeRow } from "./wakes.tsx";
 import { SpendPanel } from "./spend-panel.tsx";
 import type { Spend } from "./spend-data.ts";
+import { ModeSwitch, type ActionView } from "./action-decisions.tsx";
 
 export interface OverviewData {
   state: AgentState;
@@ -30,7 +31,7 @@ export interface OverviewData {
   now: number;
 }
 
-export function OverviewPage({ data, csrf }: { data: OverviewData; csrf: string }) {
+export function OverviewPage({ data, csrf, mode }: { data: OverviewData; csrf: string; mode?: { mode: "act" | "shadow"; proposals: ActionView[] } }) {
   return (
     <>
       <section aria-labelledby="attention-heading">
@@ -64,6 +65,7 @@ export function OverviewPage({ data, csrf }: { data: OverviewData; csrf: string 
             <summary>What does reset keep?</summary>
             <p class="muted">{RESET_KEEPS}</p>
           </details>
+          {mode ? <ModeSwitch mode={mode.mode} proposals={mode.proposals} csrf={csrf} /> : null}
         </section>
       </div>
       <section class="panel" aria-labelledby="spend-heading">

@@ -21,6 +21,7 @@ import { APPROVALS_SHOWN, LIVE_PART_NAMES, NOTIFICATIONS_SHOWN, renderLiveParts,
 import { NotificationsPage } from "./notifications.tsx";
 import { OverviewPage } from "./overview.tsx";
 import { isBusy, loadAgentState, loadOverview } from "./overview-data.ts";
+import { listRunActions, loadModeSwitch } from "./action-decisions-data.ts";
 import { frameFor, sendPage } from "./render.tsx";
 import { RunDetailPage } from "./run-detail.tsx";
 import { getRunRecord } from "./run-record.ts";
@@ -36,9 +37,9 @@ type Ctx = Context<AppEnv>;
 export async function overviewPage(c: Ctx) {
   const deps = c.get("deps");
   const agentId = selectedAgentId(c);
-  const data = await loadOverview(deps, agentId);
+  const [data, mode] = await Promise.all([loadOverview(deps, agentId), loadModeSwitch(deps, agentId)]);
   const frame = await frameFor(c);
-  return sendPage(c, { title: "Overview", current: "overview", busy: isBusy(data.state), frame }, <OverviewPage data={data} csrf={frame.csrf} />);
+  return sendPage(c, { title: "Overview", current: "overview", busy: isBusy(data.state), frame }, <OverviewPage data={data} csrf={frame.csrf} mode={mode} />);
 }
 
 export async function runsPage(c: Ctx) {
@@ -58,7 +59,8 @@ export async function runDetailPage(c: Ctx) {
     return sendPage(c, { title: "Run not found", current: "runs", status: 404 }, <p>{`There is no run ${c.req.param("runId")}. `}<a href="/runs">All runs</a></p>);
   }
   const busy = record.run.status === "running";
-  return sendPage(c, { title: `Run #${runId}`, current: "runs", busy }, <RunDetailPage record={record} now={deps.clock.now()} />);
+  const actions = await listRunActions(deps, agentId, runId);
+  return sendPage(c, { title: `Run #${runId}`, current: "runs", busy }, <RunDetailPage record={record} now={deps.clock.now()} actions={actions} />);
 }
 
 export async function wakesPage(c: Ctx) {

@@ -19,6 +19,7 @@ import * as agents from "./agent-handlers.tsx";
 import * as operators from "./operator-handlers.tsx";
 import { DASHBOARD_JS } from "./live-script.ts";
 import * as pages from "./page-handlers.tsx";
+import { postMode } from "./mode-handlers.tsx";
 import * as session from "./session-handlers.tsx";
 import { refuseArchived, selectAgent } from "./selected-agent.tsx";
 import { requireOperator, requireOperatorJson, sameOrigin, verifyCsrf } from "./session.ts";
@@ -73,6 +74,7 @@ export const dashboardRoutes = new Hono<AppEnv>()
   .post("/trigger", ...operatorPost, actions.postTrigger)
   .post("/chat", ...operatorPost, actions.postChat)
   .post("/session/reset", ...operatorPost, actions.postReset)
+  .post("/mode", ...operatorPost, postMode)
   .post("/approvals/:approvalId", ...operatorPost, actions.postDecision)
   .post("/operators", ...adminPost, operators.postOperator)
   .post("/operators/:operatorId/revoke", ...adminPost, operators.postRevoke)

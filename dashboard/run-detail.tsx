@@ -6,6 +6,7 @@
 import { NoopBadge, RunStatus, WakeStatus } from "./badges.tsx";
 import { tokens, utcTime } from "./format.ts";
 import { describeCompaction, describeEvent, keyValues } from "./readable.ts";
+import { ActionDecisions, type ActionView } from "./action-decisions.tsx";
 import type { RunRecord } from "./run-record.ts";
 import { RunFacts } from "./runs-timeline.tsx";
 
@@ -75,7 +76,7 @@ function Compaction({ record }: { record: unknown }) {
 }
 
 /** The live part of a run's page (everything below the back link). */
-export function RunDetail({ record, now }: { record: RunRecord; now: number }) {
+export function RunDetail({ record, now, actions }: { record: RunRecord; now: number; actions?: readonly ActionView[] }) {
   const { run } = record;
   return (
     <>
@@ -94,6 +95,12 @@ export function RunDetail({ record, now }: { record: RunRecord; now: number }) {
       <WakeRows wakes={record.consumedWakes} empty="No wakes." />
       <h2>{run.decider === "rules" ? "Decisions" : "Tool calls and results"}</h2>
       <Turns turns={record.turns} />
+      {actions ? (
+        <>
+          <h2>Actions it decided</h2>
+          <ActionDecisions actions={actions} empty="No actions." showRun={false} />
+        </>
+      ) : null}
       <h2>Wakes it scheduled</h2>
       <WakeRows wakes={record.createdWakes} empty="None." />
       <h2>Compaction</h2>
@@ -102,7 +109,7 @@ export function RunDetail({ record, now }: { record: RunRecord; now: number }) {
   );
 }
 
-export function RunDetailPage({ record, now }: { record: RunRecord; now: number }) {
+export function RunDetailPage({ record, now, actions }: { record: RunRecord; now: number; actions?: readonly ActionView[] }) {
   return (
     <>
       <p>
@@ -110,10 +117,10 @@ export function RunDetailPage({ record, now }: { record: RunRecord; now: number 
       </p>
       {record.run.status === "running" ? (
         <div data-live="run">
-          <RunDetail record={record} now={now} />
+          <RunDetail record={record} now={now} actions={actions} />
         </div>
       ) : (
-        <RunDetail record={record} now={now} />
+        <RunDetail record={record} now={now} actions={actions} />
       )}
     </>
   );

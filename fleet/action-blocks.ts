@@ -4,13 +4,15 @@
  * rules policy files the same request again (requestApproval refuses it, saying who rejected it
  * and when; the rules policy does not try it). Whether a block holds is decided in one place,
  * `blockingRejection`, which both call. A human lifts it by approving a request for the same action (one the agent filed
- * because a human asked for it in chat: a run answering a human message may ask again), or by
- * DELETE /api/agents/:agent/blocks/:id. Blocks are never deleted, only lifted or expired.
+ * because a human asked for it in chat: a run answering a human message that names that instance
+ * and that action may ask again, fleet/human-asks.ts), or by DELETE /api/agents/:agent/blocks/:id.
+ * Any other chat ("good morning") lifts nothing. Blocks are never deleted, only lifted or expired.
  */
-import { and, desc, eq, gt, isNull, sql } from "drizzle-orm";
+import { and, desc, eq, gt, isNull } from "drizzle-orm";
 import type { FleetDeps } from "./deps.ts";
 import { actionBlocks, approvals, events } from "../schema/index.ts";
 import type { ActionRequest } from "./action-types.ts";
+import { asksFor, humanText } from "./human-asks.ts";
 
 export type ActionBlock = typeof actionBlocks.$inferSelect;
 type Reader = Pick<FleetDeps, "db" | "clock">;
@@ -45,14 +47,15 @@ export type BlockedQuestion = Pick<ActionRequest, "agentId" | "instanceId" | "ki
 /**
  * The one rejection check: the active block that stops this decider asking for this action on
  * this instance in this run, or undefined when it may ask. Only the LLM in a run that consumed a
- * human message is let through (a human asked for it again); the rules policy never is, and
+ * human message naming this instance and this action is let through (a human asked for it
+ * again); the rules policy never is, and
  * neither is a filing with no run behind it. requestApproval refuses what this returns, and the
  * rules policy does not try it (so it pages nobody about a refusal it caused).
  */
 export async function blockingRejection(deps: Reader, asked: BlockedQuestion): Promise<ActionBlock | undefined> {
   const block = await activeBlock(deps, asked.agentId, asked.instanceId, asked.kind);
   if (!block) return undefined;
-  if (asked.decidedBy === "llm" && (await runAnswersHuman(deps, asked.agentId, asked.runId))) return undefined;
+  if (asked.decidedBy === "llm" && (await humanAskedAgain(deps, asked))) return undefined;
   return block;
 }
 
@@ -94,20 +97,20 @@ export async function liftBlock(deps: Reader, agentId: string, blockId: number, 
   return row;
 }
 
-/** Whether the run filing a request consumed a human message: then a human asked again. */
-async function runAnswersHuman(deps: Reader, agentId: string, runId: number | null): Promise<boolean> {
-  if (runId === null) return false;
-  const [row] = await deps.db
-    .select({ n: sql<number>`count(*)` })
+/** Whether the run filing a request consumed a human message naming this instance and action. */
+async function humanAskedAgain(deps: Reader, asked: BlockedQuestion): Promise<boolean> {
+  if (asked.runId === null) return false;
+  const rows = await deps.db
+    .select({ payload: events.payload })
     .from(events)
-    .where(and(eq(events.agentId, agentId), eq(events.runId, runId), eq(events.source, "human")));
-  return Number(row?.n ?? 0) > 0;
+    .where(and(eq(events.agentId, asked.agentId), eq(events.runId, asked.runId), eq(events.source, "human")));
+  return rows.some((row) => asksFor(humanText(row.payload), asked.instanceId, asked.kind));
 }
 
 /** The sentence the model, the rules policy and the audit see. */
 export function describeBlock(block: ActionBlock): string {
   const note = block.note ? ` ("${block.note}")` : "";
-  return `${block.kind} ${block.instanceId} was rejected by ${block.rejectedBy} at ${iso(block.rejectedAt)}${note}; it is blocked until ${iso(block.until)} unless a human asks for it again`;
+  return `${block.kind} ${block.instanceId} was rejected by ${block.rejectedBy} at ${iso(block.rejectedAt)}${note}; it is blocked until ${iso(block.until)} unless a human asks for it again (a message naming ${block.instanceId} and ${block.kind})`;
 }
 
 export function presentBlock(block: ActionBlock, now: number) {

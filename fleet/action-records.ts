@@ -12,6 +12,7 @@ import type { InstanceState } from "./provider.ts";
 import { fencedWrite } from "../pipeline/index.ts";
 import { insertWhere } from "../db/insert-where.ts";
 import { expectationAfter } from "./expectations.ts";
+import { actionBound, reachedProvider } from "./bounds.ts";
 
 export type ActionRow = typeof actions.$inferSelect;
 
@@ -25,7 +26,7 @@ export const IMPLIED_STATE: Record<ActionKind, InstanceState | null> = {
 };
 
 /** What claiming an idempotency key came to: the new action row, or the action recorded for the key. */
-export type ActionClaim = { claimed: { id: number; status: string } } | { recorded: ActionRow };
+export type ActionClaim = { claimed: { id: number; status: string; error: string | null } } | { recorded: ActionRow };
 
 /**
  * Inserts the action for a new idempotency key as `pending`, or as `rate_limited` when the
@@ -33,14 +34,17 @@ export type ActionClaim = { claimed: { id: number; status: string } } | { record
  * a person decided). One statement, so two concurrent callers cannot both slip under the limit or
  * both claim the key. A key already used answers with its record, even to a run past its lease (a
  * repeat acts on nothing); otherwise a run past its lease records nothing and FenceLostError ends it.
+ * The run and hour bounds (fleet/bounds.ts) are decided in the same statement: `refused` with its
+ * reason. In shadow mode the claim is `proposed` (go) instead of `pending`: recorded, never sent.
  */
-export async function claimAction(deps: Pick<FleetDeps, "db" | "clock" | "config">, request: ActionRequest): Promise<ActionClaim> {
+export async function claimAction(deps: Pick<FleetDeps, "db" | "clock" | "config">, request: ActionRequest, go: "pending" | "proposed" = "pending"): Promise<ActionClaim> {
   const { db } = deps;
   const now = deps.clock.now();
   const exempt = request.decidedBy === "human" ? 1 : 0;
   const calls = sql`(select count(*) from ${actions}
     where ${actions.agentId} = ${request.agentId} and ${actions.instanceId} = ${request.instanceId} and ${actions.createdAt} > ${now - HOUR_MS}
-      and (${actions.status} = 'pending' or json_extract(${actions.result}, '$.providerCalled') = 1))`;
+      and ${reachedProvider})`;
+  const bound = actionBound(deps, request, now, sql`${go}`);
   const claim = await fencedWrite(
     deps,
     request.fence,
@@ -56,15 +60,19 @@ export async function claimAction(deps: Pick<FleetDeps, "db" | "clock" | "config
           kind: request.kind,
           decidedBy: request.decidedBy,
           idempotencyKey: request.idempotencyKey,
-          status: sql`case when ${exempt} = 0 and ${calls} >= ${deps.config.actionRateLimitPerHour} then 'rate_limited' else 'pending' end`,
+          status: sql`case when ${exempt} = 0 and ${calls} >= ${deps.config.actionRateLimitPerHour} then 'rate_limited' else ${bound.status} end`,
+          error: sql`case when ${exempt} = 0 and ${calls} >= ${deps.config.actionRateLimitPerHour} then null else ${bound.error} end`,
+          result: go === "proposed" ? { providerCalled: false, shadow: true } : null,
           reason: request.reason ?? null,
+          evidence: request.evidence ?? null,
+          model: request.model ?? null,
           approvalId: request.approvalId ?? null,
           createdAt: now,
         },
         holds,
       )
         .onConflictDoNothing()
-        .returning({ id: actions.id, status: actions.status });
+        .returning({ id: actions.id, status: actions.status, error: actions.error });
       if (claimed) return { claimed };
       const recorded = await findAction(deps, request.agentId, request.idempotencyKey);
       return recorded ? { recorded } : undefined;
@@ -93,6 +101,10 @@ export async function recordedResult(deps: Pick<FleetDeps, "db">, row: ActionRow
       return { ...base, status: "awaiting_approval" };
     case "rate_limited":
       return { ...base, status: "rate_limited", error: row.error ?? "rate limited" };
+    case "proposed":
+      return { ...base, status: "proposed" };
+    case "refused":
+      return { ...base, status: "refused", error: row.error ?? "refused by a bound" };
     case "approved": {
       // The approved request's outcome is the human-decided execution's.
       const executed = await findAction(deps, row.agentId, approvalActionKey(row.approvalId ?? 0));

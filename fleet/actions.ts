@@ -5,6 +5,11 @@
  * approval become a pending approval instead of a call; a per-instance hourly quota bounds how
  * often the provider is called. A provider failure is recorded and returned, never thrown: an
  * outage in the middle of a run must not crash the run, and nothing here retries on its own.
+ *
+ * Issue #22: the run and hour bounds (fleet/bounds.ts) are decided in the claim, a refusal is
+ * recorded as `refused` and told to a human once per run; in shadow mode (AGENT_MODE=shadow) a
+ * decision that is not a human's is recorded as `proposed` and the provider is never called.
+ * Every record carries its evidence and, for the LLM, the model that decided it.
  */
 import { desc, eq } from "drizzle-orm";
 import type { FleetDeps } from "./deps.ts";
@@ -14,8 +19,9 @@ import { claimAction, finishAction, recordedResult, recordSuccess } from "./acti
 import { ProviderError } from "./provider.ts";
 import { requestApproval } from "./request-approval.ts";
 import { spendGate } from "./spend-gate.ts";
+import { tellRefused } from "./bounds.ts";
 import { leaseRemainingMs, type RunFence } from "../pipeline/index.ts";
-import type { ActionRequest, ActionResult } from "./action-types.ts";
+import type { ActionEvidence, ActionRequest, ActionResult } from "./action-types.ts";
 
 /** What acting on an instance needs: the provider, and what recording and notifying need. */
 export type ActionDeps = Pick<FleetDeps, "db" | "clock" | "config" | "provider" | "scheduler" | "log">;
@@ -24,12 +30,17 @@ export function needsApproval(deps: Pick<FleetDeps, "config">, request: Pick<Act
   return request.decidedBy !== "human" && deps.config.approvalRequired.includes(request.kind);
 }
 
+/** Shadow mode: a decision that is not a human's is recorded as a proposal and never sent. */
+export function inShadow(deps: Pick<FleetDeps, "config">, request: Pick<ActionRequest, "decidedBy">): boolean {
+  return deps.config.mode === "shadow" && request.decidedBy !== "human";
+}
+
 export async function executeAction(deps: ActionDeps, request: ActionRequest): Promise<ActionResult> {
   const overBudget = await spendGate(deps, request);
   if (overBudget) return overBudget;
   if (needsApproval(deps, request)) return requestApproval(deps, request);
 
-  const claim = await claimAction(deps, request);
+  const claim = await claimAction(deps, request, inShadow(deps, request) ? "proposed" : "pending");
   if ("recorded" in claim) return recordedResult(deps, claim.recorded);
   const { claimed } = claim;
   const base = { actionId: claimed.id, repeated: false, ...(request.approvalId !== undefined ? { approvalId: request.approvalId } : {}) };
@@ -39,10 +50,21 @@ export async function executeAction(deps: ActionDeps, request: ActionRequest): P
     await finishAction(deps, claimed.id, { status: "rate_limited", result: { providerCalled: false }, error });
     return { ...base, status: "rate_limited", error };
   }
+  if (claimed.status === "refused") {
+    const error = claimed.error ?? "refused by a bound";
+    await finishAction(deps, claimed.id, { status: "refused", result: { providerCalled: false }, error });
+    await tellRefused(deps, request, "actions", error);
+    return { ...base, status: "refused", error };
+  }
   if (request.kind === "label" && !request.label) {
     const error = "a label action needs a label";
     await finishAction(deps, claimed.id, { status: "failed", result: { providerCalled: false }, error });
     return { ...base, status: "failed", error };
+  }
+  if (claimed.status === "proposed") {
+    await finishAction(deps, claimed.id, { status: "proposed", result: { providerCalled: false, shadow: true } });
+    deps.log.info("action proposed (shadow mode)", { agentId: request.agentId, actionId: claimed.id, runId: request.runId, instanceId: request.instanceId, kind: request.kind });
+    return { ...base, status: "proposed" };
   }
 
   try {
@@ -97,6 +119,11 @@ export function presentAction(row: typeof actions.$inferSelect) {
     idempotencyKey: row.idempotencyKey,
     status: row.status,
     reason: row.reason,
+    /** What justified it ({eventIds, wakeIds, humanMessage?}), and the model when the LLM decided. */
+    evidence: row.evidence as ActionEvidence | null,
+    model: row.model,
+    /** Who decided, as shown: "rules", the model's name, or the operator. */
+    decider: row.decidedBy === "llm" ? (row.model ?? "llm") : row.decidedBy === "human" ? (row.operator ?? "human") : row.decidedBy,
     result: row.result,
     error: row.error,
     approvalId: row.approvalId,

@@ -10,6 +10,11 @@
  * while a human's rejection of it is active (fleet/action-blocks.ts), the request is recorded as
  * `blocked` and refused, saying who rejected it and when, unless the run answers a human message
  * (a human asked again).
+ *
+ * Then shadow mode records the request as `proposed` (nothing filed, nobody paged), and the
+ * approval bounds (fleet/bounds.ts) decide in the filing statement itself: past APPROVALS_PER_RUN
+ * or APPROVALS_PER_HOUR the row is `refused` with its reason, no approval is filed, and a human
+ * is told once per run.
  */
 import { and, eq, sql } from "drizzle-orm";
 import { actions, approvals } from "../schema/index.ts";
@@ -19,6 +24,7 @@ import { findAction, recordedResult, type ActionRow } from "./action-records.ts"
 import { fencedWrite, FenceLostError } from "../pipeline/index.ts";
 import { insertWhere } from "../db/insert-where.ts";
 import { blockingRejection, describeBlock } from "./action-blocks.ts";
+import { approvalBound, tellRefused } from "./bounds.ts";
 
 /** The pending approval for this action on this instance, if one is waiting for a human. */
 async function pendingFor(deps: NotifyDeps, request: ActionRequest) {
@@ -37,19 +43,23 @@ async function pendingFor(deps: NotifyDeps, request: ActionRequest) {
   return row;
 }
 
-/** Records the refused request in the audit and answers with who said no. */
-async function refuseBlocked(deps: NotifyDeps, request: ActionRequest, error: string): Promise<ActionResult> {
+/** Records a request that files nothing (blocked, or proposed in shadow mode) in the audit. */
+async function recordUnfiled(
+  deps: NotifyDeps,
+  request: ActionRequest,
+  outcome: { status: "blocked" | "proposed"; error?: string; result: Record<string, unknown> },
+): Promise<ActionResult> {
   const now = deps.clock.now();
-  const [row] = await fencedWrite(deps, request.fence, "recording a blocked request", (holds) =>
+  const [row] = await fencedWrite(deps, request.fence, `recording a ${outcome.status} request`, (holds) =>
     insertWhere(
       deps.db,
       actions,
       {
         ...requestedAction(request),
-        status: "blocked",
+        status: outcome.status,
         reason: request.reason ?? null,
-        result: { providerCalled: false },
-        error,
+        result: outcome.result,
+        error: outcome.error ?? null,
         createdAt: now,
         finishedAt: now,
       },
@@ -59,13 +69,14 @@ async function refuseBlocked(deps: NotifyDeps, request: ActionRequest, error: st
       .returning({ id: actions.id }),
   );
   if (!row) return recordedResult(deps, (await findAction(deps, request.agentId, request.idempotencyKey))!);
-  return { actionId: row.id, status: "failed", repeated: false, error };
+  if (outcome.status === "proposed") return { actionId: row.id, status: "proposed", repeated: false };
+  return { actionId: row.id, status: "failed", repeated: false, ...(outcome.error !== undefined ? { error: outcome.error } : {}) };
 }
 
-/** The action row's columns that say what was requested, by whom, under which key. */
+/** The action row's columns that say what was requested, by whom, under which key, on what evidence. */
 function requestedAction(request: ActionRequest) {
   const { agentId, runId, instanceId, kind, decidedBy, idempotencyKey } = request;
-  return { agentId, runId, instanceId, kind, decidedBy, idempotencyKey };
+  return { agentId, runId, instanceId, kind, decidedBy, idempotencyKey, evidence: request.evidence ?? null, model: request.model ?? null };
 }
 
 export async function requestApproval(deps: NotifyDeps, request: ActionRequest): Promise<ActionResult> {
@@ -82,14 +93,19 @@ export async function requestApproval(deps: NotifyDeps, request: ActionRequest):
   if (waiting) return { actionId: waiting.actionId ?? 0, status: "awaiting_approval", repeated: true, approvalId: waiting.id };
   const block = await blockingRejection(deps, request);
   if (block) {
-    return refuseBlocked(deps, request, `blocked: ${describeBlock(block)}. Do not ask again unless a human asks for it.`);
+    const error = `blocked: ${describeBlock(block)}. Do not ask again unless a human asks for it.`;
+    return recordUnfiled(deps, request, { status: "blocked", error, result: { providerCalled: false } });
   }
+  if (deps.config.mode === "shadow") {
+    return recordUnfiled(deps, request, { status: "proposed", result: { providerCalled: false, shadow: true, approvalRequested: false } });
+  }
+  const bound = approvalBound(deps, request, now);
 
   const filed = await fencedWrite(
     deps,
     request.fence,
     `an approval request to ${what}`,
-    async (holds): Promise<{ actionId: number; approvalId: number } | { recorded: ActionRow } | undefined> => {
+    async (holds): Promise<{ actionId: number; approvalId: number } | { refused: { id: number; error: string } } | { recorded: ActionRow } | undefined> => {
       const [inserted, approval] = await db.batch([
         // The label is part of "what"; kept in result so the approved execution can apply it.
         insertWhere(
@@ -97,7 +113,8 @@ export async function requestApproval(deps: NotifyDeps, request: ActionRequest):
           actions,
           {
             ...requestedAction(request),
-            status: "awaiting_approval",
+            status: bound.status,
+            error: bound.error,
             reason: why,
             result: request.label !== undefined ? { label: request.label } : null,
             createdAt: now,
@@ -105,7 +122,7 @@ export async function requestApproval(deps: NotifyDeps, request: ActionRequest):
           holds,
         )
           .onConflictDoNothing()
-          .returning({ id: actions.id }),
+          .returning({ id: actions.id, status: actions.status, error: actions.error }),
         db.all<{ id: number }>(sql`insert into ${approvals} (agent_id, run_id, kind, instance_id, reason, requested_by, status, action_id, created_at)
           select ${agentId}, ${request.runId}, ${request.kind}, ${request.instanceId}, ${why}, ${request.decidedBy}, 'pending', a.id, ${now}
           from ${actions} a where a.agent_id = ${agentId} and a.idempotency_key = ${idempotencyKey}
@@ -114,6 +131,7 @@ export async function requestApproval(deps: NotifyDeps, request: ActionRequest):
         db.run(sql`update ${actions} set approval_id = (select max(p.id) from ${approvals} p where p.action_id = ${actions}.id)
           where ${mine} and status = 'awaiting_approval' and approval_id is null`),
       ]);
+      if (inserted[0]?.status === "refused") return { refused: { id: inserted[0].id, error: inserted[0].error ?? "refused by a bound" } };
       if (inserted[0]) return { actionId: inserted[0].id, approvalId: approval[0]!.id };
       // A request already recorded answers a repeat, even from a run past its lease.
       const recorded = await findAction(deps, agentId, idempotencyKey);
@@ -123,6 +141,12 @@ export async function requestApproval(deps: NotifyDeps, request: ActionRequest):
   );
   if (!filed) throw new Error(`approval request ${idempotencyKey} was neither recorded nor found`);
   if ("recorded" in filed) return recordedResult(deps, filed.recorded);
+  if ("refused" in filed) {
+    const { id, error } = filed.refused;
+    await deps.db.update(actions).set({ result: { providerCalled: false }, finishedAt: now }).where(eq(actions.id, id));
+    await tellRefused(deps, request, "approvals", error);
+    return { actionId: id, status: "refused", repeated: false, error };
+  }
   const { actionId, approvalId } = filed;
   deps.log.info("approval requested", { agentId, approvalId, runId: request.runId, kind: request.kind, instanceId: request.instanceId, requestedBy: request.decidedBy });
 
@@ -136,6 +160,8 @@ export async function requestApproval(deps: NotifyDeps, request: ActionRequest):
       dedupKey: `approval:${approvalId}`,
       fence: request.fence,
       instanceId: request.instanceId,
+      // Bounded as an approval request already: the page for a filed approval is never refused.
+      bounded: false,
     });
   } catch (err) {
     if (err instanceof FenceLostError) throw err;

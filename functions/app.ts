@@ -23,6 +23,7 @@ import { actionRoutes } from "./actions/actions.index.ts";
 import { approvalRoutes } from "./approvals/approvals.index.ts";
 import { blockRoutes } from "./blocks/blocks.index.ts";
 import { spendRoutes } from "./spend/spend.index.ts";
+import { modeRoutes } from "./mode/mode.index.ts";
 import { agentHealthRoutes } from "./watchdog/agent-health.ts";
 import { deliveryRoutes } from "./internal/deliveries.ts";
 import { dashboardRoutes } from "../dashboard/routes.tsx";
@@ -42,6 +43,7 @@ export function buildApp(resolveDeps: ResolveDeps) {
     .route("/agents", approvalRoutes)
     .route("/agents", blockRoutes)
     .route("/agents", spendRoutes)
+    .route("/agents", modeRoutes)
     .route("/agents", agentHealthRoutes)
     .route("/", cronRoutes)
     .route("/", fleetRoutes)

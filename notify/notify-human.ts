@@ -7,14 +7,20 @@
  * never blocks the run that raised the alert. When the scheduler refuses that publish (QStash at
  * its quota, down), the delivery is sent here and now instead: an alert is never left waiting on
  * the channel that failed (the watchdog's "the scheduler refuses publishes" above all).
+ *
+ * A run's notifications are bounded (notify/notification-bounds.ts): past NOTIFICATIONS_PER_RUN
+ * for the run or NOTIFICATIONS_PER_HOUR for the agent, a new one is refused (not stored, nothing
+ * sent; the result says why) and a human is told once per run (`tellBoundOnce`). Notices no run
+ * makes, approval pages and the told-once notice itself are exempt (`bounded: false`).
  */
 import { and, desc, eq, gt, sql, type SQL } from "drizzle-orm";
 import type { PipelineDeps } from "../pipeline/index.ts";
-import { notificationDeliveries, notifications } from "../schema/index.ts";
+import { notificationDeliveries, notifications, onceNotices } from "../schema/index.ts";
 import { CHANNEL_NAMES, type ChannelName, type Severity } from "./channels/channel.ts";
 import { fencedWrite, type RunFence } from "../pipeline/index.ts";
 import { insertWhere } from "../db/insert-where.ts";
 import { deliverNotification } from "./deliver-notification.ts";
+import { notificationBoundRefusal, underNotificationBounds } from "./notification-bounds.ts";
 
 export type { Severity } from "./channels/channel.ts";
 
@@ -33,11 +39,19 @@ export interface HumanNotification {
   fence?: RunFence | null;
   /** The instance the alert is about, if one (the watchdog counts alerts per instance). */
   instanceId?: string | null;
+  /**
+   * Whether the run bounds apply; by default when a run notifies. False for what another bound
+   * already stops (an approval's page) and for the told-once notice about a bound.
+   */
+  bounded?: boolean;
 }
 
 export interface NotifyResult {
-  notificationId: number;
+  /** null when refused. */
+  notificationId: number | null;
   deduplicated: boolean;
+  /** Why a run bound refused it: nothing was stored or sent. */
+  refused?: string;
 }
 
 /** The default dedup key: the title, case- and whitespace-insensitive. */
@@ -59,10 +73,52 @@ export async function notifyHuman(deps: NotifyDeps, n: HumanNotification): Promi
       const { statements, after } = storeNotification(deps, n, holds);
       return after(await deps.db.batch(statements));
     },
-    (stored) => stored !== undefined,
+    // A refusal is told only while the fence holds: a lost fence refuses too.
+    (stored) => stored !== undefined && stored !== "refused",
   );
   if (!result) throw new Error("notification was neither stored nor folded");
-  return result;
+  if (result !== "refused") return result;
+  const refused = await notificationBoundRefusal(deps, n.agentId, n.runId);
+  deps.log.info("notification refused by a bound", { agentId: n.agentId, runId: n.runId, title: n.title, refused });
+  await tellBoundOnce(deps, { agentId: n.agentId, runId: n.runId, fence: n.fence, kind: "notifications", detail: `${refused}. Refused: "${n.title.slice(0, 200)}".` });
+  return { notificationId: null, deduplicated: false, refused };
+}
+
+/** What a bound refused, for the one notice a run gets about it. */
+export interface BoundRefusal {
+  agentId: string;
+  runId: number | null;
+  fence?: RunFence | null;
+  /** actions | notifications | approvals */
+  kind: string;
+  detail: string;
+}
+
+/**
+ * Tells a human, once per run and kind, that a run bound refused something: the once-mark
+ * `bound:<runId>:<kind>` in once_notices is inserted first, and only the run that inserted it
+ * sends the notice, so a run hitting the bound ten times tells once. Exempt from the bounds itself.
+ */
+export async function tellBoundOnce(deps: NotifyDeps, refusal: BoundRefusal): Promise<void> {
+  const { agentId, runId, fence } = refusal;
+  if (runId === null) return;
+  const key = `bound:${runId}:${refusal.kind}`;
+  const now = deps.clock.now();
+  const marked = await fencedWrite(deps, fence, `marking the ${refusal.kind} bound notice`, (holds) =>
+    insertWhere(deps.db, onceNotices, { agentId, key, notificationId: null, at: now }, holds).onConflictDoNothing().returning({ key: onceNotices.key }),
+  );
+  if (marked.length === 0) return;
+  const sent = await notifyHuman(deps, {
+    agentId,
+    runId,
+    title: `Run ${runId} hit its ${refusal.kind} bound`,
+    body: `${refusal.detail}\nFurther ${refusal.kind} of this run past the bound are refused without another notice.`,
+    severity: "warning",
+    dedupKey: key,
+    fence,
+    bounded: false,
+  });
+  await deps.db.update(onceNotices).set({ notificationId: sent.notificationId }).where(and(eq(onceNotices.agentId, agentId), eq(onceNotices.key, key)));
 }
 
 /**
@@ -71,12 +127,12 @@ export async function notifyHuman(deps: NotifyDeps, n: HumanNotification): Promi
  * publishes the channel deliveries. For notifications no run makes: they carry no fence.
  */
 export function notificationStatements(deps: NotifyDeps, n: Omit<HumanNotification, "fence">) {
-  const { statements, after } = storeNotification(deps, n, undefined);
+  const { statements, after } = storeNotification(deps, { ...n, bounded: false }, undefined);
   return {
     statements,
     async after(results: readonly unknown[]): Promise<NotifyResult> {
       const result = await after(results);
-      if (!result) throw new Error("notification was neither stored nor folded");
+      if (!result || result === "refused") throw new Error("notification was neither stored nor folded");
       return result;
     },
   };
@@ -85,7 +141,8 @@ export function notificationStatements(deps: NotifyDeps, n: Omit<HumanNotificati
 /**
  * The batch that folds the notification into the stored one inside the dedup window, or stores it
  * with one delivery per channel, each write only where `holds` (a run's fence); and what follows
- * its commit: publishing the deliveries. `after` answers nothing when neither write applied.
+ * its commit: publishing the deliveries. `after` answers nothing when neither write applied, and
+ * "refused" when a bounded notification was neither folded nor under its run bounds.
  */
 function storeNotification(deps: NotifyDeps, n: Omit<HumanNotification, "fence">, holds: SQL | undefined) {
   const { db, clock, config } = deps;
@@ -94,6 +151,8 @@ function storeNotification(deps: NotifyDeps, n: Omit<HumanNotification, "fence">
   const since = now - config.notifyDedupWindowMs;
   const inWindow = and(eq(notifications.agentId, n.agentId), eq(notifications.dedupKey, dedupKey), gt(notifications.createdAt, since));
   const channels = configuredChannels(deps);
+  const bounded = (n.bounded ?? n.runId !== null) && n.runId !== null;
+  const bound = bounded ? underNotificationBounds(deps, n.agentId, n.runId!, now) : undefined;
   // The notification this batch stores: the newest of its key stored now, not a fold.
   const storedNow = sql`(select max(${notifications.id}) from ${notifications} where ${notifications.agentId} = ${n.agentId}
     and ${notifications.dedupKey} = ${dedupKey} and ${notifications.createdAt} = ${now} and ${notifications.repeats} = 0)`;
@@ -110,7 +169,7 @@ function storeNotification(deps: NotifyDeps, n: Omit<HumanNotification, "fence">
       db,
       notifications,
       { agentId: n.agentId, runId: n.runId, title: n.title, body: n.body, severity: n.severity, dedupKey, instanceId: n.instanceId ?? null, repeats: 0, createdAt: now },
-      and(sql`not exists (select 1 from ${notifications} where ${inWindow})`, holds)!,
+      and(sql`not exists (select 1 from ${notifications} where ${inWindow})`, bound, holds)!,
     ).returning({ id: notifications.id }),
     ...(channels.length
       ? [
@@ -128,10 +187,10 @@ function storeNotification(deps: NotifyDeps, n: Omit<HumanNotification, "fence">
       : []),
   ] as const;
 
-  async function after(results: readonly unknown[]): Promise<NotifyResult | undefined> {
+  async function after(results: readonly unknown[]): Promise<NotifyResult | "refused" | undefined> {
     const [folded, inserted, deliveries = []] = results as [{ id: number }[], { id: number }[], { id: number; channel: ChannelName }[]?];
     const notificationId = inserted[0]?.id ?? folded[0]?.id;
-    if (notificationId === undefined) return undefined;
+    if (notificationId === undefined) return bounded ? "refused" : undefined;
     if (!inserted[0]) return { notificationId, deduplicated: true };
     deps.log.info("notification sent", { agentId: n.agentId, notificationId, runId: n.runId, severity: n.severity, title: n.title, channels });
 

@@ -4,11 +4,18 @@
  * notifies instead of acting) and the per-instance rate limit. The idempotency key is what the
  * action answers (fleet/action-key.ts), so neither a repeated call nor a run re-claiming the same
  * events acts twice, while a run answering new events can act again. The run's fence is passed.
+ *
+ * Each request carries its evidence (agent/action-evidence.ts) and the model that decided it. An
+ * action on an instance nothing in the run's input concerns becomes an approval request instead
+ * (bounded by APPROVALS_PER_RUN / APPROVALS_PER_HOUR). The result's note tells the model what a
+ * refusal, a proposal (shadow mode) or an approval request means for it.
  */
 import { z } from "zod";
 import { answeringActionKey } from "../../fleet/action-key.ts";
 import { executeAction } from "../../fleet/actions.ts";
-import type { ActionKind } from "../../fleet/action-types.ts";
+import { requestApproval } from "../../fleet/request-approval.ts";
+import type { ActionKind, ActionRequest, ActionResult } from "../../fleet/action-types.ts";
+import { actionEvidence, unconcerned } from "../action-evidence.ts";
 import { defineTool, instanceId, reason, type AgentTool } from "./tool.ts";
 
 function actionTool(kind: Exclude<ActionKind, "label">, name: string, description: string): AgentTool {
@@ -17,7 +24,8 @@ function actionTool(kind: Exclude<ActionKind, "label">, name: string, descriptio
     description,
     schema: z.object({ instance_id: instanceId, reason }).strict(),
     async run({ deps, agentId, runId, fence, answering }, args) {
-      const result = await executeAction(deps, {
+      const evidence = await actionEvidence(deps, agentId, args.instance_id, answering);
+      const request: ActionRequest = {
         agentId,
         runId,
         instanceId: args.instance_id,
@@ -26,17 +34,32 @@ function actionTool(kind: Exclude<ActionKind, "label">, name: string, descriptio
         idempotencyKey: answeringActionKey(agentId, args.instance_id, kind, answering),
         reason: args.reason,
         fence,
-      });
+        evidence,
+        ...(deps.config.llm?.model ? { model: deps.config.llm.model } : {}),
+      };
+      const why = await unconcerned(deps, agentId, args.instance_id, evidence);
+      const result = why ? await requestApproval(deps, { ...request, reason: `${why}. Model's reason: ${args.reason}` }) : await executeAction(deps, request);
       const mutated = !result.repeated && (result.status === "succeeded" || result.status === "awaiting_approval");
-      const note =
-        result.status === "awaiting_approval"
-          ? "A human must approve this; the request is filed and a human was notified. Do not retry."
-          : result.status === "rate_limited"
-            ? "Refused by the per-instance rate limit; tell a human if the instance keeps failing."
-            : undefined;
+      const note = noteFor(result, why);
       return { output: { ...result, ...(note ? { note } : {}) }, mutated };
     },
   });
+}
+
+/** What the model should make of a result that did not simply succeed. */
+function noteFor(result: ActionResult, unconcernedWhy: string | null): string | undefined {
+  switch (result.status) {
+    case "awaiting_approval":
+      return `${unconcernedWhy ? `Not done: ${unconcernedWhy}. ` : ""}A human must approve this; the request is filed and a human was notified. Do not retry.`;
+    case "rate_limited":
+      return "Refused by the per-instance rate limit; tell a human if the instance keeps failing.";
+    case "refused":
+      return "Refused by a bound on this run or hour; nothing was done and a human has been told. Do not retry in this run.";
+    case "proposed":
+      return "Shadow mode: recorded as a proposal for a human to review; nothing was sent to the provider. Carry on as if it is pending.";
+    default:
+      return undefined;
+  }
 }
 
 export const instanceActionTools: AgentTool[] = [

@@ -1,6 +1,7 @@
-/** notify_human: tell a person (stored, listed, and sent to the configured channels; deduplicated). */
+/** notify_human: tell a person (stored, listed, and sent to the configured channels; deduplicated; bounded per run and hour). */
 import { z } from "zod";
 import { notifyHuman } from "../../notify/notify-human.ts";
+import { RESERVED_DEDUP_PREFIXES } from "../../notify/notification-bounds.ts";
 import { defineTool, instanceId } from "./tool.ts";
 
 export const notifyHumanTool = defineTool({
@@ -11,7 +12,14 @@ export const notifyHumanTool = defineTool({
       title: z.string().trim().min(1, "must not be empty").max(200),
       body: z.string().trim().min(1, "must not be empty").max(4000),
       severity: z.enum(["info", "warning", "critical"]),
-      dedup_key: z.string().trim().min(1).max(200).optional().describe("Identifies the same alert across runs"),
+      dedup_key: z
+        .string()
+        .trim()
+        .min(1)
+        .max(200)
+        .refine((key) => !RESERVED_DEDUP_PREFIXES.some((p) => key.toLowerCase().startsWith(p)), `must not start with ${RESERVED_DEDUP_PREFIXES.join(" or ")} (reserved)`)
+        .optional()
+        .describe("Identifies the same alert across runs"),
       instance_id: instanceId.optional().describe("The instance this is about, if one"),
     })
     .strict(),
@@ -26,6 +34,7 @@ export const notifyHumanTool = defineTool({
       fence,
       ...(args.instance_id ? { instanceId: args.instance_id } : {}),
     });
-    return { output: result, mutated: !result.deduplicated };
+    // A refusal (a run or hour bound) says why in `refused`; nothing was stored or sent.
+    return { output: result, mutated: !result.deduplicated && !result.refused };
   },
 });

@@ -8,6 +8,7 @@ import { z } from "zod";
 import type { FleetDeps } from "../../fleet/deps.ts";
 import type { ChatTool } from "../chat-model.ts";
 import type { Answering } from "../../fleet/action-key.ts";
+import type { RunInput } from "../action-evidence.ts";
 import type { RunFence } from "../../pipeline/index.ts";
 import type { TokenCounter } from "../deps.ts";
 import { truncateToTokensOffThread } from "../tokens.ts";
@@ -21,8 +22,11 @@ export interface ToolContext {
   toolCallId: string;
   /** The run's fence: every write a tool makes commits only while the run holds its lease. */
   fence: RunFence;
-  /** What the run answers (its consumed events and wakes): the key of the actions it decides. */
-  answering: Answering;
+  /**
+   * What the run answers (its consumed events and wakes): the key of the actions it decides, and
+   * their evidence (which events, wakes and human message concern the instance acted on).
+   */
+  answering: Answering & RunInput;
 }
 
 export interface ToolResult {

@@ -81,6 +81,15 @@ export function conditionReads(deps: Pick<AgentDeps, "db" | "config" | "schedule
       .from(approvals)
       .where(and(eq(approvals.agentId, agentId), isNotNull(approvals.instanceId), gt(approvals.createdAt, now - HOUR_MS)))
       .groupBy(approvals.instanceId),
+    // Per agent as well: a storm spread over 200 instances, a few each, is a storm.
+    "notification_storm.agentSent": db
+      .select({ n: sql<number>`count(*)` })
+      .from(notifications)
+      .where(and(eq(notifications.agentId, agentId), gt(notifications.createdAt, now - HOUR_MS))),
+    "notification_storm.agentAsked": db
+      .select({ n: sql<number>`count(*)` })
+      .from(approvals)
+      .where(and(eq(approvals.agentId, agentId), gt(approvals.createdAt, now - HOUR_MS))),
     "wake_budget_exhausted.recent": selfWakesInHour(deps, agentId, now),
     // The deployment's scheduler, not the agent's: every agent's watchdog sees it (its channels differ).
     "scheduler_failing.health": schedulerHealthRead(deps, deps.scheduler.kind),
@@ -88,6 +97,15 @@ export function conditionReads(deps: Pick<AgentDeps, "db" | "config" | "schedule
 }
 
 export type ConditionRows = NamedResults<ReturnType<typeof conditionReads>>;
+
+/**
+ * The agent-wide storm line: more notifications and approvals in an hour than the run bounds let
+ * the agent's runs make (NOTIFICATIONS_PER_HOUR + APPROVALS_PER_HOUR) means something is getting
+ * past them, e.g. notices no run makes.
+ */
+export function agentStormLimit(config: Pick<AgentDeps["config"], "bounds">): number {
+  return config.bounds.notificationsPerHour + config.bounds.approvalsPerHour;
+}
 
 /** The conditions that hold, with their detail lines, from conditionReads' rows (pure). */
 export function conditionsFrom(deps: Pick<AgentDeps, "config" | "llm">, rows: ConditionRows, now: number): Map<ConditionKind, string> {
@@ -121,8 +139,13 @@ export function conditionsFrom(deps: Pick<AgentDeps, "config" | "llm">, rows: Co
       const counts = new Map<string, number>();
       for (const row of [...rows["notification_storm.sent"], ...rows["notification_storm.asked"]]) counts.set(row.instanceId!, (counts.get(row.instanceId!) ?? 0) + Number(row.n));
       const stormy = [...counts].filter(([, n]) => n > config.watchdogNotifyPerHour).sort(([a], [b]) => a.localeCompare(b));
-      if (stormy.length === 0) return null;
-      return `more than ${config.watchdogNotifyPerHour} notifications or approvals in an hour for ${stormy.map(([id, n]) => `${id} (${n})`).join(", ")}`;
+      const agentWide = Number(rows["notification_storm.agentSent"][0]?.n ?? 0) + Number(rows["notification_storm.agentAsked"][0]?.n ?? 0);
+      const agentLimit = agentStormLimit(config);
+      const parts = [
+        ...(stormy.length ? [`more than ${config.watchdogNotifyPerHour} notifications or approvals in an hour for ${stormy.map(([id, n]) => `${id} (${n})`).join(", ")}`] : []),
+        ...(agentWide > agentLimit ? [`more than ${agentLimit} notifications or approvals in an hour across the agent (${agentWide})`] : []),
+      ];
+      return parts.length ? parts.join("; ") : null;
     },
     wake_budget_exhausted: () => {
       const budget = wakeBudgetFrom(config.wakesPerHour, rows["wake_budget_exhausted.recent"], now);

@@ -20,7 +20,7 @@ export const CONDITION_TITLES: Record<ConditionKind, string> = {
   poison: "events were dropped as poison",
   context_budget: "compaction or the context budget is failing",
   llm_breaker_open: "the LLM circuit breaker is open",
-  notification_storm: "an instance is causing a storm of notifications or approvals",
+  notification_storm: "an instance or the agent is causing a storm of notifications or approvals",
   wake_budget_exhausted: "the agent's wake budget is exhausted",
   scheduler_failing: "the scheduler (QStash on Workers) refuses publishes",
 };

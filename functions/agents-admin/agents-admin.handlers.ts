@@ -11,6 +11,7 @@ import { iso } from "../../runtime/time.ts";
 import { archiveAgent, createAgent, findAgent, listAgents, updateAgent, type AgentRow } from "../../pipeline/index.ts";
 import { recordActivity } from "../../auth/activity.ts";
 import { RequestError } from "../../jobs/errors.ts";
+import { auditModeChange } from "../../jobs/agent-mode.ts";
 import type { createAgentBody, patchAgentBody } from "../../jobs/agent-admin-requests.ts";
 
 type Ctx = Context<AppEnv>;
@@ -44,8 +45,10 @@ export async function patchAgent(c: Ctx, agentId: string, body: z.infer<typeof p
   const deps = c.get("deps");
   const stored = body.settings && (await findAgent(deps.db, agentId));
   const settings = body.settings && keepMaskedSecrets(body.settings, storedSettings(stored?.settings));
+  const before = stored ?? (await findAgent(deps.db, agentId));
   await updateAgent(deps.db, agentId, { ...body, settings });
   await recordActivity(deps.db, c.get("operator"), { action: "agent_update", agentId, subject: Object.keys(body).join(","), at: deps.clock.now() });
+  await auditModeChange(deps, c.get("operator"), agentId, before?.settings, settings);
   return c.json(presentAgent((await findAgent(deps.db, agentId))!));
 }
 

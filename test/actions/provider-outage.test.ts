@@ -35,7 +35,8 @@ const stubbornStep: AgentRunStep = async ({ deps, agentId, runId }) => {
 
 describe("provider outage during a run", () => {
   it("the run succeeds, the failures are recorded and listed, and the provider is called a bounded number of times", async () => {
-    const { deps, provider, scheduler } = await fleetFixture({}, stubbornStep);
+    // The run bound (LLM_ACTIONS_PER_RUN) is raised so the per-instance quota is what bounds here.
+    const { deps, provider, scheduler } = await fleetFixture({ LLM_ACTIONS_PER_RUN: "100" }, stubbornStep);
     provider.outage = new ProviderError("Vast.ai API unavailable (HTTP 503)", 503, true);
 
     await ingestEvent(deps, { agentId: "default", source: "manual", priority: 0, dedupKey: "outage-1", payload: { reason: "check the fleet" } });

@@ -46,7 +46,7 @@ describe("action rate limit", () => {
   });
 
   it("uses 6 calls per instance per hour by default", async () => {
-    const { deps, provider } = await fleetFixture();
+    const { deps, provider } = await fleetFixture({ LLM_ACTIONS_PER_RUN: "100" });
     for (let i = 0; i < 8; i++) await executeAction(deps, reboot(`k${i}`));
     expect(provider.calls).toHaveLength(6);
   });

@@ -19,7 +19,8 @@ const fences = new WeakMap<TestDeps, RunFence>();
 const run = async (deps: TestDeps, name: string, args: unknown) => {
   const fence = fences.get(deps) ?? (await holdLease(deps, "default", 7));
   fences.set(deps, fence);
-  const answering = { events: [{ id: call + 1, payload: null }], wakes: [] };
+  // A human message naming the instances acted on: it concerns them (agent/action-evidence.ts).
+  const answering = { events: [{ id: call + 1, source: "human", payload: { text: "look after sim-1 and sim-2" } }], wakes: [] };
   return runToolCall({ deps, agentId: "default", runId: 7, toolCallId: `c${++call}`, fence, answering }, name, typeof args === "string" ? args : JSON.stringify(args));
 };
 

@@ -89,6 +89,19 @@ describe("watchdog", () => {
     expect((await health(deps)).conditions[0].detail).toBe("more than 3 notifications or approvals in an hour for sim-1 (4)");
   });
 
+  it("a storm spread over many instances is a storm of the agent: more than NOTIFICATIONS_PER_HOUR + APPROVALS_PER_HOUR", async () => {
+    const deps = await createTestDeps({ vars: { WATCHDOG_NOTIFY_PER_HOUR: "5", NOTIFICATIONS_PER_HOUR: "6", APPROVALS_PER_HOUR: "4" } });
+    // Two notices each for 10 instances: no instance is stormy, the agent is (20 > 10).
+    for (let i = 0; i < 20; i++) {
+      await notifyHuman(deps, { agentId: "default", runId: null, title: `alert ${i}`, body: "b", severity: "warning", instanceId: `sim-${i % 10}` });
+      if (i === 9) expect((await watchLoop(deps, "default")).started).toEqual([]);
+    }
+    expect((await watchLoop(deps, "default")).started).toEqual(["notification_storm"]);
+    expect((await health(deps)).conditions[0].detail).toBe("more than 10 notifications or approvals in an hour across the agent (20)");
+    deps.clock.advance(3_600_000);
+    expect((await watchLoop(deps, "default")).cleared).toEqual(["notification_storm"]);
+  });
+
   it("the wake budget exhausted", async () => {
     const deps = await createTestDeps({ vars: { WAKES_PER_HOUR: "2" } });
     await scheduleSelfWake(deps, "default", { dueAt: deps.clock.now() + 600_000, reason: "a", createdByRun: 1 });

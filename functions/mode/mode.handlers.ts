@@ -1,0 +1,19 @@
+/** Handlers of /api/agents/:agent/mode: the agent's mode, and switching it (audited). */
+import type { Context } from "hono";
+import type { z } from "zod";
+import type { AppEnv } from "../../jobs/app-env.ts";
+import { effectiveMode, setAgentMode } from "../../jobs/agent-mode.ts";
+import { findAgent } from "../../pipeline/index.ts";
+import type { modeBody } from "../../jobs/agent-mode.ts";
+
+type Ctx = Context<AppEnv>;
+
+export async function getMode(c: Ctx, agentId: string) {
+  const deps = c.get("deps");
+  const row = await findAgent(deps.db, agentId);
+  return c.json({ agentId, mode: effectiveMode(deps.config, row?.settings) });
+}
+
+export async function postMode(c: Ctx, agentId: string, body: z.infer<typeof modeBody>) {
+  return c.json(await setAgentMode(c.get("deps"), c.get("operator"), agentId, body.mode));
+}
