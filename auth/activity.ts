@@ -21,7 +21,9 @@ export type ActivityKind =
   | "sign_out_everywhere"
   | "agent_create"
   | "agent_update"
-  | "agent_archive";
+  | "agent_archive"
+  | "memory_delete"
+  | "replay";
 
 export async function recordActivity(
   db: Db,

@@ -11,6 +11,7 @@ import { loadAttention } from "./attention.ts";
 import type { OverviewData } from "./overview.tsx";
 import { loadCharts } from "./overview-charts.tsx";
 import { listRunRows } from "./run-rows.ts";
+import { listMemory } from "../agent/memory.ts";
 
 export const RECENT_RUNS = 5;
 export const RECENT_NOTIFICATIONS = 5;
@@ -45,7 +46,7 @@ export const isBusy = (state: AgentState) => state.running || state.nextRunAt !=
 
 export async function loadOverview(deps: Deps, agentId: string): Promise<OverviewData> {
   const state = await loadAgentState(deps, agentId);
-  const [compaction, recentRuns, wakes, notifications, attention, instances, charts] = await Promise.all([
+  const [compaction, recentRuns, wakes, notifications, attention, instances, charts, memory] = await Promise.all([
     lastCompaction(deps, agentId),
     listRunRows(deps, agentId, RECENT_RUNS),
     listWakes(deps, agentId, "pending", 10),
@@ -53,6 +54,7 @@ export async function loadOverview(deps: Deps, agentId: string): Promise<Overvie
     loadAttention(deps, agentId),
     listInstances(deps, agentId),
     loadCharts(deps, agentId),
+    listMemory(deps, agentId),
   ]);
-  return { state, compaction, runs: recentRuns, wakes, notifications, attention, instances, charts, now: deps.clock.now() };
+  return { state, compaction, runs: recentRuns, wakes, notifications, attention, instances, charts, memory, now: deps.clock.now() };
 }

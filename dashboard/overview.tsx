@@ -14,6 +14,7 @@ import { NotificationsList } from "./notifications.tsx";
 import { OverviewCharts, type ChartsData } from "./overview-charts.tsx";
 import { RunsTimeline, type RunRow } from "./runs-timeline.tsx";
 import { WakesList, type WakeRow } from "./wakes.tsx";
+import { MemoryPanel, type MemoryFactRow } from "./memory-panel.tsx";
 
 export interface OverviewData {
   state: AgentState;
@@ -24,6 +25,7 @@ export interface OverviewData {
   attention: Attention;
   instances: InstanceView[];
   charts: ChartsData;
+  memory: MemoryFactRow[];
   now: number;
 }
 
@@ -89,6 +91,10 @@ export function OverviewPage({ data, csrf }: { data: OverviewData; csrf: string 
         <div data-live="pending-wakes">
           <WakesList wakes={data.wakes} now={data.now} empty="No pending wakes: the agent has not scheduled a check." />
         </div>
+      </section>
+      <section aria-labelledby="memory-heading">
+        <h2 id="memory-heading">Pinned memory</h2>
+        <MemoryPanel facts={data.memory} csrf={csrf} />
       </section>
       <section aria-labelledby="notifications-heading">
         <h2 id="notifications-heading">Recent notifications</h2>

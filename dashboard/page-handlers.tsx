@@ -58,7 +58,7 @@ export async function runDetailPage(c: Ctx) {
     return sendPage(c, { title: "Run not found", current: "runs", status: 404 }, <p>{`There is no run ${c.req.param("runId")}. `}<a href="/runs">All runs</a></p>);
   }
   const busy = record.run.status === "running";
-  return sendPage(c, { title: `Run #${runId}`, current: "runs", busy }, <RunDetailPage record={record} now={deps.clock.now()} />);
+  return sendPage(c, { title: `Run #${runId}`, current: "runs", busy }, <RunDetailPage record={record} now={deps.clock.now()} csrf={await csrfToken(c)} />);
 }
 
 export async function wakesPage(c: Ctx) {

@@ -8,6 +8,8 @@ import { tokens, utcTime } from "./format.ts";
 import { describeCompaction, describeEvent, keyValues } from "./readable.ts";
 import type { RunRecord } from "./run-record.ts";
 import { RunFacts } from "./runs-timeline.tsx";
+import { LlmCalls } from "./llm-calls.tsx";
+import { ReplayPanel } from "./replay-panel.tsx";
 
 function ConsumedEvents({ events }: { events: RunRecord["events"] }) {
   if (events.length === 0) return <p>No inbox events.</p>;
@@ -94,6 +96,8 @@ export function RunDetail({ record, now }: { record: RunRecord; now: number }) {
       <WakeRows wakes={record.consumedWakes} empty="No wakes." />
       <h2>{run.decider === "rules" ? "Decisions" : "Tool calls and results"}</h2>
       <Turns turns={record.turns} />
+      <h2>LLM calls</h2>
+      <LlmCalls calls={record.llmCalls} />
       <h2>Wakes it scheduled</h2>
       <WakeRows wakes={record.createdWakes} empty="None." />
       <h2>Compaction</h2>
@@ -102,7 +106,7 @@ export function RunDetail({ record, now }: { record: RunRecord; now: number }) {
   );
 }
 
-export function RunDetailPage({ record, now }: { record: RunRecord; now: number }) {
+export function RunDetailPage({ record, now, csrf }: { record: RunRecord; now: number; csrf: string }) {
   return (
     <>
       <p>
@@ -115,6 +119,7 @@ export function RunDetailPage({ record, now }: { record: RunRecord; now: number 
       ) : (
         <RunDetail record={record} now={now} />
       )}
+      <ReplayPanel runId={record.run.runId} csrf={csrf} last={record.replay} />
     </>
   );
 }

@@ -23,6 +23,7 @@ import { actionRoutes } from "./actions/actions.index.ts";
 import { approvalRoutes } from "./approvals/approvals.index.ts";
 import { blockRoutes } from "./blocks/blocks.index.ts";
 import { agentHealthRoutes } from "./watchdog/agent-health.ts";
+import { trustRoutes } from "./trust/trust.index.ts";
 import { deliveryRoutes } from "./internal/deliveries.ts";
 import { dashboardRoutes } from "../dashboard/routes.tsx";
 
@@ -41,6 +42,7 @@ export function buildApp(resolveDeps: ResolveDeps) {
     .route("/agents", approvalRoutes)
     .route("/agents", blockRoutes)
     .route("/agents", agentHealthRoutes)
+    .route("/agents", trustRoutes)
     .route("/", cronRoutes)
     .route("/", fleetRoutes)
     .route("/", operatorRoutes);
