@@ -10,7 +10,7 @@ import { recordLlmCall } from "../../agent/transcripts.ts";
 import { DAY_MS } from "../../runtime/time.ts";
 import { authHeaders } from "../support/test-deps.ts";
 import { dashboardClient } from "../dashboard/dashboard-client.ts";
-import { agentFixture, say, scriptedLlm, setInstanceState } from "../agent/harness.ts";
+import { agentFixture, say, scriptedLlm, seedHistory, setInstanceState } from "../agent/harness.ts";
 
 describe("LLM call transcripts", () => {
   it("keeps each call's request and response with the run, in order, and the API and run page show them", async () => {
@@ -81,5 +81,20 @@ describe("LLM call transcripts", () => {
     const call = { seq: 1, purpose: "chat" as const, model: "m", request: { messages: [], tools: [] }, response: { error: "x" } };
     await expect(recordLlmCall(deps, stale, call)).rejects.toBeInstanceOf(FenceLostError);
     expect(await deps.db.select().from(llmCalls)).toHaveLength(0);
+  });
+
+  it("keeps the summariser's call too, as purpose summary, numbered before the chat call it made room for", async () => {
+    const llm = await scriptedLlm();
+    const { deps } = await agentFixture({ llm, vars: { CONTEXT_BUDGET_TOKENS: "8000" } });
+    await seedHistory(deps, 9_000);
+    llm.onSummary = () => ({ text: "Summary: earlier runs restarted sim-1." });
+    llm.push({ text: "fine" });
+    const run = await say(deps, "status?");
+    const rows = await deps.db.select().from(llmCalls);
+    expect(rows.map((r) => [r.runId, r.seq, r.purpose])).toEqual([
+      [run.runId, 1, "summary"],
+      [run.runId, 2, "chat"],
+    ]);
+    expect((rows[0]!.request as { tools: unknown[] }).tools).toEqual([]);
   });
 });

@@ -134,4 +134,16 @@ describe("replay of a recorded run", () => {
     expect(page.html).toContain('<span class="badge warn">different</span>');
     expect(page.html).toContain("all fine, nothing to do");
   });
+
+  it("is bounded by AGENT_MAX_ITERATIONS: a model that keeps calling tools gets that many calls and no more", async () => {
+    const { llm, deps, run } = await recordedRun();
+    const sentBefore = llm.requests.length;
+    const max = deps.config.agentMaxIterations;
+    for (let i = 0; i < max + 3; i++) llm.push({ tools: [{ name: "list_instances", arguments: {} }] });
+    const result = await (await replay(deps, run.runId)).json();
+    expect(llm.requests.length - sentBefore).toBe(max);
+    expect(result.replay).toMatchObject({ reply: null });
+    expect(result.replay.toolCalls).toHaveLength(max);
+    expect(result.same).toBe(false);
+  });
 });
