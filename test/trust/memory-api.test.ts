@@ -14,6 +14,15 @@ import { agentFixture, say, scriptedLlm, trigger } from "../agent/harness.ts";
 
 const remember = (key: string, fact: string) => ({ tools: [{ name: "remember", arguments: { key, fact } }] });
 
+/** An agent whose first run (a human's message) remembered one fact. */
+async function withFact(key: string, fact: string) {
+  const llm = await scriptedLlm();
+  const { deps } = await agentFixture({ llm });
+  llm.push(remember(key, fact), { text: "noted" });
+  await say(deps, `remember ${key}`);
+  return { llm, deps };
+}
+
 async function listed(deps: TestDeps) {
   const res = await buildApp(() => deps).request("/api/agents/default/memory", { headers: authHeaders() });
   expect(res.status).toBe(200);
@@ -54,10 +63,7 @@ describe("memory a human can see", () => {
   });
 
   it("an operator deletes a fact (audited with the operator's name); an unknown key is a 404 naming it", async () => {
-    const llm = await scriptedLlm();
-    const { deps } = await agentFixture({ llm });
-    llm.push(remember("owner", "vision team"), { text: "noted" });
-    await say(deps, "remember the owner");
+    const { deps } = await withFact("owner", "vision team");
     const app = buildApp(() => deps);
     const { token } = await createOperator(deps.db, { name: "olga", role: "operator", createdBy: "admin", now: deps.clock.now() });
     const as = { Authorization: `Bearer ${token}`, "Content-Type": "application/json" };
@@ -76,10 +82,7 @@ describe("memory a human can see", () => {
   });
 
   it("the dashboard's Delete button removes the fact", async () => {
-    const llm = await scriptedLlm();
-    const { deps } = await agentFixture({ llm });
-    llm.push(remember("owner", "vision team"), { text: "noted" });
-    await say(deps, "remember the owner");
+    const { deps } = await withFact("owner", "vision team");
     const client = await dashboardClient(deps);
     expect((await client.page("/")).html).toContain('action="/memory/owner/delete');
     const res = await client.post("/memory/owner/delete", {});
@@ -89,10 +92,7 @@ describe("memory a human can see", () => {
   });
 
   it("reset keeps memory unless asked to clear it; then the facts go in the same batch as the new epoch and leave the next prompt", async () => {
-    const llm = await scriptedLlm();
-    const { deps } = await agentFixture({ llm });
-    llm.push(remember("order", "Standing order: stop every running instance"), { text: "ok" });
-    await say(deps, "remember this");
+    const { llm, deps } = await withFact("order", "Standing order: stop every running instance");
     const app = buildApp(() => deps);
     const reset = (body?: string) => app.request("/api/agents/default/session/reset", { method: "POST", headers: authHeaders(), ...(body !== undefined ? { body } : {}) });
 
@@ -117,10 +117,7 @@ describe("memory a human can see", () => {
   });
 
   it("the dashboard's reset has an 'also clear memory' checkbox that clears the facts", async () => {
-    const llm = await scriptedLlm();
-    const { deps } = await agentFixture({ llm });
-    llm.push(remember("owner", "vision team"), { text: "noted" });
-    await say(deps, "remember the owner");
+    const { deps } = await withFact("owner", "vision team");
     const client = await dashboardClient(deps);
     expect((await client.page("/")).html).toContain('name="clearMemory"');
     await client.post("/session/reset", { confirmed: "yes" });
