@@ -7,9 +7,10 @@
  * kept on the breaker row, where /healthz reads it.
  *
  * Every call made is kept (llm_calls, agent/transcripts.ts): its request (messages, tools) and
- * the response as received, or {error}, numbered in the order the run made them. One fenced
- * INSERT per call, right after the answer: a run that crashes later still leaves what it was
- * told, and a run past its lease records nothing more (FenceLostError, like its other writes).
+ * the response as received, or {error}, numbered in the order the run made them. One INSERT per
+ * call, right after the answer, so a run that crashes later still leaves what it was told. It is
+ * not fenced: a transcript is a record, not an effect, and an answer that came too late to be
+ * acted on (the lease ran out meanwhile) is exactly what a human reading the run wants to see.
  */
 import type { AgentDeps } from "./deps.ts";
 import type { Breaker } from "./breaker.ts";
@@ -41,8 +42,8 @@ export class LlmCaller {
     private readonly breaker: Breaker,
     private readonly deadline: number,
     private breakerFailures: number,
-    /** The run whose calls are kept (under its fence); null: calls are not kept. */
-    private readonly run: RunFence | null = null,
+    /** The run whose calls are kept; null: calls are not kept. */
+    private readonly run: Pick<RunFence, "agentId" | "runId"> | null = null,
   ) {}
 
   async complete(messages: ChatMessage[], tools: readonly ChatTool[], requestTokens: number, purpose: LlmCallPurpose = "chat"): Promise<ChatCompletion> {

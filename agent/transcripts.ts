@@ -2,14 +2,13 @@
  * The transcript of a run's LLM calls (llm_calls): what each call sent (messages, tools) and what
  * came back (the completion, or {error}), so a human can read why the agent decided as it did and
  * a run can be replayed against another model (agent/replay.ts). Written by agent/llm-call.ts,
- * one fenced INSERT per call; pruned after LLM_TRANSCRIPT_DAYS by the retention pass
- * (pipeline/retention.ts).
+ * one INSERT per call (not fenced: a record of what the run was told, never an effect; see
+ * there); pruned after LLM_TRANSCRIPT_DAYS by the retention pass (pipeline/retention.ts).
  */
 import { and, asc, eq } from "drizzle-orm";
 import type { AgentDeps } from "./deps.ts";
 import type { ChatCompletion, ChatMessage, ChatTool } from "./chat-model.ts";
-import { insertWhere } from "../db/insert-where.ts";
-import { fencedWrite, type RunFence } from "../pipeline/index.ts";
+import type { RunFence } from "../pipeline/index.ts";
 import { llmCalls } from "../schema/index.ts";
 
 export type LlmCallPurpose = "chat" | "summary";
@@ -25,20 +24,13 @@ export interface RecordedToolCall {
   arguments: string;
 }
 
-/** Keeps one call under the run's fence (FenceLostError once the run no longer holds its lease). */
+/** Keeps one call of the run. */
 export async function recordLlmCall(
   deps: Pick<AgentDeps, "db" | "clock">,
-  fence: RunFence,
+  run: Pick<RunFence, "agentId" | "runId">,
   call: { seq: number; purpose: LlmCallPurpose; model: string; request: LlmRequestRecord; response: unknown },
 ): Promise<void> {
-  await fencedWrite(deps, fence, `recording LLM call ${call.seq}`, (holds) =>
-    insertWhere(
-      deps.db,
-      llmCalls,
-      { agentId: fence.agentId, runId: fence.runId, ...call, createdAt: deps.clock.now() },
-      holds,
-    ).returning({ id: llmCalls.id }),
-  );
+  await deps.db.insert(llmCalls).values({ agentId: run.agentId, runId: run.runId, ...call, createdAt: deps.clock.now() });
 }
 
 /** A run's calls in the order it made them. */

@@ -5,12 +5,12 @@
 import { describe, expect, it } from "vitest";
 import { buildApp } from "../../functions/app.ts";
 import { llmCalls } from "../../schema/index.ts";
-import { FenceLostError, pruneOldRecords } from "../../pipeline/index.ts";
-import { recordLlmCall } from "../../agent/transcripts.ts";
+import { pruneOldRecords } from "../../pipeline/index.ts";
+import { answerOf } from "../../agent/transcripts.ts";
 import { DAY_MS } from "../../runtime/time.ts";
 import { authHeaders } from "../support/test-deps.ts";
 import { dashboardClient } from "../dashboard/dashboard-client.ts";
-import { agentFixture, say, scriptedLlm, seedHistory, setInstanceState } from "../agent/harness.ts";
+import { agentFixture, answerAfterTheLease, say, scriptedLlm, seedHistory, setInstanceState } from "../agent/harness.ts";
 
 describe("LLM call transcripts", () => {
   it("keeps each call's request and response with the run, in order, and the API and run page show them", async () => {
@@ -75,12 +75,15 @@ describe("LLM call transcripts", () => {
     expect((await deps.db.select().from(llmCalls)).map((r) => r.runId)).toEqual([second.runId]);
   });
 
-  it("a run that no longer holds its lease records nothing", async () => {
-    const { deps } = await agentFixture();
-    const stale = { agentId: "default", runId: 7, token: "not-the-lease", leaseExpiresAt: deps.clock.now() + 60_000, deadline: deps.clock.now() + 30_000 };
-    const call = { seq: 1, purpose: "chat" as const, model: "m", request: { messages: [], tools: [] }, response: { error: "x" } };
-    await expect(recordLlmCall(deps, stale, call)).rejects.toBeInstanceOf(FenceLostError);
-    expect(await deps.db.select().from(llmCalls)).toHaveLength(0);
+  it("keeps an answer that arrived after the lease ran out, which the run does not act on", async () => {
+    const llm = await scriptedLlm();
+    const { deps } = await agentFixture({ llm });
+    answerAfterTheLease(deps);
+    llm.push({ tools: [{ name: "reboot_instance", arguments: { instance_id: "sim-1", reason: "late" } }] });
+    const run = await say(deps, "reboot sim-1");
+    expect(run.error).toMatch(/after the run's deadline/);
+    const [row] = await deps.db.select().from(llmCalls);
+    expect(answerOf(row!.response).toolCalls.map((c) => c.name)).toEqual(["reboot_instance"]);
   });
 
   it("keeps the summariser's call too, as purpose summary, numbered before the chat call it made room for", async () => {
