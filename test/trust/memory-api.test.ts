@@ -10,7 +10,7 @@ import { agents, memory, operatorActivity } from "../../schema/index.ts";
 import { createOperator } from "../../auth/operators-store.ts";
 import { authHeaders, type TestDeps } from "../support/test-deps.ts";
 import { dashboardClient } from "../dashboard/dashboard-client.ts";
-import { agentFixture, say, scriptedLlm, trigger } from "../agent/harness.ts";
+import { agentFixture, runPipeline, say, scriptedLlm, trigger } from "../agent/harness.ts";
 
 const remember = (key: string, fact: string) => ({ tools: [{ name: "remember", arguments: { key, fact } }] });
 
@@ -60,6 +60,19 @@ describe("memory a human can see", () => {
     expect(page.html).toContain("Pinned memory");
     expect(page.html).toMatch(/logs <span class="badge warn">untrusted<\/span>/);
     expect(page.html).not.toMatch(/owner <span class="badge warn">untrusted/);
+  });
+
+  it("marks a fact untrusted when its run was woken by a wake (its reason is text a model wrote)", async () => {
+    const llm = await scriptedLlm();
+    const { deps } = await agentFixture({ llm });
+    llm.push({ tools: [{ name: "schedule_next_check", arguments: { in_seconds: 60, reason: "look again" } }] }, { text: "later" });
+    await say(deps, "look again in a minute");
+    llm.push(remember("seen", "sim-1 was fine on the re-check"), { text: "ok" });
+    deps.clock.advance(60_000);
+    await runPipeline(deps); // the wake is delivered and requests a run, debounced
+    const woken = await runPipeline(deps);
+    expect(woken.wakesConsumed).toHaveLength(1);
+    expect(await listed(deps)).toMatchObject([{ key: "seen", untrusted: true, createdByRun: woken.runId }]);
   });
 
   it("an operator deletes a fact (audited with the operator's name); an unknown key is a 404 naming it", async () => {
