@@ -86,4 +86,3 @@ export async function forget(deps: Pick<AgentDeps, "db" | "clock">, agentId: str
   );
   return rows.length > 0;
 }
-

@@ -2,9 +2,8 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import type { AppEnv } from "../../jobs/app-env.ts";
-import { validate } from "../../jobs/validate.ts";
+import { parseJsonBody, validate } from "../../jobs/validate.ts";
 import { agentParam, eventsQuery, messageBody, resetBody, runsQuery, triggerBody, wakesQuery } from "../../jobs/agent-requests.ts";
-import { parseJsonBody } from "../../jobs/validate.ts";
 import * as h from "./agents.handlers.ts";
 
 const runParam = agentParam.extend({ runId: z.coerce.number().int().positive() });
