@@ -22,8 +22,7 @@ export type ActivityKind =
   | "agent_create"
   | "agent_update"
   | "agent_archive"
-  | "memory_delete"
-  | "replay";
+  | "memory_delete";
 
 export async function recordActivity(
   db: Db,

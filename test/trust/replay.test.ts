@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { buildApp } from "../../functions/app.ts";
-import { actions, approvals, llmCalls, memory, notifications, replays, runs, wakes } from "../../schema/index.ts";
+import { actions, approvals, llmCalls, memory, notifications, operatorActivity, replays, runs, wakes } from "../../schema/index.ts";
 import { NOT_EXECUTED } from "../../agent/replay.ts";
 import { authHeaders, type TestDeps } from "../support/test-deps.ts";
 import { CountingProvider } from "../actions/counting-provider.ts";
@@ -32,9 +32,9 @@ async function recordedRun() {
   return { llm, deps, provider, run };
 }
 
-const WRITTEN_BY_RUNS = { actions, approvals, notifications, wakes, memory, runs, llmCalls };
+const WRITTEN_BY_RUNS = { actions, approvals, notifications, wakes, memory, runs, llmCalls, operatorActivity };
 
-/** Rows in every table a run (or its effects) writes. */
+/** Rows in every table a run (or its effects) writes, and the activity log. */
 async function counts(deps: TestDeps) {
   const entries = await Promise.all(Object.entries(WRITTEN_BY_RUNS).map(async ([name, table]) => [name, await deps.db.$count(table)] as const));
   return Object.fromEntries(entries);
