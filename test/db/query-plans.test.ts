@@ -32,6 +32,8 @@ const GROWING = new Set([
   "actions",
   "approvals",
   "accepted_signatures",
+  "llm_calls",
+  "replays",
 ]);
 
 interface Recorded {
@@ -138,7 +140,7 @@ describe("query plans of the hot paths", () => {
 
     flow.name = "dashboard lists";
     await notifyHuman(deps, { agentId: "default", runId: 1, title: "sim-2 exited", body: "exit code 1", severity: "warning" });
-    for (const path of ["instances", "instances/sim-1/events?limit=20", "runs?limit=20", "notifications?limit=20", "wakes", ""]) {
+    for (const path of ["instances", "instances/sim-1/events?limit=20", "runs?limit=20", "notifications?limit=20", "wakes", "memory", "runs/1/llm-calls", ""]) {
       const res = await app.request(`/api/agents/default${path ? `/${path}` : ""}`, { headers: authHeaders() });
       expect(res.status).toBe(200);
     }
