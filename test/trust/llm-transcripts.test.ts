@@ -75,6 +75,16 @@ describe("LLM call transcripts", () => {
     expect((await deps.db.select().from(llmCalls)).map((r) => r.runId)).toEqual([second.runId]);
   });
 
+  it("a backlog of old calls is pruned at most 1,000 per pass, the rest on the next", async () => {
+    const { deps } = await agentFixture({ instances: 0, vars: { LLM_TRANSCRIPT_DAYS: "1" } });
+    const row = (seq: number) => ({ agentId: "default", runId: 1, seq, purpose: "chat", model: "m", request: {}, response: {}, createdAt: deps.clock.now() });
+    for (let i = 0; i < 1050; i += 350) await deps.db.insert(llmCalls).values(Array.from({ length: 350 }, (_, j) => row(i + j + 1)));
+    deps.clock.advance(DAY_MS + 1);
+    expect((await pruneOldRecords(deps)).llmCalls).toBe(1000);
+    expect((await pruneOldRecords(deps)).llmCalls).toBe(50);
+    expect(await deps.db.$count(llmCalls)).toBe(0);
+  });
+
   it("keeps an answer that arrived after the lease ran out, which the run does not act on", async () => {
     const llm = await scriptedLlm();
     const { deps } = await agentFixture({ llm });
