@@ -97,7 +97,7 @@ export async function replayRun(
   if (!first) {
     throw new RequestError(409, `run ${runId} has no recorded LLM calls (the rules policy decided, it ran before calls were kept, or its calls were pruned after LLM_TRANSCRIPT_DAYS=${deps.config.llmTranscriptDays})`);
   }
-  const model: ChatModel = options.model && deps.llm.withModel ? deps.llm.withModel(options.model) : deps.llm;
+  const model = modelFor(deps.llm, options.model);
   const original: ReplaySide = {
     toolCalls: chats.flatMap((c) => c.toolCalls.map(played)),
     reply: [...chats].reverse().find((c) => c.toolCalls.length === 0 && c.error === null)?.reply ?? null,
@@ -107,6 +107,12 @@ export async function replayRun(
   const result: ReplayResult = { model: model.model, original, replay, same: differences.length === 0, differences };
   await deps.db.insert(replays).values({ agentId, runId, model: model.model, operator: options.operator, result, createdAt: deps.clock.now() });
   return result;
+}
+
+function modelFor(llm: ChatModel, wanted: string | undefined): ChatModel {
+  if (!wanted || wanted === llm.model) return llm;
+  if (!llm.withModel) throw new RequestError(409, `the configured LLM serves only ${llm.model}; it cannot replay against ${wanted}`);
+  return llm.withModel(wanted);
 }
 
 async function playToolLoop(model: ChatModel, first: LlmCallView, recorded: Map<string, string>, maxIterations: number): Promise<ReplaySide> {

@@ -105,12 +105,17 @@ describe("replay of a recorded run", () => {
     expect(await counts(deps)).toEqual(before);
   });
 
-  it("answers 404 for an unknown run, 409 for a run without recorded calls, 400 for a bad body, 503 without an LLM; none writes a replay", async () => {
+  it("answers 404 for an unknown run, 409 for a model the LLM cannot switch to or a run without recorded calls, 400 for a bad body, 503 without an LLM; none writes a replay", async () => {
     const { deps, run } = await recordedRun();
     expect((await replay(deps, 99)).status).toBe(404);
     const bad = await replay(deps, run.runId, { model: "" });
     expect(bad.status).toBe(400);
     expect((await bad.json()).error).toMatch(/model/);
+    const switchable = deps.llm!;
+    deps.llm = { model: switchable.model, complete: (request) => switchable.complete(request) }; // serves one model only
+    const fixed = await replay(deps, run.runId, { model: "other-model" });
+    expect(fixed.status).toBe(409);
+    expect((await fixed.json()).error).toBe("the configured LLM serves only scripted-model; it cannot replay against other-model");
     await deps.db.delete(llmCalls);
     const none = await replay(deps, run.runId);
     expect(none.status).toBe(409);
