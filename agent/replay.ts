@@ -52,17 +52,20 @@ function sortKeys(value: unknown): unknown {
 const callKey = (name: string, args: string) => `${name} ${normaliseArguments(args)}`;
 const played = (c: RecordedToolCall | PlayedCall): PlayedCall => ({ name: c.name, arguments: normaliseArguments(c.arguments) });
 
-/** Each tool call the run made (by name and arguments) with the result it got, read from the later requests' tool messages. */
+/**
+ * Each tool call the run itself made (by name and arguments) with the result it got, read from
+ * the tool messages of its later requests. Calls of earlier runs (in the history the requests
+ * carry) are not the run's: their ids are not among its answers' calls (run-agent.ts names a call
+ * without an id `call_<iteration>_<index>`).
+ */
 function recordedResults(calls: readonly LlmCallView[]): Map<string, string> {
+  const own = new Map<string, string>();
+  calls.forEach((call, k) => call.toolCalls.forEach((tc, i) => own.set(tc.id || `call_${k + 1}_${i}`, callKey(tc.name, tc.arguments))));
   const results = new Map<string, string>();
   for (const call of calls) {
-    const byId = new Map<string, string>();
     for (const m of call.request.messages) {
-      if (m.role === "assistant") for (const tc of m.tool_calls ?? []) if (tc.type === "function") byId.set(tc.id, callKey(tc.function.name, tc.function.arguments));
-      if (m.role === "tool" && typeof m.content === "string") {
-        const key = byId.get(m.tool_call_id);
-        if (key && !results.has(key)) results.set(key, m.content);
-      }
+      const key = m.role === "tool" ? own.get(m.tool_call_id) : undefined;
+      if (key && typeof m.content === "string" && !results.has(key)) results.set(key, m.content);
     }
   }
   return results;

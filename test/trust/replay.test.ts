@@ -11,7 +11,7 @@ import { NOT_EXECUTED } from "../../agent/replay.ts";
 import { authHeaders, type TestDeps } from "../support/test-deps.ts";
 import { CountingProvider } from "../actions/counting-provider.ts";
 import { dashboardClient } from "../dashboard/dashboard-client.ts";
-import { agentFixture, say, scriptedLlm, setInstanceState } from "../agent/harness.ts";
+import { agentFixture, say, scriptedLlm, seedHistory, setInstanceState } from "../agent/harness.ts";
 import type { ScriptedLlm } from "../support/scripted-llm.ts";
 
 const THE_RUN = [
@@ -103,6 +103,20 @@ describe("replay of a recorded run", () => {
     expect(results.slice(1)).toEqual([JSON.stringify({ error: NOT_EXECUTED }), JSON.stringify({ error: NOT_EXECUTED })]);
     expect(provider.calls).toEqual(["reboot sim-2"]);
     expect(await counts(deps)).toEqual(before);
+  });
+
+  it("a call that matches one of an earlier run (in the history the request carried) is not the run's: not executed", async () => {
+    const llm = await scriptedLlm();
+    const { deps } = await agentFixture({ llm });
+    await seedHistory(deps, 1_000, { withToolPairs: true }); // earlier runs rebooted sim-1 "slow"
+    llm.push({ text: "all fine" });
+    const run = await say(deps, "status?");
+    const sentBefore = llm.requests.length;
+    expect(JSON.stringify(llm.requests[0]!.messages)).toContain("reboot_instance");
+    llm.push({ tools: [{ name: "reboot_instance", arguments: { instance_id: "sim-1", reason: "slow" } }] }, { text: "rebooted" });
+    await replay(deps, run.runId);
+    expect(toolResultsOf(llm.requests.at(-1)!).at(-1)).toBe(JSON.stringify({ error: NOT_EXECUTED }));
+    expect(llm.requests.length - sentBefore).toBe(2);
   });
 
   it("answers 404 for an unknown run, 409 for a model the LLM cannot switch to or a run without recorded calls, 400 for a bad body, 503 without an LLM; none writes a replay", async () => {
