@@ -5,9 +5,17 @@
  * handing the decision to the rules policy; only database faults propagate. A server that
  * refuses the request as misconfigured is said so in the fault (and so in the run's error) and
  * kept on the breaker row, where /healthz reads it.
+ *
+ * Every call made is kept (llm_calls, agent/transcripts.ts): its request (messages, tools) and
+ * the response as received, or {error}, numbered in the order the run made them. One INSERT per
+ * call, right after the answer, so a run that crashes later still leaves what it was told. It is
+ * not fenced: a transcript is a record, not an effect, and an answer that came too late to be
+ * acted on (the lease ran out meanwhile) is exactly what a human reading the run wants to see.
  */
 import type { AgentDeps } from "./deps.ts";
 import type { Breaker } from "./breaker.ts";
+import type { RunFence } from "../pipeline/index.ts";
+import { recordLlmCall, type LlmCallPurpose } from "./transcripts.ts";
 import { LlmMisconfigured, type ChatCompletion, type ChatMessage, type ChatModel, type ChatTool } from "./chat-model.ts";
 
 /** What an operator can change when the server refuses tool_choice. */
@@ -29,22 +37,27 @@ export class LlmCaller {
   largestRequest = 0;
 
   constructor(
-    private readonly deps: Pick<AgentDeps, "clock">,
+    private readonly deps: Pick<AgentDeps, "clock" | "db">,
     private readonly model: ChatModel,
     private readonly breaker: Breaker,
     private readonly deadline: number,
     private breakerFailures: number,
+    /** The run whose calls are kept; null: calls are not kept. */
+    private readonly run: Pick<RunFence, "agentId" | "runId"> | null = null,
   ) {}
 
-  async complete(messages: ChatMessage[], tools: readonly ChatTool[], requestTokens: number): Promise<ChatCompletion> {
+  async complete(messages: ChatMessage[], tools: readonly ChatTool[], requestTokens: number, purpose: LlmCallPurpose = "chat"): Promise<ChatCompletion> {
     const remaining = this.deadline - this.deps.clock.now();
     if (remaining <= 0) throw new LlmFault("the run's deadline passed before the LLM answered");
     this.calls++;
     this.largestRequest = Math.max(this.largestRequest, requestTokens);
+    const keep = (response: unknown) =>
+      this.run ? recordLlmCall(this.deps, this.run, { seq: this.calls, purpose, model: this.model.model, request: { messages, tools }, response }) : Promise.resolve();
     let completion: ChatCompletion;
     try {
       completion = await this.model.complete({ messages, ...(tools.length ? { tools: [...tools] } : {}), signal: AbortSignal.timeout(remaining) });
     } catch (err) {
+      await keep({ error: err instanceof Error ? `${err.name}: ${err.message}` : String(err) });
       this.breakerFailures++;
       if (err instanceof LlmMisconfigured) {
         const reason = `${err.message}; ${TOOL_CHOICE_HINT}`;
@@ -54,6 +67,7 @@ export class LlmCaller {
       await this.breaker.recordFailure();
       throw new LlmFault(`the LLM failed after retries: ${err instanceof Error ? `${err.name}: ${err.message}` : String(err)}`);
     }
+    await keep(completion);
     if (this.breakerFailures > 0) {
       await this.breaker.recordSuccess();
       this.breakerFailures = 0;

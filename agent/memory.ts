@@ -1,12 +1,16 @@
 /**
  * Pinned memory: facts the agent saves with `remember` and drops with `forget`. They are sent with
- * every prompt (within a cap) and survive session resets, so they stay few and short.
+ * every prompt (within a cap) and survive session resets (unless the reset asks to clear them), so
+ * they stay few and short. A human lists them and deletes one (`forget` without a fence, from the
+ * API and the dashboard). A fact written by a run whose input held text no operator typed is marked
+ * `untrusted` (the rule: agent/untrusted-input.ts), worked out in the write itself.
  */
-import { and, asc, eq, or, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, not, or, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/sqlite-core";
 import type { AgentDeps } from "./deps.ts";
 import { insertWhere } from "../db/insert-where.ts";
-import { memory } from "../schema/index.ts";
+import { events, memory, wakes } from "../schema/index.ts";
+import { hasReadProviderText, OPERATOR_SOURCES } from "./untrusted-input.ts";
 import { countText } from "./tokens.ts";
 import { fencedWrite, type RunFence } from "../pipeline/index.ts";
 
@@ -21,7 +25,7 @@ export class MemoryFullError extends Error {
 
 export async function listMemory(deps: Pick<AgentDeps, "db">, agentId: string) {
   return deps.db
-    .select({ key: memory.key, fact: memory.fact, tokens: memory.tokens })
+    .select({ key: memory.key, fact: memory.fact, tokens: memory.tokens, untrusted: memory.untrusted, createdByRun: memory.createdByRun, updatedAt: memory.updatedAt })
     .from(memory)
     .where(eq(memory.agentId, agentId))
     .orderBy(asc(memory.key));
@@ -29,6 +33,15 @@ export async function listMemory(deps: Pick<AgentDeps, "db">, agentId: string) {
 
 /** The row an upsert proposed (SQLite's `excluded`), with the table's columns. */
 const proposed = alias(memory, "excluded");
+
+/** SQL: the run's input held text no operator typed (see agent/untrusted-input.ts). */
+function untrustedInput(agentId: string, fence: RunFence | null) {
+  if (!fence) return sql`0`;
+  if (hasReadProviderText(fence)) return sql`1`;
+  const woke = sql`exists (select 1 from ${events} where ${and(eq(events.agentId, agentId), eq(events.runId, fence.runId), not(inArray(events.source, [...OPERATOR_SOURCES])))})`;
+  const wake = sql`exists (select 1 from ${wakes} where ${and(eq(wakes.agentId, agentId), eq(wakes.consumedByRun, fence.runId))})`;
+  return sql`(${woke} or ${wake})`;
+}
 
 /**
  * Saves or replaces a fact under the writing run's fence (null: not a run's write). Refuses a new
@@ -49,12 +62,12 @@ export async function remember(deps: Pick<AgentDeps, "db" | "clock">, agentId: s
         insertWhere(
           db,
           memory,
-          { agentId, key, fact, tokens: countText(fact), createdByRun: fence?.runId ?? null, updatedAt: now },
+          { agentId, key, fact, tokens: countText(fact), createdByRun: fence?.runId ?? null, untrusted: untrustedInput(agentId, fence), updatedAt: now },
           and(or(sql`exists (select 1 from ${memory} where ${mine})`, sql`${count} < ${MAX_MEMORY_FACTS}`), holds)!,
         )
           .onConflictDoUpdate({
             target: [memory.agentId, memory.key],
-            set: { fact: sql`${proposed.fact}`, tokens: sql`${proposed.tokens}`, createdByRun: sql`${proposed.createdByRun}`, updatedAt: sql`${proposed.updatedAt}` },
+            set: { fact: sql`${proposed.fact}`, tokens: sql`${proposed.tokens}`, createdByRun: sql`${proposed.createdByRun}`, untrusted: sql`${proposed.untrusted}`, updatedAt: sql`${proposed.updatedAt}` },
           })
           .returning({ key: memory.key }),
       ]),

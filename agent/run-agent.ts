@@ -72,7 +72,7 @@ async function runAgent(context: RunContext<AgentDeps>, breakerPolicy: BreakerPo
   if (breakerState.openUntil !== null && breakerState.openUntil > deps.clock.now()) {
     return decideWithRules(context, progress, null, `the LLM circuit breaker is open until ${iso(breakerState.openUntil)}`);
   }
-  const llm = new LlmCaller(deps, deps.llm, breaker, context.deadline, breakerState.failures);
+  const llm = new LlmCaller(deps, deps.llm, breaker, context.deadline, breakerState.failures, context.fence);
   const budget = deps.config.contextBudgetTokens;
   const summarize = createSummarizer({
     deps,
@@ -82,7 +82,7 @@ async function runAgent(context: RunContext<AgentDeps>, breakerPolicy: BreakerPo
     summaryCap: Math.floor(budget * PROMPT_SHARES.summary),
     complete: async (messages) => {
       await precount(messageTexts(messages), deps.tokenCounter);
-      const completion = await llm.complete(messages, [], countPrompt(messages));
+      const completion = await llm.complete(messages, [], countPrompt(messages), "summary");
       const { refusal } = completionEnding(completion);
       if (refusal !== null) throw new Error(`the model refused to summarise: ${refusal.slice(0, 200)}`);
       return completion.choices[0]!.message.content ?? "";

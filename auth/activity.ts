@@ -23,7 +23,9 @@ export type ActivityKind =
   | "agent_update"
   | "agent_archive"
   /** Shadow mode switched on or off (subject: the new mode). */
-  | "mode";
+  | "mode"
+  /** A memory fact deleted by an operator (subject: its key). */
+  | "memory_delete";
 
 export async function recordActivity(
   db: Db,

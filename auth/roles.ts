@@ -1,6 +1,6 @@
 /**
  * Roles and the principal a request acts as. `viewer` reads; `operator` also chats, triggers,
- * approves or rejects, resets and runs the cron tick; `admin` also manages operators. The
+ * approves or rejects, resets, deletes memory facts, replays runs and runs the cron tick; `admin` also manages operators. The
  * bootstrap admin is whoever holds ADMIN_TOKEN (operator id 0, no operators row).
  */
 export const ROLES = ["viewer", "operator", "admin"] as const;

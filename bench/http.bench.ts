@@ -127,12 +127,13 @@ async function growth(rows: Row[]): Promise<string> {
     const first = points[0]!;
     const last = points[points.length - 1]!;
     const perThousand = (last.bytes - first.bytes) / ((last.events - first.events) / 1000);
-    // What the bytes are: tables and indexes that hold at least 1% of the file, per 1,000 events.
+    // What the bytes are: tables and indexes that hold at least 1% of the file, per 1,000 events,
+    // and the LLM call transcripts (llm_calls, kept LLM_TRANSCRIPT_DAYS) whatever their share.
     const objects = await dbBytesByObject(fw.dbPath);
     lines.push("", `Database bytes by table and index after ${last.events.toLocaleString("en")} webhooks (SQLite's dbstat), per 1,000 webhooks:`, "");
     lines.push("| table or index | KiB per 1,000 webhooks | share |", "|---|---|---|");
     const total = objects.reduce((sum, o) => sum + o.bytes, 0);
-    for (const o of objects.filter((o) => o.bytes >= total / 100)) {
+    for (const o of objects.filter((o) => o.bytes >= total / 100 || o.name.startsWith("llm_calls"))) {
       lines.push(`| ${o.name} | ${(o.bytes / 1024 / (last.events / 1000)).toFixed(1)} | ${((100 * o.bytes) / total).toFixed(0)}% |`);
     }
     // The baseline stores the same webhooks: its bytes per 1,000 events, for the ratio.

@@ -6,8 +6,8 @@ import { CsrfField } from "./layout.tsx";
 
 export const RESET_KEEPS =
   "Reset starts a new conversation: the agent stops seeing this session's chat history and summary. " +
-  "It keeps the run counter, wakes, scheduled runs, instances, actions, approvals, notifications and pinned memory, " +
-  "and the agent keeps working.";
+  "It keeps the run counter, wakes, scheduled runs, instances, actions, approvals, notifications and pinned memory " +
+  "(unless \"also clear memory\" is ticked), and the agent keeps working.";
 
 export function TriggerForm({ csrf, back }: { csrf: string; back: string }) {
   return (
@@ -25,6 +25,9 @@ export function ResetForm({ csrf, confirmed = false }: { csrf: string; confirmed
     <form method="post" action="/session/reset" data-confirm={confirmed ? undefined : `${RESET_KEEPS} Reset the session now?`}>
       <CsrfField token={csrf} />
       <input type="hidden" name="confirmed" value={confirmed ? "yes" : ""} />
+      <label>
+        <input type="checkbox" name="clearMemory" value="yes" /> also clear memory
+      </label>
       <button type="submit" class={confirmed ? "danger" : "secondary"}>
         {confirmed ? "Yes, reset the session" : "Reset session…"}
       </button>

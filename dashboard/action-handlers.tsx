@@ -19,7 +19,7 @@ import { requestApproval } from "../fleet/request-approval.ts";
 import { OPERATOR_ACTIONS } from "./instance-actions.tsx";
 import { FAILURE_KINDS } from "../fleet/simulator.ts";
 import { injectFailureOrRefuse } from "../jobs/inject-failure.ts";
-import { resetSession } from "../pipeline/index.ts";
+import { resetAgentSession } from "../jobs/reset-agent-session.ts";
 import { chatPage } from "./page-handlers.tsx";
 import { sendPage } from "./render.tsx";
 import { ResetConfirmPage } from "./reset-confirm.tsx";
@@ -90,10 +90,9 @@ export async function postReset(c: Ctx) {
   if (body.confirmed !== "yes") {
     return sendPage(c, { title: "Reset the session?", current: "overview" }, <ResetConfirmPage csrf={await csrfToken(c)} />);
   }
-  const agentId = selectedAgentId(c);
-  const reset = await resetSession(c.get("deps"), agentId);
-  await recordActivity(c.get("deps").db, c.get("operator"), { action: "reset", agentId, subject: `epoch ${reset.sessionEpoch}`, at: c.get("deps").clock.now() });
-  return backTo(c, "/", "reset");
+  const clearMemory = body.clearMemory === "yes";
+  await resetAgentSession(c.get("deps"), c.get("operator"), selectedAgentId(c), clearMemory);
+  return backTo(c, "/", clearMemory ? "reset-memory" : "reset");
 }
 
 export async function postDecision(c: Ctx) {

@@ -59,7 +59,7 @@ export function OperatorsPage(props: OperatorsPageProps) {
         </p>
       ) : null}
       <p class="muted">
-        viewer reads; operator also chats, triggers, approves or rejects and resets; admin also manages operators. The holder of
+        viewer reads; operator also chats, triggers, approves or rejects, resets, deletes memory facts and replays runs; admin also manages operators. The holder of
         ADMIN_TOKEN is the bootstrap admin, named "admin".
       </p>
       <table>

@@ -12,6 +12,7 @@ import type { OverviewData } from "./overview.tsx";
 import { loadCharts } from "./overview-charts.tsx";
 import { listRunRows } from "./run-rows.ts";
 import { loadSpend } from "./spend-data.ts";
+import { listMemory } from "../agent/memory.ts";
 
 export const RECENT_RUNS = 5;
 export const RECENT_NOTIFICATIONS = 5;
@@ -46,7 +47,7 @@ export const isBusy = (state: AgentState) => state.running || state.nextRunAt !=
 
 export async function loadOverview(deps: Deps, agentId: string): Promise<OverviewData> {
   const state = await loadAgentState(deps, agentId);
-  const [compaction, recentRuns, wakes, notifications, attention, instances, charts, spend] = await Promise.all([
+  const [compaction, recentRuns, wakes, notifications, attention, instances, charts, spend, memory] = await Promise.all([
     lastCompaction(deps, agentId),
     listRunRows(deps, agentId, RECENT_RUNS),
     listWakes(deps, agentId, "pending", 10),
@@ -55,6 +56,7 @@ export async function loadOverview(deps: Deps, agentId: string): Promise<Overvie
     listInstances(deps, agentId),
     loadCharts(deps, agentId),
     loadSpend(deps, agentId),
+    listMemory(deps, agentId),
   ]);
-  return { state, compaction, runs: recentRuns, wakes, notifications, attention, instances, charts, spend, now: deps.clock.now() };
+  return { state, compaction, runs: recentRuns, wakes, notifications, attention, instances, charts, spend, memory, now: deps.clock.now() };
 }

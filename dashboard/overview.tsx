@@ -17,6 +17,7 @@ import { WakesList, type WakeRow } from "./wakes.tsx";
 import { SpendPanel } from "./spend-panel.tsx";
 import type { Spend } from "./spend-data.ts";
 import { ModeSwitch, type ActionView } from "./action-decisions.tsx";
+import { MemoryPanel, type MemoryFactRow } from "./memory-panel.tsx";
 
 export interface OverviewData {
   state: AgentState;
@@ -28,6 +29,7 @@ export interface OverviewData {
   instances: InstanceView[];
   charts: ChartsData;
   spend: Spend;
+  memory: MemoryFactRow[];
   now: number;
 }
 
@@ -100,6 +102,10 @@ export function OverviewPage({ data, csrf, mode }: { data: OverviewData; csrf: s
         <div data-live="pending-wakes">
           <WakesList wakes={data.wakes} now={data.now} empty="No pending wakes: the agent has not scheduled a check." />
         </div>
+      </section>
+      <section aria-labelledby="memory-heading">
+        <h2 id="memory-heading">Pinned memory</h2>
+        <MemoryPanel facts={data.memory} csrf={csrf} />
       </section>
       <section aria-labelledby="notifications-heading">
         <h2 id="notifications-heading">Recent notifications</h2>

@@ -60,7 +60,7 @@ export async function runDetailPage(c: Ctx) {
   }
   const busy = record.run.status === "running";
   const actions = await listRunActions(deps, agentId, runId);
-  return sendPage(c, { title: `Run #${runId}`, current: "runs", busy }, <RunDetailPage record={record} now={deps.clock.now()} actions={actions} />);
+  return sendPage(c, { title: `Run #${runId}`, current: "runs", busy }, <RunDetailPage record={record} now={deps.clock.now()} actions={actions} csrf={await csrfToken(c)} />);
 }
 
 export async function wakesPage(c: Ctx) {

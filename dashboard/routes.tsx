@@ -16,6 +16,7 @@ import type { AppEnv } from "../jobs/app-env.ts";
 import { requireRole } from "../auth/require-role.ts";
 import * as actions from "./action-handlers.tsx";
 import * as agents from "./agent-handlers.tsx";
+import * as trust from "./trust-handlers.tsx";
 import * as operators from "./operator-handlers.tsx";
 import { DASHBOARD_JS } from "./live-script.ts";
 import * as pages from "./page-handlers.tsx";
@@ -75,6 +76,8 @@ export const dashboardRoutes = new Hono<AppEnv>()
   .post("/chat", ...operatorPost, actions.postChat)
   .post("/session/reset", ...operatorPost, actions.postReset)
   .post("/mode", ...operatorPost, postMode)
+  .post("/memory/:key/delete", ...operatorPost, trust.postDeleteFact)
+  .post("/runs/:runId/replay", ...operatorPost, trust.postReplay)
   .post("/approvals/:approvalId", ...operatorPost, actions.postDecision)
   .post("/operators", ...adminPost, operators.postOperator)
   .post("/operators/:operatorId/revoke", ...adminPost, operators.postRevoke)

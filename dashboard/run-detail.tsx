@@ -9,6 +9,8 @@ import { describeCompaction, describeEvent, keyValues } from "./readable.ts";
 import { ActionDecisions, type ActionView } from "./action-decisions.tsx";
 import type { RunRecord } from "./run-record.ts";
 import { RunFacts } from "./runs-timeline.tsx";
+import { LlmCalls } from "./llm-calls.tsx";
+import { ReplayPanel } from "./replay-panel.tsx";
 
 function ConsumedEvents({ events }: { events: RunRecord["events"] }) {
   if (events.length === 0) return <p>No inbox events.</p>;
@@ -101,6 +103,8 @@ export function RunDetail({ record, now, actions }: { record: RunRecord; now: nu
           <ActionDecisions actions={actions} empty="No actions." showRun={false} />
         </>
       ) : null}
+      <h2>LLM calls</h2>
+      <LlmCalls calls={record.llmCalls} />
       <h2>Wakes it scheduled</h2>
       <WakeRows wakes={record.createdWakes} empty="None." />
       <h2>Compaction</h2>
@@ -109,7 +113,7 @@ export function RunDetail({ record, now, actions }: { record: RunRecord; now: nu
   );
 }
 
-export function RunDetailPage({ record, now, actions }: { record: RunRecord; now: number; actions?: readonly ActionView[] }) {
+export function RunDetailPage({ record, now, actions, csrf }: { record: RunRecord; now: number; actions?: readonly ActionView[]; csrf: string }) {
   return (
     <>
       <p>
@@ -122,6 +126,7 @@ export function RunDetailPage({ record, now, actions }: { record: RunRecord; now
       ) : (
         <RunDetail record={record} now={now} actions={actions} />
       )}
+      <ReplayPanel runId={record.run.runId} csrf={csrf} last={record.replay} />
     </>
   );
 }

@@ -1,13 +1,16 @@
 /**
  * Everything one run's page shows, read in one batch: the run row, the events and wakes it
  * consumed (ids copied into the run at claim), the wakes it scheduled, and its conversation
- * turns (assistant turns with their tool calls, and the tool results that answered them).
+ * turns (assistant turns with their tool calls, and the tool results that answered them), then
+ * its kept LLM calls and its last replay.
  */
 import { and, asc, eq, inArray } from "drizzle-orm";
 import type { Deps } from "../jobs/deps.ts";
 import { events, messages, runs, wakes } from "../schema/index.ts";
 import { presentRun } from "../pipeline/index.ts";
 import { loadRunEffects, outcomeLine } from "./run-outcome.ts";
+import { listLlmCalls } from "../agent/transcripts.ts";
+import { lastReplay } from "../agent/replay.ts";
 
 export interface ToolCallView {
   id: string;
@@ -28,13 +31,15 @@ export async function getRunRecord(deps: Deps, agentId: string, runId: number) {
     db.select().from(wakes).where(and(eq(wakes.agentId, agentId), eq(wakes.createdByRun, runId))).orderBy(asc(wakes.id)),
     db.select().from(messages).where(and(eq(messages.agentId, agentId), eq(messages.runId, runId))).orderBy(asc(messages.id)),
   ]);
-  const effects = await loadRunEffects(deps, agentId, [runId]);
+  const [effects, llmCalls, replay] = await Promise.all([loadRunEffects(deps, agentId, [runId]), listLlmCalls(deps, agentId, runId), lastReplay(deps, agentId, runId)]);
   return {
     run,
     outcome: outcomeLine(run, effects.get(runId)),
     events: eventRows,
     consumedWakes,
     createdWakes,
+    llmCalls,
+    replay,
     turns: turns.map((m) => ({
       id: m.id,
       role: m.role,

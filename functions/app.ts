@@ -25,6 +25,7 @@ import { blockRoutes } from "./blocks/blocks.index.ts";
 import { spendRoutes } from "./spend/spend.index.ts";
 import { modeRoutes } from "./mode/mode.index.ts";
 import { agentHealthRoutes } from "./watchdog/agent-health.ts";
+import { trustRoutes } from "./trust/trust.index.ts";
 import { deliveryRoutes } from "./internal/deliveries.ts";
 import { dashboardRoutes } from "../dashboard/routes.tsx";
 
@@ -45,6 +46,7 @@ export function buildApp(resolveDeps: ResolveDeps) {
     .route("/agents", spendRoutes)
     .route("/agents", modeRoutes)
     .route("/agents", agentHealthRoutes)
+    .route("/agents", trustRoutes)
     .route("/", cronRoutes)
     .route("/", fleetRoutes)
     .route("/", operatorRoutes);

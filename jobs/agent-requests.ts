@@ -16,6 +16,9 @@ export const triggerBody = z.object({
   reason: plainText(z.string().trim().max(500, "must be at most 500 characters")).optional(),
 });
 
+/** Optional body of a session reset: `clearMemory` also deletes the agent's pinned facts. */
+export const resetBody = z.object({ clearMemory: z.boolean().optional() }).strict();
+
 export const runsQuery = z.object({
   limit: z.coerce.number().int().min(1).max(200).default(20),
 });

@@ -15,6 +15,7 @@ import { forgetTool, rememberTool } from "./memory.ts";
 import { notifyHumanTool } from "./notify.ts";
 import { capOutput, describeIssues, toChatTool, type AgentTool, type ToolContext } from "./tool.ts";
 import { cancelWakeTool, scheduleNextCheckTool } from "./wakes.ts";
+import { markProviderTextRead, PROVIDER_TEXT_TOOLS } from "../untrusted-input.ts";
 
 export const AGENT_TOOLS: readonly AgentTool[] = [
   listInstancesTool,
@@ -52,6 +53,8 @@ export async function runToolCall(context: ToolContext, name: string, rawArgumen
   const args = tool.schema.safeParse(parsedJson);
   if (!args.success) return invalid(`invalid arguments for ${name}: ${describeIssues(args.error)}`);
   const result = await tool.run(context, args.data as never);
+  // What the provider wrote is now in the run's input: facts it remembers from here are marked.
+  if (PROVIDER_TEXT_TOOLS.has(name)) markProviderTextRead(context.fence);
   return { content: await capOutput(result.output, context.deps.tokenCounter), mutated: result.mutated, invalid: false };
 }
 

@@ -4,12 +4,11 @@
  */
 import type { Context } from "hono";
 import type { AppEnv } from "../../jobs/app-env.ts";
-import { resetSession } from "../../pipeline/index.ts";
+import { resetAgentSession } from "../../jobs/reset-agent-session.ts";
 import { getAgentState, getRun, listEvents, listRuns } from "../../pipeline/index.ts";
 import { iso } from "../../runtime/time.ts";
 import { listWakes } from "../../pipeline/index.ts";
 import { listConversation } from "../../agent/conversation.ts";
-import { recordActivity } from "../../auth/activity.ts";
 import { ingestOperatorInput } from "../../auth/operator-input.ts";
 import { RequestError } from "../../jobs/errors.ts";
 import { idempotencyKey } from "../../jobs/agent-requests.ts";
@@ -40,11 +39,9 @@ export async function postTrigger(c: Ctx, agentId: string, reason: string | unde
   return c.json({ eventId, duplicate }, 202);
 }
 
-export async function postReset(c: Ctx, agentId: string) {
-  const deps = c.get("deps");
-  const reset = await resetSession(deps, agentId);
-  await recordActivity(deps.db, c.get("operator"), { action: "reset", agentId, subject: `epoch ${reset.sessionEpoch}`, at: deps.clock.now() });
-  return c.json(reset);
+export async function postReset(c: Ctx, agentId: string, body: { clearMemory?: boolean | undefined }) {
+  const { memoryCleared, ...reset } = await resetAgentSession(c.get("deps"), c.get("operator"), agentId, body.clearMemory === true);
+  return c.json(body.clearMemory ? { ...reset, memoryCleared } : reset);
 }
 
 export async function getRuns(c: Ctx, agentId: string, limit: number) {

@@ -2,8 +2,8 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import type { AppEnv } from "../../jobs/app-env.ts";
-import { validate } from "../../jobs/validate.ts";
-import { agentParam, eventsQuery, messageBody, runsQuery, triggerBody, wakesQuery } from "../../jobs/agent-requests.ts";
+import { parseJsonBody, validate } from "../../jobs/validate.ts";
+import { agentParam, eventsQuery, messageBody, resetBody, runsQuery, triggerBody, wakesQuery } from "../../jobs/agent-requests.ts";
 import * as h from "./agents.handlers.ts";
 
 const runParam = agentParam.extend({ runId: z.coerce.number().int().positive() });
@@ -12,7 +12,11 @@ export const agentRoutes = new Hono<AppEnv>()
   .get("/:agent", (c) => h.getState(c, c.req.param("agent")))
   .post("/:agent/messages", validate("json", messageBody), (c) => h.postMessage(c, c.req.param("agent"), c.req.valid("json").text))
   .post("/:agent/trigger", validate("json", triggerBody), (c) => h.postTrigger(c, c.req.param("agent"), c.req.valid("json").reason))
-  .post("/:agent/session/reset", (c) => h.postReset(c, c.req.param("agent")))
+  // The body is optional (an empty one resets the session only).
+  .post("/:agent/session/reset", async (c) => {
+    const raw = await c.req.text();
+    return h.postReset(c, c.req.param("agent"), raw.trim() === "" ? {} : parseJsonBody(raw, resetBody));
+  })
   .get("/:agent/runs", validate("query", runsQuery), (c) => h.getRuns(c, c.req.param("agent"), c.req.valid("query").limit))
   .get("/:agent/runs/:runId", validate("param", runParam), (c) => h.getOneRun(c, c.req.param("agent"), c.req.valid("param").runId))
   .get("/:agent/wakes", validate("query", wakesQuery), (c) => {

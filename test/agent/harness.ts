@@ -80,6 +80,19 @@ export async function latestRun(deps: TestDeps) {
   return row;
 }
 
+/** Every answer of the fixture's model arrives after the run's lease ran out (the fake clock moves a lease on). */
+export function answerAfterTheLease(deps: TestDeps) {
+  const model = deps.llm!;
+  deps.llm = {
+    model: model.model,
+    complete: async (request) => {
+      const answer = await model.complete(request);
+      deps.clock.advance(deps.config.runLeaseMs); // the answer took longer than the lease
+      return answer;
+    },
+  };
+}
+
 export async function setInstanceState(deps: TestDeps, id: string, state: string) {
   await deps.db.update(instances).set({ state, stateAt: deps.clock.now() }).where(and(eq(instances.agentId, "default"), eq(instances.id, id)));
 }

@@ -35,6 +35,8 @@ const GROWING = new Set([
   "accepted_signatures",
   "instance_spend",
   "once_notices",
+  "llm_calls",
+  "replays",
 ]);
 
 interface Recorded {
@@ -147,7 +149,7 @@ describe("query plans of the hot paths", () => {
 
     flow.name = "dashboard lists";
     await notifyHuman(deps, { agentId: "default", runId: 1, title: "sim-2 exited", body: "exit code 1", severity: "warning" });
-    for (const path of ["instances", "instances/sim-1/events?limit=20", "runs?limit=20", "notifications?limit=20", "wakes", ""]) {
+    for (const path of ["instances", "instances/sim-1/events?limit=20", "runs?limit=20", "notifications?limit=20", "wakes", "memory", "runs/1/llm-calls", ""]) {
       const res = await app.request(`/api/agents/default${path ? `/${path}` : ""}`, { headers: authHeaders() });
       expect(res.status).toBe(200);
     }

@@ -21,7 +21,7 @@ import { deliverDue } from "../support/drive.ts";
 import type { TestDeps } from "../support/test-deps.ts";
 import { fleetFixture } from "../actions/fleet-fixture.ts";
 import { startVastServer, vastInstance } from "../fleet/vast-server.ts";
-import { agentFixture, latestRun, scriptedLlm, say } from "../agent/harness.ts";
+import { agentFixture, answerAfterTheLease, latestRun, scriptedLlm, say } from "../agent/harness.ts";
 import type { AgentRunContext } from "../../jobs/deps.ts";
 
 async function counts(deps: TestDeps) {
@@ -137,15 +137,7 @@ describe("fenced effects", () => {
   it("does not act on an LLM answer that arrives after the run's deadline", async () => {
     const llm = await scriptedLlm();
     const { deps } = await agentFixture({ llm });
-    const model = deps.llm!;
-    deps.llm = {
-      model: model.model,
-      complete: async (request) => {
-        const answer = await model.complete(request);
-        deps.clock.advance(deps.config.runLeaseMs); // the answer took longer than the lease
-        return answer;
-      },
-    };
+    answerAfterTheLease(deps);
     llm.push({ tools: [{ name: "reboot_instance", arguments: { instance_id: "sim-1", reason: "late" } }, { name: "schedule_next_check", arguments: { in_seconds: 60, reason: "late" } }] });
     await say(deps, "reboot sim-1");
     const run = await latestRun(deps);

@@ -37,10 +37,10 @@ describe("retention slices", () => {
     // A request's turn (a timer queued when the pruning starts) comes before the pruning ends.
     let finished = false;
     const servedMidway = new Promise<boolean>((resolve) => setTimeout(() => resolve(!finished), 0));
-    expect(await pruneOldRecords(deps).finally(() => (finished = true))).toEqual({ events: 1000, deliveries: 0, telemetry: 0 });
+    expect(await pruneOldRecords(deps).finally(() => (finished = true))).toEqual({ events: 1000, deliveries: 0, telemetry: 0, llmCalls: 0 });
     expect(await servedMidway).toBe(true);
-    expect(await pruneOldRecords(deps)).toEqual({ events: 250, deliveries: 0, telemetry: 0 });
-    expect(await pruneOldRecords(deps)).toEqual({ events: 0, deliveries: 0, telemetry: 0 });
+    expect(await pruneOldRecords(deps)).toEqual({ events: 250, deliveries: 0, telemetry: 0, llmCalls: 0 });
+    expect(await pruneOldRecords(deps)).toEqual({ events: 0, deliveries: 0, telemetry: 0, llmCalls: 0 });
     expect(SLICE).toBeLessThan(1000);
   });
 });

@@ -16,6 +16,7 @@ import { minimalRunStep } from "../support/minimal-run-step.ts";
 import { RecordingScheduler, testConfig } from "../support/test-deps.ts";
 import { api, cron, finished, idle, instanceWebhook, lastRunId, publishTick, runs, scheduledTick, settleUntil, type ScenarioHost, type StartHost } from "./driver.ts";
 import { defineQuotaScenario } from "./quota-scenario.ts";
+import { defineTrustScenario } from "./trust-scenario.ts";
 
 /**
  * Issue 13's budget for one agent's tick delivery: a database round trip per provider page (the
@@ -225,6 +226,7 @@ export function defineScenarios(start: StartHost, onDone?: (host: ScenarioHost) 
   });
 
   defineQuotaScenario(() => host);
+  defineTrustScenario(() => host);
 
   return () => host;
 }

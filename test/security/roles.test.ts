@@ -27,6 +27,10 @@ const API: [string, string, Role, unknown?][] = [
   ["GET", "/api/agents/:agent/runs/:runId", "viewer"],
   ["GET", "/api/agents/:agent/wakes", "viewer"],
   ["GET", "/api/agents/:agent/conversation", "viewer"],
+  ["GET", "/api/agents/:agent/memory", "viewer"],
+  ["DELETE", "/api/agents/:agent/memory/:key", "operator"],
+  ["GET", "/api/agents/:agent/runs/:runId/llm-calls", "viewer"],
+  ["POST", "/api/agents/:agent/runs/:runId/replay", "operator", {}],
   ["GET", "/api/agents/:agent/events", "viewer"],
   ["GET", "/api/agents/:agent/health", "viewer"],
   ["GET", "/api/agents/:agent/blocks", "viewer"],
@@ -52,6 +56,8 @@ const DASHBOARD_POSTS: [string, Role, Record<string, string>][] = [
   ["/chat", "operator", { text: "hi" }],
   ["/session/reset", "operator", { confirmed: "yes" }],
   ["/mode", "operator", { mode: "shadow" }],
+  ["/memory/some-fact/delete", "operator", {}],
+  ["/runs/1/replay", "operator", {}],
   ["/approvals/999", "operator", { decision: "reject" }],
   ["/operators", "admin", { name: "made-here", role: "viewer" }],
   ["/operators/999/revoke", "admin", {}],
@@ -64,10 +70,10 @@ const DASHBOARD_POSTS: [string, Role, Record<string, string>][] = [
 
 /** A dashboard post route as registered, with the values DASHBOARD_POSTS uses for its params. */
 const concretePost = (pattern: string) =>
-  pattern.replace(":approvalId", "999").replace(":operatorId", "999").replace(":agentId", "default").replace(":instanceId", "sim-1");
+  pattern.replace(":approvalId", "999").replace(":operatorId", "999").replace(":agentId", "default").replace(":instanceId", "sim-1").replace(":key", "some-fact").replace(":runId", "1");
 
 const concrete = (pattern: string) =>
-  pattern.replace(":agent", "default").replace(":runId", "1").replace(":id/events", "sim-1/events").replace("instances/:id", "instances/sim-1").replace(":id", "999");
+  pattern.replace(":agent", "default").replace(":key", "some-fact").replace(":runId", "1").replace(":id/events", "sim-1/events").replace("instances/:id", "instances/sim-1").replace(":id", "999");
 
 const allowed = (who: Role, needed: Role) => ROLES.indexOf(who) >= ROLES.indexOf(needed);
 
