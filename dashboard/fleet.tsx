@@ -5,6 +5,7 @@
  */
 import type { InstanceView } from "../fleet/list-instances.ts";
 import { INSTANCE_STATES } from "../fleet/provider.ts";
+import type { IdleSettings } from "../fleet/idle.ts";
 import { FAILURE_KINDS } from "../fleet/simulator.ts";
 import { Badge, InstanceStateBadge } from "./badges.tsx";
 import { StackedBar } from "./charts.tsx";
@@ -90,7 +91,7 @@ function SortHeader({ column, query }: { column: SortColumn; query: FleetQuery }
   );
 }
 
-export function FleetTable(props: { instances: InstanceView[]; query: FleetQuery; now: number; csrf: string; simulated: boolean; back: string; staleMs: number }) {
+export function FleetTable(props: { instances: InstanceView[]; query: FleetQuery; now: number; csrf: string; simulated: boolean; back: string; economics: IdleSettings }) {
   const { instances, query, now } = props;
   if (instances.length === 0) return <p>{query.state ? `No instance is ${query.state}.` : "No instances yet. They appear after the first reconciliation with the provider or the first instance webhook."}</p>;
   return (
@@ -126,7 +127,7 @@ export function FleetTable(props: { instances: InstanceView[]; query: FleetQuery
               <td title={utcTime(i.lastSeenAt)}>{relative(i.lastSeenAt, now)}</td>
               <td>{gpu(i)}</td>
               <td>{dollarsPerHour(i.pricePerHour)}</td>
-              <UtilisationCell instance={i} now={now} staleMs={props.staleMs} />
+              <UtilisationCell instance={i} now={now} economics={props.economics} />
               <td class="last-event">{lastEvent(i)}</td>
               {props.simulated ? <td>{i.gone ? "—" : <FailureForm instance={i} csrf={props.csrf} back={props.back} />}</td> : null}
             </tr>
@@ -160,7 +161,7 @@ function StateFilter({ query }: { query: FleetQuery }) {
   );
 }
 
-export function FleetPage(props: { all: InstanceView[]; shown: InstanceView[]; query: FleetQuery; now: number; provider: string; csrf: string; staleMs: number }) {
+export function FleetPage(props: { all: InstanceView[]; shown: InstanceView[]; query: FleetQuery; now: number; provider: string; csrf: string; economics: IdleSettings }) {
   const simulated = props.provider === "simulator";
   const back = fleetHref(props.query);
   return (
@@ -171,7 +172,7 @@ export function FleetPage(props: { all: InstanceView[]; shown: InstanceView[]; q
       </div>
       <StateFilter query={props.query} />
       <div data-live="fleet-table">
-        <FleetTable instances={props.shown} query={props.query} now={props.now} csrf={props.csrf} simulated={simulated} back={back} staleMs={props.staleMs} />
+        <FleetTable instances={props.shown} query={props.query} now={props.now} csrf={props.csrf} simulated={simulated} back={back} economics={props.economics} />
       </div>
     </>
   );
