@@ -38,15 +38,30 @@ const FAILURE_LABELS: Record<string, string> = {
   outbid: "outbid (stopped)",
 };
 
-/** Running instances' summed price: what the fleet costs per hour right now. */
-export const hourlyCost = (instances: InstanceView[]) =>
-  instances.reduce((sum, i) => sum + (!i.gone && i.state === "running" ? (i.pricePerHour ?? 0) : 0), 0);
+/**
+ * What the fleet costs per hour now, each instance at fleet/instance-cost.ts's `costPerHour` (the
+ * listing's `costPerHour`): its price while it holds a GPU, its storage while stopped, nothing
+ * once gone. `storage` is the stopped ones' share; `unpriced` counts instances the provider never
+ * priced (left out of the sum).
+ */
+export function hourlyCost(instances: InstanceView[]): { total: number; storage: number; unpriced: number } {
+  const live = instances.filter((i) => !i.gone);
+  const sum = (rows: InstanceView[]) => rows.reduce((n, i) => n + (i.costPerHour ?? 0), 0);
+  return { total: sum(live), storage: sum(live.filter((i) => i.state === "stopped")), unpriced: live.filter((i) => i.costPerHour === null).length };
+}
+
+/** The summary's cost clause, saying what it counts. */
+export function costSentence(instances: InstanceView[]): string {
+  const cost = hourlyCost(instances);
+  const unpriced = cost.unpriced ? `; ${cost.unpriced} without a known price left out` : "";
+  return `the fleet costs ${dollarsPerHour(cost.total)} now, the storage of stopped instances (${dollarsPerHour(cost.storage)}) included${unpriced}`;
+}
 
 export function FleetSummary({ instances }: { instances: InstanceView[] }) {
   const live = instances.filter((i) => !i.gone);
   const counts = INSTANCE_STATES.map((state) => ({ label: state, value: live.filter((i) => i.state === state).length, tone: STATE_TONES[state] ?? "fill-neutral" }));
   const summary = live.length
-    ? `${live.length} instance${live.length === 1 ? "" : "s"}: ${counts.filter((c) => c.value > 0).map((c) => `${c.value} ${c.label}`).join(", ")}; running ones cost ${dollarsPerHour(hourlyCost(instances))}.`
+    ? `${live.length} instance${live.length === 1 ? "" : "s"}: ${counts.filter((c) => c.value > 0).map((c) => `${c.value} ${c.label}`).join(", ")}; ${costSentence(instances)}.`
     : "No instances yet.";
   return <StackedBar id="fleet-states" title="Instances by state" summary={summary} segments={counts} />;
 }

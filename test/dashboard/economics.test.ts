@@ -60,6 +60,19 @@ describe("overview: spend", () => {
   });
 });
 
+describe("overview: what the fleet costs now", () => {
+  it("counts each instance at its cost now, stopped ones at their storage, and says so and what it left out", async () => {
+    const deps = await createTestDeps();
+    await report(deps, "gpu-1", 80, 2);
+    const stopped = { agentId: "default", instanceId: "gpu-2", source: "webhook" as const, dedupKey: "econ-stopped" };
+    await recordInstanceState(deps, { ...stopped, state: "stopped", details: { pricePerHour: 1, storagePerHour: 0.25 } });
+    await recordInstanceState(deps, { agentId: "default", instanceId: "gpu-3", state: "running", source: "webhook", dedupKey: "econ-unpriced", details: { pricePerHour: null } });
+    const { html } = await (await dashboardClient(deps)).page("/");
+    // gpu-1 at its $2.00/h price, gpu-2 at its $0.25/h storage (not its $1.00 price), gpu-3 unpriced.
+    expect(html).toContain("3 instances: 2 running, 1 stopped; the fleet costs $2.25/h now, the storage of stopped instances ($0.25/h) included; 1 without a known price left out.");
+  });
+});
+
 describe("attention strip: idle and over budget", () => {
   it("an instance idle on fresh telemetry is listed with its utilisation and for how long; stale telemetry is not idleness", async () => {
     const deps = await createTestDeps({ vars: { IDLE_GPU_UTIL_PCT: "5", TELEMETRY_STALE_S: "600" } });
