@@ -1,22 +1,26 @@
 /**
- * The attention strip's economics reasons for one instance: idle (utilisation below
- * IDLE_GPU_UTIL_PCT since `idleSince`, on telemetry fresher than TELEMETRY_STALE_S: stale
- * telemetry is not evidence of idleness) and over budget (the agent spent its daily limit today
- * and the instance, which spent some of it, still costs money).
+ * The attention strip's economics reasons for one instance: idle (fleet/idle.ts decides, the one
+ * home of the rule the economics check acts on) and over budget (the agent spent its daily limit
+ * today and the instance, which spent some of it, still costs money).
  */
 import type { InstanceView } from "../fleet/list-instances.ts";
-import type { Config } from "../runtime/config.ts";
+import { idleState, type IdleSettings } from "../fleet/idle.ts";
 import { dollars } from "./spend-panel.tsx";
 import { overBudget, type Spend } from "./spend-data.ts";
 
-/** Idle on fresh telemetry: the mark fleet/telemetry.ts keeps, believed only while recent. */
-export function idleFor(i: InstanceView, now: number, economics: Pick<Config["economics"], "telemetryStaleMs">): number | null {
-  if (i.gone || i.state !== "running" || !i.idleSince || !i.gpuUtilAt) return null;
-  if (now - Date.parse(i.gpuUtilAt) > economics.telemetryStaleMs) return null;
-  return now - Date.parse(i.idleSince);
+const ms = (at: string | null) => (at === null ? null : Date.parse(at));
+
+/** How long the listed instance has been idle by fleet/idle.ts's rule, or null when it is not. */
+export function idleFor(i: InstanceView, now: number, economics: IdleSettings): number | null {
+  const idle = idleState(
+    { state: i.gone ? "gone" : i.state, gpuUtil: i.gpuUtil, gpuUtilAt: ms(i.gpuUtilAt), idleSince: ms(i.idleSince), telemetrySource: null },
+    now,
+    economics,
+  );
+  return idle.idle ? idle.forMs : null;
 }
 
-export function economicReasons(i: InstanceView, now: number, economics: Pick<Config["economics"], "telemetryStaleMs">, spend: Spend): string[] {
+export function economicReasons(i: InstanceView, now: number, economics: IdleSettings, spend: Spend): string[] {
   const reasons: string[] = [];
   const idle = idleFor(i, now, economics);
   if (idle !== null) reasons.push(`idle: GPU at ${i.gpuUtil ?? 0} % for ${Math.round(idle / 60_000)} min`);

@@ -5,6 +5,7 @@
  */
 import type { InstanceView } from "../fleet/list-instances.ts";
 import { INSTANCE_STATES } from "../fleet/provider.ts";
+import type { IdleSettings } from "../fleet/idle.ts";
 import { FAILURE_KINDS } from "../fleet/simulator.ts";
 import { Badge, InstanceStateBadge } from "./badges.tsx";
 import { StackedBar } from "./charts.tsx";
@@ -37,15 +38,30 @@ const FAILURE_LABELS: Record<string, string> = {
   outbid: "outbid (stopped)",
 };
 
-/** Running instances' summed price: what the fleet costs per hour right now. */
-export const hourlyCost = (instances: InstanceView[]) =>
-  instances.reduce((sum, i) => sum + (!i.gone && i.state === "running" ? (i.pricePerHour ?? 0) : 0), 0);
+/**
+ * What the fleet costs per hour now, each instance at fleet/instance-cost.ts's `costPerHour` (the
+ * listing's `costPerHour`): its price while it holds a GPU, its storage while stopped, nothing
+ * once gone. `storage` is the stopped ones' share; `unpriced` counts instances the provider never
+ * priced (left out of the sum).
+ */
+export function hourlyCost(instances: InstanceView[]): { total: number; storage: number; unpriced: number } {
+  const live = instances.filter((i) => !i.gone);
+  const sum = (rows: InstanceView[]) => rows.reduce((n, i) => n + (i.costPerHour ?? 0), 0);
+  return { total: sum(live), storage: sum(live.filter((i) => i.state === "stopped")), unpriced: live.filter((i) => i.costPerHour === null).length };
+}
+
+/** The summary's cost clause, saying what it counts. */
+export function costSentence(instances: InstanceView[]): string {
+  const cost = hourlyCost(instances);
+  const unpriced = cost.unpriced ? `; ${cost.unpriced} without a known price left out` : "";
+  return `the fleet costs ${dollarsPerHour(cost.total)} now, the storage of stopped instances (${dollarsPerHour(cost.storage)}) included${unpriced}`;
+}
 
 export function FleetSummary({ instances }: { instances: InstanceView[] }) {
   const live = instances.filter((i) => !i.gone);
   const counts = INSTANCE_STATES.map((state) => ({ label: state, value: live.filter((i) => i.state === state).length, tone: STATE_TONES[state] ?? "fill-neutral" }));
   const summary = live.length
-    ? `${live.length} instance${live.length === 1 ? "" : "s"}: ${counts.filter((c) => c.value > 0).map((c) => `${c.value} ${c.label}`).join(", ")}; running ones cost ${dollarsPerHour(hourlyCost(instances))}.`
+    ? `${live.length} instance${live.length === 1 ? "" : "s"}: ${counts.filter((c) => c.value > 0).map((c) => `${c.value} ${c.label}`).join(", ")}; ${costSentence(instances)}.`
     : "No instances yet.";
   return <StackedBar id="fleet-states" title="Instances by state" summary={summary} segments={counts} />;
 }
@@ -90,7 +106,7 @@ function SortHeader({ column, query }: { column: SortColumn; query: FleetQuery }
   );
 }
 
-export function FleetTable(props: { instances: InstanceView[]; query: FleetQuery; now: number; csrf: string; simulated: boolean; back: string; staleMs: number }) {
+export function FleetTable(props: { instances: InstanceView[]; query: FleetQuery; now: number; csrf: string; simulated: boolean; back: string; economics: IdleSettings }) {
   const { instances, query, now } = props;
   if (instances.length === 0) return <p>{query.state ? `No instance is ${query.state}.` : "No instances yet. They appear after the first reconciliation with the provider or the first instance webhook."}</p>;
   return (
@@ -126,7 +142,7 @@ export function FleetTable(props: { instances: InstanceView[]; query: FleetQuery
               <td title={utcTime(i.lastSeenAt)}>{relative(i.lastSeenAt, now)}</td>
               <td>{gpu(i)}</td>
               <td>{dollarsPerHour(i.pricePerHour)}</td>
-              <UtilisationCell instance={i} now={now} staleMs={props.staleMs} />
+              <UtilisationCell instance={i} now={now} economics={props.economics} />
               <td class="last-event">{lastEvent(i)}</td>
               {props.simulated ? <td>{i.gone ? "—" : <FailureForm instance={i} csrf={props.csrf} back={props.back} />}</td> : null}
             </tr>
@@ -160,7 +176,7 @@ function StateFilter({ query }: { query: FleetQuery }) {
   );
 }
 
-export function FleetPage(props: { all: InstanceView[]; shown: InstanceView[]; query: FleetQuery; now: number; provider: string; csrf: string; staleMs: number }) {
+export function FleetPage(props: { all: InstanceView[]; shown: InstanceView[]; query: FleetQuery; now: number; provider: string; csrf: string; economics: IdleSettings }) {
   const simulated = props.provider === "simulator";
   const back = fleetHref(props.query);
   return (
@@ -171,7 +187,7 @@ export function FleetPage(props: { all: InstanceView[]; shown: InstanceView[]; q
       </div>
       <StateFilter query={props.query} />
       <div data-live="fleet-table">
-        <FleetTable instances={props.shown} query={props.query} now={props.now} csrf={props.csrf} simulated={simulated} back={back} staleMs={props.staleMs} />
+        <FleetTable instances={props.shown} query={props.query} now={props.now} csrf={props.csrf} simulated={simulated} back={back} economics={props.economics} />
       </div>
     </>
   );

@@ -68,7 +68,7 @@ const PARTS: Record<string, PartRenderer> = {
   "fleet-table": async (v) => {
     const query = parseFleetQuery(Object.fromEntries(v.page.searchParams));
     const shown = arrangeFleet(await listInstances(v.deps, v.agentId), query);
-    return <FleetTable instances={shown} query={query} now={v.now} csrf={v.csrf} simulated={v.deps.provider.kind === "simulator"} back={fleetHref(query)} staleMs={v.deps.config.economics.telemetryStaleMs} />;
+    return <FleetTable instances={shown} query={query} now={v.now} csrf={v.csrf} simulated={v.deps.provider.kind === "simulator"} back={fleetHref(query)} economics={v.deps.config.economics} />;
   },
   instance: async (v) => {
     const id = pathId(v.page, "fleet");

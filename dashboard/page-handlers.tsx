@@ -87,7 +87,7 @@ export async function fleetPage(c: Ctx) {
   return sendPage(
     c,
     { title: "Fleet", current: "fleet", frame },
-    <FleetPage all={all} shown={arrangeFleet(all, query)} query={query} now={deps.clock.now()} provider={deps.provider.kind} csrf={frame.csrf} staleMs={deps.config.economics.telemetryStaleMs} />,
+    <FleetPage all={all} shown={arrangeFleet(all, query)} query={query} now={deps.clock.now()} provider={deps.provider.kind} csrf={frame.csrf} economics={deps.config.economics} />,
   );
 }
 

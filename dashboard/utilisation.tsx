@@ -9,6 +9,7 @@ import type { Deps } from "../jobs/deps.ts";
 import { DAY_MS } from "../runtime/time.ts";
 import { instanceTelemetry } from "../schema/index.ts";
 import { idleFor } from "./attention-economics.ts";
+import type { IdleSettings } from "../fleet/idle.ts";
 import { Badge } from "./badges.tsx";
 
 /** Samples drawn at most (a day of one-minute samples, thinned to every n-th). */
@@ -37,13 +38,13 @@ export async function loadUtilisation(deps: Pick<Deps, "db" | "clock">, agentId:
 }
 
 /** The fleet table's utilisation cell. */
-export function UtilisationCell({ instance: i, now, staleMs }: { instance: InstanceView; now: number; staleMs: number }) {
+export function UtilisationCell({ instance: i, now, economics }: { instance: InstanceView; now: number; economics: IdleSettings }) {
   if (i.gpuUtil === null || i.gpuUtilAt === null) return <td>—</td>;
-  const stale = now - Date.parse(i.gpuUtilAt) > staleMs;
+  const stale = now - Date.parse(i.gpuUtilAt) > economics.telemetryStaleMs;
   return (
     <td data-gpu-util={String(i.gpuUtil)}>
       {`${i.gpuUtil} %`}
-      {idleFor(i, now, { telemetryStaleMs: staleMs }) !== null ? <Badge tone="warn">idle</Badge> : null}
+      {idleFor(i, now, economics) !== null ? <Badge tone="warn">idle</Badge> : null}
       {stale ? <Badge tone="neutral">stale</Badge> : null}
     </td>
   );

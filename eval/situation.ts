@@ -2,7 +2,9 @@
  * What an eval situation is: a small simulated fleet, what happens to it (failures, reports,
  * chat, the provider's side changing, approvals decided, time passing), and the decisions a good
  * agent makes and must not make. A decision is an action the agent took or asked for (start,
- * stop, reboot, destroy) or a notification it sent, about one instance.
+ * stop, reboot, destroy) or a notification it sent, about one instance. A match may narrow it to
+ * approval requests (or to actions taken without one), to notifications whose title says
+ * something, and, to forbid a repeat, allow the first few.
  */
 import type { FailureKind } from "../fleet/simulated-failures.ts";
 import type { InstanceState } from "../fleet/provider.ts";
@@ -14,6 +16,12 @@ export const DECISION_KINDS: readonly DecisionKind[] = ["start", "stop", "reboot
 export interface DecisionMatch {
   kinds: readonly DecisionKind[];
   instance: string;
+  /** true: only actions filed as approval requests; false: only ones taken without asking. */
+  asked?: boolean;
+  /** Only notifications whose title contains this. */
+  about?: string;
+  /** Forbid only: the first `allowed` matching decisions are fine (1: a second one is wrong). */
+  allowed?: number;
 }
 
 export type Step =
@@ -51,5 +59,13 @@ export const any = (...kinds: DecisionKind[]) => (instance: string): DecisionMat
 export const notify = any("notify");
 export const destroy = any("destroy");
 export const stop = any("stop");
+/** The action filed as an approval request, not taken. */
+export const asked = (kind: DecisionKind) => (instance: string): DecisionMatch => ({ kinds: [kind], instance, asked: true });
+/** The action taken without asking a human. */
+export const direct = (kind: DecisionKind) => (instance: string): DecisionMatch => ({ kinds: [kind], instance, asked: false });
+/** A notification about `instance` whose title contains `about`. */
+export const told = (instance: string, about: string): DecisionMatch => ({ kinds: ["notify"], instance, about });
+/** Forbids a repeat: `m` more than once. */
+export const again = (m: DecisionMatch): DecisionMatch => ({ ...m, allowed: 1 });
 /** Nothing at all may be done about any instance. */
 export const NOTHING: readonly DecisionMatch[] = [{ kinds: DECISION_KINDS, instance: "*" }];

@@ -17,6 +17,9 @@ export interface IdleState {
   signal: string;
 }
 
+/** The settings the decision reads. */
+export type IdleSettings = Pick<Config["economics"], "idleGpuUtilPct" | "telemetryStaleMs">;
+
 /** The instance columns the decision reads. */
 export interface IdleInputs {
   state: string;
@@ -37,7 +40,7 @@ function minutes(ms: number): string {
 }
 
 /** Only a running instance can be idle: a stopped one costs storage, not GPU time. */
-export function idleState(row: IdleInputs, now: number, economics: Config["economics"]): IdleState {
+export function idleState(row: IdleInputs, now: number, economics: IdleSettings): IdleState {
   const from = sourceName(row.telemetrySource);
   if (row.state !== "running") return { idle: false, forMs: 0, signal: `not running (${row.state})` };
   if (row.gpuUtil === null || row.gpuUtilAt === null) return { idle: false, forMs: 0, signal: "gpu_util never reported: not judged idle" };

@@ -1,12 +1,14 @@
 /**
  * The economics dashboard, computed from rows the real code paths write: spend today against the
  * limit and the last 7 days on the overview (instance_spend), idle instances (fresh telemetry
- * only) and instances still spending over the limit in the attention strip, utilisation in the
+ * only, by fleet/idle.ts's one rule) and instances still spending over the limit in the attention strip, utilisation in the
  * fleet table, and a 24-hour utilisation sparkline on the instance page.
  */
 import { describe, expect, it } from "vitest";
 import { recordInstanceState } from "../../fleet/instance-state.ts";
-import { instanceSpend } from "../../schema/index.ts";
+import { eq } from "drizzle-orm";
+import { instances, instanceSpend } from "../../schema/index.ts";
+import { idleState } from "../../fleet/idle.ts";
 import { utcDay } from "../../dashboard/spend-data.ts";
 import { DAY_MS } from "../../runtime/time.ts";
 import { createTestDeps, type TestDeps } from "../support/test-deps.ts";
@@ -58,6 +60,19 @@ describe("overview: spend", () => {
   });
 });
 
+describe("overview: what the fleet costs now", () => {
+  it("counts each instance at its cost now, stopped ones at their storage, and says so and what it left out", async () => {
+    const deps = await createTestDeps();
+    await report(deps, "gpu-1", 80, 2);
+    const stopped = { agentId: "default", instanceId: "gpu-2", source: "webhook" as const, dedupKey: "econ-stopped" };
+    await recordInstanceState(deps, { ...stopped, state: "stopped", details: { pricePerHour: 1, storagePerHour: 0.25 } });
+    await recordInstanceState(deps, { agentId: "default", instanceId: "gpu-3", state: "running", source: "webhook", dedupKey: "econ-unpriced", details: { pricePerHour: null } });
+    const { html } = await (await dashboardClient(deps)).page("/");
+    // gpu-1 at its $2.00/h price, gpu-2 at its $0.25/h storage (not its $1.00 price), gpu-3 unpriced.
+    expect(html).toContain("3 instances: 2 running, 1 stopped; the fleet costs $2.25/h now, the storage of stopped instances ($0.25/h) included; 1 without a known price left out.");
+  });
+});
+
 describe("attention strip: idle and over budget", () => {
   it("an instance idle on fresh telemetry is listed with its utilisation and for how long; stale telemetry is not idleness", async () => {
     const deps = await createTestDeps({ vars: { IDLE_GPU_UTIL_PCT: "5", TELEMETRY_STALE_S: "600" } });
@@ -85,6 +100,27 @@ describe("attention strip: idle and over budget", () => {
     const html = (await client.page("/")).html;
     expect(attentionItem(html, "gpu-1")).toContain("over budget: $3.00 of the $5.50 spent today (limit $5.00)");
     expect(attentionItem(html, "gpu-2")).toContain("over budget: $2.50 of the $5.50 spent today");
+  });
+});
+
+describe("one idle rule (fleet/idle.ts)", () => {
+  it("an idle mark the current threshold no longer calls idle is not idle on the dashboard either, as the economics check judges it", async () => {
+    const marked = await createTestDeps({ vars: { IDLE_GPU_UTIL_PCT: "5" } });
+    await report(marked, "gpu-1", 3);
+    marked.clock.advance(5 * 60_000);
+    await report(marked, "gpu-1", 3);
+    const fleetRow = (html: string) => html.match(/<tr data-instance-id="gpu-1"[\s\S]*?<\/tr>/)![0];
+    const before = await dashboardClient(marked);
+    expect(attentionItem((await before.page("/")).html, "gpu-1")).toContain("idle: GPU at 3 % for 5 min");
+    expect(fleetRow((await before.page("/fleet")).html)).toMatch(/>idle</);
+    // The threshold lowered to 2 %: the stored idleSince stays until the next sample, but 3 % is work.
+    const lowered = await createTestDeps({ db: marked.db, clock: marked.clock, vars: { IDLE_GPU_UTIL_PCT: "2" } });
+    const [row] = await lowered.db.select().from(instances).where(eq(instances.id, "gpu-1"));
+    expect(row!.idleSince).not.toBeNull();
+    expect(idleState(row!, lowered.clock.now(), lowered.config.economics)).toMatchObject({ idle: false, signal: "gpu_util 3 %, from the instance's webhook: working" });
+    const after = await dashboardClient(lowered);
+    expect(attentionItem((await after.page("/")).html, "gpu-1")).toBeNull();
+    expect(fleetRow((await after.page("/fleet")).html)).not.toMatch(/>idle</);
   });
 });
 
