@@ -18,8 +18,9 @@ export const PROVIDER_TEXT_TOOLS: ReadonlySet<string> = new Set(["list_instances
 
 const readProviderText = new WeakSet<RunFence>();
 
-export function markProviderTextRead(fence: RunFence): void {
-  readProviderText.add(fence);
+/** Marks the run (by its fence) as having read provider text; a call outside a run marks nothing. */
+export function markProviderTextRead(fence: RunFence | null | undefined): void {
+  if (fence) readProviderText.add(fence);
 }
 
 export function hasReadProviderText(fence: RunFence | null): boolean {

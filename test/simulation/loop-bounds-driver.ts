@@ -69,6 +69,9 @@ class ReportingProvider extends SimulatorProvider {
 export interface EffectsResult {
   seed: number;
   runs: number;
+  /** Actions the agent decided, whatever became of them (taken, filed for approval, refused by a bound). */
+  decided: number;
+  /** Of those, the ones the provider carried out. */
   actions: number;
   rejections: number;
   /** Runs the rules policy decided while a rejection blocked an action. */
@@ -154,8 +157,9 @@ export async function simulateEffects(seed: number, steps = 80): Promise<Effects
     }
   }
   const counts = await raw.execute(`select (select count(*) from runs) as runs, (select count(*) from actions where status = 'succeeded') as actions,
+    (select count(*) from actions where decided_by <> 'human') as decided,
     (select count(*) from runs r where r.decider = 'rules' and exists (select 1 from action_blocks b where r.started_at >= b.rejected_at and r.started_at < b.until and b.lifted_at is null)) as rules_in_blocks`);
   raw.close();
   const [row] = counts.rows;
-  return { seed, runs: Number(row!.runs), actions: Number(row!.actions), rejections, rulesRunsInBlocks: Number(row!.rules_in_blocks), violations };
+  return { seed, runs: Number(row!.runs), decided: Number(row!.decided), actions: Number(row!.actions), rejections, rulesRunsInBlocks: Number(row!.rules_in_blocks), violations };
 }

