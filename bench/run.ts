@@ -2,7 +2,8 @@
  * `npm run bench`: the HTTP benchmark (the real Node host against a bare baseline, see
  * http.bench.ts; ingest while the host runs agents and ticks, see busy.bench.ts), the
  * in-process micro-benchmarks, CPU per Worker invocation (cpu.bench.ts) and QStash messages per
- * simulated day (qstash-messages.bench.ts), printed as tables on stdout.
+ * simulated day (qstash-messages.bench.ts) and LLM call transcripts' bytes (transcripts.bench.ts),
+ * printed as tables on stdout.
  * `npm run bench -- --write` also writes them to bench/RESULTS.md. Ratios compare variants
  * measured side by side in the same run; absolute figures depend on the machine and its load,
  * which is recorded next to them.
@@ -17,6 +18,8 @@ import { memoryBench } from "./memory.bench.ts";
 import { promptBench } from "./prompt.bench.ts";
 import { cpuBench } from "./cpu.bench.ts";
 import { qstashMessagesBench, writeSection as writeQStashSection } from "./qstash-messages.bench.ts";
+import { transcriptsBench, TRANSCRIPTS_HEADING } from "./transcripts.bench.ts";
+import { writeSection } from "./results-file.ts";
 
 const started = performance.now();
 const machine = `Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, load average at start ${loadavg()
@@ -27,6 +30,7 @@ http.rows.push(...(await busyBench()));
 const micro: Row[] = [...(await pipelineBench()), ...(await promptBench()), ...(await memoryBench())];
 const cpu = await cpuBench();
 const qstash = await qstashMessagesBench();
+const transcripts = await transcriptsBench();
 const minutes = ((performance.now() - started) / 60_000).toFixed(1);
 
 const body = `## Over HTTP: fleetwarden's Node host against a bare baseline
@@ -41,7 +45,7 @@ ${http.growthTable}
 
 ${table(micro)}
 `;
-console.log(`${machine}; ${minutes} min\n\n${body}\n${cpu}\n${qstash.section}`);
+console.log(`${machine}; ${minutes} min\n\n${body}\n${cpu}\n${qstash.section}\n\n${transcripts}`);
 
 const notes = `
 How it is measured:
@@ -130,5 +134,6 @@ if (process.argv.includes("--write")) {
     `# Benchmark results\n\nWritten by \`npm run bench -- --write\` (${new Date().toISOString().slice(0, 10)}, ${machine}; the run took ${minutes} min).\n\n${body}${notes}\n${cpu.trimEnd()}\n${kept >= 0 ? current.slice(kept) : ""}`,
   );
   writeQStashSection(qstash.section);
+  writeSection(TRANSCRIPTS_HEADING, transcripts);
   console.log("wrote bench/RESULTS.md");
 }
