@@ -83,4 +83,20 @@ describe("the LLM breaker is per agent and model", () => {
     expect((await agentHealth(deps, "teamb")).llm).toMatchObject({ model: "good-model", failures: 0, breakerOpenUntil: null });
     expect((await (await buildApp(() => deps).request("/healthz")).json()).llmTrouble).toEqual([]);
   });
+
+  it("a misconfiguration is kept on the agent that met it: teamb's health and /healthz name it, default's does not", async () => {
+    const llm = await scriptedLlm();
+    const { deps } = await agentFixture({ llm });
+    await createAgent(deps.db, { id: "teamb", settings: { model: "vllm-model" } }, deps.clock.now());
+    llm.autoToolChoice = false; // teamb meets vLLM without --enable-auto-tool-choice
+    expect((await sayTo(deps, "teamb", "status?")).error).toMatch(/LLM server is misconfigured/);
+    llm.autoToolChoice = true;
+
+    expect((await agentHealth(deps, "teamb")).llm).toMatchObject({ model: "vllm-model", misconfigured: expect.stringMatching(/refused tool_choice/) });
+    expect((await agentHealth(deps, "default")).llm).toMatchObject({ model: "scripted-model", misconfigured: null });
+    const health = await (await buildApp(() => deps).request("/healthz")).json();
+    expect(health.llmTrouble).toEqual([{ agent: "teamb", model: "vllm-model", breakerOpenUntil: null, misconfigured: expect.stringMatching(/refused tool_choice/) }]);
+    llm.push({ text: "Fine." });
+    expect(await say(deps, "status?")).toMatchObject({ decider: "llm", reply: "Fine." });
+  });
 });
