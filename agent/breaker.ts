@@ -5,6 +5,9 @@
  * the first success closes it. While open, callers skip the endpoint instead of hammering it.
  * A failure that retrying cannot fix (the endpoint is misconfigured) is also kept as text, so
  * /healthz can name it until a call succeeds again.
+ *
+ * The LLM's breaker is one per agent and model (llmBreakerName): one agent's bad model setting
+ * opens its own breaker, never another agent's, and a changed model starts with a closed one.
  */
 import { eq, sql } from "drizzle-orm";
 import type { AgentDeps } from "./deps.ts";
@@ -14,6 +17,17 @@ export interface BreakerPolicy {
   threshold: number;
   cooldownMs: number;
   maxCooldownMs: number;
+}
+
+/** The breaker row of one agent's calls to one model (the `name` column is free text). */
+export function llmBreakerName(agentId: string, model: string): string {
+  return `llm:${agentId}:${model}`;
+}
+
+/** The agent and model a breaker name from llmBreakerName stands for; null for any other breaker. */
+export function parseLlmBreakerName(name: string): { agentId: string; model: string } | null {
+  const match = /^llm:([^:]+):(.+)$/.exec(name);
+  return match ? { agentId: match[1]!, model: match[2]! } : null;
 }
 
 export const DEFAULT_BREAKER: BreakerPolicy = { threshold: 3, cooldownMs: 30_000, maxCooldownMs: 600_000 };

@@ -21,7 +21,7 @@
  */
 import type { RunContext, RunOutcome, RunStep } from "../pipeline/index.ts";
 import type { AgentDeps } from "./deps.ts";
-import { Breaker, DEFAULT_BREAKER, type BreakerPolicy } from "./breaker.ts";
+import { Breaker, DEFAULT_BREAKER, llmBreakerName, type BreakerPolicy } from "./breaker.ts";
 import { assemble, BudgetError, fitPrompt, type FitReport } from "./budget.ts";
 import type { ChatMessage } from "./chat-model.ts";
 import { createSummarizer } from "./compaction.ts";
@@ -37,7 +37,6 @@ import { countPrompt, messageTexts, precount } from "./tokens.ts";
 import { makeTurn } from "./turns.ts";
 import { renewLease } from "../pipeline/index.ts";
 
-export const LLM_BREAKER = "llm";
 /** Rounds in a row where every tool call was malformed before the LLM counts as failing. */
 const MAX_MALFORMED_ROUNDS = 2;
 
@@ -67,10 +66,10 @@ async function runAgent(context: RunContext<AgentDeps>, breakerPolicy: BreakerPo
   const progress: Progress = { mutated: false, turns: [draft.input], calls: [], errors: [], truncated: false };
   if (!deps.llm) return decideWithRules(context, progress, null, "no LLM is configured");
 
-  const breaker = new Breaker(deps, LLM_BREAKER, breakerPolicy);
+  const breaker = new Breaker(deps, llmBreakerName(context.agentId, deps.llm.model), breakerPolicy);
   const breakerState = await breaker.state();
   if (breakerState.openUntil !== null && breakerState.openUntil > deps.clock.now()) {
-    return decideWithRules(context, progress, null, `the LLM circuit breaker is open until ${iso(breakerState.openUntil)}`);
+    return decideWithRules(context, progress, null, `the LLM circuit breaker is open until ${iso(breakerState.openUntil)} (this agent's model ${deps.llm.model})`);
   }
   const llm = new LlmCaller(deps, deps.llm, breaker, context.deadline, breakerState.failures, context.fence);
   const budget = deps.config.contextBudgetTokens;

@@ -7,10 +7,10 @@
  * Read from the database on every render, so it clears as soon as the condition does.
  */
 import { and, desc, eq, gte, inArray } from "drizzle-orm";
-import { Breaker } from "../agent/breaker.ts";
+import { agentLlmHealth } from "../agent/llm-health.ts";
 import { readHealth } from "../agent/watchdog/watchdog.ts";
 import type { LoopHealth } from "./health-panel.tsx";
-import { LLM_BREAKER } from "../agent/run-agent.ts";
+import { withAgent } from "../jobs/with-agent.ts";
 import { listInstances, type InstanceView } from "../fleet/list-instances.ts";
 import type { Deps } from "../jobs/deps.ts";
 import { actions, approvals, runs } from "../schema/index.ts";
@@ -88,7 +88,8 @@ export async function loadAttention(deps: Deps, agentId: string): Promise<Attent
       .where(and(eq(runs.agentId, agentId), inArray(runs.status, ["succeeded", "failed", "crashed"])))
       .orderBy(desc(runs.runId))
       .limit(1),
-    new Breaker(deps, LLM_BREAKER).openUntil(),
+    // The selected agent's breaker for its own model: another agent's failures are not shown here.
+    withAgent(deps, agentId).then(async (scope) => (scope ? ((await agentLlmHealth(scope.deps, agentId))?.breakerOpenUntil ?? null) : null)),
     readHealth(deps, agentId),
     loadSpend(deps, agentId),
   ]);

@@ -12,7 +12,7 @@ import { selfWakesInHour, wakeBudgetFrom } from "../../pipeline/index.ts";
 import { OVERDUE_MS } from "../../pipeline/index.ts";
 import { schedulerHealthRead } from "../../pipeline/index.ts";
 import type { NamedResults } from "../../db/named-batch.ts";
-import { LLM_BREAKER } from "../run-agent.ts";
+import { llmBreakerName } from "../breaker.ts";
 
 export const CONDITION_KINDS = [
   "events_waiting",
@@ -35,7 +35,7 @@ const TICK_MS = OVERDUE_MS;
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /** All conditions' statements, named `<kind>.<part>`, for one batch. */
-export function conditionReads(deps: Pick<AgentDeps, "db" | "config" | "scheduler">, agentId: string, now: number) {
+export function conditionReads(deps: Pick<AgentDeps, "db" | "config" | "scheduler" | "llm">, agentId: string, now: number) {
   const { db, config } = deps;
   const late = (priority: 0 | 1) =>
     and(eq(events.priority, priority), lt(events.createdAt, now - 2 * debounceWindow(config, priority) - TICK_MS));
@@ -70,7 +70,11 @@ export function conditionReads(deps: Pick<AgentDeps, "db" | "config" | "schedule
         ),
       )
       .orderBy(desc(runs.runId)),
-    "llm_breaker_open.breaker": db.select().from(breakers).where(and(eq(breakers.name, LLM_BREAKER), isNotNull(breakers.openUntil), gt(breakers.openUntil, now))),
+    // Only this agent's breaker for the model it uses now: another agent's failures are not its own.
+    "llm_breaker_open.breaker": db
+      .select()
+      .from(breakers)
+      .where(and(eq(breakers.name, llmBreakerName(agentId, deps.llm?.model ?? "")), isNotNull(breakers.openUntil), gt(breakers.openUntil, now))),
     "notification_storm.sent": db
       .select({ instanceId: notifications.instanceId, n: sql<number>`count(*)` })
       .from(notifications)
@@ -133,7 +137,7 @@ export function conditionsFrom(deps: Pick<AgentDeps, "config" | "llm">, rows: Co
     llm_breaker_open: () => {
       const row = rows["llm_breaker_open.breaker"][0];
       if (!deps.llm || !row) return null;
-      return `the LLM circuit breaker is open until ${iso(row.openUntil!)} after ${row.failures} failures; the rules policy decides meanwhile`;
+      return `the LLM circuit breaker of ${deps.llm.model} is open until ${iso(row.openUntil!)} after ${row.failures} failures; the rules policy decides meanwhile`;
     },
     notification_storm: () => {
       const counts = new Map<string, number>();

@@ -4,17 +4,20 @@
  * real write (one health_probe row), so a full disk or read-only file answers 503 instead of
  * `ok: true`; the scheduler part answers 503 while publishes are refused (the recorded
  * scheduler health: `{kind, ok: false, error, since}`) and reports the backlog of due deliveries.
+ * `llm` names the deployment's model ("none" without one); each agent has its own LLM breaker, so
+ * `llmTrouble` lists the agents whose model's breaker is open or misconfigured — one broken agent
+ * is named there and does not make the deployment unhealthy (its own health route shows it too).
  */
 import { Hono } from "hono";
 import type { AppEnv } from "../../jobs/app-env.ts";
 import { pingDatabase } from "../../db/client.ts";
-import { describeLlm } from "../../agent/llm-health.ts";
+import { llmTrouble } from "../../jobs/llm-trouble.ts";
 import { writeHealthProbe } from "../../db/health-probe.ts";
-import type { AgentDeps } from "../../agent/deps.ts";
+import type { Deps } from "../../jobs/deps.ts";
 import { readSchedulerHealth, schedulerBacklog } from "../../pipeline/index.ts";
 
 /** What the parts read: the adapters in use and the database, never the run step. */
-type HealthPart = (deps: Pick<AgentDeps, "db" | "clock" | "scheduler" | "llm" | "provider">) => Promise<{ fields: Record<string, unknown>; healthy: boolean }>;
+type HealthPart = (deps: Deps) => Promise<{ fields: Record<string, unknown>; healthy: boolean }>;
 
 const databasePart: HealthPart = async (deps) => {
   const writable = await writeHealthProbe(deps.db, deps.clock.now()).then(
@@ -39,7 +42,7 @@ const schedulerPart: HealthPart = async (deps) => {
 };
 
 const adaptersPart: HealthPart = async (deps) => ({
-  fields: { llm: await describeLlm(deps, true).catch(() => deps.llm?.model ?? "none"), provider: deps.provider.kind, simulated: deps.provider.kind === "simulator" },
+  fields: { llm: deps.llm?.model ?? "none", llmTrouble: await llmTrouble(deps).catch(() => null), provider: deps.provider.kind, simulated: deps.provider.kind === "simulator" },
   healthy: true,
 });
 

@@ -83,12 +83,14 @@ describe("tool_choice and servers that refuse it", () => {
     expect(llm.requests).toHaveLength(1); // a 400 is not retried
     const app = buildApp(() => deps);
     const health = await (await app.request("/healthz")).json();
-    expect(health.llm).toMatch(/^misconfigured: the server refused tool_choice \(400: .*enable-auto-tool-choice/);
+    expect(health.llm).toBe("scripted-model");
+    expect(health.ok).toBe(true);
+    expect(health.llmTrouble).toEqual([{ agent: "default", model: "scripted-model", breakerOpenUntil: null, misconfigured: expect.stringMatching(/^the server refused tool_choice \(400: .*enable-auto-tool-choice/) }]);
 
     llm.autoToolChoice = true;
     llm.push({ text: "Back." });
     expect(await say(deps, "again?")).toMatchObject({ decider: "llm", reply: "Back." });
-    expect((await (await app.request("/healthz")).json()).llm).toBe("scripted-model");
+    expect((await (await app.request("/healthz")).json()).llmTrouble).toEqual([]);
   });
 
   it("vLLM defaults an omitted tool_choice to auto, so none-sent does not get around the missing flags", async () => {
@@ -106,6 +108,6 @@ describe("tool_choice and servers that refuse it", () => {
     llm.push({ status: 400, message: "messages: too many" });
     const run = await say(deps, "status?");
     expect(run.error).toMatch(/the LLM failed after retries/);
-    expect((await (await buildApp(() => deps).request("/healthz")).json()).llm).toBe("scripted-model");
+    expect((await (await buildApp(() => deps).request("/healthz")).json()).llmTrouble).toEqual([]);
   });
 });

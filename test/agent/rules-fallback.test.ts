@@ -117,7 +117,7 @@ describe("rules fallback", () => {
     await say(deps, "one");
     await say(deps, "two");
     const [breaker] = await deps.db.select().from(breakers);
-    expect(breaker).toMatchObject({ name: "llm", failures: 2 });
+    expect(breaker).toMatchObject({ name: "llm:default:scripted-model", failures: 2 });
     expect(breaker!.openUntil).toBeGreaterThan(deps.clock.now());
 
     const skipped = await say(deps, "three");

@@ -5,8 +5,7 @@
  * made by the real code paths, and each clears when its cause does.
  */
 import { describe, expect, it } from "vitest";
-import { Breaker } from "../../agent/breaker.ts";
-import { LLM_BREAKER } from "../../agent/run-agent.ts";
+import { Breaker, llmBreakerName } from "../../agent/breaker.ts";
 import { loadAttention, STUCK_STARTING_MS } from "../../dashboard/attention.ts";
 import { executeAction } from "../../fleet/actions.ts";
 import { decideApproval } from "../../fleet/approvals.ts";
@@ -88,7 +87,7 @@ describe("attention first", () => {
     expect(run.decider).toBe("rules");
     expect((await loadAttention(deps, "default")).llm).toMatchObject({ configured: true, fallingBack: true });
     expect(strip((await (await dashboardClient(deps)).page("/")).html)).toContain("falling back to rules");
-    const breaker = new Breaker(deps, LLM_BREAKER);
+    const breaker = new Breaker(deps, llmBreakerName("default", deps.llm!.model));
     for (let i = 0; i < 3; i++) await breaker.recordFailure();
     const attention = await loadAttention(deps, "default");
     expect(attention.llm.breakerOpenUntil).toBeGreaterThan(deps.clock.now());

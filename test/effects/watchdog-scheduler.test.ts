@@ -39,6 +39,6 @@ describe("watchdog: the scheduler refuses publishes", () => {
     await runScheduledTick(deps); // the probe is taken: the same invocation's tick sees it cleared
     await deliverDue(deps, flaky);
     expect(titles()).toEqual(["Watchdog: the scheduler (QStash on Workers) refuses publishes", "Watchdog cleared: the scheduler (QStash on Workers) refuses publishes"]);
-    expect(await health()).toEqual({ ok: true, conditions: [] });
+    expect(await health()).toEqual({ ok: true, conditions: [], llm: null });
   });
 });

@@ -9,7 +9,7 @@ import { like } from "drizzle-orm";
 import { breakers, events, notifications, runs } from "../../schema/index.ts";
 import { buildApp } from "../../functions/app.ts";
 import { watchLoop } from "../support/one-check.ts";
-import { LLM_BREAKER } from "../../agent/run-agent.ts";
+import { llmBreakerName } from "../../agent/breaker.ts";
 import { ingestEvent } from "../../pipeline/index.ts";
 import { scheduleSelfWake } from "../../pipeline/index.ts";
 import { notifyHuman } from "../../notify/notify-human.ts";
@@ -28,7 +28,7 @@ const run = (deps: TestDeps, runId: number, status: string, error: string | null
 describe("watchdog", () => {
   it("events waiting past twice their window plus a tick: told once on start, once on clear, listed by /health", async () => {
     const deps = await createTestDeps();
-    expect(await health(deps)).toEqual({ ok: true, conditions: [] });
+    expect(await health(deps)).toEqual({ ok: true, conditions: [], llm: null });
     await ingestEvent(deps, { agentId: "default", source: "webhook", priority: 1, dedupKey: "e1", payload: {} });
     deps.clock.advance(80_000); // 2 × 10 s + 60 s: not yet
     expect((await watchLoop(deps, "default")).started).toEqual([]);
@@ -39,13 +39,14 @@ describe("watchdog", () => {
     expect(body).toEqual({
       ok: false,
       conditions: [{ kind: "events_waiting", since: new Date(deps.clock.now()).toISOString(), detail: expect.stringMatching(/^1 event\(s\) waiting longer than twice their debounce window plus a tick/) }],
+      llm: null,
     });
     expect((await watchdogAlerts(deps)).map((n) => n.title)).toEqual(["Watchdog: events are waiting too long for a run"]);
 
     await deliverDue(deps); // the run finally happens
     expect((await watchLoop(deps, "default")).cleared).toEqual(["events_waiting"]);
     await watchLoop(deps, "default");
-    expect(await health(deps)).toEqual({ ok: true, conditions: [] });
+    expect(await health(deps)).toEqual({ ok: true, conditions: [], llm: null });
     expect((await watchdogAlerts(deps)).map((n) => n.title)).toEqual([
       "Watchdog: events are waiting too long for a run",
       "Watchdog cleared: events are waiting too long for a run",
@@ -69,7 +70,7 @@ describe("watchdog", () => {
     deps.llm = { model: "m", complete: async () => { throw new Error("unused"); } } satisfies ChatModel;
     await deps.db.insert(events).values({ agentId: "default", source: "webhook", priority: 1, dedupKey: "p", payload: {}, status: "dropped", dropReason: "poison", attempts: 3, createdAt: deps.clock.now() });
     await run(deps, 1, "succeeded", "compaction could not summarise (timeout); trimmed instead");
-    await deps.db.insert(breakers).values({ name: LLM_BREAKER, failures: 3, openUntil: deps.clock.now() + 30_000, updatedAt: deps.clock.now() });
+    await deps.db.insert(breakers).values({ name: llmBreakerName("default", "m"), failures: 3, openUntil: deps.clock.now() + 30_000, updatedAt: deps.clock.now() });
     expect((await watchLoop(deps, "default")).started.sort()).toEqual(["context_budget", "llm_breaker_open", "poison"]);
     deps.clock.advance(31_000);
     expect((await watchLoop(deps, "default")).cleared).toEqual(["llm_breaker_open"]);

@@ -1,0 +1,18 @@
+/**
+ * One agent's health for GET /api/agents/:agent/health: the loop watchdog's open conditions as of
+ * the last cron tick, and its LLM now — the model it uses and that model's own breaker (open
+ * until, failures, misconfiguration). Another agent's failing model never shows here.
+ */
+import type { Deps } from "./deps.ts";
+import { readHealth } from "../agent/watchdog/watchdog.ts";
+import { agentLlmHealth } from "../agent/llm-health.ts";
+import { withAgent } from "./with-agent.ts";
+
+export async function loadAgentHealth(deps: Deps, agentId: string) {
+  const [watchdog, scope] = await Promise.all([readHealth(deps, agentId), withAgent(deps, agentId)]);
+  const llm = scope ? await agentLlmHealth(scope.deps, agentId) : null;
+  return {
+    ...watchdog,
+    llm: llm && { ...llm, breakerOpenUntil: llm.breakerOpenUntil === null ? null : new Date(llm.breakerOpenUntil).toISOString() },
+  };
+}
