@@ -26,10 +26,13 @@ export const isWriteMethod = (method: string) => !SAFE_METHODS.has(method);
  * The request came from a page of this site: its Origin is this URL's origin or PUBLIC_URL's (for
  * hosts behind a proxy that rewrites the URL). No Origin is not ours: browsers send it with every
  * POST, so only a non-browser client omits it, and such a client has a bearer token to use.
+ * An `Origin: null` is never ours.
  */
 export function fromOwnOrigin(c: Ctx): boolean {
   const origin = c.req.header("Origin");
-  if (!origin) return false;
+  // `null` is the origin of a sandboxed or opaque page, never of this site: it matches nothing,
+  // even a PUBLIC_URL whose own origin is `null` (config refuses one; this holds without it too).
+  if (!origin || origin === "null") return false;
   const publicUrl = (c as Context<AuthEnv>).get("deps").config.publicUrl;
   return origin === new URL(c.req.url).origin || (publicUrl !== undefined && origin === new URL(publicUrl).origin);
 }

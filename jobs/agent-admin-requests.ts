@@ -1,12 +1,22 @@
-/** Request shapes of the agents API (create, update); settings validated like configuration. */
+/**
+ * Request shapes of the agents API (create, update), which the dashboard's form uses too; settings
+ * validated like configuration, with the same bounds, and a `contextBudgetTokens` below the
+ * minimum a run can work with refused like CONTEXT_BUDGET_TOKENS (jobs/context-budget.ts).
+ */
 import { z } from "zod";
 import { agentSettingsSchema } from "../runtime/agent-settings.ts";
 import { agentParam } from "./agent-requests.ts";
+import { contextBudgetProblem } from "./context-budget.ts";
+
+const settingsBody = agentSettingsSchema.superRefine((settings, ctx) => {
+  const problem = settings.contextBudgetTokens === undefined ? null : contextBudgetProblem(settings.contextBudgetTokens);
+  if (problem) ctx.addIssue({ code: "custom", path: ["contextBudgetTokens"], message: problem });
+});
 
 const name = z.string().trim().min(1, "must not be empty").max(100, "must be at most 100 characters");
 
 export const createAgentBody = z
-  .object({ id: agentParam.shape.agent, name: name.optional(), settings: agentSettingsSchema.default({}) })
+  .object({ id: agentParam.shape.agent, name: name.optional(), settings: settingsBody.default({}) })
   .strict();
 
 /**
@@ -14,6 +24,6 @@ export const createAgentBody = z
  * URL sent back exactly as the API showed it (masked) keeps the stored one.
  */
 export const patchAgentBody = z
-  .object({ name: name.optional(), settings: agentSettingsSchema.optional() })
+  .object({ name: name.optional(), settings: settingsBody.optional() })
   .strict()
   .refine((b) => b.name !== undefined || b.settings !== undefined, "must change name or settings");

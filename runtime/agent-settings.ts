@@ -10,6 +10,13 @@
  */
 import { z } from "zod";
 import { APPROVABLE_ACTIONS, type Config } from "./config.ts";
+import {
+  AGENT_MODEL_MAX_CHARS, CONTEXT_BUDGET_MAX_TOKENS, DEBOUNCE_MAX_MS, httpUrl, IDLE_STOP_AFTER_MAX_S, MAX_PENDING_WAKES_MAX,
+  SPEND_LIMIT_PER_DAY_MAX_USD,
+} from "./setting-bounds.ts";
+
+/** A whole number within the bounds of its environment counterpart (runtime/setting-bounds.ts). */
+const bounded = (min: number, max: number) => z.number().int("must be a whole number").min(min, `must be at least ${min}`).max(max, `must be at most ${max}`);
 
 /**
  * Which instances an agent acts on, when several agents share one provider account: those whose
@@ -27,14 +34,15 @@ export type InstanceFilter = z.infer<typeof instanceFilter>;
 
 export const agentSettingsSchema = z
   .object({
-    model: z.string().min(1).max(128).optional(),
-    contextBudgetTokens: z.number().int().positive().max(2_000_000).optional(),
-    debounceHumanMs: z.number().int().min(0).max(3_600_000).optional(),
-    debounceStateMs: z.number().int().min(0).max(3_600_000).optional(),
+    model: z.string().trim().min(1, "must not be empty").max(AGENT_MODEL_MAX_CHARS, `must be at most ${AGENT_MODEL_MAX_CHARS} characters`).optional(),
+    /** The minimum depends on the prompt's size, so it is checked where settings are accepted (jobs/agent-admin-requests.ts). */
+    contextBudgetTokens: bounded(1, CONTEXT_BUDGET_MAX_TOKENS).optional(),
+    debounceHumanMs: bounded(0, DEBOUNCE_MAX_MS).optional(),
+    debounceStateMs: bounded(0, DEBOUNCE_MAX_MS).optional(),
     approvalRequired: z.array(z.enum(APPROVABLE_ACTIONS)).max(APPROVABLE_ACTIONS.length).optional(),
-    maxPendingWakes: z.number().int().positive().max(1000).optional(),
+    maxPendingWakes: bounded(1, MAX_PENDING_WAKES_MAX).optional(),
     channels: z
-      .object({ slack: z.url().optional(), discord: z.url().optional(), ntfy: z.url().optional() })
+      .object({ slack: httpUrl.optional(), discord: httpUrl.optional(), ntfy: httpUrl.optional() })
       .strict()
       .optional(),
     /** DISCORD_THREAD_NAME for this agent's Discord channel (a forum channel's webhook needs one). */
@@ -43,9 +51,9 @@ export const agentSettingsSchema = z
     /** AGENT_MODE for this agent: `shadow` records decisions as proposals and never acts. */
     mode: z.enum(["act", "shadow"]).optional(),
     /** IDLE_STOP_AFTER_S for this agent (0 = never stop an idle instance). */
-    idleStopAfterS: z.number().int().min(0).max(30 * 86400).optional(),
+    idleStopAfterS: bounded(0, IDLE_STOP_AFTER_MAX_S).optional(),
     /** SPEND_LIMIT_PER_DAY_USD for this agent; null removes the environment's limit. */
-    spendLimitPerDayUsd: z.number().positive().max(1_000_000).nullable().optional(),
+    spendLimitPerDayUsd: z.number().positive("must be more than 0").max(SPEND_LIMIT_PER_DAY_MAX_USD, `must be at most ${SPEND_LIMIT_PER_DAY_MAX_USD}`).nullable().optional(),
   })
   .strict();
 

@@ -5,13 +5,24 @@
  * Shared code never reads process.env: hosts pass their variables in.
  */
 import { z } from "zod";
+import {
+  AGENT_MAX_ITERATIONS_MAX, AGENT_MODEL_MAX_CHARS, AUTH_FAILURES_MAX, CONTEXT_BUDGET_MAX_TOKENS, DAY_S, DEBOUNCE_MAX_MS,
+  GUARD_COUNT_MAX, httpUrl, httpUrlProblem, IDLE_STOP_AFTER_MAX_S, INTERVAL_MAX_S, LLM_TIMEOUT_MAX_MS, MAX_PENDING_WAKES_MAX,
+  PER_HOUR_MAX, RUN_LEASE_MAX_MS, SESSION_TTL_MAX_S, SIMULATOR_FAILURES_PER_HOUR_MAX, SPEND_LIMIT_PER_DAY_MAX_USD,
+  STOPPED_DESTROY_AFTER_MAX_S, token, WINDOW_MAX_S,
+} from "./setting-bounds.ts";
 
 export type Host = "node" | "worker";
 
-const optionalString = z.string().optional();
-const optionalUrl = z.url().optional();
-const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
-const nonNegativeNumber = (fallback: number) => z.coerce.number().min(0).default(fallback);
+const optionalToken = token.optional();
+const optionalUrl = httpUrl.optional();
+/** A whole number in [min, max]; every numeric variable has both bounds (runtime/setting-bounds.ts). */
+const int = (min: number, max: number, why = "") =>
+  z.coerce.number().int("must be a whole number").min(min, `must be at least ${min}`).max(max, `must be at most ${max}${why}`);
+const positiveInt = (fallback: number, max: number, why?: string) => int(1, max, why).default(fallback);
+const nonNegativeInt = (fallback: number, max: number, why?: string) => int(0, max, why).default(fallback);
+const nonNegativeNumber = (fallback: number, max: number) =>
+  z.coerce.number().min(0, "must be at least 0").max(max, `must be at most ${max}`).default(fallback);
 
 /**
  * Action kinds an approval can guard. The same list as fleet/action-types.ts ACTION_KINDS (runtime
@@ -42,88 +53,120 @@ export function databaseUrlProblem(url: string): string | null {
 }
 
 /** `whsec_` + base64 of 24–64 bytes, the Standard Webhooks secret form. */
-const webhookSecret = z.string().superRefine((secret, ctx) => {
+const webhookSecret = z.string().trim().superRefine((secret, ctx) => {
   const body = secret.startsWith("whsec_") ? secret.slice("whsec_".length) : null;
   const bytes = body && /^[A-Za-z0-9+/]+={0,2}$/.test(body) && body.length % 4 === 0 ? (body.length / 4) * 3 - (body.match(/=+$/)?.[0].length ?? 0) : -1;
   if (bytes < 24 || bytes > 64) ctx.addIssue({ code: "custom", message: "must be whsec_ followed by the base64 of 24 to 64 random bytes" });
 });
 
+/** `none` is the explicit empty list: a blank list (`,`) is a typo, not a decision to guard nothing. */
+export const NO_APPROVALS = "none";
+
 const approvalList = z.string().superRefine((list, ctx) => {
-  const unknown = list.split(",").map((s) => s.trim()).filter((s) => s && !(APPROVABLE_ACTIONS as readonly string[]).includes(s));
+  if (list.trim() === NO_APPROVALS) return;
+  const names = list.split(",").map((s) => s.trim()).filter(Boolean);
+  if (names.length === 0) {
+    ctx.addIssue({ code: "custom", message: `lists no action: write "${NO_APPROVALS}" to require no approvals (known: ${APPROVABLE_ACTIONS.join(", ")})` });
+    return;
+  }
+  const unknown = names.filter((s) => !(APPROVABLE_ACTIONS as readonly string[]).includes(s));
   if (unknown.length > 0) ctx.addIssue({ code: "custom", message: `names unknown action ${unknown.map((u) => `"${u}"`).join(", ")} (known: ${APPROVABLE_ACTIONS.join(", ")})` });
 });
 
+/** The actions a list names; `none` names none. */
+function approvalActions(list: string): string[] {
+  return list.trim() === NO_APPROVALS ? [] : list.split(",").map((s) => s.trim()).filter(Boolean);
+}
+
+/**
+ * PUBLIC_URL is an origin: the CSRF check compares a request's Origin with it and QStash delivers
+ * below it, so it must be http(s) with a host and no path, query or credentials (`javascript:x`
+ * has the origin `null`, which a request's `Origin: null` would match). Kept as the bare origin.
+ */
+const publicOrigin = httpUrl
+  .superRefine((url, ctx) => {
+    if (httpUrlProblem(url)) return;
+    const u = new URL(url);
+    if (u.pathname !== "/" || u.search || u.hash || u.username || u.password) {
+      ctx.addIssue({ code: "custom", message: `must be an origin such as https://fleet.example.com (no path, query or credentials; got "${url.slice(0, 80)}")` });
+    }
+  })
+  .transform((url) => (httpUrlProblem(url) ? url : new URL(url).origin));
+
 const variables = z.object({
   DATABASE_URL: databaseUrl.optional(),
-  DATABASE_AUTH_TOKEN: optionalString,
-  ADMIN_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
+  DATABASE_AUTH_TOKEN: optionalToken,
+  ADMIN_TOKEN: token.min(16, "must be at least 16 characters").max(512, "must be at most 512 characters").optional(),
   WEBHOOK_SECRET: webhookSecret.optional(),
-  OPENAI_API_KEY: optionalString,
+  OPENAI_API_KEY: optionalToken,
   OPENAI_BASE_URL: optionalUrl,
-  AGENT_MODEL: z.string().default("gpt-4o-mini"),
+  AGENT_MODEL: z.string().trim().max(AGENT_MODEL_MAX_CHARS, `must be at most ${AGENT_MODEL_MAX_CHARS} characters`).default("gpt-4o-mini"),
   /** `auto` sends tool_choice:"auto"; `none-sent` omits it (vLLM without --enable-auto-tool-choice). */
   LLM_TOOL_CHOICE: z.enum(["auto", "none-sent"]).default("auto"),
   SCHEDULER: z.enum(["local", "qstash"]).optional(),
   QSTASH_URL: optionalUrl,
-  QSTASH_TOKEN: optionalString,
-  QSTASH_CURRENT_SIGNING_KEY: optionalString,
-  QSTASH_NEXT_SIGNING_KEY: optionalString,
-  QSTASH_RETRIES: z.coerce.number().int().min(0).max(20).default(3),
+  QSTASH_TOKEN: optionalToken,
+  QSTASH_CURRENT_SIGNING_KEY: optionalToken,
+  QSTASH_NEXT_SIGNING_KEY: optionalToken,
+  QSTASH_RETRIES: nonNegativeInt(3, 20),
   QSTASH_FLOW_PREFIX: z.string().regex(/^[A-Za-z0-9-]{1,32}$/, "must be 1-32 letters, digits or '-'").optional(),
-  PUBLIC_URL: optionalUrl,
-  VAST_API_KEY: optionalString,
-  VAST_URL: z.url().default("https://console.vast.ai"),
-  DEBOUNCE_HUMAN_MS: nonNegativeNumber(2000),
-  DEBOUNCE_STATE_MS: nonNegativeNumber(10000),
-  RUN_LEASE_MS: positiveInt(600000),
-  CONTEXT_BUDGET_TOKENS: positiveInt(30000),
-  LLM_TIMEOUT_MS: positiveInt(60000),
-  LLM_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(2),
-  AGENT_MAX_ITERATIONS: positiveInt(8),
-  RULES_MAX_RESTARTS_PER_HOUR: z.coerce.number().int().min(0).default(3),
-  MAX_PENDING_WAKES: positiveInt(50),
-  MAX_EVENT_ATTEMPTS: positiveInt(3),
-  RECONCILE_INTERVAL_S: positiveInt(60),
-  CRON_INLINE_AGENTS: z.coerce.number().int().min(0).max(1000).default(5),
-  CRON_INLINE_RUNS: z.coerce.number().int().min(0).max(100).default(1),
-  HEARTBEAT_TIMEOUT_S: positiveInt(300),
-  SIMULATOR_INSTANCES: z.coerce.number().int().min(0).max(10_000).default(4),
-  SIMULATOR_FAILURE_RATE: nonNegativeNumber(2),
+  PUBLIC_URL: publicOrigin.optional(),
+  VAST_API_KEY: optionalToken,
+  VAST_URL: httpUrl.default("https://console.vast.ai"),
+  DEBOUNCE_HUMAN_MS: nonNegativeNumber(2000, DEBOUNCE_MAX_MS),
+  DEBOUNCE_STATE_MS: nonNegativeNumber(10000, DEBOUNCE_MAX_MS),
+  RUN_LEASE_MS: positiveInt(600000, RUN_LEASE_MAX_MS),
+  CONTEXT_BUDGET_TOKENS: positiveInt(30000, CONTEXT_BUDGET_MAX_TOKENS),
+  LLM_TIMEOUT_MS: positiveInt(60000, LLM_TIMEOUT_MAX_MS),
+  LLM_MAX_RETRIES: nonNegativeInt(2, 10),
+  AGENT_MAX_ITERATIONS: positiveInt(8, AGENT_MAX_ITERATIONS_MAX),
+  RULES_MAX_RESTARTS_PER_HOUR: nonNegativeInt(3, GUARD_COUNT_MAX),
+  MAX_PENDING_WAKES: positiveInt(50, MAX_PENDING_WAKES_MAX),
+  MAX_EVENT_ATTEMPTS: positiveInt(3, GUARD_COUNT_MAX),
+  RECONCILE_INTERVAL_S: positiveInt(60, INTERVAL_MAX_S),
+  CRON_INLINE_AGENTS: nonNegativeInt(5, 1000),
+  CRON_INLINE_RUNS: nonNegativeInt(1, 100),
+  HEARTBEAT_TIMEOUT_S: positiveInt(300, INTERVAL_MAX_S),
+  SIMULATOR_INSTANCES: nonNegativeInt(4, 10_000),
+  SIMULATOR_FAILURE_RATE: nonNegativeNumber(2, SIMULATOR_FAILURES_PER_HOUR_MAX),
   APPROVAL_REQUIRED_ACTIONS: approvalList.default("destroy"),
   SLACK_WEBHOOK_URL: optionalUrl,
   DISCORD_WEBHOOK_URL: optionalUrl,
   /** Discord's thread (channel) names are 1-100 characters. */
   DISCORD_THREAD_NAME: z.string().trim().max(100, "must be at most 100 characters (Discord's limit for a thread name)").optional(),
   NTFY_URL: optionalUrl,
-  NOTIFY_DEDUP_WINDOW_S: z.coerce.number().int().min(0).default(3600),
-  ACTION_RATE_LIMIT_PER_HOUR: positiveInt(6),
-  WAKE_MIN_DELAY_S: z.coerce.number().int().min(0).default(60),
-  WAKES_PER_HOUR: z.coerce.number().int().min(0).default(12),
-  APPROVAL_REJECT_COOLDOWN_S: z.coerce.number().int().min(0).default(86400),
-  LOADING_TIMEOUT_S: positiveInt(900),
-  IDLE_GPU_UTIL_PCT: z.coerce.number().min(0).max(100).default(5),
-  TELEMETRY_STALE_S: positiveInt(600),
-  IDLE_NOTIFY_AFTER_S: z.coerce.number().int().min(0).default(1800),
-  IDLE_STOP_AFTER_S: z.coerce.number().int().min(0).default(0),
-  SPEND_LIMIT_PER_DAY_USD: z.coerce.number().positive().optional(),
-  STOPPED_DESTROY_AFTER_S: z.coerce.number().int().min(0).default(0),
-  EXPIRY_WARN_S: z.coerce.number().int().min(0).default(86400),
+  NOTIFY_DEDUP_WINDOW_S: nonNegativeInt(3600, WINDOW_MAX_S),
+  ACTION_RATE_LIMIT_PER_HOUR: positiveInt(6, PER_HOUR_MAX),
+  WAKE_MIN_DELAY_S: nonNegativeInt(60, INTERVAL_MAX_S),
+  WAKES_PER_HOUR: nonNegativeInt(12, PER_HOUR_MAX),
+  APPROVAL_REJECT_COOLDOWN_S: nonNegativeInt(86400, WINDOW_MAX_S),
+  LOADING_TIMEOUT_S: positiveInt(900, INTERVAL_MAX_S),
+  IDLE_GPU_UTIL_PCT: nonNegativeNumber(5, 100),
+  TELEMETRY_STALE_S: positiveInt(600, INTERVAL_MAX_S),
+  IDLE_NOTIFY_AFTER_S: nonNegativeInt(1800, WINDOW_MAX_S),
+  IDLE_STOP_AFTER_S: nonNegativeInt(0, IDLE_STOP_AFTER_MAX_S),
+  SPEND_LIMIT_PER_DAY_USD: z.coerce.number().positive("must be more than 0").max(SPEND_LIMIT_PER_DAY_MAX_USD, `must be at most ${SPEND_LIMIT_PER_DAY_MAX_USD}`).optional(),
+  STOPPED_DESTROY_AFTER_S: nonNegativeInt(0, STOPPED_DESTROY_AFTER_MAX_S),
+  EXPIRY_WARN_S: nonNegativeInt(86400, WINDOW_MAX_S),
   AGENT_MODE: z.enum(["act", "shadow"]).default("act"),
-  LLM_ACTIONS_PER_RUN: z.coerce.number().int().min(0).max(1000).default(3),
-  ACTIONS_PER_HOUR: z.coerce.number().int().min(0).max(10_000).default(12),
-  NOTIFICATIONS_PER_RUN: z.coerce.number().int().min(0).max(1000).default(3),
-  NOTIFICATIONS_PER_HOUR: z.coerce.number().int().min(0).max(10_000).default(20),
-  APPROVALS_PER_RUN: z.coerce.number().int().min(0).max(1000).default(3),
-  APPROVALS_PER_HOUR: z.coerce.number().int().min(0).max(10_000).default(10),
-  LLM_TRANSCRIPT_DAYS: z.coerce.number().int().min(1).max(3650).default(14),
-  WATCHDOG_FAILED_RUNS: positiveInt(3),
-  WATCHDOG_NOTIFY_PER_HOUR: positiveInt(10),
-  PORT: z.coerce.number().int().min(0).max(65535).default(8787),
-  SESSION_TTL_S: positiveInt(7 * 24 * 3600),
-  SESSION_IDLE_TIMEOUT_S: positiveInt(24 * 3600),
-  AUTH_FAILURES_PER_ADDRESS: positiveInt(10),
-  AUTH_FAILURES_GLOBAL: positiveInt(100),
+  LLM_ACTIONS_PER_RUN: nonNegativeInt(3, 1000),
+  ACTIONS_PER_HOUR: nonNegativeInt(12, PER_HOUR_MAX),
+  NOTIFICATIONS_PER_RUN: nonNegativeInt(3, 1000),
+  NOTIFICATIONS_PER_HOUR: nonNegativeInt(20, PER_HOUR_MAX),
+  APPROVALS_PER_RUN: nonNegativeInt(3, 1000),
+  APPROVALS_PER_HOUR: nonNegativeInt(10, PER_HOUR_MAX),
+  LLM_TRANSCRIPT_DAYS: int(1, 3650).default(14),
+  WATCHDOG_FAILED_RUNS: positiveInt(3, GUARD_COUNT_MAX),
+  WATCHDOG_NOTIFY_PER_HOUR: positiveInt(10, GUARD_COUNT_MAX),
+  PORT: nonNegativeInt(8787, 65535),
+  SESSION_TTL_S: positiveInt(7 * DAY_S, SESSION_TTL_MAX_S, " (400 days: browsers refuse a longer cookie)"),
+  SESSION_IDLE_TIMEOUT_S: positiveInt(DAY_S, SESSION_TTL_MAX_S, " (400 days: browsers refuse a longer cookie)"),
+  AUTH_FAILURES_PER_ADDRESS: positiveInt(10, AUTH_FAILURES_MAX),
+  AUTH_FAILURES_GLOBAL: positiveInt(100, AUTH_FAILURES_MAX),
 });
+
+/** Every variable's name (test/foundation/config-bounds.test.ts checks each numeric one is bounded). */
+export const CONFIG_VARIABLES = Object.keys(variables.shape);
 
 export type Config = ReturnType<typeof toConfig>;
 
@@ -198,7 +241,7 @@ function toConfig(v: z.infer<typeof variables>, host: Host) {
      */
     cron: { inlineAgents: v.CRON_INLINE_AGENTS, inlineRuns: v.CRON_INLINE_RUNS },
     heartbeatTimeoutMs: v.HEARTBEAT_TIMEOUT_S * 1000,
-    approvalRequired: v.APPROVAL_REQUIRED_ACTIONS.split(",").map((s) => s.trim()).filter(Boolean),
+    approvalRequired: approvalActions(v.APPROVAL_REQUIRED_ACTIONS),
     channels: { slack: v.SLACK_WEBHOOK_URL, discord: v.DISCORD_WEBHOOK_URL, ntfy: v.NTFY_URL },
     /** Sent as `thread_name`: a Discord forum channel's webhook refuses a post without one. */
     discordThreadName: v.DISCORD_THREAD_NAME,

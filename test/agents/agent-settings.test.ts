@@ -8,9 +8,13 @@ import { OpenAiChatModel } from "../../agent/openai-model.ts";
 import { buildApp } from "../../functions/app.ts";
 import { needsApproval } from "../../fleet/actions.ts";
 import { configForAgent } from "../../runtime/agent-settings.ts";
+import { DEBOUNCE_MAX_MS, IDLE_STOP_AFTER_MAX_S, MAX_PENDING_WAKES_MAX, SPEND_LIMIT_PER_DAY_MAX_USD } from "../../runtime/setting-bounds.ts";
+import { minimumContextBudget } from "../../jobs/context-budget.ts";
+import { newAgentFromForm } from "../../dashboard/agent-form.ts";
+import { agents } from "../../schema/index.ts";
 import { archiveAgent, createAgent } from "../../pipeline/index.ts";
 import { withAgent } from "../../jobs/with-agent.ts";
-import { createTestDeps, testConfig, TEST_WEBHOOK_SECRET } from "../support/test-deps.ts";
+import { authHeaders, createTestDeps, testConfig, TEST_WEBHOOK_SECRET } from "../support/test-deps.ts";
 
 describe("agent settings", () => {
   it("override the environment's defaults and leave unset ones alone", () => {
@@ -49,5 +53,47 @@ describe("agent settings", () => {
     expect(await res.json()).toEqual({ error: "agent old is archived" });
     const { events } = await import("../../schema/index.ts");
     expect(await deps.db.select().from(events)).toHaveLength(0);
+  });
+
+  it("refuses a per-agent setting past its environment counterpart's bounds with a 400 naming it, and writes nothing", async () => {
+    const deps = await createTestDeps();
+    const app = buildApp(() => deps);
+    const call = async (method: string, path: string, body: unknown) => {
+      const res = await app.request(path, { method, headers: authHeaders(), body: JSON.stringify(body) });
+      return { status: res.status, error: ((await res.json()) as { error?: string }).error ?? "" };
+    };
+    const { minimum } = minimumContextBudget();
+    const cases: [Record<string, unknown>, string][] = [
+      [{ contextBudgetTokens: 100 }, `settings.contextBudgetTokens: is 100; the minimum is ${minimum}`],
+      [{ contextBudgetTokens: minimum - 1 }, "settings.contextBudgetTokens: is"],
+      [{ debounceHumanMs: DEBOUNCE_MAX_MS + 1 }, `settings.debounceHumanMs: must be at most ${DEBOUNCE_MAX_MS}`],
+      [{ debounceStateMs: 1.5 }, "settings.debounceStateMs: must be a whole number"],
+      [{ maxPendingWakes: MAX_PENDING_WAKES_MAX + 1 }, "settings.maxPendingWakes: must be at most"],
+      [{ idleStopAfterS: IDLE_STOP_AFTER_MAX_S + 1 }, "settings.idleStopAfterS: must be at most"],
+      [{ spendLimitPerDayUsd: SPEND_LIMIT_PER_DAY_MAX_USD + 1 }, "settings.spendLimitPerDayUsd: must be at most"],
+      [{ model: "   " }, "settings.model: must not be empty"],
+      [{ channels: { slack: "javascript:alert(1)" } }, "settings.channels.slack: must be an http:// or https:// URL (got javascript:)"],
+      [{ channels: { ntfy: "file:///etc/passwd" } }, "settings.channels.ntfy: must be an http:// or https:// URL"],
+    ];
+    for (const [settings, message] of cases) {
+      const created = await call("POST", "/api/agents", { id: "bounded", settings });
+      expect(created.status, JSON.stringify(settings)).toBe(400);
+      expect(created.error).toContain(message);
+      const patched = await call("PATCH", "/api/agents/default", { settings });
+      expect(patched.status, JSON.stringify(settings)).toBe(400);
+      expect(patched.error).toContain(message);
+    }
+    const rows = await deps.db.select().from(agents);
+    expect(rows.map((r) => r.id)).toEqual(["default"]);
+    expect(rows[0]!.settings ?? {}).toEqual({});
+    expect((await call("POST", "/api/agents", { id: "at-minimum", settings: { contextBudgetTokens: minimum } })).status).toBe(201);
+  });
+
+  it("the dashboard form refuses a context budget below the minimum like the API", () => {
+    const blank = { id: "f1", name: "", model: "", contextBudgetTokens: "100", debounceHumanMs: "", debounceStateMs: "", maxPendingWakes: "", approvalMode: "default" as const, approvalRequired: [], slack: "", discord: "", ntfy: "", filterKind: "none" as const, filterValue: "" };
+    const result = newAgentFromForm(blank);
+    expect(result).toMatchObject({ ok: false });
+    expect(!result.ok && result.error).toContain(`settings.contextBudgetTokens: is 100; the minimum is ${minimumContextBudget().minimum}`);
+    expect(newAgentFromForm({ ...blank, contextBudgetTokens: String(minimumContextBudget().minimum) }).ok).toBe(true);
   });
 });

@@ -72,6 +72,9 @@ const CASES: [string, () => Record<string, string>, RegExp, { asNobody?: boolean
   ["WEBHOOK_SECRET=whsec_", () => ({ WEBHOOK_SECRET: "whsec_" }), /^Configuration error: WEBHOOK_SECRET must be whsec_ followed by the base64 of 24 to 64 random bytes$/],
   ["WEBHOOK_SECRET with too short a key", () => ({ WEBHOOK_SECRET: "whsec_c2hvcnQ=" }), /^Configuration error: WEBHOOK_SECRET must be whsec_/],
   ["CONTEXT_BUDGET_TOKENS=100", () => ({ CONTEXT_BUDGET_TOKENS: "100" }), new RegExp(`^Configuration error: CONTEXT_BUDGET_TOKENS is 100; the minimum is ${minimumContextBudget().minimum} \\(`)],
+  ["SESSION_TTL_S past 400 days", () => ({ SESSION_TTL_S: "40000000" }), /^Configuration error: SESSION_TTL_S must be at most 34560000 \(400 days: browsers refuse a longer cookie\)$/],
+  ["an empty APPROVAL_REQUIRED_ACTIONS list", () => ({ APPROVAL_REQUIRED_ACTIONS: "," }), /^Configuration error: APPROVAL_REQUIRED_ACTIONS lists no action: write "none" to require no approvals/],
+  ["PUBLIC_URL=javascript:x", () => ({ PUBLIC_URL: "javascript:x" }), /^Configuration error: PUBLIC_URL must be an http:\/\/ or https:\/\/ URL \(got javascript:\)$/],
   [
     "QStash signing keys without PUBLIC_URL",
     () => ({ QSTASH_CURRENT_SIGNING_KEY: "sig_current", QSTASH_NEXT_SIGNING_KEY: "sig_next" }),

@@ -7,7 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { events } from "../../schema/index.ts";
 import { dashboardClient, ORIGIN } from "../dashboard/dashboard-client.ts";
-import { createTestDeps } from "../support/test-deps.ts";
+import { createTestDeps, testConfig } from "../support/test-deps.ts";
 
 const PUBLIC = "https://fleet.example.com";
 
@@ -42,5 +42,17 @@ describe("one rule for cookie writes", () => {
       expect([api.status, form.status], label).toEqual(accepted ? [202, 303] : [403, 403]);
       expect((await deps.db.select().from(events)).length, label).toBe(before + (accepted ? 2 : 0));
     }
+  });
+
+  it("refuses Origin: null even when PUBLIC_URL's own origin is null (a config that bypassed parseConfig)", async () => {
+    const deps = await createTestDeps({ config: { ...testConfig(), publicUrl: "javascript:x" } });
+    const client = await dashboardClient(deps);
+    const res = await client.app.request(`${ORIGIN}/api/agents/default/trigger`, {
+      method: "POST",
+      headers: { Cookie: client.cookie, "Content-Type": "application/json", Origin: "null", "X-CSRF-Token": client.csrf },
+      body: "{}",
+    });
+    expect(res.status).toBe(403);
+    expect(await deps.db.select().from(events)).toHaveLength(0);
   });
 });
