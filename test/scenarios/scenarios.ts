@@ -19,6 +19,7 @@ import { defineQuotaScenario } from "./quota-scenario.ts";
 import { defineTrustScenario } from "./trust-scenario.ts";
 import { defineShadowScenario } from "./shadow-scenario.ts";
 import { defineBoundsScenario } from "./bounds-scenario.ts";
+import { defineEconomicsScenario } from "./economics-scenario.ts";
 
 /**
  * Issue 13's budget for one agent's tick delivery: a database round trip per provider page (the
@@ -232,6 +233,7 @@ export function defineScenarios(start: StartHost, onDone?: (host: ScenarioHost) 
   // These act on the bulk instances the pages scenario added, and run in this order.
   defineShadowScenario(() => host);
   defineBoundsScenario(() => host);
+  defineEconomicsScenario(() => host);
 
   return () => host;
 }
