@@ -25,6 +25,8 @@ export const SCENARIO_VARS = {
   AGENT_MODEL: "scripted-model",
   // Real time: a scheduled re-check must come due within the scenario (the floor is its own test).
   WAKE_MIN_DELAY_S: "0",
+  // Real time: an instance at 0 % is told about within the economics scenario.
+  IDLE_NOTIFY_AFTER_S: "1",
 };
 
 /** What one invocation of the host cost in outside calls (the Worker's subrequests). */
@@ -82,7 +84,7 @@ export async function api(host: ScenarioHost, method: string, path: string, body
 let webhookCounter = 0;
 
 /** A signed instance webhook (Standard Webhooks), as an instance would send it. */
-export async function instanceWebhook(host: ScenarioHost, body: { instanceId: string; state: string; message?: string }) {
+export async function instanceWebhook(host: ScenarioHost, body: { instanceId: string; state: string; message?: string; gpuUtil?: number }) {
   const id = `msg_${host.name}_${++webhookCounter}_${Date.now()}`;
   return measured(host, "POST /webhooks/:agent/instances", () => fetch(`${host.baseUrl}/webhooks/default/instances`, signedWebhook(id, body)));
 }

@@ -17,6 +17,9 @@ import { RecordingScheduler, testConfig } from "../support/test-deps.ts";
 import { api, cron, finished, idle, instanceWebhook, lastRunId, publishTick, runs, scheduledTick, settleUntil, type ScenarioHost, type StartHost } from "./driver.ts";
 import { defineQuotaScenario } from "./quota-scenario.ts";
 import { defineTrustScenario } from "./trust-scenario.ts";
+import { defineShadowScenario } from "./shadow-scenario.ts";
+import { defineBoundsScenario } from "./bounds-scenario.ts";
+import { defineEconomicsScenario } from "./economics-scenario.ts";
 
 /**
  * Issue 13's budget for one agent's tick delivery: a database round trip per provider page (the
@@ -227,6 +230,10 @@ export function defineScenarios(start: StartHost, onDone?: (host: ScenarioHost) 
 
   defineQuotaScenario(() => host);
   defineTrustScenario(() => host);
+  // These act on the bulk instances the pages scenario added, and run in this order.
+  defineShadowScenario(() => host);
+  defineBoundsScenario(() => host);
+  defineEconomicsScenario(() => host);
 
   return () => host;
 }
