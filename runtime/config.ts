@@ -58,6 +58,8 @@ const variables = z.object({
   DATABASE_AUTH_TOKEN: optionalString,
   ADMIN_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
   WEBHOOK_SECRET: webhookSecret.optional(),
+  /** The Vast.ai notification webhook's `webhook_secret`, as Vast.ai returned it (fleet/vast-signature.ts). */
+  VAST_WEBHOOK_SECRET: optionalString,
   OPENAI_API_KEY: optionalString,
   OPENAI_BASE_URL: optionalUrl,
   AGENT_MODEL: z.string().default("gpt-4o-mini"),
@@ -157,6 +159,7 @@ function toConfig(v: z.infer<typeof variables>, host: Host) {
     databaseAuthToken: v.DATABASE_AUTH_TOKEN,
     adminToken: v.ADMIN_TOKEN,
     webhookSecret: v.WEBHOOK_SECRET,
+    vastWebhookSecret: v.VAST_WEBHOOK_SECRET,
     llm:
       v.OPENAI_API_KEY || v.OPENAI_BASE_URL
         ? {
