@@ -83,6 +83,14 @@ describe("Vast.ai notification webhooks", () => {
     expect(await reconciledAt(deps)).toBe(RECONCILED_AT);
   });
 
+  it("however many hints arrive between ticks, the tick claims one reconcile turn", async () => {
+    const { deps } = await agentFixture({ vars: VARS });
+    await reconcileFleet(deps, "default");
+    for (const id of ["h1", "h2", "h3"]) expect((await send(deps, vastPayload({ event_id: id }))).status).toBe(202);
+    expect((await reconcileFleet(deps, "default")).ran).toBe(true);
+    expect((await reconcileFleet(deps, "default")).ran).toBe(false);
+  });
+
   it("a bad body is a 400 naming the field, and nothing is written", async () => {
     const { deps } = await setUp();
     const res = await send(deps, vastPayload({ notif_type: 42 }));
