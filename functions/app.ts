@@ -17,6 +17,7 @@ import { loadAgent } from "./agents/load-agent.ts";
 import { agentAdminRoutes } from "./agents-admin/agents-admin.index.ts";
 import { cronRoutes } from "./cron/cron.ts";
 import { webhookRoutes } from "./webhooks/instances.ts";
+import { vastWebhookRoutes } from "./webhooks/vast.ts";
 import { fleetRoutes } from "./fleet/fleet.index.ts";
 import { notificationRoutes } from "./notifications/notifications.index.ts";
 import { actionRoutes } from "./actions/actions.index.ts";
@@ -63,6 +64,7 @@ export function buildApp(resolveDeps: ResolveDeps) {
     .route("/", healthRoutes)
     .route("/api", api)
     .route("/webhooks", webhookRoutes)
+    .route("/webhooks", vastWebhookRoutes)
     .route("/internal", deliveryRoutes)
     .route("/", dashboardRoutes)
     .onError(handleError)

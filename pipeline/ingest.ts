@@ -18,7 +18,7 @@ import { bind, preparedPerDb } from "../db/prepared.ts";
 import { namedBatch, type NamedResults, type NamedStatements } from "../db/named-batch.ts";
 import { debounceWindow, publishRunSlot, scheduleIfPending, type Priority } from "./request-run.ts";
 
-export type EventSource = "human" | "manual" | "webhook" | "reconcile" | "heartbeat" | "approval" | "overdue";
+export type EventSource = "human" | "manual" | "webhook" | "reconcile" | "heartbeat" | "approval" | "overdue" | "vast_notification";
 
 export interface IncomingEvent {
   agentId: string;

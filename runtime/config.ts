@@ -98,6 +98,8 @@ const variables = z.object({
   DATABASE_AUTH_TOKEN: optionalToken,
   ADMIN_TOKEN: token.min(16, "must be at least 16 characters").max(512, "must be at most 512 characters").optional(),
   WEBHOOK_SECRET: webhookSecret.optional(),
+  /** The Vast.ai notification webhook's `webhook_secret`, as Vast.ai returned it (fleet/vast-signature.ts). */
+  VAST_WEBHOOK_SECRET: optionalToken,
   OPENAI_API_KEY: optionalToken,
   OPENAI_BASE_URL: optionalUrl,
   AGENT_MODEL: z.string().trim().max(AGENT_MODEL_MAX_CHARS, `must be at most ${AGENT_MODEL_MAX_CHARS} characters`).default("gpt-4o-mini"),
@@ -200,6 +202,7 @@ function toConfig(v: z.infer<typeof variables>, host: Host) {
     databaseAuthToken: v.DATABASE_AUTH_TOKEN,
     adminToken: v.ADMIN_TOKEN,
     webhookSecret: v.WEBHOOK_SECRET,
+    vastWebhookSecret: v.VAST_WEBHOOK_SECRET,
     llm:
       v.OPENAI_API_KEY || v.OPENAI_BASE_URL
         ? {

@@ -10,11 +10,13 @@ import { TEST_PUBLIC_URL, TEST_QSTASH_TOKEN, type FakeQStash } from "../qstash/f
 import type { ScriptedLlm } from "../support/scripted-llm.ts";
 import { TEST_ADMIN_TOKEN, TEST_WEBHOOK_SECRET } from "../support/test-deps.ts";
 import { signedWebhook } from "../support/signed-webhook.ts";
+import { TEST_VAST_SECRET, vastDelivery } from "../support/vast-webhook.ts";
 
 /** Variables both hosts get (besides their database, scheduler and LLM addresses). */
 export const SCENARIO_VARS = {
   ADMIN_TOKEN: TEST_ADMIN_TOKEN,
   WEBHOOK_SECRET: TEST_WEBHOOK_SECRET,
+  VAST_WEBHOOK_SECRET: TEST_VAST_SECRET,
   DEBOUNCE_HUMAN_MS: "0",
   DEBOUNCE_STATE_MS: "0",
   SIMULATOR_INSTANCES: "3",
@@ -87,6 +89,11 @@ let webhookCounter = 0;
 export async function instanceWebhook(host: ScenarioHost, body: { instanceId: string; state: string; message?: string; gpuUtil?: number }) {
   const id = `msg_${host.name}_${++webhookCounter}_${Date.now()}`;
   return measured(host, "POST /webhooks/:agent/instances", () => fetch(`${host.baseUrl}/webhooks/default/instances`, signedWebhook(id, body)));
+}
+
+/** A Vast.ai notification webhook, signed as the docs say (test/support/vast-webhook.ts). */
+export async function vastNotification(host: ScenarioHost, body: Record<string, unknown>, attempt = 1) {
+  return measured(host, "POST /webhooks/:agent/vast", () => fetch(`${host.baseUrl}/webhooks/default/vast`, vastDelivery(body, { nowMs: Date.now(), attempt })));
 }
 
 /** Lets QStash deliver, one invocation at a time, everything due; bounded. */

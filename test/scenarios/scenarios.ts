@@ -14,7 +14,8 @@ import { instances, simulatorInstances } from "../../schema/index.ts";
 import { claimRun } from "../../pipeline/index.ts";
 import { minimalRunStep } from "../support/minimal-run-step.ts";
 import { RecordingScheduler, testConfig } from "../support/test-deps.ts";
-import { api, cron, finished, idle, instanceWebhook, lastRunId, publishTick, runs, scheduledTick, settleUntil, type ScenarioHost, type StartHost } from "./driver.ts";
+import { api, cron, finished, idle, instanceWebhook, lastRunId, publishTick, runs, scheduledTick, settleUntil, vastNotification, type ScenarioHost, type StartHost } from "./driver.ts";
+import { vastPayload } from "../support/vast-webhook.ts";
 import { defineQuotaScenario } from "./quota-scenario.ts";
 import { defineTrustScenario } from "./trust-scenario.ts";
 import { defineShadowScenario } from "./shadow-scenario.ts";
@@ -65,6 +66,21 @@ export function defineScenarios(start: StartHost, onDone?: (host: ScenarioHost) 
       expect(run).toMatchObject({ status: "succeeded", decider: "llm", reply: "All three instances are running." });
       expect(run.triggers.map((t) => t.source)).toEqual(["human"]);
       await settleUntil(host, () => idle(host));
+    });
+
+    it("a Vast.ai notification is one event and one run; its repeated delivery is neither", async () => {
+      const before = await lastRunId(host);
+      host.llm.push({ text: "A hint from Vast.ai; the provider's list will say." });
+      const body = vastPayload({ event_id: `vast_${host.name}_${Date.now()}`, notif_type: "outbid", message: "Your interruptible instance sim-1 was outbid and paused." });
+      expect((await vastNotification(host, body)).status).toBe(202);
+      const run = await settleUntil(host, () => finished(host, before + 1));
+      expect(run.triggers.map((t) => t.source)).toContain("vast_notification");
+      await settleUntil(host, () => idle(host));
+      const repeat = await vastNotification(host, body, 2);
+      expect(repeat.status).toBe(200);
+      expect(await repeat.json()).toMatchObject({ duplicate: true });
+      await settleUntil(host, () => idle(host));
+      expect(await lastRunId(host)).toBe(before + 1);
     });
 
     it("a wake the agent scheduled is consumed once, however often it is delivered", async () => {
