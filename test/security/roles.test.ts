@@ -45,6 +45,7 @@ const API: [string, string, Role, unknown?][] = [
   ["GET", "/api/agents/:agent/instances", "viewer"],
   ["GET", "/api/agents/:agent/spend", "viewer"],
   ["GET", "/api/agents/:agent/instances/:id/events", "viewer"],
+  ["POST", "/api/agents/:agent/instances/:id/actions", "operator", { kind: "reboot" }],
   ["POST", "/api/simulator/instances/:id/fail", "operator", { kind: "exit" }],
   ["GET", "/api/operators", "admin"],
   ["POST", "/api/operators", "admin", { name: "new-one", role: "viewer" }],
