@@ -20,6 +20,7 @@ const API: [string, string, Role, unknown?][] = [
   ["GET", "/api/agents/:agent", "viewer"],
   ["PATCH", "/api/agents/:agent", "admin", { name: "Renamed" }],
   ["DELETE", "/api/agents/:agent", "admin"],
+  ["POST", "/api/agents/:agent/restore", "admin"],
   ["POST", "/api/agents/:agent/messages", "operator", { text: "hello" }],
   ["POST", "/api/agents/:agent/trigger", "operator", {}],
   ["POST", "/api/agents/:agent/session/reset", "operator"],
@@ -65,6 +66,7 @@ const DASHBOARD_POSTS: [string, Role, Record<string, string>][] = [
   ["/agents", "admin", { id: "made-here" }],
   ["/agents/default", "admin", { debounceHumanMs: "500" }],
   ["/agents/default/archive", "admin", { confirm: "yes" }],
+  ["/agents/default/restore", "admin", {}],
   ["/fleet/sim-1/fail", "operator", { kind: "exit" }],
   ["/fleet/sim-1/actions", "operator", { kind: "reboot", nonce: "nonce-00000002" }],
 ];
