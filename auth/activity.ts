@@ -25,14 +25,25 @@ export type ActivityKind =
   /** Shadow mode switched on or off (subject: the new mode). */
   | "mode"
   /** A memory fact deleted by an operator (subject: its key). */
-  | "memory_delete";
+  | "memory_delete"
+  /** An operator's own action on an instance, from the API or the instance page (subject: "kind instance #actionId"). */
+  | "instance_action"
+  /** An archived agent restored (subject: its id). */
+  | "agent_restore";
 
 export async function recordActivity(
   db: Db,
   who: Principal,
-  entry: { action: ActivityKind; agentId?: string | null; subject?: string | number | null; at: number },
+  entry: ActivityEntry,
 ): Promise<void> {
-  await db.insert(operatorActivity).values({
+  await activityInsert(db, who, entry);
+}
+
+type ActivityEntry = { action: ActivityKind; agentId?: string | null; subject?: string | number | null; at: number };
+
+/** The insert of one activity row, unawaited, for a caller that writes it in its own batch. */
+export function activityInsert(db: Db, who: Principal, entry: ActivityEntry) {
+  return db.insert(operatorActivity).values({
     operatorId: who.operatorId,
     operatorName: who.name,
     action: entry.action,

@@ -13,9 +13,8 @@ import type { AppEnv } from "../jobs/app-env.ts";
 import { RequestError } from "../jobs/errors.ts";
 import { recordActivity } from "../auth/activity.ts";
 import { ingestOperatorInput } from "../auth/operator-input.ts";
-import { executeAction } from "../fleet/actions.ts";
 import { decideApproval } from "../fleet/approvals.ts";
-import { requestApproval } from "../fleet/request-approval.ts";
+import { operatorInstanceAction } from "../jobs/operator-instance-action.ts";
 import { OPERATOR_ACTIONS } from "./instance-actions.tsx";
 import { FAILURE_KINDS } from "../fleet/simulator.ts";
 import { injectFailureOrRefuse } from "../jobs/inject-failure.ts";
@@ -122,15 +121,19 @@ export async function postFailure(c: Ctx) {
 const ACTION_NOTICES = { succeeded: "action-succeeded", failed: "action-failed", awaiting_approval: "action-awaiting-approval", rate_limited: "action-failed", proposed: "action-proposed", refused: "action-failed" } as const;
 
 /**
- * An operator's action on an instance, keyed by the form's nonce (a double-click is one action).
- * Kinds that need approval become a pending approval requested by a human.
+ * An operator's action on an instance, keyed by the form's nonce (a double-click is one action),
+ * through the API route's own function (jobs/operator-instance-action.ts): approval rules apply
+ * and the record and activity log name the operator.
  */
 export async function postInstanceAction(c: Ctx) {
-  const deps = c.get("deps");
   const instanceId = c.req.param("instanceId") ?? "";
   const { kind, nonce: key } = await form(c, instanceActionForm);
-  if (!(await deps.provider.get(instanceId))) throw new RequestError(404, `unknown instance: ${instanceId}`);
-  const request = { agentId: selectedAgentId(c), runId: null, instanceId, kind, decidedBy: "human" as const, idempotencyKey: `dashboard:${key}`, reason: "operator action from the dashboard" };
-  const result = deps.config.approvalRequired.includes(kind) ? await requestApproval(deps, request) : await executeAction(deps, request);
+  const result = await operatorInstanceAction(c.get("deps"), c.get("operator"), {
+    agentId: selectedAgentId(c),
+    instanceId,
+    kind,
+    idempotencyKey: `dashboard:${key}`,
+    via: "dashboard",
+  });
   return backTo(c, `/fleet/${encodeURIComponent(instanceId)}`, ACTION_NOTICES[result.status]);
 }

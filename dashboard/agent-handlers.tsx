@@ -12,7 +12,9 @@ import type { AppEnv } from "../jobs/app-env.ts";
 import { recordActivity } from "../auth/activity.ts";
 import { hasRole } from "../auth/roles.ts";
 import { storedSettings } from "../runtime/agent-settings.ts";
-import { archiveAgent, createAgent, findAgent, listAgents, updateAgent, type AgentRow } from "../pipeline/index.ts";
+import { RequestError } from "../jobs/errors.ts";
+import { archiveAsOperator, restoreAsOperator } from "../jobs/agent-archive.ts";
+import { createAgent, findAgent, listAgents, updateAgent, type AgentRow } from "../pipeline/index.ts";
 import { agentPath } from "./agent-links.ts";
 import { agentChangeFromForm, agentFormFields, EMPTY_AGENT_FORM, newAgentFromForm, readAgentForm, type AgentFormFields } from "./agent-form.ts";
 import { AgentPage, AgentsPage, type AgentSummary } from "./agents-page.tsx";
@@ -93,8 +95,18 @@ export async function postArchive(c: Ctx) {
   const row = await pathAgent(c);
   if (!row) return notFound(c);
   if ((await c.req.parseBody()).confirm !== "yes") return renderOne(c, row, { error: "Not archived: tick the box to confirm.", status: 400 });
-  const { db, clock } = c.get("deps");
-  await archiveAgent(db, row.id, clock.now());
-  await recordActivity(db, c.get("operator"), { action: "agent_archive", agentId: row.id, subject: row.id, at: clock.now() });
+  try {
+    await archiveAsOperator(c.get("deps"), c.get("operator"), row.id);
+  } catch (err) {
+    if (err instanceof RequestError) return renderOne(c, row, { error: `Not archived: ${err.message}.`, status: 409 });
+    throw err;
+  }
   return backTo(c, `/agents/${encodeURIComponent(row.id)}?done=agent-archived`);
+}
+
+export async function postRestore(c: Ctx) {
+  const row = await pathAgent(c);
+  if (!row) return notFound(c);
+  await restoreAsOperator(c.get("deps"), c.get("operator"), row.id);
+  return backTo(c, `/agents/${encodeURIComponent(row.id)}?done=agent-restored`);
 }

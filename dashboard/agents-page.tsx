@@ -198,7 +198,7 @@ export function AgentPage(props: { agent: AgentSummary; canChange: boolean; csrf
               <h2 id="archive-agent">Archive</h2>
               <form method="post" action={`${action}/archive`} class="panel">
                 <CsrfField token={props.csrf} />
-                <p>Archiving stops this agent's ticks and runs for good; its history stays readable. The id stays taken.</p>
+                <p>Archiving stops this agent's ticks and runs until it is restored; its history stays readable. The id stays taken. The last active agent cannot be archived.</p>
                 <label class="choice">
                   <input type="checkbox" name="confirm" value="yes" required /> {`Yes, archive ${a.id}`}
                 </label>
@@ -207,10 +207,19 @@ export function AgentPage(props: { agent: AgentSummary; canChange: boolean; csrf
                 </button>
               </form>
             </section>
-          ) : null}
+          ) : (
+            <section aria-labelledby="restore-agent">
+              <h2 id="restore-agent">Restore</h2>
+              <form method="post" action={`${action}/restore`} class="panel">
+                <CsrfField token={props.csrf} />
+                <p>Restoring resumes this agent's ticks, runs and ingest, with its history as it was.</p>
+                <button type="submit">Restore agent</button>
+              </form>
+            </section>
+          )}
         </>
       ) : (
-        <p class="muted">Only admins can change or archive agents.</p>
+        <p class="muted">Only admins can change, archive or restore agents.</p>
       )}
     </>
   );

@@ -34,6 +34,7 @@ const NOTICES: Record<string, string> = {
   "agent-created": "Agent created: it has its own inbox, runs and fleet view; open its dashboard from here.",
   "agent-saved": "Settings saved: they take effect on this agent's next run and tick.",
   "agent-archived": "Agent archived: no more ticks or runs; its history stays readable.",
+  "agent-restored": "Agent restored: its ticks, runs and ingest resume.",
   "mode-shadow": "Paused: shadow mode. The agent keeps deciding, but its actions and approval requests are recorded as proposals; nothing reaches the provider.",
   "mode-act": "Resumed: the agent's decisions reach the provider again (within the run and hour bounds).",
   "failure-injected": "Failure injected into the simulated instance: it reports the new state as its webhook would, and the agent hears within the state debounce window.",

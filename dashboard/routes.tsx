@@ -84,5 +84,6 @@ export const dashboardRoutes = new Hono<AppEnv>()
   .post("/agents", ...adminPost, agents.postAgent)
   .post("/agents/:agentId", ...adminPost, agents.postAgentSettings)
   .post("/agents/:agentId/archive", ...adminPost, agents.postArchive)
+  .post("/agents/:agentId/restore", ...adminPost, agents.postRestore)
   .post("/fleet/:instanceId/fail", ...operatorPost, actions.postFailure)
   .post("/fleet/:instanceId/actions", ...operatorPost, actions.postInstanceAction);

@@ -26,6 +26,8 @@ export interface ActionRequest {
   evidence?: ActionEvidence;
   /** The model that decided it, when decidedBy is llm. */
   model?: string;
+  /** The operator whose own action it is, when decidedBy is human (jobs/operator-instance-action.ts writes it on the record). */
+  operator?: string;
 }
 
 /**

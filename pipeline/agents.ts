@@ -6,7 +6,7 @@
  * ingest costs no extra round trip; a settings change or an archive made elsewhere takes effect
  * within that time (at once in the process that made it).
  */
-import { and, eq, isNull } from "drizzle-orm";
+import { and, eq, exists, isNotNull, isNull, ne } from "drizzle-orm";
 import type { Db } from "../db/client.ts";
 import type { AgentSettings } from "../runtime/agent-settings.ts";
 import { agents, sessions } from "../schema/index.ts";
@@ -40,10 +40,33 @@ export async function updateAgent(db: Db, agentId: string, change: { name?: stri
   forgetAgent(db, agentId);
 }
 
-/** Archives the agent (idempotent: the first archive time is kept). */
-export async function archiveAgent(db: Db, agentId: string, now: number): Promise<void> {
-  await db.update(agents).set({ archivedAt: now }).where(and(eq(agents.id, agentId), isNull(agents.archivedAt)));
+/**
+ * Archives the agent (idempotent: the first archive time is kept), unless it is the last active
+ * one: archiving that would stop all supervision, so it is refused ("last_active") in the same
+ * statement that archives, with no read between for a concurrent archive to slip through.
+ */
+export async function archiveAgent(db: Db, agentId: string, now: number): Promise<"archived" | "already" | "last_active"> {
+  const others = db.select({ id: agents.id }).from(agents).where(and(ne(agents.id, agentId), isNull(agents.archivedAt)));
+  const done = await db
+    .update(agents)
+    .set({ archivedAt: now })
+    .where(and(eq(agents.id, agentId), isNull(agents.archivedAt), exists(others)))
+    .returning({ id: agents.id });
   forgetAgent(db, agentId);
+  if (done.length === 1) return "archived";
+  const row = await findAgent(db, agentId);
+  return row?.archivedAt != null ? "already" : "last_active";
+}
+
+/** Un-archives the agent: ticks, runs and ingest resume. False when it was not archived. */
+export async function restoreAgent(db: Db, agentId: string): Promise<boolean> {
+  const done = await db
+    .update(agents)
+    .set({ archivedAt: null })
+    .where(and(eq(agents.id, agentId), isNotNull(agents.archivedAt)))
+    .returning({ id: agents.id });
+  forgetAgent(db, agentId);
+  return done.length === 1;
 }
 
 export async function findAgent(db: Db, agentId: string): Promise<AgentRow | null> {

@@ -161,6 +161,8 @@ const variables = z.object({
   WATCHDOG_FAILED_RUNS: positiveInt(3, GUARD_COUNT_MAX),
   WATCHDOG_NOTIFY_PER_HOUR: positiveInt(10, GUARD_COUNT_MAX),
   PORT: nonNegativeInt(8787, 65535),
+  /** The Node host's bind address (the Worker ignores it); 0.0.0.0 or :: exposes it. */
+  HOST: z.string().trim().regex(/^[\w.:-]{1,253}$/, "must be a host name or IP address, e.g. 127.0.0.1 or 0.0.0.0").default("127.0.0.1"),
   SESSION_TTL_S: positiveInt(7 * DAY_S, SESSION_TTL_MAX_S, " (400 days: browsers refuse a longer cookie)"),
   SESSION_IDLE_TIMEOUT_S: positiveInt(DAY_S, SESSION_TTL_MAX_S, " (400 days: browsers refuse a longer cookie)"),
   AUTH_FAILURES_PER_ADDRESS: positiveInt(10, AUTH_FAILURES_MAX),
@@ -282,6 +284,7 @@ function toConfig(v: z.infer<typeof variables>, host: Host) {
     watchdogFailedRuns: v.WATCHDOG_FAILED_RUNS,
     watchdogNotifyPerHour: v.WATCHDOG_NOTIFY_PER_HOUR,
     port: v.PORT,
+    bindHost: v.HOST,
     session: { ttlMs: v.SESSION_TTL_S * 1000, idleMs: v.SESSION_IDLE_TIMEOUT_S * 1000 },
     /** Failed sign-ins and bearer authentications allowed per minute before a one-minute lockout. */
     authThrottle: { perAddress: v.AUTH_FAILURES_PER_ADDRESS, global: v.AUTH_FAILURES_GLOBAL, windowMs: 60_000 },

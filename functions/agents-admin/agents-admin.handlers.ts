@@ -1,5 +1,5 @@
 /**
- * Handlers of the agents API: create, list, update and archive agents. Settings are shown masked
+ * Handlers of the agents API: create, list, update, archive and restore agents. Settings are shown masked
  * (channel URLs carry tokens), and a PATCH that sends a mask back unchanged keeps the stored URL;
  * archiving keeps every row of the agent's history.
  */
@@ -8,10 +8,11 @@ import type { z } from "zod";
 import type { AppEnv } from "../../jobs/app-env.ts";
 import { keepMaskedSecrets, maskSettings, storedSettings } from "../../runtime/agent-settings.ts";
 import { iso } from "../../runtime/time.ts";
-import { archiveAgent, createAgent, findAgent, listAgents, updateAgent, type AgentRow } from "../../pipeline/index.ts";
+import { createAgent, findAgent, listAgents, updateAgent, type AgentRow } from "../../pipeline/index.ts";
 import { recordActivity } from "../../auth/activity.ts";
 import { RequestError } from "../../jobs/errors.ts";
 import { auditModeChange } from "../../jobs/agent-mode.ts";
+import { archiveAsOperator, restoreAsOperator } from "../../jobs/agent-archive.ts";
 import type { createAgentBody, patchAgentBody } from "../../jobs/agent-admin-requests.ts";
 
 type Ctx = Context<AppEnv>;
@@ -54,7 +55,12 @@ export async function patchAgent(c: Ctx, agentId: string, body: z.infer<typeof p
 
 export async function deleteAgent(c: Ctx, agentId: string) {
   const deps = c.get("deps");
-  await archiveAgent(deps.db, agentId, deps.clock.now());
-  await recordActivity(deps.db, c.get("operator"), { action: "agent_archive", agentId, subject: agentId, at: deps.clock.now() });
+  await archiveAsOperator(deps, c.get("operator"), agentId);
+  return c.json(presentAgent((await findAgent(deps.db, agentId))!));
+}
+
+export async function postRestore(c: Ctx, agentId: string) {
+  const deps = c.get("deps");
+  await restoreAsOperator(deps, c.get("operator"), agentId);
   return c.json(presentAgent((await findAgent(deps.db, agentId))!));
 }

@@ -1,6 +1,7 @@
 /**
- * Wiring of the agents API: POST/GET /api/agents, PATCH/DELETE /api/agents/:agent. Reading needs
- * viewer (the API default); creating, changing and archiving need admin.
+ * Wiring of the agents API: POST/GET /api/agents, PATCH/DELETE /api/agents/:agent and
+ * POST /api/agents/:agent/restore. Reading needs viewer (the API default); creating, changing,
+ * archiving and restoring need admin.
  */
 import { Hono } from "hono";
 import type { AppEnv } from "../../jobs/app-env.ts";
@@ -15,4 +16,5 @@ export const agentAdminRoutes = new Hono<AppEnv>()
   .post("/", admin, validate("json", createAgentBody), (c) => h.postAgent(c, c.req.valid("json")))
   .get("/", (c) => h.getAgents(c))
   .patch("/:agent", admin, validate("json", patchAgentBody), (c) => h.patchAgent(c, c.req.param("agent"), c.req.valid("json")))
-  .delete("/:agent", admin, (c) => h.deleteAgent(c, c.req.param("agent")));
+  .delete("/:agent", admin, (c) => h.deleteAgent(c, c.req.param("agent")))
+  .post("/:agent/restore", admin, (c) => h.postRestore(c, c.req.param("agent")));

@@ -133,7 +133,7 @@ export async function startNodeHost(
   for (const agentId of await listAgentIds(db)) await recoverDeadLease(deps, agentId);
 
   const app = buildApp(() => deps);
-  const server = await listen(app.fetch, config.port).catch(async (err: unknown) => {
+  const server = await listen(app.fetch, config.bindHost, config.port).catch(async (err: unknown) => {
     await deps.tokenCounter.close();
     await checkpointer?.stop();
     await releaseHostLock(db, hostId);
@@ -151,7 +151,7 @@ export async function startNodeHost(
   const cron = setInterval(() => runScheduledTick(deps).catch(failed), options.cronIntervalMs ?? CRON_INTERVAL_MS);
 
   log.info("fleetwarden is running", {
-    url: `http://localhost:${port}`,
+    url: httpUrl(config.bindHost, port),
     database: config.databaseUrl,
     scheduler: scheduler.kind,
     llm: deps.llm?.model ?? "none",
@@ -160,7 +160,7 @@ export async function startNodeHost(
 
   let stopped = false;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: httpUrl(WILDCARDS.has(config.bindHost) ? "127.0.0.1" : config.bindHost, port),
     port,
     config,
     async stop() {
@@ -177,10 +177,16 @@ export async function startNodeHost(
   };
 }
 
-/** Listens on `port`; a port already in use (or not permitted) is a one-line ConfigError. */
-function listen(fetch: Parameters<typeof serve>[0]["fetch"], port: number): Promise<ReturnType<typeof serve>> {
+/** Addresses that mean "every interface": the printed URL says so, the returned one is loopback. */
+const WILDCARDS = new Set(["0.0.0.0", "::"]);
+
+/** The URL of `host:port` as printed (an IPv6 address in brackets). */
+const httpUrl = (host: string, port: number) => `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
+
+/** Listens on `host:port` (HOST, PORT); a port in use (or not permitted) is a one-line ConfigError. */
+function listen(fetch: Parameters<typeof serve>[0]["fetch"], hostname: string, port: number): Promise<ReturnType<typeof serve>> {
   return new Promise((ready, fail) => {
-    const server = serve({ fetch, port, hostname: "0.0.0.0" }, () => ready(server));
+    const server = serve({ fetch, port, hostname }, () => ready(server));
     server.once("error", (err: NodeJS.ErrnoException) => {
       const why = err.code === "EADDRINUSE" ? "is already in use by another process" : err.code === "EACCES" ? "needs privileges this process does not have" : `cannot be listened on (${err.code ?? err.message})`;
       fail(new ConfigError("PORT", `${port} ${why}: choose another PORT`));

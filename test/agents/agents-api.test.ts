@@ -1,5 +1,6 @@
 /**
- * The agents API: create, list, read, update and archive agents; settings validated like
+ * The agents API: create, list, read, update, archive and restore agents (never the last active
+ * one); settings validated like
  * configuration (400 naming the field, nothing written), channel URLs never shown in full, and an
  * archived agent refusing new work (409) while its history stays readable. PATCH replaces the
  * settings as a whole, but a channel URL sent back exactly as the API showed it (masked) keeps the
@@ -11,7 +12,8 @@ import { buildApp } from "../../functions/app.ts";
 import { listRuns } from "../../pipeline/index.ts";
 import { handleDelivery } from "../../jobs/deliver.ts";
 import { runCronTick } from "../../jobs/tick.ts";
-import { agents } from "../../schema/index.ts";
+import { agents, operatorActivity } from "../../schema/index.ts";
+import { LAST_ACTIVE_AGENT } from "../../jobs/agent-archive.ts";
 import { authHeaders, createTestDeps, RecordingScheduler } from "../support/test-deps.ts";
 
 async function setup() {
@@ -122,6 +124,30 @@ describe("agents API", () => {
     // History stays readable.
     expect((await call("GET", "/api/agents/retiring/runs")).json.runs).toHaveLength(1);
     expect((await call("GET", "/api/agents/retiring")).json).toMatchObject({ archived: true, runCounter: 1 });
+  });
+
+  it("refuses to archive the last active agent (409 naming why), and restores an archived one, audited once", async () => {
+    const { deps, call } = await setup();
+    const last = await call("DELETE", "/api/agents/default");
+    expect(last.status).toBe(409);
+    expect(last.json.error).toBe(`agent default was not archived: ${LAST_ACTIVE_AGENT}`);
+    expect((await call("GET", "/api/agents/default")).json.archived).toBe(false);
+
+    await call("POST", "/api/agents", { id: "spare" });
+    expect((await call("DELETE", "/api/agents/default")).json).toMatchObject({ archived: true });
+    // Now spare is the last active one.
+    expect((await call("DELETE", "/api/agents/spare")).status).toBe(409);
+    expect((await call("POST", "/api/agents/default/trigger", {})).status).toBe(409);
+
+    const restored = await call("POST", "/api/agents/default/restore");
+    expect(restored.status).toBe(200);
+    expect(restored.json).toMatchObject({ id: "default", archived: false, archivedAt: null });
+    expect((await call("POST", "/api/agents/default/restore")).json).toMatchObject({ archived: false });
+    expect((await call("POST", "/api/agents/default/trigger", {})).status).not.toBe(409);
+    expect((await runCronTick(deps)).map((t) => t.agentId).sort()).toEqual(["default", "spare"]);
+    const audit = await deps.db.select().from(operatorActivity);
+    expect(audit.filter((r) => r.agentId === "default" && r.action.startsWith("agent_")).map((r) => r.action)).toEqual(["agent_archive", "agent_restore"]);
+    expect((await call("POST", "/api/agents/nobody/restore")).status).toBe(404);
   });
 });
 

@@ -134,6 +134,20 @@ describe("agents page", () => {
     expect((await storedAgent(deps, "team-b"))!.archivedAt).toBe(deps.clock.now());
     expect((await client.page("/agents")).html).toMatch(/<tr data-agent="team-b">[\s\S]*?archived \d{4}-/);
     expect((await client.page("/agents/team-b")).html).not.toContain('action="/agents/team-b/archive"');
+    expect((await client.page("/agents/team-b")).html).toContain('action="/agents/team-b/restore"');
+    const restored = await client.post("/agents/team-b/restore", {});
+    expect(restored.headers.get("location")).toBe("/agents/team-b?done=agent-restored");
+    expect((await storedAgent(deps, "team-b"))!.archivedAt).toBeNull();
+    expect((await client.page("/agents/team-b")).html).toContain('action="/agents/team-b/archive"');
+  });
+
+  it("refuses to archive the last active agent, saying why, and archives nothing", async () => {
+    const deps = await createTestDeps();
+    const client = await dashboardClient(deps);
+    const res = await client.post("/agents/default/archive", { confirm: "yes" });
+    expect(res.status).toBe(409);
+    expect(await res.text()).toContain("it is the last active agent");
+    expect((await storedAgent(deps, "default"))!.archivedAt).toBeNull();
   });
 
   it("an unknown agent's page and posts are 404 and write nothing", async () => {

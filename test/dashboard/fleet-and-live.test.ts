@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { FAILURES } from "../../fleet/simulated-failures.ts";
 import { executeAction } from "../../fleet/actions.ts";
 import { notifyHuman } from "../../notify/notify-human.ts";
-import { actions, approvals, events, instanceEvents, instances, simulatorInstances } from "../../schema/index.ts";
+import { actions, approvals, events, instanceEvents, instances, operatorActivity, simulatorInstances } from "../../schema/index.ts";
 import { resetSession } from "../../pipeline/index.ts";
 import { ingestEvent } from "../../pipeline/index.ts";
 import { reconcileFleet } from "../support/one-check.ts";
@@ -72,10 +72,16 @@ describe("fleet page", () => {
     expect(destroy.headers.get("location")).toBe("/fleet/sim-2?done=action-awaiting-approval");
     expect((await deps.provider.get("sim-2"))!.state).toBe("running");
     const [approval] = await deps.db.select().from(approvals);
-    expect(approval).toMatchObject({ kind: "destroy", instanceId: "sim-2", requestedBy: "human", status: "pending" });
-    expect((await deps.db.select().from(actions)).map((a) => [a.kind, a.decidedBy, a.status])).toEqual([
-      ["stop", "human", "succeeded"],
-      ["destroy", "human", "awaiting_approval"],
+    expect(approval).toMatchObject({ kind: "destroy", instanceId: "sim-2", requestedBy: "admin", status: "pending" });
+    expect((await deps.db.select().from(actions)).map((a) => [a.kind, a.decidedBy, a.status, a.operator])).toEqual([
+      ["stop", "human", "succeeded", "admin"],
+      ["destroy", "human", "awaiting_approval", "admin"],
+    ]);
+    // The instance page names the operator behind the human action, and so does the activity log.
+    expect((await client.page("/fleet/sim-1")).html).toMatch(/stop sim-1 — decided by admin/);
+    expect((await deps.db.select().from(operatorActivity)).map((r) => [r.operatorName, r.action, r.subject])).toEqual([
+      ["admin", "instance_action", "stop sim-1 #1"],
+      ["admin", "instance_action", expect.stringMatching(/^destroy sim-2 #\d+$/)],
     ]);
     const bad = await client.post("/fleet/sim-1/actions", { kind: "explode", nonce: "bad-nonce-1" });
     expect(bad.status).toBe(400);

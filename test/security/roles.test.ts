@@ -20,6 +20,7 @@ const API: [string, string, Role, unknown?][] = [
   ["GET", "/api/agents/:agent", "viewer"],
   ["PATCH", "/api/agents/:agent", "admin", { name: "Renamed" }],
   ["DELETE", "/api/agents/:agent", "admin"],
+  ["POST", "/api/agents/:agent/restore", "admin"],
   ["POST", "/api/agents/:agent/messages", "operator", { text: "hello" }],
   ["POST", "/api/agents/:agent/trigger", "operator", {}],
   ["POST", "/api/agents/:agent/session/reset", "operator"],
@@ -45,6 +46,7 @@ const API: [string, string, Role, unknown?][] = [
   ["GET", "/api/agents/:agent/instances", "viewer"],
   ["GET", "/api/agents/:agent/spend", "viewer"],
   ["GET", "/api/agents/:agent/instances/:id/events", "viewer"],
+  ["POST", "/api/agents/:agent/instances/:id/actions", "operator", { kind: "reboot" }],
   ["POST", "/api/simulator/instances/:id/fail", "operator", { kind: "exit" }],
   ["GET", "/api/operators", "admin"],
   ["POST", "/api/operators", "admin", { name: "new-one", role: "viewer" }],
@@ -64,6 +66,7 @@ const DASHBOARD_POSTS: [string, Role, Record<string, string>][] = [
   ["/agents", "admin", { id: "made-here" }],
   ["/agents/default", "admin", { debounceHumanMs: "500" }],
   ["/agents/default/archive", "admin", { confirm: "yes" }],
+  ["/agents/default/restore", "admin", {}],
   ["/fleet/sim-1/fail", "operator", { kind: "exit" }],
   ["/fleet/sim-1/actions", "operator", { kind: "reboot", nonce: "nonce-00000002" }],
 ];
