@@ -6,7 +6,7 @@
  */
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SIMULATOR_PAGE_SIZE, SimulatorProvider, simulatorPages } from "../../fleet/simulator.ts";
+import { SIMULATOR_PAGE_SIZE, SimulatorProvider, simulatedStoragePerHour, simulatorPages } from "../../fleet/simulator.ts";
 import { systemClock } from "../../runtime/clock.ts";
 import type { Deps } from "../../jobs/deps.ts";
 import { silentLogger } from "../support/silent-logger.ts";
@@ -217,7 +217,10 @@ export function defineScenarios(start: StartHost, onDone?: (host: ScenarioHost) 
       for (let i = 0; i < ids.length; i += 100) {
         const page = ids.slice(i, i + 100);
         await host.db.insert(simulatorInstances).values(page.map((id) => ({ id, state: "running", statusMessage: "running", updatedAt: now, ...details })));
-        await host.db.insert(instances).values(page.map((id) => ({ agentId: "default", id, state: "running", stateAt: now, statusMessage: "running", lastSeenAt: now, updatedAt: now, ...details })));
+        // As the simulator lists them, economics details included: otherwise every row would differ
+        // from the listing and the tick would refresh all of them (a second write batch).
+        const known = { storagePerHour: simulatedStoragePerHour(details.gpuCount), endsAt: null, interruptible: false };
+        await host.db.insert(instances).values(page.map((id) => ({ agentId: "default", id, state: "running", stateAt: now, statusMessage: "running", lastSeenAt: now, updatedAt: now, ...details, ...known })));
       }
       const last = ids.at(-1)!;
       await host.db.update(simulatorInstances).set({ state: "exited", statusMessage: "exit code 137 (scenario)" }).where(eq(simulatorInstances.id, last));
