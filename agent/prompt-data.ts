@@ -50,9 +50,14 @@ export function fitDataInPlace(text: string, maxTokens: number, what: string): s
   if (countText(text) <= maxTokens) return text;
   for (let reserve = CLOSE_RESERVE; reserve < maxTokens; reserve *= 2) {
     const cut = closeCutBlock(truncateToTokens(text, maxTokens - reserve, what), what);
-    if (countText(cut) <= maxTokens) return cut;
+    // A reserve that leaves no room for the cut's own marker answers "": try the fallback instead.
+    if (cut && countText(cut) <= maxTokens) return cut;
   }
-  return "";
+  // Too little room to close a block: keep what comes before the first block (the run's own
+  // words, e.g. "Run 12 at …"), cut to the room, so no block is left open and the text still says
+  // what it is.
+  const firstBlock = text.search(new RegExp(`^<(${DATA_BLOCKS.join("|")})>$`, "m"));
+  return truncateToTokens(firstBlock >= 0 ? text.slice(0, firstBlock).trimEnd() : text, maxTokens, what);
 }
 
 /** Closes the data block a cut ended in, moving the cut's marker into the block as JSON. */
