@@ -12,6 +12,8 @@ import type { Config } from "../runtime/config.ts";
 import type { instances } from "../schema/index.ts";
 import { attentionMarker } from "./prompt-attention.ts";
 import { dataBlock } from "./prompt-data.ts";
+import { costPerHour } from "../fleet/instance-cost.ts";
+import { idleState } from "../fleet/idle.ts";
 
 type InstanceRow = typeof instances.$inferSelect;
 
@@ -40,9 +42,9 @@ export function snapshotText({ rows, spendTodayUsd, now }: SnapshotInput, config
 }
 
 function instanceData(r: InstanceRow, now: number, config: Pick<Config, "loadingTimeoutMs" | "economics">) {
-  const perHour = r.state === "stopped" ? r.storagePerHour : r.pricePerHour;
+  const perHour = costPerHour(r);
   const fresh = r.gpuUtilAt !== null && now - r.gpuUtilAt <= config.economics.telemetryStaleMs;
-  const idle = fresh && r.idleSince !== null && r.state === "running";
+  const idle = idleState(r, now, config.economics);
   const attention = attentionMarker(r, now, config.loadingTimeoutMs);
   return {
     id: r.id,
@@ -55,7 +57,7 @@ function instanceData(r: InstanceRow, now: number, config: Pick<Config, "loading
     ...(r.gpuUtil !== null && r.gpuUtilAt !== null
       ? { gpuUtilPct: r.gpuUtil, gpuUtilAgeS: Math.round((now - r.gpuUtilAt) / 1000), ...(fresh ? {} : { telemetry: "stale" }) }
       : {}),
-    ...(idle ? { idleMin: Math.floor((now - r.idleSince!) / MINUTE_MS) } : {}),
+    ...(idle.idle ? { idleMin: Math.floor(idle.forMs / MINUTE_MS) } : {}),
     ...(r.interruptible ? { interruptible: true } : {}),
     ...(r.endsAt !== null ? { endsAt: iso(r.endsAt) } : {}),
     ...(r.statusMessage ? { statusMessage: r.statusMessage.slice(0, STATUS_MESSAGE_MAX_CHARS) } : {}),

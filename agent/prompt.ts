@@ -8,10 +8,11 @@
  * in data blocks the system prompt names as data (agent/prompt-data.ts); chat stays as typed.
  */
 import { iso } from "../runtime/time.ts";
-import { and, asc, eq, gt, isNull, sql } from "drizzle-orm";
+import { and, asc, eq, gt, isNull } from "drizzle-orm";
 import type { AgentDeps } from "./deps.ts";
 import type { RunContext } from "../pipeline/index.ts";
-import { instances, instanceSpend, memory, messages, sessions } from "../schema/index.ts";
+import { instances, memory, messages, sessions } from "../schema/index.ts";
+import { spendTodayStatement } from "../fleet/spend.ts";
 import type { ChatMessage } from "./chat-model.ts";
 import type { PromptDraft } from "./budget.ts";
 import { describeRechecks, renderRejections } from "./prompt-attention.ts";
@@ -78,10 +79,7 @@ export async function buildPromptDraft(deps: Pick<AgentDeps, "db" | "clock" | "c
     db.select().from(sessions).where(and(eq(sessions.agentId, agentId), eq(sessions.epoch, sessionEpoch))),
     db.select().from(instances).where(and(eq(instances.agentId, agentId), isNull(instances.goneAt))),
     db.select({ key: memory.key, fact: memory.fact, untrusted: memory.untrusted }).from(memory).where(eq(memory.agentId, agentId)).orderBy(asc(memory.key)),
-    db
-      .select({ usd: sql<number>`coalesce(sum(${instanceSpend.usd}), 0)` })
-      .from(instanceSpend)
-      .where(and(eq(instanceSpend.agentId, agentId), eq(instanceSpend.day, iso(now).slice(0, 10)))),
+    spendTodayStatement(deps, agentId, now),
   ]);
   const session = sessionRows[0];
   const [stored, rejections, rechecks] = await Promise.all([

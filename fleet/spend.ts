@@ -7,7 +7,7 @@
  * bandwidth is not counted, and accrual starts at the state change fleetwarden first saw (at most
  * ACCRUE_EVERY_MS before the first accrual).
  *
- * What is billed, from Vast.ai's billing help (https://docs.vast.ai/billing-help, "How does
+ * What is billed (the rule lives in fleet/instance-cost.ts), from Vast.ai's billing help (https://docs.vast.ai/billing-help, "How does
  * pricing work?"): the active rental cost "for every second your instance is in the
  * active/connected state", and storage "for every second your instance exists" — "even stopped
  * instances have storage charges". Vast's `dph_total` (our pricePerHour) already includes storage.
@@ -25,9 +25,8 @@ import type { FleetDeps } from "./deps.ts";
 import type { TickStatement } from "../pipeline/index.ts";
 import { instanceSpend, instances } from "../schema/index.ts";
 import { DAY_MS, HOUR_MS, MINUTE_MS } from "../runtime/time.ts";
+import { costPerHour } from "./instance-cost.ts";
 
-/** States in which the provider bills the rental itself (see the header). */
-export const RENTED_STATES: ReadonlySet<string> = new Set(["running", "loading", "rebooting", "exited", "frozen", "unknown"]);
 /** Time further back than this is not accrued (a host down for weeks): the report shows 7 days. */
 export const MAX_ACCRUAL_MS = 8 * DAY_MS;
 export const SPEND_DAYS = 7;
@@ -41,10 +40,9 @@ export interface RateInputs {
   goneAt?: number | null;
 }
 
-/** USD per hour the instance costs in its current state. */
+/** USD per hour the instance costs in its current state (fleet/instance-cost.ts; 0 when unknown). */
 export function ratePerHour(row: RateInputs): number {
-  if (row.goneAt !== null && row.goneAt !== undefined) return 0;
-  return (RENTED_STATES.has(row.state) ? row.pricePerHour : row.storagePerHour) ?? 0;
+  return costPerHour(row) ?? 0;
 }
 
 /** YYYY-MM-DD (UTC) of a ms epoch. */

@@ -9,7 +9,7 @@ import { recordInstanceState } from "../../fleet/instance-state.ts";
 import { eq } from "drizzle-orm";
 import { instances, instanceSpend } from "../../schema/index.ts";
 import { idleState } from "../../fleet/idle.ts";
-import { utcDay } from "../../dashboard/spend-data.ts";
+import { utcDay } from "../../fleet/spend.ts";
 import { DAY_MS } from "../../runtime/time.ts";
 import { createTestDeps, type TestDeps } from "../support/test-deps.ts";
 import { dashboardClient } from "./dashboard-client.ts";
