@@ -23,6 +23,8 @@ export const IMPLIED_STATE: Record<ActionKind, InstanceState | null> = {
   reboot: "rebooting",
   destroy: "offline",
   label: null,
+  // The old instance's state does not change when a replacement starts (fleet/replacement*.ts).
+  replace: null,
 };
 
 /** What claiming an idempotency key came to: the new action row, or the action recorded for the key. */

@@ -5,7 +5,7 @@
  */
 import type { RunFence } from "../pipeline/index.ts";
 
-export const ACTION_KINDS = ["start", "stop", "reboot", "destroy", "label"] as const;
+export const ACTION_KINDS = ["start", "stop", "reboot", "destroy", "label", "replace"] as const;
 export type ActionKind = (typeof ACTION_KINDS)[number];
 
 export interface ActionRequest {

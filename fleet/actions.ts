@@ -104,6 +104,9 @@ function callProvider(deps: Pick<FleetDeps, "provider" | "clock">, request: Acti
       return provider.destroy(request.instanceId, call);
     case "label":
       return provider.setLabel(request.instanceId, request.label!, call);
+    case "replace":
+      // Not one provider call: a replacement is carried out step by step by fleet/replacement*.ts.
+      return Promise.reject(new Error("replace is carried out by the replacement flow, not as one provider call"));
   }
 }
 

@@ -16,6 +16,8 @@ export const EXPECTED_AFTER: Record<ActionKind, InstanceState | null> = {
   reboot: "running",
   destroy: null,
   label: null,
+  // A replacement awaits its new instance's running itself (fleet/replacement*.ts).
+  replace: null,
 };
 
 /** States an instance passes through on its way to the expected one. */

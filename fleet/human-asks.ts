@@ -13,6 +13,7 @@ export const ACTION_WORDS: Record<ActionKind, readonly string[]> = {
   reboot: ["reboot", "restart", "reset"],
   destroy: ["destroy", "delete", "terminate", "remove", "kill"],
   label: ["label", "rename", "tag"],
+  replace: ["replace", "replacement", "re-rent", "rent another", "new instance"],
 };
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");

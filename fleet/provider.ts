@@ -1,7 +1,9 @@
 /**
- * The fleet provider interface (chosen at start-up: vast | simulator) and the one instance model
- * every provider maps its answers onto. An error from a provider is a ProviderError, never an
- * empty fleet.
+ * The fleet provider interface (per agent: vast | runpod | lambda | simulator) and the one
+ * instance model every provider maps its answers onto. An error from a provider is a
+ * ProviderError, never an empty fleet. Each provider says what it can do (`capabilities`): tools,
+ * the rules policy and the dashboard offer only those, and a call to one it lacks is a
+ * ProviderError with status 501 naming the provider and the capability.
  */
 export const INSTANCE_STATES = [
   "created",
@@ -38,6 +40,65 @@ export interface FleetInstance {
   interruptible?: boolean | null;
   /** Why a stopped instance is stopped, when the provider's answer says: "outbid" (a higher bid). */
   stopReason?: StopReason | null;
+  /** The provider's machine (host) the instance runs on; a replacement excludes it. */
+  machineId?: string | null;
+  /** The instance's disk, GB. */
+  diskGb?: number | null;
+  /** The host's reliability score, 0-1, when the provider has one. */
+  reliability?: number | null;
+  /** What a like-for-like replacement is made from; absent when the provider's answer lacks it. */
+  spec?: InstanceSpec | null;
+}
+
+export const PROVIDER_KINDS = ["vast", "runpod", "lambda", "simulator"] as const;
+export type ProviderKind = (typeof PROVIDER_KINDS)[number];
+
+/**
+ * What a provider can do. `telemetry`: its listing carries GPU utilisation; `logs`: container
+ * logs; `create`: offers() and create(). Lambda Cloud has no stop (only terminate).
+ */
+export const CAPABILITIES = ["start", "stop", "reboot", "destroy", "label", "logs", "create", "telemetry"] as const;
+export type Capability = (typeof CAPABILITIES)[number];
+
+/** What a new instance is made from: the old instance's image, template, environment, label and disk. */
+export interface InstanceSpec {
+  image: string | null;
+  /** The provider's template id or hash, when the instance was made from one. */
+  templateId?: string | null;
+  env: Record<string, string>;
+  /** The container's start command (Vast.ai `onstart`, RunPod `dockerArgs`), when known. */
+  onstart?: string | null;
+  label: string | null;
+  diskGb: number | null;
+}
+
+/** Offers like an instance: same GPU model and count, at least its disk, within a price and reliability. */
+export interface OfferQuery {
+  gpuName: string;
+  gpuCount: number;
+  minDiskGb: number | null;
+  maxPricePerHour: number | null;
+  minReliability: number | null;
+  /** Machines never offered (the dead instance's own host). */
+  excludeMachineIds: string[];
+  /** At most this many offers, cheapest first. */
+  limit: number;
+}
+
+/** A rentable machine, as the provider offers it. */
+export interface Offer {
+  id: string;
+  machineId: string | null;
+  gpuName: string;
+  gpuCount: number;
+  pricePerHour: number;
+  diskGb: number | null;
+  reliability: number | null;
+}
+
+/** The provider's answer to a create: the new instance's id (Vast.ai's `new_contract`). */
+export interface CreatedInstance {
+  id: string;
 }
 
 /** The one stop reason the fleet knows: a higher bid took an interruptible instance's GPU. */
@@ -49,7 +110,8 @@ export interface ProviderCall {
 }
 
 export interface FleetProvider {
-  readonly kind: "vast" | "simulator";
+  readonly kind: ProviderKind;
+  readonly capabilities: ReadonlySet<Capability>;
   list(): Promise<FleetInstance[]>;
   /** null when the provider does not know the instance. */
   get(id: string): Promise<FleetInstance | null>;
@@ -63,6 +125,18 @@ export interface FleetProvider {
    * at most `maxChars` from the end. A ProviderError with status 404 for an unknown instance.
    */
   logs(id: string, request: LogRequest): Promise<InstanceLogs>;
+  /** Offers matching the query, cheapest first (capability `create`). */
+  offers(query: OfferQuery, call?: ProviderCall): Promise<Offer[]>;
+  /**
+   * Rents `offer` with `spec` (capability `create`). Not idempotent at any provider: callers
+   * record that they are about to call it first and never call it twice for one purpose.
+   */
+  create(offer: Offer, spec: InstanceSpec, call?: ProviderCall): Promise<CreatedInstance>;
+}
+
+/** The ProviderError for a capability the provider does not have. */
+export function unsupported(kind: ProviderKind, capability: Capability): ProviderError {
+  return new ProviderError(`${kind} cannot ${capability === "create" ? "rent new instances" : capability} (not a capability of this provider)`, 501);
 }
 
 export interface LogRequest {

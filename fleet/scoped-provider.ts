@@ -5,10 +5,11 @@
  * Vast.ai key never act on each other's instances.
  */
 import { instanceInFilter, type InstanceFilter } from "../runtime/agent-settings.ts";
-import { ProviderError, type FleetInstance, type FleetProvider, type LogRequest, type ProviderCall } from "./provider.ts";
+import { ProviderError, type FleetInstance, type FleetProvider, type InstanceSpec, type LogRequest, type Offer, type OfferQuery, type ProviderCall } from "./provider.ts";
 
 export class ScopedProvider implements FleetProvider {
   readonly kind: FleetProvider["kind"];
+  readonly capabilities: FleetProvider["capabilities"];
 
   constructor(
     /** The whole account (the simulator's own reports and heartbeats need it). */
@@ -16,6 +17,7 @@ export class ScopedProvider implements FleetProvider {
     private readonly filter: InstanceFilter,
   ) {
     this.kind = inner.kind;
+    this.capabilities = inner.capabilities;
   }
 
   async list(): Promise<FleetInstance[]> {
@@ -59,5 +61,11 @@ export class ScopedProvider implements FleetProvider {
   async logs(id: string, request: LogRequest) {
     await this.own(id);
     return this.inner.logs(id, request);
+  }
+  offers(query: OfferQuery, call?: ProviderCall) {
+    return this.inner.offers(query, call);
+  }
+  create(offer: Offer, spec: InstanceSpec, call?: ProviderCall) {
+    return this.inner.create(offer, spec, call);
   }
 }

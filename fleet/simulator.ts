@@ -17,7 +17,7 @@ import { and, asc, eq, gt, isNull, lt, or } from "drizzle-orm";
 import type { Db } from "../db/client.ts";
 import type { Clock } from "../runtime/clock.ts";
 import { simulatorInstances } from "../schema/index.ts";
-import { ProviderError, tailOfLog, type FleetInstance, type FleetProvider, type InstanceLogs, type InstanceState, type LogRequest } from "./provider.ts";
+import { ProviderError, tailOfLog, unsupported, type Capability, type CreatedInstance, type InstanceSpec, type Offer, type OfferQuery, type FleetInstance, type FleetProvider, type InstanceLogs, type InstanceState, type LogRequest } from "./provider.ts";
 import { lastLines, simulatedLog } from "./simulator-logs.ts";
 import { FAILURES, ROLLED_FAILURE_KINDS, type FailureKind } from "./simulated-failures.ts";
 
@@ -105,6 +105,7 @@ function toInstance(row: SimRow, now: number): FleetInstance {
 
 export class SimulatorProvider implements FleetProvider {
   readonly kind = "simulator" as const;
+  readonly capabilities: ReadonlySet<Capability> = new Set<Capability>(["start", "stop", "reboot", "destroy", "label", "logs", "telemetry"]);
 
   constructor(
     private readonly db: Db,
@@ -296,5 +297,12 @@ export class SimulatorProvider implements FleetProvider {
       .update(simulatorInstances)
       .set({ state, statusMessage: message, updatedAt: this.clock.now(), ...extra })
       .where(eq(simulatorInstances.id, id));
+  }
+  /** Not yet a capability here: see `capabilities`. */
+  async offers(_query: OfferQuery): Promise<Offer[]> {
+    throw unsupported(this.kind, "create");
+  }
+  async create(_offer: Offer, _spec: InstanceSpec): Promise<CreatedInstance> {
+    throw unsupported(this.kind, "create");
   }
 }

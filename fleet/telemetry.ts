@@ -22,8 +22,9 @@ import { bind, preparedPerDb } from "../db/prepared.ts";
 import { insertWhere } from "../db/insert-where.ts";
 import type { PipelineDeps } from "../pipeline/index.ts";
 import { events, instances, instanceTelemetry } from "../schema/index.ts";
+import type { ProviderKind } from "./provider.ts";
 
-export type TelemetrySource = "webhook" | "vast" | "simulator";
+export type TelemetrySource = "webhook" | ProviderKind;
 
 /** What one report says about work: either figure may be missing. */
 export interface TelemetryReading {

@@ -20,7 +20,7 @@
  * (fleet/vast-instance.ts `isGoneInstance`).
  */
 import type { z } from "zod";
-import { ProviderError, tailOfLog, type FleetInstance, type FleetProvider, type InstanceLogs, type LogRequest, type ProviderCall } from "./provider.ts";
+import { ProviderError, tailOfLog, unsupported, type Capability, type CreatedInstance, type InstanceSpec, type Offer, type OfferQuery, type FleetInstance, type FleetProvider, type InstanceLogs, type LogRequest, type ProviderCall } from "./provider.ts";
 import { isGoneInstance, toFleetInstance, vastActionAnswer, vastInstancePage, vastInstanceShow, vastLogsAnswer } from "./vast-instance.ts";
 import { fetchLogResult } from "./vast-logs.ts";
 
@@ -63,6 +63,7 @@ interface CallOptions {
 
 export class VastProvider implements FleetProvider {
   readonly kind = "vast" as const;
+  readonly capabilities: ReadonlySet<Capability> = new Set<Capability>(["start", "stop", "reboot", "destroy", "label", "logs", "telemetry"]);
   private readonly base: string;
 
   constructor(private readonly options: VastOptions) {
@@ -201,6 +202,13 @@ export class VastProvider implements FleetProvider {
     const told = retryAfter !== null && /^\d+$/.test(retryAfter.trim()) ? Number(retryAfter) * 1000 : 0;
     const sleeping = (this.options.sleep ?? wait)(Math.min(Math.max(base, told), MAX_RETRY_AFTER_MS));
     await (signal ? Promise.race([sleeping, aborted(signal)]) : sleeping);
+  }
+  /** Not yet a capability here: see `capabilities`. */
+  async offers(_query: OfferQuery): Promise<Offer[]> {
+    throw unsupported(this.kind, "create");
+  }
+  async create(_offer: Offer, _spec: InstanceSpec): Promise<CreatedInstance> {
+    throw unsupported(this.kind, "create");
   }
 }
 

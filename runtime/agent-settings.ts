@@ -9,10 +9,10 @@
  * PATCH that did not retype a secret must not overwrite it).
  */
 import { z } from "zod";
-import { APPROVABLE_ACTIONS, type Config } from "./config.ts";
+import { APPROVABLE_ACTIONS, PROVIDERS, type Config } from "./config.ts";
 import {
   AGENT_MODEL_MAX_CHARS, CONTEXT_BUDGET_MAX_TOKENS, DEBOUNCE_MAX_MS, httpUrl, IDLE_STOP_AFTER_MAX_S, MAX_PENDING_WAKES_MAX,
-  SPEND_LIMIT_PER_DAY_MAX_USD,
+  SPEND_LIMIT_PER_DAY_MAX_USD, token, WINDOW_MAX_S,
 } from "./setting-bounds.ts";
 
 /** A whole number within the bounds of its environment counterpart (runtime/setting-bounds.ts). */
@@ -54,6 +54,16 @@ export const agentSettingsSchema = z
     idleStopAfterS: bounded(0, IDLE_STOP_AFTER_MAX_S).optional(),
     /** SPEND_LIMIT_PER_DAY_USD for this agent; null removes the environment's limit. */
     spendLimitPerDayUsd: z.number().positive("must be more than 0").max(SPEND_LIMIT_PER_DAY_MAX_USD, `must be at most ${SPEND_LIMIT_PER_DAY_MAX_USD}`).nullable().optional(),
+    /** REPLACE_AFTER_S for this agent (0 = never propose a replacement). */
+    replaceAfterS: bounded(0, WINDOW_MAX_S).optional(),
+    /**
+     * This agent's own provider account (PROVIDER and its key in the environment otherwise). The
+     * key is a secret: shown masked, kept when the mask is sent back.
+     */
+    provider: z
+      .object({ kind: z.enum(PROVIDERS), apiKey: token.min(1).max(512).optional(), url: httpUrl.optional() })
+      .strict()
+      .optional(),
   })
   .strict();
 
@@ -72,6 +82,7 @@ export function configForAgent(config: Config, settings: AgentSettings): Config 
     channels: { ...config.channels, ...settings.channels },
     discordThreadName: settings.discordThreadName ?? config.discordThreadName,
     mode: settings.mode ?? config.mode,
+    replace: { ...config.replace, afterMs: settings.replaceAfterS !== undefined ? settings.replaceAfterS * 1000 : config.replace.afterMs },
     economics: {
       ...config.economics,
       idleStopAfterMs: settings.idleStopAfterS !== undefined ? settings.idleStopAfterS * 1000 : config.economics.idleStopAfterMs,

@@ -28,7 +28,10 @@ const nonNegativeNumber = (fallback: number, max: number) =>
  * Action kinds an approval can guard. The same list as fleet/action-types.ts ACTION_KINDS (runtime
  * sits below fleet, so it cannot import it; test/security/config-refusals.test.ts checks they agree).
  */
-export const APPROVABLE_ACTIONS = ["start", "stop", "reboot", "destroy", "label"] as const;
+export const APPROVABLE_ACTIONS = ["start", "stop", "reboot", "destroy", "label", "replace"] as const;
+
+/** Fleet providers, as fleet/provider.ts PROVIDER_KINDS (runtime sits below fleet). */
+export const PROVIDERS = ["vast", "runpod", "lambda", "simulator"] as const;
 
 /** The libSQL URL forms both clients accept: an embedded file, memory, or a remote server. */
 const databaseUrl = z.string().superRefine((url, ctx) => {
@@ -73,6 +76,15 @@ const approvalList = z.string().superRefine((list, ctx) => {
   if (unknown.length > 0) ctx.addIssue({ code: "custom", message: `names unknown action ${unknown.map((u) => `"${u}"`).join(", ")} (known: ${APPROVABLE_ACTIONS.join(", ")})` });
 });
 
+/** Like approvalList, but empty (unset) means none too: APPROVAL_TWO_PERSON is opt-in. */
+const optionalActionList = z.string().superRefine((list, ctx) => {
+  if (list.trim() === NO_APPROVALS) return;
+  const unknown = list.split(",").map((s) => s.trim()).filter(Boolean).filter((s) => !(APPROVABLE_ACTIONS as readonly string[]).includes(s));
+  if (unknown.length > 0) ctx.addIssue({ code: "custom", message: `names unknown action ${unknown.map((u) => `"${u}"`).join(", ")} (known: ${APPROVABLE_ACTIONS.join(", ")})` });
+});
+
+const flag = z.enum(["true", "false"], "must be true or false").transform((v) => v === "true");
+
 /** The actions a list names; `none` names none. */
 function approvalActions(list: string): string[] {
   return list.trim() === NO_APPROVALS ? [] : list.split(",").map((s) => s.trim()).filter(Boolean);
@@ -113,8 +125,22 @@ const variables = z.object({
   QSTASH_RETRIES: nonNegativeInt(3, 20),
   QSTASH_FLOW_PREFIX: z.string().regex(/^[A-Za-z0-9-]{1,32}$/, "must be 1-32 letters, digits or '-'").optional(),
   PUBLIC_URL: publicOrigin.optional(),
+  /** Which provider the default agent (and agents without a provider setting) supervises; unset: the one whose key is set, else the simulator. */
+  PROVIDER: z.enum(PROVIDERS).optional(),
   VAST_API_KEY: optionalToken,
   VAST_URL: httpUrl.default("https://console.vast.ai"),
+  RUNPOD_API_KEY: optionalToken,
+  /** RunPod's GraphQL endpoint (runpod-python: https://api.runpod.io/graphql). */
+  RUNPOD_URL: httpUrl.default("https://api.runpod.io/graphql"),
+  LAMBDA_API_KEY: optionalToken,
+  /** Lambda Cloud's API base (SkyPilot/dstack: https://cloud.lambdalabs.com/api/v1). */
+  LAMBDA_URL: httpUrl.default("https://cloud.lambdalabs.com/api/v1"),
+  /** Replace an instance offline, unknown or gone this long (0 = never propose a replacement). */
+  REPLACE_AFTER_S: nonNegativeInt(1800, WINDOW_MAX_S),
+  /** A replacement's offer may cost at most this × the old instance's price. */
+  REPLACE_MAX_PRICE_FACTOR: z.coerce.number().min(1, "must be at least 1").max(10, "must be at most 10").default(1.25),
+  /** A replacement's host must have at least this reliability (0-1). */
+  REPLACE_MIN_RELIABILITY: z.coerce.number().min(0, "must be at least 0").max(1, "must be at most 1").default(0.95),
   DEBOUNCE_HUMAN_MS: nonNegativeNumber(2000, DEBOUNCE_MAX_MS),
   DEBOUNCE_STATE_MS: nonNegativeNumber(10000, DEBOUNCE_MAX_MS),
   RUN_LEASE_MS: positiveInt(600000, RUN_LEASE_MAX_MS),
@@ -131,7 +157,28 @@ const variables = z.object({
   HEARTBEAT_TIMEOUT_S: positiveInt(300, INTERVAL_MAX_S),
   SIMULATOR_INSTANCES: nonNegativeInt(4, 10_000),
   SIMULATOR_FAILURE_RATE: nonNegativeNumber(2, SIMULATOR_FAILURES_PER_HOUR_MAX),
-  APPROVAL_REQUIRED_ACTIONS: approvalList.default("destroy"),
+  APPROVAL_REQUIRED_ACTIONS: approvalList.default("destroy,replace"),
+  /** Kinds whose approval must come from another operator than the one who asked (default none). */
+  APPROVAL_TWO_PERSON: optionalActionList.default(NO_APPROVALS),
+  /** A pending approval older than this expires and does nothing. */
+  APPROVAL_EXPIRES_S: positiveInt(86400, WINDOW_MAX_S),
+  /** One reminder of a pending approval this long after it was asked (0 = none). */
+  APPROVAL_REMIND_S: nonNegativeInt(3600, WINDOW_MAX_S),
+  /** The Slack app's signing secret: POST /integrations/slack/interactions verifies with it. */
+  SLACK_SIGNING_SECRET: optionalToken,
+  /**
+   * Lets channel URLs set through the agents API (and Slack response_url) be http:, loopback,
+   * private or link-local (local setups); otherwise they must be https: to a public host.
+   */
+  ALLOW_PRIVATE_URLS: flag.default(false),
+  /** The request header that carries the client's address behind a proxy (e.g. cf-connecting-ip); unset: the TCP peer. */
+  TRUST_PROXY: z.string().trim().toLowerCase().regex(/^[a-z0-9-]{1,64}$/, "must be a header name, e.g. x-forwarded-for or cf-connecting-ip").optional(),
+  /** How many instances only known from webhooks (no provider lists them) one agent keeps. */
+  WEBHOOK_ONLY_INSTANCES_MAX: nonNegativeInt(50, 10_000),
+  /** After a webhook secret rotation, the previous secret still verifies this long. */
+  WEBHOOK_SECRET_GRACE_S: nonNegativeInt(86400, WINDOW_MAX_S),
+  /** A model reply or tool argument longer than this is cut before it is counted or stored. */
+  LLM_OUTPUT_MAX_CHARS: positiveInt(32768, 1_048_576),
   SLACK_WEBHOOK_URL: optionalUrl,
   DISCORD_WEBHOOK_URL: optionalUrl,
   /** Discord's thread (channel) names are 1-100 characters. */
@@ -160,6 +207,8 @@ const variables = z.object({
   LLM_TRANSCRIPT_DAYS: int(1, 3650).default(14),
   WATCHDOG_FAILED_RUNS: positiveInt(3, GUARD_COUNT_MAX),
   WATCHDOG_NOTIFY_PER_HOUR: positiveInt(10, GUARD_COUNT_MAX),
+  /** The Node host's SQLite durability: full (an accepted event survives power loss) or normal (faster; may lose the last commits). */
+  DATABASE_SYNC: z.enum(["full", "normal"]).default("full"),
   PORT: nonNegativeInt(8787, 65535),
   /** The Node host's bind address (the Worker ignores it); 0.0.0.0 or :: exposes it. */
   HOST: z.string().trim().regex(/^[\w.:-]{1,253}$/, "must be a host name or IP address, e.g. 127.0.0.1 or 0.0.0.0").default("127.0.0.1"),
@@ -227,8 +276,16 @@ function toConfig(v: z.infer<typeof variables>, host: Host) {
       flowPrefix: v.QSTASH_FLOW_PREFIX,
     },
     publicUrl: v.PUBLIC_URL,
-    provider: v.VAST_API_KEY ? ("vast" as const) : ("simulator" as const),
+    provider: v.PROVIDER ?? (v.VAST_API_KEY ? "vast" : v.RUNPOD_API_KEY ? "runpod" : v.LAMBDA_API_KEY ? "lambda" : "simulator"),
     vast: { apiKey: v.VAST_API_KEY, url: v.VAST_URL },
+    runpod: { apiKey: v.RUNPOD_API_KEY, url: v.RUNPOD_URL },
+    lambda: { apiKey: v.LAMBDA_API_KEY, url: v.LAMBDA_URL },
+    /** When a dead instance becomes a replacement proposal, and what a replacement may rent (fleet/replacement*.ts). */
+    replace: {
+      afterMs: v.REPLACE_AFTER_S * 1000,
+      maxPriceFactor: v.REPLACE_MAX_PRICE_FACTOR,
+      minReliability: v.REPLACE_MIN_RELIABILITY,
+    },
     simulator: { instances: v.SIMULATOR_INSTANCES, failureRatePerHour: v.SIMULATOR_FAILURE_RATE },
     debounceHumanMs: v.DEBOUNCE_HUMAN_MS,
     debounceStateMs: v.DEBOUNCE_STATE_MS,
@@ -247,6 +304,16 @@ function toConfig(v: z.infer<typeof variables>, host: Host) {
     cron: { inlineAgents: v.CRON_INLINE_AGENTS, inlineRuns: v.CRON_INLINE_RUNS },
     heartbeatTimeoutMs: v.HEARTBEAT_TIMEOUT_S * 1000,
     approvalRequired: approvalActions(v.APPROVAL_REQUIRED_ACTIONS),
+    approvalTwoPerson: approvalActions(v.APPROVAL_TWO_PERSON),
+    approvalExpiresMs: v.APPROVAL_EXPIRES_S * 1000,
+    approvalRemindMs: v.APPROVAL_REMIND_S * 1000,
+    slackSigningSecret: v.SLACK_SIGNING_SECRET,
+    allowPrivateUrls: v.ALLOW_PRIVATE_URLS,
+    trustProxyHeader: v.TRUST_PROXY ?? null,
+    webhookOnlyInstancesMax: v.WEBHOOK_ONLY_INSTANCES_MAX,
+    webhookSecretGraceMs: v.WEBHOOK_SECRET_GRACE_S * 1000,
+    llmOutputMaxChars: v.LLM_OUTPUT_MAX_CHARS,
+    databaseSync: v.DATABASE_SYNC,
     channels: { slack: v.SLACK_WEBHOOK_URL, discord: v.DISCORD_WEBHOOK_URL, ntfy: v.NTFY_URL },
     /** Sent as `thread_name`: a Discord forum channel's webhook refuses a post without one. */
     discordThreadName: v.DISCORD_THREAD_NAME,

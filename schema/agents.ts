@@ -29,6 +29,13 @@ export const agents = sqliteTable("agents", {
   settings: text({ mode: "json" }).$type<Record<string, unknown>>().notNull().default({}),
   /** When the agent was archived (ms epoch): no more ticks, runs or ingest; its history is kept. */
   archivedAt: integer(),
+  /**
+   * This agent's own webhook secret (whsec_…); null for the default agent, which uses WEBHOOK_SECRET.
+   * After a rotation the previous one still verifies until `webhookSecretPreviousUntil`.
+   */
+  webhookSecret: text(),
+  webhookSecretPrevious: text(),
+  webhookSecretPreviousUntil: integer(),
 });
 
 /** One row per conversation epoch: the persisted summary of its compacted turns. */
@@ -42,6 +49,8 @@ export const sessions = sqliteTable(
     /** Highest message id folded into the summary; older turns are not sent again. */
     summarizedThrough: integer().notNull().default(0),
     startedAt: integer().notNull(),
+    /** The operator whose reset began this epoch (null for the first, or a reset by no one named). */
+    startedBy: text(),
   },
   (t) => [primaryKey({ columns: [t.agentId, t.epoch] })],
 );

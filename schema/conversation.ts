@@ -17,6 +17,10 @@ export const messages = sqliteTable(
     /** OpenAI tool_calls of an assistant turn, as sent. */
     toolCalls: text({ mode: "json" }),
     toolCallId: text(),
+    /** The operator who wrote a human (user) turn; null for the agent's own turns and older rows. */
+    operator: text(),
+    /** A tool output replaced by a short stub once the run that used it is over (history stays flat). */
+    stubbed: integer({ mode: "boolean" }).notNull().default(false),
     tokens: integer().notNull(),
     createdAt: integer().notNull(),
   },

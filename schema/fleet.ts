@@ -2,6 +2,7 @@
  * The fleet as fleetwarden last saw it: instances (latest state per instance), their state
  * history, every action taken on them, approvals for destructive ones, and the simulator's fleet.
  */
+import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 export const instances = sqliteTable(
@@ -48,6 +49,18 @@ export const instances = sqliteTable(
     endsAt: integer(),
     /** Interruptible (bid) rental: a higher bid can stop it. */
     interruptible: integer({ mode: "boolean" }),
+    /** Why a stopped instance is stopped, when known: "outbid" (fleet/provider.ts StopReason). */
+    stopReason: text(),
+    /** The provider's machine (host) id: a replacement excludes it (fleet/provider.ts). */
+    machineId: text(),
+    /** Lineage of a replacement: the instance this one replaced, and the one that replaced it. */
+    replaces: text(),
+    replacedBy: text(),
+    /**
+     * Known only from webhook reports: the provider does not list it (a box that reports but is
+     * not rented through the provider's account). Capped per agent, listed apart, sorted last.
+     */
+    webhookOnly: integer({ mode: "boolean" }).notNull().default(false),
     updatedAt: integer().notNull(),
   },
   (t) => [primaryKey({ columns: [t.agentId, t.id] })],
@@ -73,6 +86,8 @@ export const instanceEvents = sqliteTable(
     // "Has this event's history row been written?" is asked on every state change: without this
     // index it reads the agent's whole history.
     index("instance_events_event").on(t.agentId, t.eventId),
+    // Retention prunes old history by age.
+    index("instance_events_created").on(t.createdAt),
   ],
 );
 
@@ -125,8 +140,16 @@ export const approvals = sqliteTable(
     instanceId: text(),
     reason: text().notNull(),
     requestedBy: text().notNull(),
-    /** pending | approved | rejected */
+    /** pending | approved | rejected | expired */
     status: text().notNull().default("pending"),
+    /** The operator who asked for it, when a human did (APPROVAL_TWO_PERSON: they cannot approve it). */
+    requestedByOperator: text(),
+    /** What the approver needs to decide: {gpuName, gpuCount, pricePerHour, state, stateSince, …} at the time of asking. */
+    context: text({ mode: "json" }),
+    /** After this (ms epoch) a pending approval is expired and does nothing (APPROVAL_EXPIRES_S). */
+    expiresAt: integer(),
+    /** When the one reminder of a pending approval was sent (APPROVAL_REMIND_S). */
+    remindedAt: integer(),
     decidedAt: integer(),
     /** The operator who approved or rejected it. */
     decidedBy: text(),
@@ -134,7 +157,56 @@ export const approvals = sqliteTable(
     actionId: integer(),
     createdAt: integer().notNull(),
   },
-  (t) => [index("approvals_status").on(t.agentId, t.status)],
+  (t) => [index("approvals_status").on(t.agentId, t.status), index("approvals_pending_expiry").on(t.expiresAt).where(sql`status = 'pending'`)],
+);
+
+/**
+ * A replacement of a dead rental (fleet/replacement*.ts): proposed, approved, then carried out in
+ * order — offers searched, one create, the new instance awaited, only then the old one destroyed.
+ * `status` moves forward only; `createAttemptedAt` is written before the provider's create is
+ * called, so a crash after it never leads to a second create (the marker label finds the instance).
+ */
+export const replacements = sqliteTable(
+  "replacements",
+  {
+    id: integer().primaryKey({ autoIncrement: true }),
+    agentId: text().notNull(),
+    oldInstanceId: text().notNull(),
+    /**
+     * proposed | awaiting_approval | approved | creating | waiting | retiring | done | failed |
+     * rejected | expired | cancelled
+     */
+    status: text().notNull(),
+    /** Why it was proposed (offline for …, start failed: …). */
+    reason: text().notNull(),
+    /** llm | rules | human */
+    decidedBy: text().notNull(),
+    runId: integer(),
+    approvalId: integer(),
+    /** What the new instance is made from, read from the old one when proposed (fleet/provider.ts InstanceSpec). */
+    spec: text({ mode: "json" }),
+    /** The old instance's GPU, count, disk, price and machine when proposed (the offer query's basis). */
+    basis: text({ mode: "json" }),
+    /** The offer chosen. */
+    offer: text({ mode: "json" }),
+    /** Label the create sets, unique to this replacement: finds the new instance after a crash. */
+    marker: text().notNull(),
+    createAttemptedAt: integer(),
+    newInstanceId: text(),
+    /** Until when the new instance may take to reach running (LOADING_TIMEOUT_S after create). */
+    deadlineAt: integer(),
+    error: text(),
+    /** The operator who approved, rejected or cancelled it. */
+    operator: text(),
+    createdAt: integer().notNull(),
+    updatedAt: integer().notNull(),
+    finishedAt: integer(),
+  },
+  (t) => [
+    index("replacements_agent").on(t.agentId, t.status),
+    // One open replacement per old instance: a second proposal is the same one.
+    uniqueIndex("replacements_open").on(t.agentId, t.oldInstanceId).where(sql`status not in ('done', 'failed', 'rejected', 'expired', 'cancelled')`),
+  ],
 );
 
 /**
@@ -150,7 +222,7 @@ export const actionBlocks = sqliteTable(
     instanceId: text().notNull(),
     kind: text().notNull(),
     approvalId: integer().notNull(),
-    /** Who said no: "a human via the operator API", "a human via the dashboard". */
+    /** Who said no: "a human via the operator API", "a human via the dashboard", "a human via Slack". */
     rejectedBy: text().notNull(),
     note: text(),
     rejectedAt: integer().notNull(),

@@ -19,6 +19,8 @@ export const notifications = sqliteTable(
     instanceId: text(),
     /** How many repeats inside the dedup window were folded into this one. */
     repeats: integer().notNull().default(0),
+    /** The approval this notification asks for (Slack gets Approve/Reject buttons, ntfy a view action). */
+    approvalId: integer(),
     createdAt: integer().notNull(),
   },
   (t) => [
@@ -40,6 +42,8 @@ export const notificationDeliveries = sqliteTable(
     /** pending | delivered | failed */
     status: text().notNull().default("pending"),
     attempts: integer().notNull().default(0),
+    /** The channel's last HTTP status (what viewers see); lastError holds its answer, for admins only. */
+    lastStatus: integer(),
     lastError: text(),
     deliveredAt: integer(),
   },

@@ -16,6 +16,8 @@ export const operators = sqliteTable("operators", {
   createdBy: text().notNull(),
   createdAt: integer().notNull(),
   revokedAt: integer(),
+  /** The Slack user (U…) who is this operator when deciding from Slack. */
+  slackUserId: text().unique(),
 });
 
 export const operatorSessions = sqliteTable(

@@ -31,6 +31,9 @@ export const events = sqliteTable(
     index("events_run").on(t.agentId, t.runId),
     // Retention finds old dropped events without reading the rest.
     index("events_dropped").on(t.createdAt).where(sql`status = 'dropped'`),
+    // The events list pages newest first by id; retention prunes consumed events by age.
+    index("events_recent").on(t.agentId, t.id),
+    index("events_consumed").on(t.createdAt).where(sql`status = 'consumed'`),
   ],
 );
 
@@ -85,9 +88,15 @@ export const runs = sqliteTable(
     reply: text(),
     /** The model's output limit cut a message of this run (finish_reason `length`); its reply says so. */
     truncated: integer({ mode: "boolean" }).notNull().default(false),
+    /** A reply or tool argument over the model-output cap was cut before it was counted or stored. */
+    outputCut: integer({ mode: "boolean" }).notNull().default(false),
     error: text(),
     startedAt: integer().notNull(),
     finishedAt: integer(),
   },
-  (t) => [primaryKey({ columns: [t.agentId, t.runId] })],
+  (t) => [
+    primaryKey({ columns: [t.agentId, t.runId] }),
+    // The overview's runs-per-hour chart reads only the window it draws.
+    index("runs_started").on(t.agentId, t.startedAt),
+  ],
 );

@@ -37,5 +37,5 @@ export const replays = sqliteTable(
     result: text({ mode: "json" }).notNull(),
     createdAt: integer().notNull(),
   },
-  (t) => [index("replays_run").on(t.agentId, t.runId)],
+  (t) => [index("replays_run").on(t.agentId, t.runId), index("replays_created").on(t.createdAt)],
 );

@@ -2,13 +2,16 @@
  * The simulator provider with every call counted, and an outage switch: while `outage` is set,
  * every mutating call throws that ProviderError (as the Vast client does after its own retries).
  */
-import type { FleetInstance, FleetProvider, LogRequest, ProviderError } from "../../fleet/provider.ts";
+import type { CreatedInstance, FleetInstance, FleetProvider, InstanceSpec, LogRequest, Offer, OfferQuery, ProviderError } from "../../fleet/provider.ts";
 import { SimulatorProvider } from "../../fleet/simulator.ts";
 import type { Db } from "../../db/client.ts";
 import type { Clock } from "../../runtime/clock.ts";
 
 export class CountingProvider implements FleetProvider {
   readonly kind = "simulator" as const;
+  get capabilities() {
+    return this.inner.capabilities;
+  }
   readonly calls: string[] = [];
   outage: ProviderError | null = null;
   readonly inner: SimulatorProvider;
@@ -46,5 +49,13 @@ export class CountingProvider implements FleetProvider {
   }
   setLabel(id: string, label: string) {
     return this.act(`label ${id} ${label}`, () => this.inner.setLabel(id, label));
+  }
+  offers(query: OfferQuery) {
+    return this.inner.offers(query);
+  }
+  async create(offer: Offer, spec: InstanceSpec): Promise<CreatedInstance> {
+    this.calls.push(`create ${offer.id}`);
+    if (this.outage) throw this.outage;
+    return this.inner.create(offer, spec);
   }
 }

@@ -70,7 +70,7 @@ describe("every setting bounded and normalised", () => {
     expect(config.session.ttlMs).toBe(SESSION_TTL_MAX_S * 1000);
     expect(config.agentMaxIterations).toBe(AGENT_MAX_ITERATIONS_MAX);
     expect(config.approvalRequired).toEqual([]);
-    expect(parseConfig({}, "node").approvalRequired).toEqual(["destroy"]);
+    expect(parseConfig({}, "node").approvalRequired).toEqual(["destroy", "replace"]);
     expect(parseConfig({ APPROVAL_REQUIRED_ACTIONS: " stop , destroy " }, "node").approvalRequired).toEqual(["stop", "destroy"]);
   });
 

@@ -68,7 +68,7 @@ const CASES: [string, () => Record<string, string>, RegExp, { asNobody?: boolean
   ["a libSQL server refusing the credentials", () => ({ DATABASE_URL: refusingUrl, DATABASE_AUTH_TOKEN: "wrong" }), /^Configuration error: DATABASE_URL refused the credentials \(set or fix DATABASE_AUTH_TOKEN\): .*401/],
   ["a read-only database file", () => ({ DATABASE_URL: readOnlyDatabase() }), /^Configuration error: DATABASE_URL names \S+fw\.db, which is read-only/, { asNobody: true }],
   ["a PORT already in use", () => ({ PORT: String((busyPort.address() as AddressInfo).port) }), /^Configuration error: PORT \d+ is already in use by another process: choose another PORT$/],
-  ["a typo in APPROVAL_REQUIRED_ACTIONS", () => ({ APPROVAL_REQUIRED_ACTIONS: "start,destory" }), /^Configuration error: APPROVAL_REQUIRED_ACTIONS names unknown action "destory" \(known: start, stop, reboot, destroy, label\)$/],
+  ["a typo in APPROVAL_REQUIRED_ACTIONS", () => ({ APPROVAL_REQUIRED_ACTIONS: "start,destory" }), /^Configuration error: APPROVAL_REQUIRED_ACTIONS names unknown action "destory" \(known: start, stop, reboot, destroy, label, replace\)$/],
   ["WEBHOOK_SECRET=whsec_", () => ({ WEBHOOK_SECRET: "whsec_" }), /^Configuration error: WEBHOOK_SECRET must be whsec_ followed by the base64 of 24 to 64 random bytes$/],
   ["WEBHOOK_SECRET with too short a key", () => ({ WEBHOOK_SECRET: "whsec_c2hvcnQ=" }), /^Configuration error: WEBHOOK_SECRET must be whsec_/],
   ["CONTEXT_BUDGET_TOKENS=100", () => ({ CONTEXT_BUDGET_TOKENS: "100" }), new RegExp(`^Configuration error: CONTEXT_BUDGET_TOKENS is 100; the minimum is ${minimumContextBudget().minimum} \\(`)],
