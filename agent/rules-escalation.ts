@@ -2,7 +2,8 @@
  * Escalation, never silence, for the rules policy: what it does when an instance does not get
  * where it should.
  * - Stuck in created/loading past LOADING_TIMEOUT_S (an `overdue` event): reboot it once (per
- *   instance per 24 h), and when that did not help, or cannot be done, tell a human.
+ *   instance per 24 h), and when that did not help, or cannot be done (a provider without
+ *   reboot: fleet/capabilities.ts), tell a human.
  * - An action's expectation that expired unmet on anything but a crash (exited has its own
  *   restart rule): tell a human.
  * - A re-check wake whose instance is still not in the state it was waiting for: tell a human.
@@ -14,6 +15,7 @@ import type { FleetDeps } from "../fleet/deps.ts";
 import type { RunContext } from "../pipeline/index.ts";
 import { actions, instances, wakes } from "../schema/index.ts";
 import { executeAction } from "../fleet/actions.ts";
+import { lacks } from "../fleet/capabilities.ts";
 import { actionEvidence } from "./action-evidence.ts";
 import { blockingRejection, describeBlock } from "../fleet/action-blocks.ts";
 import { LOADING_STATES } from "../fleet/overdue-states.ts";
@@ -85,7 +87,8 @@ async function rebootStuckOnce(deps: FleetDeps, context: Context, instance: Inst
     .limit(1);
   const block = await blockingRejection(deps, { agentId, instanceId: instance.id, kind: "reboot", decidedBy: "rules", runId });
   const stuckFor = `${instance.state} since ${iso(instance.stateAt)}`;
-  if (!earlier && !block) {
+  const cannot = lacks(deps.provider, "reboot");
+  if (!earlier && !block && !cannot) {
     const result = await executeAction(deps, {
       agentId,
       runId,
@@ -102,7 +105,7 @@ async function rebootStuckOnce(deps: FleetDeps, context: Context, instance: Inst
     }
     decisions.push(`could not reboot stuck ${instance.id}: ${result.status}${result.error ? ` — ${result.error}` : ""}`);
   }
-  const why = block ? describeBlock(block) : earlier ? `a reboot at ${iso(earlier.createdAt)} did not help` : "the reboot failed";
+  const why = cannot ? `no reboot was tried: ${cannot.message}` : block ? describeBlock(block) : earlier ? `a reboot at ${iso(earlier.createdAt)} did not help` : "the reboot failed";
   await notify(
     instance.id,
     `Instance ${instance.id} is stuck ${instance.state}`,

@@ -5,7 +5,8 @@
  * instance this run heard about is offline or unknown; answer a human message with the fleet's
  * state; escalate what does not get better (rules-escalation.ts). Every action goes through
  * executeAction (decidedBy `rules`), so the audit, rate limit, approvals and a human's rejection
- * hold here too. Same inputs, same decisions.
+ * hold here too. Same inputs, same decisions. What the provider cannot do (fleet/capabilities.ts)
+ * is not attempted: a human is told once per instance and episode instead.
  */
 import { and, eq, gt, inArray, isNull, sql } from "drizzle-orm";
 import type { AgentDeps } from "./deps.ts";
@@ -15,6 +16,7 @@ import type { PipelineDeps, RunContext } from "../pipeline/index.ts";
 import { actions, instances } from "../schema/index.ts";
 import { answeringActionKey } from "../fleet/action-key.ts";
 import { executeAction } from "../fleet/actions.ts";
+import { lacks, tellUnsupportedOnce } from "../fleet/capabilities.ts";
 import { actionEvidence } from "./action-evidence.ts";
 import { blockingRejection, describeBlock } from "../fleet/action-blocks.ts";
 import { escalateByRules, type Notify } from "./rules-escalation.ts";
@@ -65,6 +67,13 @@ export async function decideByRules(deps: FleetDeps, context: Context, why: stri
         "critical",
         `rules:repeated-failure:${instance.id}`,
       );
+      continue;
+    }
+    const cannot = lacks(deps.provider, "start");
+    if (cannot) {
+      const told = await tellUnsupportedOnce(deps, { agentId, runId, fence: context.fence, instanceId: instance.id, kind: "start", situation: "exited", episode: instance.stateAt });
+      if (told) mutated = true;
+      decisions.push(`did not restart ${instance.id}: ${cannot.message}${told ? "; told a human" : ""}`);
       continue;
     }
     const block = await blockingRejection(deps, { agentId, instanceId: instance.id, kind: "start", decidedBy: "rules", runId });

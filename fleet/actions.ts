@@ -9,7 +9,8 @@
  * Issue #22: the run and hour bounds (fleet/bounds.ts) are decided in the claim, a refusal is
  * recorded as `refused` and told to a human once per run; in shadow mode (AGENT_MODE=shadow) a
  * decision that is not a human's is recorded as `proposed` and the provider is never called.
- * Every record carries its evidence and, for the LLM, the model that decided it.
+ * Every record carries its evidence and, for the LLM, the model that decided it. A kind the
+ * provider lacks (fleet/capabilities.ts) is recorded `failed` with a 501 before anything else.
  */
 import { desc, eq } from "drizzle-orm";
 import type { FleetDeps } from "./deps.ts";
@@ -17,6 +18,7 @@ import { actions } from "../schema/index.ts";
 import { iso } from "../runtime/time.ts";
 import { claimAction, finishAction, recordedResult, recordSuccess } from "./action-records.ts";
 import { ProviderError } from "./provider.ts";
+import { ACTION_CAPABILITY, lacks } from "./capabilities.ts";
 import { requestApproval } from "./request-approval.ts";
 import { spendGate } from "./spend-gate.ts";
 import { tellRefused } from "./bounds.ts";
@@ -36,6 +38,8 @@ export function inShadow(deps: Pick<FleetDeps, "config">, request: Pick<ActionRe
 }
 
 export async function executeAction(deps: ActionDeps, request: ActionRequest): Promise<ActionResult> {
+  const missing = lacks(deps.provider, request.kind);
+  if (missing) return recordUnsupported(deps, request, missing);
   const overBudget = await spendGate(deps, request);
   if (overBudget) return overBudget;
   if (needsApproval(deps, request)) return requestApproval(deps, request);
@@ -86,6 +90,20 @@ export async function executeAction(deps: ActionDeps, request: ActionRequest): P
   await recordSuccess(deps, claimed.id, request);
   deps.log.info("action taken", { agentId: request.agentId, actionId: claimed.id, runId: request.runId, instanceId: request.instanceId, kind: request.kind, decidedBy: request.decidedBy });
   return { ...base, status: "succeeded" };
+}
+
+/**
+ * A kind the provider cannot do is recorded `failed` with its 501 error before anything else
+ * (approval, shadow proposal, provider call): nobody, human, rules or model, is asked to approve
+ * or review what cannot happen. A repeated key answers with its record.
+ */
+async function recordUnsupported(deps: ActionDeps, request: ActionRequest, missing: ProviderError): Promise<ActionResult> {
+  const claim = await claimAction(deps, request);
+  if ("recorded" in claim) return recordedResult(deps, claim.recorded);
+  const result = { providerCalled: false, provider: deps.provider.kind, httpStatus: missing.status, unsupported: ACTION_CAPABILITY[request.kind] };
+  await finishAction(deps, claim.claimed.id, { status: "failed", result, error: missing.message });
+  deps.log.info("action not a capability of the provider", { agentId: request.agentId, actionId: claim.claimed.id, kind: request.kind, provider: deps.provider.kind });
+  return { actionId: claim.claimed.id, repeated: false, status: "failed", error: missing.message };
 }
 
 /** Calls the provider; a run's call (and its retries) is aborted when the run's lease runs out. */

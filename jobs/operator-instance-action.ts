@@ -12,6 +12,7 @@ import { RequestError } from "./errors.ts";
 import { activityInsert } from "../auth/activity.ts";
 import type { Principal } from "../auth/roles.ts";
 import { executeAction } from "../fleet/actions.ts";
+import { lacks } from "../fleet/capabilities.ts";
 import { requestApproval } from "../fleet/request-approval.ts";
 import type { ActionKind, ActionResult } from "../fleet/action-types.ts";
 import { actions, approvals } from "../schema/index.ts";
@@ -41,7 +42,9 @@ export async function operatorInstanceAction(deps: Deps, who: Principal, input: 
     reason: input.note?.trim() || `operator action from the ${input.via} by ${who.name}`,
     operator: who.name,
   };
-  const result = deps.config.approvalRequired.includes(input.kind) ? await requestApproval(deps, request) : await executeAction(deps, request);
+  // A kind the provider lacks is never filed for approval: executeAction records it failed (501).
+  const approve = deps.config.approvalRequired.includes(input.kind) && !lacks(deps.provider, input.kind);
+  const result = approve ? await requestApproval(deps, request) : await executeAction(deps, request);
   if (result.repeated || !result.actionId) return result;
   const { db } = deps;
   await db.batch([

@@ -66,6 +66,7 @@ export const LOG_TAIL_MAX_CHARS = 4000;
 
 export const getInstanceLogsTool = defineTool({
   name: "get_instance_logs",
+  needs: "logs",
   description: "Read the end of an instance's container log (for example why it exited). Returns at most the last tail_lines lines, cut to the last 4000 characters.",
   schema: z
     .object({

@@ -7,6 +7,10 @@
  * succeeded or filed an approval, a notification that was not folded into an earlier one, a
  * created or cancelled wake, a fact remembered or forgotten. Read-only tools, refused or failed
  * calls, and repeats of an already-recorded action never do.
+ *
+ * Only what the provider can do is offered (`chatToolsFor`: a tool's `needs` capability); a call
+ * to a tool the provider lacks is an error result naming the provider and the capability, before
+ * anything runs (executeAction would record it failed with the same 501 in any case).
  */
 import type { ChatTool } from "../chat-model.ts";
 import { getInstanceLogsTool, getInstanceTool, listInstancesTool } from "./fleet-read.ts";
@@ -16,6 +20,7 @@ import { notifyHumanTool } from "./notify.ts";
 import { capOutput, describeIssues, toChatTool, type AgentTool, type ToolContext } from "./tool.ts";
 import { cancelWakeTool, scheduleNextCheckTool } from "./wakes.ts";
 import { markProviderTextRead, PROVIDER_TEXT_TOOLS } from "../untrusted-input.ts";
+import { unsupported, type Capability, type FleetProvider } from "../../fleet/provider.ts";
 
 export const AGENT_TOOLS: readonly AgentTool[] = [
   listInstancesTool,
@@ -31,7 +36,22 @@ export const AGENT_TOOLS: readonly AgentTool[] = [
 
 const byName = new Map(AGENT_TOOLS.map((t) => [t.name, t]));
 
+/** Every tool, as if the provider could do everything (the budget's fixed part is measured on it). */
 export const CHAT_TOOLS: readonly ChatTool[] = AGENT_TOOLS.map(toChatTool);
+
+/** The tools offered to the model: those whose capability the provider has. */
+export function toolsFor(provider: Pick<FleetProvider, "capabilities">): readonly AgentTool[] {
+  return AGENT_TOOLS.filter((t) => !t.needs || provider.capabilities.has(t.needs));
+}
+
+const chatToolsByProvider = new WeakMap<ReadonlySet<Capability>, readonly ChatTool[]>();
+
+/** toolsFor as the schemas sent to the model, built once per capability set. */
+export function chatToolsFor(provider: Pick<FleetProvider, "capabilities">): readonly ChatTool[] {
+  let tools = chatToolsByProvider.get(provider.capabilities);
+  if (!tools) chatToolsByProvider.set(provider.capabilities, (tools = toolsFor(provider).map(toChatTool)));
+  return tools;
+}
 
 export interface ToolCallOutcome {
   /** The capped text given back to the model. */
@@ -43,7 +63,9 @@ export interface ToolCallOutcome {
 
 export async function runToolCall(context: ToolContext, name: string, rawArguments: string): Promise<ToolCallOutcome> {
   const tool = byName.get(name);
-  if (!tool) return invalid(`unknown tool: ${name}; available: ${[...byName.keys()].join(", ")}`);
+  if (!tool) return invalid(`unknown tool: ${name}; available: ${toolsFor(context.deps.provider).map((t) => t.name).join(", ")}`);
+  const { provider } = context.deps;
+  if (tool.needs && !provider.capabilities.has(tool.needs)) return invalid(`${name} is not available: ${unsupported(provider.kind, tool.needs).message}`);
   let parsedJson: unknown;
   try {
     parsedJson = rawArguments.trim() === "" ? {} : JSON.parse(rawArguments);

@@ -8,11 +8,13 @@
  * Each request carries its evidence (agent/action-evidence.ts) and the model that decided it. An
  * action on an instance nothing in the run's input concerns becomes an approval request instead
  * (bounded by APPROVALS_PER_RUN / APPROVALS_PER_HOUR). The result's note tells the model what a
- * refusal, a proposal (shadow mode) or an approval request means for it.
+ * refusal, a proposal (shadow mode) or an approval request means for it. Each tool needs its
+ * kind's provider capability (fleet/capabilities.ts): without it, it is not offered.
  */
 import { z } from "zod";
 import { answeringActionKey } from "../../fleet/action-key.ts";
 import { executeAction } from "../../fleet/actions.ts";
+import { ACTION_CAPABILITY } from "../../fleet/capabilities.ts";
 import { requestApproval } from "../../fleet/request-approval.ts";
 import type { ActionKind, ActionRequest, ActionResult } from "../../fleet/action-types.ts";
 import { actionEvidence, unconcerned } from "../action-evidence.ts";
@@ -22,6 +24,7 @@ function actionTool(kind: Exclude<ActionKind, "label">, name: string, descriptio
   return defineTool({
     name,
     description,
+    needs: ACTION_CAPABILITY[kind],
     schema: z.object({ instance_id: instanceId, reason }).strict(),
     async run({ deps, agentId, runId, fence, answering }, args) {
       const evidence = await actionEvidence(deps, agentId, args.instance_id, answering);

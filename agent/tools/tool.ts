@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import type { FleetDeps } from "../../fleet/deps.ts";
+import type { Capability } from "../../fleet/provider.ts";
 import type { ChatTool } from "../chat-model.ts";
 import type { Answering } from "../../fleet/action-key.ts";
 import type { RunInput } from "../action-evidence.ts";
@@ -38,6 +39,8 @@ export interface ToolResult {
 export interface AgentTool {
   name: string;
   description: string;
+  /** The provider capability the tool needs; the tool is offered only when the provider has it. */
+  needs?: Capability;
   schema: z.ZodType;
   run(context: ToolContext, args: never): Promise<ToolResult>;
 }
@@ -46,6 +49,7 @@ export interface AgentTool {
 export function defineTool<S extends z.ZodType>(tool: {
   name: string;
   description: string;
+  needs?: Capability;
   schema: S;
   run(context: ToolContext, args: z.output<S>): Promise<ToolResult>;
 }): AgentTool {

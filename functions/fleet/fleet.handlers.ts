@@ -1,12 +1,13 @@
 /**
  * Handlers of the fleet routes: the fleet as fleetwarden sees it (saying plainly whether it is
- * simulated), one instance's history, an operator's own action on it, and failure injection into
+ * simulated, and what its provider can do), one instance's history, an operator's own action on it, and failure injection into
  * the simulated fleet.
  */
 import type { Context } from "hono";
 import type { AppEnv } from "../../jobs/app-env.ts";
 import { listInstanceEvents, listInstances } from "../../fleet/list-instances.ts";
 import { withSpentToday } from "../../fleet/spend.ts";
+import { capabilityList } from "../../fleet/capabilities.ts";
 import { injectFailureOrRefuse } from "../../jobs/inject-failure.ts";
 import type { FailureKind } from "../../fleet/simulated-failures.ts";
 import { RequestError } from "../../jobs/errors.ts";
@@ -20,7 +21,7 @@ type Ctx = Context<AppEnv>;
 
 export async function getInstances(c: Ctx, agentId: string) {
   const deps = c.get("deps");
-  return c.json({ simulated: deps.provider.kind === "simulator", provider: deps.provider.kind, instances: await withSpentToday(deps, agentId, await listInstances(deps, agentId)) });
+  return c.json({ simulated: deps.provider.kind === "simulator", provider: deps.provider.kind, capabilities: capabilityList(deps.provider), instances: await withSpentToday(deps, agentId, await listInstances(deps, agentId)) });
 }
 
 export async function getInstanceEvents(c: Ctx, agentId: string, instanceId: string, limit: number) {

@@ -72,7 +72,7 @@ describe("GET /api/agents/:agent/instances", () => {
     expect((await unknown.json()).error).toMatch(/unknown agent/);
     const vastApp = buildApp(() => ({ ...deps, provider: new VastProvider({ apiKey: "k", baseUrl: "http://127.0.0.1:9" }) }));
     const body = await (await vastApp.request("/api/agents/default/instances", { headers: authHeaders() })).json();
-    expect(body).toEqual({ simulated: false, provider: "vast", instances: [] });
+    expect(body).toEqual({ simulated: false, provider: "vast", capabilities: ["start", "stop", "reboot", "destroy", "label", "logs", "create", "telemetry"], instances: [] });
   });
 });
 
