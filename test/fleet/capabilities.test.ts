@@ -4,7 +4,8 @@
  * stop): executeAction records the kind `failed` with the 501 before any provider call, whoever
  * decided (human, rules, model), and never files an approval for it; the model is not offered the
  * tool and a call to it is an error naming the provider and what it lacks; the rules policy
- * tells a human once per exit instead of restarting; the fleet API lists the capabilities.
+ * tells a human once per exit instead of restarting, and the stuck-loading escalation tells one
+ * why no reboot was tried; the fleet API lists the capabilities.
  */
 import { describe, expect, it } from "vitest";
 import { actions, approvals, notifications, onceNotices } from "../../schema/index.ts";
@@ -13,7 +14,12 @@ import { chatToolsFor, runToolCall } from "../../agent/tools/index.ts";
 import { buildApp } from "../../functions/app.ts";
 import type { Capability } from "../../fleet/provider.ts";
 import { LimitedProvider } from "../support/limited-provider.ts";
-import { authHeaders, type TestDeps } from "../support/test-deps.ts";
+import { authHeaders, createTestDeps, type TestDeps } from "../support/test-deps.ts";
+import { deliverDue } from "../support/drive.ts";
+import { createAgentRunStep } from "../../agent/run-agent.ts";
+import { injectSimulatorFailure } from "../../fleet/simulator-reports.ts";
+import { SimulatorProvider } from "../../fleet/simulator.ts";
+import { runCronTick } from "../../jobs/tick.ts";
 import { holdLease } from "../support/held-lease.ts";
 import { agentFixture, setInstanceState, trigger } from "../support/agent-fixture.ts";
 
@@ -119,5 +125,30 @@ describe("capabilities: the fleet API", () => {
     const full = await agentFixture();
     const all = await (await buildApp(() => full.deps).request("/api/agents/default/instances", { headers: authHeaders() })).json();
     expect(all.capabilities).toEqual(["start", "stop", "reboot", "destroy", "label", "logs", "telemetry"]);
+  });
+});
+
+describe("capabilities: the stuck-loading escalation", () => {
+  it("on a provider without reboot, tries none and tells a human why", async () => {
+    const deps = await createTestDeps({ runStep: createAgentRunStep(), vars: { SIMULATOR_FAILURE_RATE: "0" } });
+    const sim = deps.provider as SimulatorProvider;
+    await sim.seed(1);
+    const provider = new LimitedProvider(sim, ["reboot"]);
+    deps.provider = provider;
+    const minutes = async (n: number) => {
+      for (let i = 0; i < n; i++) {
+        deps.clock.advance(60_000);
+        await runCronTick(deps);
+        await deliverDue(deps);
+      }
+    };
+    await minutes(2);
+    await injectSimulatorFailure({ ...deps, provider: sim }, "sim-1", "stuck_loading");
+    await minutes(17);
+    expect(await deps.db.select().from(actions)).toEqual([]);
+    expect(provider.calls).toEqual([]);
+    const stuck = (await deps.db.select().from(notifications)).filter((n) => n.title === "Instance sim-1 is stuck loading");
+    expect(stuck).toHaveLength(1);
+    expect(stuck[0]!.body).toContain("no reboot was tried: simulator cannot reboot (not a capability of this provider)");
   });
 });
