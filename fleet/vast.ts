@@ -26,6 +26,7 @@ import type { z } from "zod";
 import { ProviderError, tailOfLog, type Capability, type CreatedInstance, type InstanceSpec, type Offer, type OfferQuery, type FleetInstance, type FleetProvider, type InstanceLogs, type LogRequest, type ProviderCall } from "./provider.ts";
 import { isGoneInstance, toFleetInstance, vastActionAnswer, vastInstancePage, vastInstanceShow, vastLogsAnswer } from "./vast-instance.ts";
 import { fetchLogResult } from "./vast-logs.ts";
+import { vastQuery } from "./vast-query.ts";
 import { createBody, createdInstance, matchingOffers, offersSearchBody, vastCreateAnswer, vastOffersAnswer } from "./vast-offers.ts";
 
 export interface VastOptions {
@@ -70,6 +71,8 @@ interface CallOptions {
    */
   notIdempotent?: boolean;
 }
+
+export { vastQuery };
 
 export class VastProvider implements FleetProvider {
   readonly kind = "vast" as const;
@@ -247,24 +250,6 @@ function connectionRefused(err: unknown): boolean {
 /** A failure of a call that is never repeated: not retryable, except a 429 (nothing was done). */
 function onceOnly(err: ProviderError): ProviderError {
   return err.retryable && err.status !== 429 ? new ProviderError(`${err.message}; not retried: a create may have been carried out`, err.status) : err;
-}
-
-/**
- * A query string as vast-cli's `_build_url` builds it: strings as they are, every other value
- * through Python's `json.dumps`, then form-encoded (`quote_plus`), in the order given, so the
- * API sees byte for byte what vast-cli sends.
- */
-export function vastQuery(args: Record<string, unknown>): string {
-  return new URLSearchParams(Object.entries(args).map(([name, value]) => [name, typeof value === "string" ? value : pythonJsonDumps(value)])).toString();
-}
-
-/** Python's `json.dumps` with its defaults: `", "` and `": "` separators, ASCII only. */
-function pythonJsonDumps(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(pythonJsonDumps).join(", ")}]`;
-  if (value !== null && typeof value === "object") {
-    return `{${Object.entries(value).map(([k, v]) => `${pythonJsonDumps(k)}: ${pythonJsonDumps(v)}`).join(", ")}}`;
-  }
-  return JSON.stringify(value).replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
 function withDeadline(timeout: AbortSignal, deadline: AbortSignal | undefined): AbortSignal {
