@@ -25,9 +25,15 @@
  * - `end_date` is the contract's end in seconds since the epoch; `is_bid` marks an interruptible
  *   rental. An interruptible instance whose container is stopped while its intended status is
  *   still running was stopped by a higher bid, not by its owner: stopReason "outbid".
+ *
+ * What a replacement is made from (vastai/data/instance.py `Instance`; vast-ai/docs c6246226
+ * api-reference/openapi/yaml/show_instances.yaml): `machine_id` (the host), `reliability2` (the
+ * host's score, 0-1), `disk_space` (GB), and the spec: `image_uuid` (the image), `template_hash_id`,
+ * `extra_env` (pairs, port mappings such as `["-p 8080:8080", "1"]` included, as create takes them
+ * back), `onstart` and `label`. No image and no template: no spec.
  */
 import { z } from "zod";
-import { INSTANCE_STATES, type FleetInstance, type InstanceState } from "./provider.ts";
+import { INSTANCE_STATES, type FleetInstance, type InstanceSpec, type InstanceState } from "./provider.ts";
 
 const text = z.string().nullish();
 const number = z.number().nullish();
@@ -50,6 +56,13 @@ export const vastInstance = z.object({
   storage_total_cost: number,
   end_date: number,
   is_bid: z.boolean().nullish(),
+  machine_id: z.number().int().nullish(),
+  reliability2: number,
+  image_uuid: text,
+  /** `[[name, value], …]` (vast-cli `show_instances` turns it into a dict); a malformed one is no spec env, never a failed list. */
+  extra_env: z.array(z.tuple([z.string(), z.string()])).nullish().catch(null),
+  onstart: text,
+  template_hash_id: text,
 });
 export type VastInstance = z.infer<typeof vastInstance>;
 
@@ -131,5 +144,21 @@ export function toFleetInstance(raw: VastInstance): FleetInstance {
     endsAt: raw.end_date ? Math.round(raw.end_date * 1000) : null,
     interruptible: raw.is_bid ?? null,
     stopReason: outbid ? "outbid" : null,
+    machineId: raw.machine_id == null ? null : String(raw.machine_id),
+    diskGb: raw.disk_space ?? null,
+    reliability: raw.reliability2 ?? null,
+    spec: specOf(raw),
+  };
+}
+
+function specOf(raw: VastInstance): InstanceSpec | null {
+  if (!raw.image_uuid && !raw.template_hash_id) return null;
+  return {
+    image: raw.image_uuid ?? null,
+    templateId: raw.template_hash_id ?? null,
+    env: Object.fromEntries(raw.extra_env ?? []),
+    onstart: raw.onstart ?? null,
+    label: raw.label ?? null,
+    diskGb: raw.disk_space ?? null,
   };
 }

@@ -11,7 +11,10 @@
  * 429, 502, 503 and 504 and network failures (vastai/api/client.py `_RETRYABLE_STATUS = {429, 502,
  * 503, 504}`, `_RETRYABLE_EXC`, `VastClient._request`). A 500 is not retried: for an action it may
  * mean the action was carried out, so a reboot acknowledged with a 500 is sent once. Every other
- * failure, and any answer that does not parse, is a ProviderError.
+ * failure, and any answer that does not parse, is a ProviderError. Create (renting an offer) is
+ * stricter than vast-cli, which retries it like anything else: a second rental is a second bill,
+ * so it is repeated only on a refused connection or a 429 (`notIdempotent`), and every other
+ * failure of it is a ProviderError that is not retryable. Offers and create: fleet/vast-offers.ts.
  *
  * The list is all pages or an error, never "the fleet is empty": a last page that leaves the list
  * short of its own `total_instances` (a 200 with `instances: []` and `total_instances: 60`, or
@@ -20,9 +23,10 @@
  * (fleet/vast-instance.ts `isGoneInstance`).
  */
 import type { z } from "zod";
-import { ProviderError, tailOfLog, unsupported, type Capability, type CreatedInstance, type InstanceSpec, type Offer, type OfferQuery, type FleetInstance, type FleetProvider, type InstanceLogs, type LogRequest, type ProviderCall } from "./provider.ts";
+import { ProviderError, tailOfLog, type Capability, type CreatedInstance, type InstanceSpec, type Offer, type OfferQuery, type FleetInstance, type FleetProvider, type InstanceLogs, type LogRequest, type ProviderCall } from "./provider.ts";
 import { isGoneInstance, toFleetInstance, vastActionAnswer, vastInstancePage, vastInstanceShow, vastLogsAnswer } from "./vast-instance.ts";
 import { fetchLogResult } from "./vast-logs.ts";
+import { createBody, createdInstance, matchingOffers, offersSearchBody, vastCreateAnswer, vastOffersAnswer } from "./vast-offers.ts";
 
 export interface VastOptions {
   apiKey: string;
@@ -59,11 +63,17 @@ interface CallOptions {
   goneOnRetryIsDone?: boolean;
   /** The caller's deadline: no attempt starts, and no backoff waits, once it has aborted. */
   signal?: AbortSignal | undefined;
+  /**
+   * The call is not idempotent (create): repeated only when Vast.ai cannot have acted on it — the
+   * connection was refused before anything was sent, or a 429 (the rate limit answers first).
+   * A timeout, a reset, a 5xx or a gateway error may follow a rental: answered once.
+   */
+  notIdempotent?: boolean;
 }
 
 export class VastProvider implements FleetProvider {
   readonly kind = "vast" as const;
-  readonly capabilities: ReadonlySet<Capability> = new Set<Capability>(["start", "stop", "reboot", "destroy", "label", "logs", "telemetry"]);
+  readonly capabilities: ReadonlySet<Capability> = new Set<Capability>(["start", "stop", "reboot", "destroy", "label", "logs", "create", "telemetry"]);
   private readonly base: string;
 
   constructor(private readonly options: VastOptions) {
@@ -182,7 +192,9 @@ export class VastProvider implements FleetProvider {
           signal: withDeadline(AbortSignal.timeout(this.options.timeoutMs ?? 30_000), options.signal),
         });
       } catch (err) {
-        last = new ProviderError(`Vast.ai unreachable (${method} ${path}): ${String(err)}`, null, true);
+        const refused = connectionRefused(err);
+        last = new ProviderError(`Vast.ai unreachable (${method} ${path}): ${String(err)}`, null, !options.notIdempotent || refused);
+        if (!last.retryable) throw new ProviderError(`${last.message}; not retried: the request may have reached Vast.ai`, null);
         await this.backoff(attempt, attempts, null, options.signal);
         continue;
       }
@@ -190,7 +202,7 @@ export class VastProvider implements FleetProvider {
       if (response.ok) return parseJson(raw, `${method} ${path}`);
       if (response.status === 404 && attempt > 1 && options.goneOnRetryIsDone) return { success: true };
       last = failure(response.status, method, path, raw);
-      if (!last.retryable) throw last;
+      if (!last.retryable || (options.notIdempotent && response.status !== 429)) throw options.notIdempotent ? onceOnly(last) : last;
       await this.backoff(attempt, attempts, response.headers.get("retry-after"), options.signal);
     }
     throw last!;
@@ -203,13 +215,38 @@ export class VastProvider implements FleetProvider {
     const sleeping = (this.options.sleep ?? wait)(Math.min(Math.max(base, told), MAX_RETRY_AFTER_MS));
     await (signal ? Promise.race([sleeping, aborted(signal)]) : sleeping);
   }
-  /** Not yet a capability here: see `capabilities`. */
-  async offers(_query: OfferQuery): Promise<Offer[]> {
-    throw unsupported(this.kind, "create");
+
+  /** vast-cli `search offers` (fleet/vast-offers.ts): a read, retried as every read is. */
+  async offers(query: OfferQuery, call: ProviderCall = {}): Promise<Offer[]> {
+    const body = await this.call("POST", "/api/v0/bundles/", offersSearchBody(query), { signal: call.signal });
+    return matchingOffers(parse(vastOffersAnswer, body, "offer search").offers, query);
   }
-  async create(_offer: Offer, _spec: InstanceSpec): Promise<CreatedInstance> {
-    throw unsupported(this.kind, "create");
+
+  /** vast-cli `create instance`: sent once unless Vast.ai cannot have acted (`notIdempotent`). */
+  async create(offer: Offer, spec: InstanceSpec, call: ProviderCall = {}): Promise<CreatedInstance> {
+    if (!isVastId(offer.id)) throw new ProviderError(`no such Vast.ai offer: ${offer.id} (ids are numeric)`, 404);
+    const path = `/api/v0/asks/${offer.id}/`;
+    const request = createBody(offer, spec);
+    try {
+      const body = await this.call("PUT", path, request, { signal: call.signal, notIdempotent: true });
+      return createdInstance(parse(vastCreateAnswer, body, `answer to PUT ${path}`), offer.id);
+    } catch (err) {
+      // Whatever failed after the request may have reached Vast.ai (a 2xx that does not parse
+      // included) is not for a caller to repeat either.
+      throw err instanceof ProviderError ? onceOnly(err) : err;
+    }
   }
+}
+
+/** fetch (undici) failed to connect at all: nothing was sent. */
+function connectionRefused(err: unknown): boolean {
+  const cause = (err as { cause?: { code?: unknown } } | null)?.cause;
+  return cause?.code === "ECONNREFUSED";
+}
+
+/** A failure of a call that is never repeated: not retryable, except a 429 (nothing was done). */
+function onceOnly(err: ProviderError): ProviderError {
+  return err.retryable && err.status !== 429 ? new ProviderError(`${err.message}; not retried: a create may have been carried out`, err.status) : err;
 }
 
 /**

@@ -53,6 +53,10 @@ describe("Vast.ai client: listing as vast-cli lists", () => {
       endsAt: 1769904000000,
       interruptible: false,
       stopReason: null,
+      machineId: "12",
+      diskGb: 100,
+      reliability: null,
+      spec: null,
     });
     expect(fleet[1]).toMatchObject({ state: "exited", statusMessage: "CUDA out of memory" });
   });

@@ -42,6 +42,10 @@
  *   storage_total_cost its storage part ($/h). A stop asked for by PUT sets intended_status to
  *   stopped; `outbidRow` is what a higher bid leaves: stopped while intended_status is running.
  *
+ * - Offers and create (`POST /api/v0/bundles/`, `PUT /api/v0/asks/{id}/`): vast-market.ts, with
+ *   its own sources in its header; seed offers with `offers: [vastOffer(…)]` or `addOffer`, read
+ *   `offers` and `created`, and `boot(id)` a created instance from loading to running.
+ *
  * Strict: an unknown query parameter, a missing one vast-cli always sends, a value that is not
  * what vast-cli encodes, a body vast-cli would not send, or a foreign page token is a 400; a
  * missing or wrong Bearer key is a 401; a known path with the wrong method is a 405; an unknown
@@ -50,6 +54,8 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { VastMarket, type VastOfferRow } from "./vast-market.ts";
+import { isPlainObject, ok, refuse, type Reply } from "./vast-replies.ts";
 
 export interface SeenRequest {
   method: string;
@@ -86,6 +92,8 @@ export interface VastFakeOptions {
   logOf?: (row: VastRow) => string;
   /** DELETE keeps the row, listed as destroyed (see the header), instead of removing it. */
   keepDestroyed?: boolean;
+  /** The market's offers (vast-market.ts `vastOffer`). */
+  offers?: VastOfferRow[];
 }
 
 export interface VastServer {
@@ -93,6 +101,13 @@ export interface VastServer {
   requests: SeenRequest[];
   /** The fake's fleet by id, as it is now. */
   instances: Map<number, VastRow>;
+  /** The market by offer id, as it is now (rented ones marked `rented: true, rentable: false`). */
+  offers: Map<number, VastOfferRow>;
+  /** Ids of the instances created by `PUT /api/v0/asks/{id}/`, in order. */
+  created: number[];
+  addOffer(offer: VastOfferRow): void;
+  /** A created instance's container comes up: `loading` becomes `running`. */
+  boot(id: number): void;
   close(): Promise<void>;
 }
 
@@ -101,9 +116,6 @@ const LIST_REQUIRED = ["select_filters", "order_by", "limit"] as const;
 const LIST_ALLOWED = new Set<string>([...LIST_REQUIRED, "after_token", "select_cols"]);
 const LOG_BODY_KEYS = new Set(["tail", "filter", "daemon_logs"]);
 
-type Reply = { status: number; body: unknown; raw?: string };
-const refuse = (status: number, error: string, msg: string): Reply => ({ status, body: { success: false, error, msg } });
-const ok = (body: unknown): Reply => ({ status: 200, body });
 
 async function readBody(req: IncomingMessage): Promise<{ text: string; json: unknown; invalid: boolean }> {
   const chunks: Buffer[] = [];
@@ -126,17 +138,18 @@ function parseJsonValue(raw: string | null): unknown {
   }
 }
 
-const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 class VastFake {
   readonly instances = new Map<number, VastRow>();
   private readonly tokens = new Map<string, number>();
   private readonly logs = new Map<string, { text: string; polls: number }>();
   private counter = 0;
+  readonly market: VastMarket;
   url = "";
 
   constructor(private readonly options: VastFakeOptions) {
     for (const row of options.instances ?? []) this.instances.set(row.id, { ...row });
+    this.market = new VastMarket(this.instances, options.offers);
   }
 
   private get key() {
@@ -152,6 +165,8 @@ class VastFake {
     }
     let m: RegExpMatchArray | null;
     if (req.path === "/api/v1/instances/") return req.method === "GET" ? this.list(req) : this.methodNotAllowed(req);
+    if (req.path === "/api/v0/bundles/") return this.only(req, "POST") ?? this.market.search(req.body);
+    if ((m = req.path.match(/^\/api\/v0\/asks\/(\d+)\/$/))) return this.only(req, "PUT") ?? this.market.rent(req.body, Number(m[1]));
     if ((m = req.path.match(/^\/api\/v0\/instances\/reboot\/(\d+)\/$/))) return this.only(req, "PUT") ?? this.reboot(req, Number(m[1]));
     if ((m = req.path.match(/^\/api\/v0\/instances\/request_logs\/(\d+)\/$/))) return this.only(req, "PUT") ?? this.requestLogs(req, Number(m[1]));
     if ((m = req.path.match(/^\/api\/v0\/instances\/(\d+)\/$/))) {
@@ -316,6 +331,10 @@ export async function startVastServer(options: VastFakeOptions = {}): Promise<Va
     url: fake.url,
     requests,
     instances: fake.instances,
+    offers: fake.market.offers,
+    created: fake.market.created,
+    addOffer: (offer) => fake.market.addOffer(offer),
+    boot: (id) => fake.market.boot(id),
     close: () =>
       new Promise<void>((done) => {
         server.closeAllConnections();
@@ -355,3 +374,5 @@ export function vastInstance(id: number, overrides: Record<string, unknown> = {}
 export function outbidRow(id: number, overrides: Record<string, unknown> = {}): VastRow {
   return vastInstance(id, { is_bid: true, actual_status: "stopped", cur_state: "stopped", intended_status: "running", gpu_util: null, status_msg: "stopped", ...overrides });
 }
+
+export { vastOffer, type VastOfferRow } from "./vast-market.ts";
