@@ -102,6 +102,11 @@ export async function approveReplacement(
   request: { agentId: string; instanceId: string; decidedBy: string; runId: number | null; approvalId?: number; operator?: string; reason?: string },
 ): Promise<ReplacementRow> {
   let row = await openReplacement(deps, request.agentId, request.instanceId);
+  if (!row && request.approvalId !== undefined) {
+    // The approval of a replacement closed meanwhile (cancelled by an operator): nothing is rented.
+    const [closed] = await deps.db.select().from(replacements).where(and(eq(replacements.agentId, request.agentId), eq(replacements.approvalId, request.approvalId)));
+    if (closed) throw new Error(`replacement ${closed.id} of ${request.instanceId} is ${closed.status}`);
+  }
   if (!row) {
     const read = await readBasis(deps, request.agentId, request.instanceId);
     if (!read) throw new Error(`cannot replace ${request.instanceId}: its GPU model and count are unknown`);
