@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
 import { actions, approvals, notifications, simulatorInstances } from "../../schema/index.ts";
 import { SIM_BOOT_MS } from "../../fleet/simulator-offers.ts";
+import { dashboardClient } from "../dashboard/dashboard-client.ts";
 import { api, AFTER_S, deadFleet, decide, ruleRun, rows, tick } from "./support.ts";
 
 describe("replacement on the simulator", () => {
@@ -50,6 +51,9 @@ describe("replacement on the simulator", () => {
     expect(fleet.find((i) => i.id === "sim-1")).toMatchObject({ replacedBy: creating!.newInstanceId });
     expect(fleet.find((i) => i.id === creating!.newInstanceId)).toMatchObject({ replaces: "sim-1" });
     expect((await rows(deps))[0]).toMatchObject({ status: "done" });
+    const dashboard = await dashboardClient(deps);
+    const page = await dashboard.page(`/fleet/${encodeURIComponent(creating!.newInstanceId!)}`);
+    expect(page.html).toMatch(/Replaces<\/dt>\s*<dd><a href="\/fleet\/sim-1">sim-1<\/a>/);
 
     // Done is done: more ticks and runs create nothing more.
     await tick(deps);
