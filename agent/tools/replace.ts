@@ -13,7 +13,7 @@ import { defineTool, instanceId, reason } from "./tool.ts";
 export const replaceInstanceTool = defineTool({
   name: "replace_instance",
   description:
-    "Propose replacing a dead instance (offline, unknown or gone for the replacement delay, or whose start failed because its host lost the GPU) with a like-for-like rental on another machine. A human approves it by default; the old instance is destroyed only once the new one runs.",
+    "Propose renting a like-for-like instance on another machine for a dead one (offline, unknown or gone long enough, or its host lost the GPU).",
   schema: z.object({ instance_id: instanceId, reason }).strict(),
   async run({ deps, agentId, runId, fence, answering }, args) {
     const evidence = await actionEvidence(deps, agentId, args.instance_id, answering);
