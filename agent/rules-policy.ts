@@ -21,6 +21,7 @@ import { actionEvidence } from "./action-evidence.ts";
 import { blockingRejection, describeBlock } from "../fleet/action-blocks.ts";
 import { escalateByRules, type Notify } from "./rules-escalation.ts";
 import { economicsByRules } from "./rules-economics.ts";
+import { replaceByRules } from "./rules-replacement.ts";
 import { notifyHuman } from "../notify/notify-human.ts";
 import { WakeLimitError } from "../pipeline/index.ts";
 import { scheduleSelfWake, WakeBudgetError } from "../pipeline/index.ts";
@@ -125,6 +126,7 @@ export async function decideByRules(deps: FleetDeps, context: Context, why: stri
   }
 
   if (await escalateByRules(deps, context, fleet, notify, decisions)) mutated = true;
+  if (await replaceByRules(deps, context, decisions)) mutated = true;
 
   const human = context.events.some((e) => e.source === "human");
   const reply = human ? composeReply(why, fleet, decisions) : null;

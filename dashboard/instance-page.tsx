@@ -13,6 +13,7 @@ import { RunsTimeline } from "./runs-timeline.tsx";
 import { InstanceEconomics } from "./instance-economics.tsx";
 
 import { ActionDecisions } from "./action-decisions.tsx";
+import { ReplacementLineage } from "./replacements.tsx";
 
 export function InstanceDetail(props: { record: InstanceRecord; now: number; csrf: string; simulated: boolean; approvalRequired: readonly string[] }) {
   const { record, now, csrf, simulated } = props;
@@ -39,6 +40,7 @@ export function InstanceDetail(props: { record: InstanceRecord; now: number; csr
           <OptionalFact term="Status" value={i.statusMessage} />
         </dl>
         <InstanceEconomics instance={i} utilisation={record.utilisation} />
+        <ReplacementLineage instance={i} />
         {i.gone ? null : <InstanceActionsForm instance={i} csrf={csrf} approvalRequired={props.approvalRequired} />}
         {simulated && !i.gone ? <FailureForm instance={i} csrf={csrf} back={`/fleet/${encodeURIComponent(i.id)}`} /> : null}
       </section>

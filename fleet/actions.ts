@@ -17,8 +17,9 @@ import type { FleetDeps } from "./deps.ts";
 import { actions } from "../schema/index.ts";
 import { iso } from "../runtime/time.ts";
 import { claimAction, finishAction, recordedResult, recordSuccess } from "./action-records.ts";
-import { ProviderError } from "./provider.ts";
+import { ProviderError, unsupported } from "./provider.ts";
 import { ACTION_CAPABILITY, lacks } from "./capabilities.ts";
+import { approveReplacement } from "./replacement-rows.ts";
 import { requestApproval } from "./request-approval.ts";
 import { spendGate } from "./spend-gate.ts";
 import { tellRefused } from "./bounds.ts";
@@ -107,7 +108,7 @@ async function recordUnsupported(deps: ActionDeps, request: ActionRequest, missi
 }
 
 /** Calls the provider; a run's call (and its retries) is aborted when the run's lease runs out. */
-function callProvider(deps: Pick<FleetDeps, "provider" | "clock">, request: ActionRequest): Promise<void> {
+function callProvider(deps: ActionDeps, request: ActionRequest): Promise<void> {
   const { provider } = deps;
   const remaining = leaseRemainingMs(request.fence, deps.clock.now());
   const call = remaining === null ? {} : { signal: AbortSignal.timeout(remaining) };
@@ -123,9 +124,20 @@ function callProvider(deps: Pick<FleetDeps, "provider" | "clock">, request: Acti
     case "label":
       return provider.setLabel(request.instanceId, request.label!, call);
     case "replace":
-      // Not one provider call: a replacement is carried out step by step by fleet/replacement*.ts.
-      return Promise.reject(new Error("replace is carried out by the replacement flow, not as one provider call"));
+      return beginReplacement(deps, request);
   }
+}
+
+/**
+ * An executed `replace` (approved, or not approval-gated): the open proposal becomes `approved`
+ * and takes its first step (offers, the one create); the tick takes the rest (fleet/replacement.ts).
+ * Imported when used: the replacement's own steps act through executeAction.
+ */
+async function beginReplacement(deps: ActionDeps, request: ActionRequest): Promise<void> {
+  if (!deps.provider.capabilities.has("create")) throw unsupported(deps.provider.kind, "create");
+  const row = await approveReplacement(deps, request);
+  const { stepReplacement } = await import("./replacement.ts");
+  await stepReplacement(deps, row);
 }
 
 export function presentAction(row: typeof actions.$inferSelect) {

@@ -88,6 +88,10 @@ export async function listInstances(deps: Pick<FleetDeps, "db">, agentId: string
     storagePerHour: row.storagePerHour,
     endsAt: iso(row.endsAt),
     interruptible: row.interruptible,
+    // Lineage of a replacement (fleet/replacement.ts): the instance this one replaced, and its replacement.
+    machineId: row.machineId,
+    replaces: row.replaces,
+    replacedBy: row.replacedBy,
     recentEvents: byInstance.get(row.id) ?? [],
   }));
 }

@@ -8,7 +8,10 @@
 import type { InstanceState } from "./provider.ts";
 
 export const ROLLED_FAILURE_KINDS = ["exit", "oom", "stuck_loading", "host_offline"] as const;
-export const FAILURE_KINDS = [...ROLLED_FAILURE_KINDS, "idle", "busy", "outbid"] as const;
+export const FAILURE_KINDS = [...ROLLED_FAILURE_KINDS, "idle", "busy", "outbid", "gpu_gone"] as const;
+
+/** What a start answers when the host no longer has the GPU (the scripted `gpu_gone`); a replacement's cue. */
+export const HOST_NO_GPU_MESSAGE = "start failed: the host no longer has the requested GPU";
 export type FailureKind = (typeof FAILURE_KINDS)[number];
 
 /**
@@ -23,4 +26,5 @@ export const FAILURES: Record<FailureKind, { state: InstanceState; message: stri
   idle: { state: "running", message: "running: GPU idle, waiting for work" },
   busy: { state: "running", message: "running", clears: true },
   outbid: { state: "stopped", message: "stopped: outbid by a higher bid" },
+  gpu_gone: { state: "exited", message: "container exited: no CUDA device (the host lost the GPU)" },
 };

@@ -29,6 +29,7 @@ const ENDINGS: Record<FailureKind, string[]> = {
   idle: ["dataloader: queue empty, waiting for the next shard (GPU idle)"],
   busy: [],
   outbid: ["[vast] interruptible instance stopped: outbid by a higher bid"],
+  gpu_gone: ["RuntimeError: No CUDA GPUs are available", "container exited with code 1"],
 };
 
 export function simulatedLog(instance: FleetInstance, failure: FailureKind | null, now: number): string {

@@ -13,13 +13,14 @@
  * failure that is a higher bid stopping it.
  */
 import { yieldToEventLoop } from "../runtime/yield.ts";
-import { and, asc, eq, gt, isNull, lt, or } from "drizzle-orm";
+import { and, asc, eq, gt, isNull, lt, or, sql } from "drizzle-orm";
 import type { Db } from "../db/client.ts";
 import type { Clock } from "../runtime/clock.ts";
 import { simulatorInstances } from "../schema/index.ts";
-import { ProviderError, tailOfLog, unsupported, type Capability, type CreatedInstance, type InstanceSpec, type Offer, type OfferQuery, type FleetInstance, type FleetProvider, type InstanceLogs, type InstanceState, type LogRequest } from "./provider.ts";
+import { ProviderError, tailOfLog, type Capability, type CreatedInstance, type InstanceSpec, type Offer, type OfferQuery, type FleetInstance, type FleetProvider, type InstanceLogs, type InstanceState, type LogRequest } from "./provider.ts";
 import { lastLines, simulatedLog } from "./simulator-logs.ts";
-import { FAILURES, ROLLED_FAILURE_KINDS, type FailureKind } from "./simulated-failures.ts";
+import { FAILURES, HOST_NO_GPU_MESSAGE, ROLLED_FAILURE_KINDS, type FailureKind } from "./simulated-failures.ts";
+import { booted, booting, createdId, machinesFor, matchingOffers, SIM_BOOT_MS, SIM_BOOTING, simulatedDiskGb, simulatedMachineId, simulatedReliability, simulatedSpec } from "./simulator-offers.ts";
 
 const GPUS = [
   { gpuName: "RTX 4090", gpuCount: 1, pricePerHour: 0.42 },
@@ -83,7 +84,9 @@ export function simulatedGpuUtil(row: Pick<SimRow, "id" | "state" | "failure">, 
   return Math.round(40 + unit(`${row.id}:${Math.floor(now / 60_000)}`) * 60);
 }
 
-function toInstance(row: SimRow, now: number): FleetInstance {
+function toInstance(stored: SimRow, now: number): FleetInstance {
+  // A created instance that finished booting reports running (nothing is written on a read).
+  const row = booted(stored, now) ? { ...stored, state: "running", statusMessage: "running" } : booting(stored) ? { ...stored, startedAt: null } : stored;
   const outbid = row.failure === "outbid";
   return {
     id: row.id,
@@ -100,12 +103,16 @@ function toInstance(row: SimRow, now: number): FleetInstance {
     endsAt: null,
     interruptible: outbid,
     stopReason: outbid ? "outbid" : null,
+    machineId: simulatedMachineId(row),
+    diskGb: simulatedDiskGb(row),
+    reliability: simulatedReliability(row),
+    spec: simulatedSpec(row),
   };
 }
 
 export class SimulatorProvider implements FleetProvider {
   readonly kind = "simulator" as const;
-  readonly capabilities: ReadonlySet<Capability> = new Set<Capability>(["start", "stop", "reboot", "destroy", "label", "logs", "telemetry"]);
+  readonly capabilities: ReadonlySet<Capability> = new Set<Capability>(["start", "stop", "reboot", "destroy", "label", "logs", "telemetry", "create"]);
 
   constructor(
     private readonly db: Db,
@@ -161,6 +168,8 @@ export class SimulatorProvider implements FleetProvider {
   }
 
   async start(id: string): Promise<void> {
+    // The scripted `gpu_gone`: the host no longer has the GPU, as a real host answers a start.
+    if ((await this.require(id)).failure === "gpu_gone") throw new ProviderError(HOST_NO_GPU_MESSAGE, 409);
     await this.transition(id, "running", "started", { failure: null, startedAt: this.clock.now() });
   }
 
@@ -298,11 +307,30 @@ export class SimulatorProvider implements FleetProvider {
       .set({ state, statusMessage: message, updatedAt: this.clock.now(), ...extra })
       .where(eq(simulatorInstances.id, id));
   }
-  /** Not yet a capability here: see `capabilities`. */
-  async offers(_query: OfferQuery): Promise<Offer[]> {
-    throw unsupported(this.kind, "create");
+  /** The catalogue's machines for every simulated GPU model (fleet/simulator-offers.ts), filtered. */
+  async offers(query: OfferQuery): Promise<Offer[]> {
+    return matchingOffers(GPUS.flatMap((g) => machinesFor(g.gpuName, g.gpuCount, g.pricePerHour)), query);
   }
-  async create(_offer: Offer, _spec: InstanceSpec): Promise<CreatedInstance> {
-    throw unsupported(this.kind, "create");
+
+  /** Rents the offer: a new instance on its machine, `loading` until it boots (SIM_BOOT_MS). */
+  async create(offer: Offer, spec: InstanceSpec): Promise<CreatedInstance> {
+    const known = GPUS.flatMap((g) => machinesFor(g.gpuName, g.gpuCount, g.pricePerHour)).find((o) => o.id === offer.id);
+    if (!known || !known.machineId) throw new ProviderError(`no such offer: ${offer.id}`, 404);
+    if (!spec.image) throw new ProviderError("create needs an image", 400);
+    const now = this.clock.now();
+    const [{ n }] = (await this.db.all<{ n: number }>(sql`select count(*) + 1 as n from ${simulatorInstances}`)) as [{ n: number }];
+    const id = createdId(known.machineId, n);
+    await this.db.insert(simulatorInstances).values({
+      id,
+      state: "loading",
+      label: spec.label,
+      gpuName: known.gpuName,
+      gpuCount: known.gpuCount,
+      pricePerHour: known.pricePerHour,
+      statusMessage: SIM_BOOTING,
+      startedAt: now + SIM_BOOT_MS,
+      updatedAt: now,
+    });
+    return { id };
   }
 }

@@ -19,6 +19,7 @@ import { cronRoutes } from "./cron/cron.ts";
 import { webhookRoutes } from "./webhooks/instances.ts";
 import { vastWebhookRoutes } from "./webhooks/vast.ts";
 import { fleetRoutes } from "./fleet/fleet.index.ts";
+import { replacementRoutes } from "./replacements/replacements.index.ts";
 import { notificationRoutes } from "./notifications/notifications.index.ts";
 import { actionRoutes } from "./actions/actions.index.ts";
 import { approvalRoutes } from "./approvals/approvals.index.ts";
@@ -44,6 +45,7 @@ export function buildApp(resolveDeps: ResolveDeps) {
     .route("/agents", actionRoutes)
     .route("/agents", approvalRoutes)
     .route("/agents", blockRoutes)
+    .route("/agents", replacementRoutes)
     .route("/agents", spendRoutes)
     .route("/agents", modeRoutes)
     .route("/agents", agentHealthRoutes)

@@ -15,6 +15,7 @@
 import type { ChatTool } from "../chat-model.ts";
 import { getInstanceLogsTool, getInstanceTool, listInstancesTool } from "./fleet-read.ts";
 import { instanceActionTools } from "./instance-actions.ts";
+import { replaceInstanceTool } from "./replace.ts";
 import { forgetTool, rememberTool } from "./memory.ts";
 import { notifyHumanTool } from "./notify.ts";
 import { capOutput, describeIssues, toChatTool, type AgentTool, type ToolContext } from "./tool.ts";
@@ -27,6 +28,7 @@ export const AGENT_TOOLS: readonly AgentTool[] = [
   getInstanceTool,
   getInstanceLogsTool,
   ...instanceActionTools,
+  replaceInstanceTool,
   notifyHumanTool,
   scheduleNextCheckTool,
   cancelWakeTool,
