@@ -89,7 +89,8 @@ function failure(call: JsonCall, status: number, detail: string): ProviderError 
   const where = `${call.provider} ${call.what}`;
   if (status === 401 || status === 403) return new ProviderError(`${call.provider} rejected the API key (${status}) on ${call.what}: ${detail}`, status);
   if (status === 429) return new ProviderError(`${where}: rate limited (429), try again later: ${detail}`, 429, true);
-  if (RETRYABLE_STATUS.has(status)) return new ProviderError(`${where} failed (${status}): ${detail}`, status, true);
+  // Only a read is safe to repeat after a 5xx: an action's may mean it was carried out.
+  if (RETRYABLE_STATUS.has(status) && call.retry === "reads") return new ProviderError(`${where} failed (${status}): ${detail}`, status, true);
   if (status >= 500) return new ProviderError(`${where} failed (${status}), not retried (it may have been carried out): ${detail}`, status);
   return new ProviderError(`${where} answered ${status}: ${detail}`, status);
 }
