@@ -27,7 +27,7 @@
  * tests script later states through `instances`. Faults via `intercept`; every request recorded.
  */
 import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
+import { listenLoopback, readJsonBody } from "../support/loopback-server.ts";
 
 export type LambdaRecord = Record<string, unknown> & { id: string; status: string };
 
@@ -140,16 +140,7 @@ export async function startLambdaServer(options: LambdaFakeOptions = {}): Promis
   const fake = new LambdaFake(options);
   const requests: LambdaSeen[] = [];
   const server = createServer(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const text = Buffer.concat(chunks).toString("utf8");
-    let body: unknown;
-    let invalid = false;
-    try {
-      body = text ? JSON.parse(text) : undefined;
-    } catch {
-      invalid = true;
-    }
+    const { json: body, invalid } = await readJsonBody(req);
     const path = new URL(req.url ?? "/", "http://x").pathname.replace(/^\/api\/v1/, "");
     const seen: LambdaSeen = { method: req.method ?? "GET", path, authorization: req.headers.authorization, body };
     requests.push(seen);
@@ -164,14 +155,8 @@ export async function startLambdaServer(options: LambdaFakeOptions = {}): Promis
     res.writeHead(reply.status, { "Content-Type": "application/json", ...reply.headers });
     res.end(reply.raw ?? JSON.stringify(reply.body));
   });
-  await new Promise<void>((ready) => server.listen(0, "127.0.0.1", ready));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/api/v1`,
-    requests,
-    instances: fake.instances,
-    close: () => new Promise<void>((done) => (server.closeAllConnections(), server.close(() => done()))),
-  };
+  const { origin, close } = await listenLoopback(server);
+  return { url: `${origin}/api/v1`, requests, instances: fake.instances, close };
 }
 
 export const A100_TYPE = { name: "gpu_1x_a100_sxm4", description: "1x A100 (40 GB SXM4)", price_cents_per_hour: 129, specs: { vcpus: 30, memory_gib: 200, storage_gib: 512, gpus: 1 } };

@@ -25,7 +25,7 @@
  * from the list. Faults are injected per request with `intercept`; every request is recorded.
  */
 import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
+import { listenLoopback, readJsonBody } from "../support/loopback-server.ts";
 import { checkInput, GraphqlError, parseOperation, project, validate, type Field, type Schema } from "./graphql-lite.ts";
 
 export type PodRecord = Record<string, unknown> & { id: string; desiredStatus: string };
@@ -148,14 +148,7 @@ export async function startRunpodServer(options: RunpodFakeOptions = {}): Promis
   const fake = new RunpodFake(options);
   const requests: RunpodSeen[] = [];
   const server = createServer(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    let body: RunpodSeen["body"];
-    try {
-      body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
-    } catch {
-      body = undefined;
-    }
+    const body = (await readJsonBody(req)).json as RunpodSeen["body"];
     const seen: RunpodSeen = { authorization: req.headers.authorization, body };
     requests.push(seen);
     const send = (status: number, json: unknown, raw?: string) => {
@@ -171,14 +164,8 @@ export async function startRunpodServer(options: RunpodFakeOptions = {}): Promis
     if (result.error) return send(result.status, { errors: [{ message: result.error.message, extensions: { code: result.error.code } }], ...(result.status === 200 ? { data: null } : {}) });
     send(200, { data: result.data });
   });
-  await new Promise<void>((ready) => server.listen(0, "127.0.0.1", ready));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/graphql`,
-    requests,
-    pods: fake.pods,
-    close: () => new Promise<void>((done) => (server.closeAllConnections(), server.close(() => done()))),
-  };
+  const { origin, close } = await listenLoopback(server);
+  return { url: `${origin}/graphql`, requests, pods: fake.pods, close };
 }
 
 /** A running pod as RunPod answers it (with runtime: past its image pull). */
