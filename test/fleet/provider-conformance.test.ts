@@ -140,6 +140,10 @@ describe.each(harnesses)("provider conformance: $kind", (h) => {
     const listed = await s.provider.list();
     expect(listed.map((i) => i.id).sort()).toEqual([...s.ids].sort());
     for (const i of listed) expect(INSTANCE_STATES).toContain(i.state);
+    // `telemetry` is a promise that a running instance's listing carries its GPU utilisation.
+    const utils = listed.filter((i) => i.state === "running").map((i) => i.gpuUtil ?? null);
+    if (s.provider.capabilities.has("telemetry")) expect(utils.some((u) => typeof u === "number" && u >= 0 && u <= 100)).toBe(true);
+    else expect(utils.every((u) => u === null)).toBe(true);
     expect(s.listPages()).toBe(h.kind === "vast" || h.kind === "simulator" ? 3 : 1);
   });
 
