@@ -2,11 +2,13 @@
  * The one place per-agent settings take effect: an entry point (a delivery, an ingest, a tick)
  * scopes the host's dependencies to one agent, and everything below reads `deps.config` and
  * `deps.provider` as usual. Config gets the agent's overrides (runtime/agent-settings.ts), the
- * provider its instance filter (fleet/scoped-provider.ts), the LLM its model.
+ * provider is the agent's own account when its settings name one (fleet/providers.ts) and carries
+ * its instance filter (fleet/scoped-provider.ts), the LLM its model.
  */
 import type { Deps } from "./deps.ts";
 import { agentSettingsSchema, configForAgent } from "../runtime/agent-settings.ts";
 import { ScopedProvider } from "../fleet/scoped-provider.ts";
+import { agentProvider } from "../fleet/providers.ts";
 import { findAgentRecent, type AgentRow } from "../pipeline/index.ts";
 
 export interface AgentScope {
@@ -20,12 +22,13 @@ export function scopeToAgent(deps: Deps, agent: AgentRow): AgentScope {
   const settings = parsed.success ? parsed.data : {};
   if (!parsed.success) deps.log.error("ignoring invalid stored agent settings", { agentId: agent.id, error: parsed.error.issues[0]?.message });
   const config = configForAgent(deps.config, settings);
+  const own = settings.provider ? agentProvider(deps.provider, settings.provider, deps.db, deps.clock, deps.config) : deps.provider;
   return {
     archived: agent.archivedAt !== null,
     deps: {
       ...deps,
       config,
-      provider: settings.instanceFilter ? new ScopedProvider(deps.provider, settings.instanceFilter) : deps.provider,
+      provider: settings.instanceFilter ? new ScopedProvider(own, settings.instanceFilter) : own,
       llm: deps.llm && settings.model && deps.llm.withModel ? deps.llm.withModel(settings.model) : deps.llm,
     },
   };

@@ -4,8 +4,9 @@
  * channels, which of the provider account's instances are its own, shadow mode, the idle-stop
  * delay and the daily spend limit). Validated with zod like configuration; `configForAgent` folds
  * them over the host's Config so the rest of the code reads one Config and never knows settings
- * exist. Channel URLs carry tokens, so `maskSettings` is what the API and the dashboard show, and
- * `keepMaskedSecrets` turns a mask sent back unchanged into the stored URL again (a form or a
+ * exist. Channel URLs carry tokens and a provider setting its API key, so `maskSettings` is what
+ * the API and the dashboard show, and `keepMaskedSecrets` turns a mask sent back unchanged into
+ * the stored secret again (a form or a
  * PATCH that did not retype a secret must not overwrite it).
  */
 import { z } from "zod";
@@ -108,27 +109,43 @@ export function maskUrl(url: string): string {
   }
 }
 
-/** Settings as the API shows them: channel URLs masked, everything else as stored. */
+/** A provider API key shown without its secret: its last four characters, when it is long enough to spare them. */
+export function maskKey(key: string): string {
+  return key.length >= 16 ? `…${key.slice(-4)}` : "…";
+}
+
+/** Settings as the API shows them: channel URLs and the provider's API key masked, everything else as stored. */
 export function maskSettings(settings: AgentSettings): AgentSettings {
-  if (!settings.channels) return settings;
+  const provider = settings.provider?.apiKey ? { ...settings.provider, apiKey: maskKey(settings.provider.apiKey) } : settings.provider;
+  const masked = provider ? { ...settings, provider } : settings;
+  if (!settings.channels) return masked;
   const channels = Object.fromEntries(Object.entries(settings.channels).map(([name, url]) => [name, url ? maskUrl(url) : url]));
-  return { ...settings, channels };
+  return { ...masked, channels };
 }
 
 /**
  * New settings with every channel URL that is exactly the mask of the stored one put back to the
  * stored URL: the sender saw only the mask and did not change it. Any other value replaces it.
+ * Likewise the provider's API key, when the provider kind is unchanged.
  */
 export function keepMaskedSecrets(next: AgentSettings, stored: AgentSettings): AgentSettings {
-  if (!next.channels || !stored.channels) return next;
+  const kept = keepMaskedKey(next, stored);
+  if (!kept.channels || !stored.channels) return kept;
   const storedChannels = stored.channels;
   const channels = Object.fromEntries(
-    Object.entries(next.channels).map(([name, url]) => {
-      const kept = storedChannels[name as keyof typeof storedChannels];
-      return [name, url !== undefined && kept !== undefined && url === maskUrl(kept) ? kept : url];
+    Object.entries(kept.channels).map(([name, url]) => {
+      const was = storedChannels[name as keyof typeof storedChannels];
+      return [name, url !== undefined && was !== undefined && url === maskUrl(was) ? was : url];
     }),
   );
-  return { ...next, channels };
+  return { ...kept, channels };
+}
+
+function keepMaskedKey(next: AgentSettings, stored: AgentSettings): AgentSettings {
+  const key = next.provider?.apiKey;
+  const storedKey = stored.provider?.apiKey;
+  if (!key || !storedKey || next.provider!.kind !== stored.provider!.kind || key !== maskKey(storedKey)) return next;
+  return { ...next, provider: { ...next.provider!, apiKey: storedKey } };
 }
 
 /** The stored settings of an agent row (validated when written; anything else reads as none). */

@@ -1,6 +1,7 @@
 /**
- * Handlers of the agents API: create, list, update, archive and restore agents. Settings are shown masked
- * (channel URLs carry tokens), and a PATCH that sends a mask back unchanged keeps the stored URL;
+ * Handlers of the agents API: create, list, update, archive and restore agents. Settings are shown
+ * masked (channel URLs carry tokens, a provider setting its API key), and a PATCH that sends a mask
+ * back unchanged keeps the stored secret; a provider setting without a usable key is refused;
  * archiving keeps every row of the agent's history.
  */
 import type { Context } from "hono";
@@ -13,7 +14,7 @@ import { recordActivity } from "../../auth/activity.ts";
 import { RequestError } from "../../jobs/errors.ts";
 import { auditModeChange } from "../../jobs/agent-mode.ts";
 import { archiveAsOperator, restoreAsOperator } from "../../jobs/agent-archive.ts";
-import type { createAgentBody, patchAgentBody } from "../../jobs/agent-admin-requests.ts";
+import { assertProviderUsable, type createAgentBody, type patchAgentBody } from "../../jobs/agent-admin-requests.ts";
 
 type Ctx = Context<AppEnv>;
 
@@ -32,6 +33,7 @@ export function presentAgent(row: AgentRow) {
 export async function postAgent(c: Ctx, body: z.infer<typeof createAgentBody>) {
   const deps = c.get("deps");
   const now = deps.clock.now();
+  assertProviderUsable(body.settings, deps.config);
   if (!(await createAgent(deps.db, body, now))) throw new RequestError(409, `agent ${body.id} already exists`);
   await recordActivity(deps.db, c.get("operator"), { action: "agent_create", agentId: body.id, subject: body.id, at: now });
   return c.json(presentAgent((await findAgent(deps.db, body.id))!), 201);
@@ -46,6 +48,7 @@ export async function patchAgent(c: Ctx, agentId: string, body: z.infer<typeof p
   const deps = c.get("deps");
   const stored = body.settings && (await findAgent(deps.db, agentId));
   const settings = body.settings && keepMaskedSecrets(body.settings, storedSettings(stored?.settings));
+  assertProviderUsable(settings, deps.config);
   const before = stored ?? (await findAgent(deps.db, agentId));
   await updateAgent(deps.db, agentId, { ...body, settings });
   await recordActivity(deps.db, c.get("operator"), { action: "agent_update", agentId, subject: Object.keys(body).join(","), at: deps.clock.now() });

@@ -8,8 +8,7 @@ import type { Deps } from "../../jobs/deps.ts";
 import { MonitoredScheduler, type PipelineDeps } from "../../pipeline/index.ts";
 import { OpenAiChatModel } from "../../agent/openai-model.ts";
 import { agentRunStep } from "../../agent/run-agent.ts";
-import { SimulatorProvider } from "../../fleet/simulator.ts";
-import { VastProvider } from "../../fleet/vast.ts";
+import { defaultProvider } from "../../fleet/providers.ts";
 
 /** What only a host can make: the pipeline's ports but group commit (the Node host adds it after). */
 export type HostParts = Omit<PipelineDeps, "groupCommit">;
@@ -18,10 +17,8 @@ export function wireDeps(parts: HostParts): Deps {
   return {
     ...parts,
     scheduler: new MonitoredScheduler(parts.scheduler, parts),
-    provider:
-      parts.config.provider === "vast" && parts.config.vast.apiKey
-        ? new VastProvider({ apiKey: parts.config.vast.apiKey, baseUrl: parts.config.vast.url })
-        : new SimulatorProvider(parts.db, parts.clock),
+    // PROVIDER (or whichever provider's key is set) with its key; the simulator without one.
+    provider: defaultProvider(parts.config, parts.db, parts.clock),
     llm: parts.config.llm ? new OpenAiChatModel(parts.config.llm) : null,
     // With no LLM the agent step decides by the rules policy (decider "rules").
     runStep: agentRunStep,
