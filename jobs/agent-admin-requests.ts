@@ -2,9 +2,13 @@
  * Request shapes of the agents API (create, update), which the dashboard's form uses too; settings
  * validated like configuration, with the same bounds, and a `contextBudgetTokens` below the
  * minimum a run can work with refused like CONTEXT_BUDGET_TOKENS (jobs/context-budget.ts).
+ * Channel URLs must also pass runtime/outbound-url.ts (https to a public host unless
+ * ALLOW_PRIVATE_URLS), which depends on the deployment, so the API and the dashboard check it with
+ * `channelUrlIssue` once the body has parsed.
  */
 import { z } from "zod";
-import { agentSettingsSchema } from "../runtime/agent-settings.ts";
+import { agentSettingsSchema, maskUrl, type AgentSettings } from "../runtime/agent-settings.ts";
+import { channelUrlProblem } from "../runtime/outbound-url.ts";
 import { agentParam } from "./agent-requests.ts";
 import { contextBudgetProblem } from "./context-budget.ts";
 
@@ -27,3 +31,18 @@ export const patchAgentBody = z
   .object({ name: name.optional(), settings: settingsBody.optional() })
   .strict()
   .refine((b) => b.name !== undefined || b.settings !== undefined, "must change name or settings");
+
+/**
+ * The first channel URL of `settings` this deployment may not send to, as `settings.channels.<name>:
+ * <why>`, or null. A URL sent back as the mask of the stored one keeps the stored URL and is not
+ * checked again (it was accepted when it was set).
+ */
+export function channelUrlIssue(settings: AgentSettings | undefined, stored: AgentSettings, allowPrivate: boolean): string | null {
+  for (const [name, url] of Object.entries(settings?.channels ?? {})) {
+    const kept = stored.channels?.[name as keyof NonNullable<AgentSettings["channels"]>];
+    if (url === undefined || (kept !== undefined && (url === kept || url === maskUrl(kept)))) continue;
+    const problem = channelUrlProblem(url, allowPrivate);
+    if (problem) return `settings.channels.${name}: ${problem}`;
+  }
+  return null;
+}
