@@ -9,6 +9,7 @@
 import { z } from "zod";
 import { agentSettingsSchema, maskUrl, type AgentSettings } from "../runtime/agent-settings.ts";
 import { channelUrlProblem } from "../runtime/outbound-url.ts";
+import { plainText } from "../runtime/plain-text.ts";
 import { agentParam } from "./agent-requests.ts";
 import { contextBudgetProblem } from "./context-budget.ts";
 
@@ -17,7 +18,7 @@ const settingsBody = agentSettingsSchema.superRefine((settings, ctx) => {
   if (problem) ctx.addIssue({ code: "custom", path: ["contextBudgetTokens"], message: problem });
 });
 
-const name = z.string().trim().min(1, "must not be empty").max(100, "must be at most 100 characters");
+const name = plainText(z.string().trim().min(1, "must not be empty").max(100, "must be at most 100 characters"));
 
 export const createAgentBody = z
   .object({ id: agentParam.shape.agent, name: name.optional(), settings: settingsBody.default({}) })
