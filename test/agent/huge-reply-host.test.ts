@@ -1,7 +1,7 @@
 /**
  * An 8 MiB reply of one character (gpt-tokenizer is quadratic on such input: it froze the Node host
  * for minutes, issue #25) reaches a real `npm start` (a child process) from the scripted LLM over
- * real HTTP while a loop asks /healthz: every health check answers (no gap over 2 s, or four
+ * real HTTP while a loop asks /healthz: every health check answers (no gap over 3 s, or five
  * times the slowest check before the reply on a loaded machine), the run finishes, and it records outputCut with a reply saying it was cut.
  */
 import { spawn, type ChildProcess } from "node:child_process";
@@ -88,7 +88,8 @@ describe("an 8 MiB model reply on the Node host", () => {
     expect(String(run.reply).length).toBeLessThan(33_000);
     const gaps = [startedAt, ...answeredAt].slice(1).map((t, i) => t - [startedAt, ...answeredAt][i]!);
     expect(answeredAt.length).toBeGreaterThan(3);
-    // Relative to how this machine answered before the reply (it is shared): at least 2 s.
-    expect(Math.max(...gaps)).toBeLessThan(Math.max(2000, 4 * baseline));
+    // Relative to how this machine answered before the reply (it is shared): 3 s, or five times the
+    // slowest check before. Counting the reply on the event loop held it for minutes.
+    expect(Math.max(...gaps)).toBeLessThan(Math.max(3000, 5 * baseline));
   });
 });
