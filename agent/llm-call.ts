@@ -11,11 +11,14 @@
  * call, right after the answer, so a run that crashes later still leaves what it was told. It is
  * not fenced: a transcript is a record, not an effect, and an answer that came too late to be
  * acted on (the lease ran out meanwhile) is exactly what a human reading the run wants to see.
+ * Every answer is cut to LLM_OUTPUT_MAX_CHARS first (agent/output-cap.ts), before it is kept or
+ * counted: `outputCut` says one was, `cutCalls` which calls of the last answer lost their arguments.
  */
 import type { AgentDeps } from "./deps.ts";
 import type { Breaker } from "./breaker.ts";
 import type { RunFence } from "../pipeline/index.ts";
 import { recordLlmCall, type LlmCallPurpose } from "./transcripts.ts";
+import { capCompletion } from "./output-cap.ts";
 import { LlmMisconfigured, type ChatCompletion, type ChatMessage, type ChatModel, type ChatTool } from "./chat-model.ts";
 
 /** What an operator can change when the server refuses tool_choice. */
@@ -35,9 +38,13 @@ export class LlmCaller {
   calls = 0;
   /** The largest request sent, in tokens as counted by agent/tokens.ts. */
   largestRequest = 0;
+  /** An answer of this run was over the output cap and was cut. */
+  outputCut = false;
+  /** The tool calls (by index) of the last answer whose arguments were over the cap. */
+  cutCalls: ReadonlySet<number> = new Set();
 
   constructor(
-    private readonly deps: Pick<AgentDeps, "clock" | "db">,
+    private readonly deps: Pick<AgentDeps, "clock" | "db" | "config">,
     private readonly model: ChatModel,
     private readonly breaker: Breaker,
     private readonly deadline: number,
@@ -67,6 +74,10 @@ export class LlmCaller {
       await this.breaker.recordFailure();
       throw new LlmFault(`the LLM failed after retries: ${err instanceof Error ? `${err.name}: ${err.message}` : String(err)}`);
     }
+    const capped = capCompletion(completion, this.deps.config.llmOutputMaxChars);
+    completion = capped.completion;
+    this.cutCalls = capped.cutCalls;
+    if (capped.cut) this.outputCut = true;
     await keep(completion);
     if (this.breakerFailures > 0) {
       await this.breaker.recordSuccess();

@@ -8,7 +8,9 @@
  * A message the output limit cut (finish_reason `length`) marks the run `truncated`: a cut reply
  * is shown with a marker saying so (the run does not ask the model to continue it), and a cut
  * message's tool calls are not run — each is answered with an error the model can act on, and the
- * round counts as malformed. A refusal is the reply, shown as one, and noted in the run's error.
+ * round counts as malformed. A reply or tool argument over LLM_OUTPUT_MAX_CHARS was cut on arrival
+ * (agent/output-cap.ts): the reply says so, such a call is answered with an error, and the run
+ * records `outputCut`. A refusal is the reply, shown as one, and noted in the run's error.
  *
  * Every write the run makes is fenced by its lease (pipeline/run-fence.ts): the lease is renewed
  * before each LLM call and each tool round, an answer that arrives after the run's deadline is
@@ -32,6 +34,7 @@ import { iso } from "../runtime/time.ts";
 import { buildPromptDraft, PROMPT_SHARES } from "./prompt.ts";
 import { decideByRules } from "./rules-policy.ts";
 import { withStorableArguments } from "./tool-call-args.ts";
+import { cutArgumentsResult } from "./output-cap.ts";
 import { CHAT_TOOLS, runToolCall } from "./tools/index.ts";
 import { countPrompt, messageTexts, precount } from "./tokens.ts";
 import { makeTurn } from "./turns.ts";
@@ -123,11 +126,14 @@ async function runAgent(context: RunContext<AgentDeps>, breakerPolicy: BreakerPo
       const assistant: ChatMessage = { role: "assistant", content: message.content ?? null, tool_calls: calls.map(withStorableArguments) };
       const results: ChatMessage[] = [];
       let valid = 0;
-      for (const call of calls) {
+      for (const [index, call] of calls.entries()) {
         // A cut message may end inside a call's arguments or before its last call: none of it runs.
+        // Arguments over the output cap were never kept, so that call cannot run either.
         const outcome = ending.cut
           ? { content: CUT_TOOL_CALL_RESULT, mutated: false, invalid: true }
-          : call.type === "function"
+          : llm.cutCalls.has(index)
+            ? { content: cutArgumentsResult(deps.config.llmOutputMaxChars), mutated: false, invalid: true }
+            : call.type === "function"
             ? await runToolCall(
                 { deps, agentId: context.agentId, runId: context.runId, toolCallId: call.id, fence: context.fence, answering: context },
                 call.function.name,
@@ -167,6 +173,8 @@ async function finish(
   result: { decider: "llm" | "rules"; reply: string | null },
 ): Promise<RunOutcome> {
   const human = context.events.some((e) => e.source === "human");
+  // The turns are counted as they are stored: long ones off the event loop where the host can.
+  await precount(messageTexts(progress.turns), context.deps.tokenCounter);
   return {
     decider: result.decider,
     mutated: progress.mutated,
@@ -177,6 +185,7 @@ async function finish(
     contextTokens: llm?.largestRequest ?? 0,
     compaction: llm ? { budget: context.deps.config.contextBudgetTokens, calls: progress.calls } : null,
     truncated: progress.truncated,
+    outputCut: llm?.outputCut ?? false,
     ...(progress.errors.length ? { error: progress.errors.join("; ") } : {}),
     turns: toConversationTurns(progress.turns),
   };

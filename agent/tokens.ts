@@ -9,7 +9,12 @@
  * Tokenizing a large prompt takes tens of milliseconds of CPU; on a host with a TokenCounter (the
  * Node host's worker thread) `precount` and `truncateToTokensOffThread` do that work off the event
  * loop and leave the counts where the synchronous functions below find them. Without one (the
- * Worker) everything is counted in place, as before; the counts are the same either way.
+ * Worker) everything is counted in place, as before; the counts are the same either way. What
+ * the counter cannot count in time (it refuses: a missed deadline, a stopped thread and a long
+ * text) is estimated, never counted on the event loop: ESTIMATE_CHARS_PER_TOKEN characters per
+ * token, kept as that text's count and noted in `estimatedTexts`. Model output is cut to
+ * LLM_OUTPUT_MAX_CHARS before it gets here (agent/output-cap.ts), so the Worker's in-place
+ * counting is bounded too.
  */
 import { decode, encode } from "gpt-tokenizer/encoding/cl100k_base";
 import type { TokenCounter } from "./deps.ts";
@@ -47,6 +52,22 @@ function learn(text: string, tokens: number): void {
   }
 }
 
+/** The estimate of a text the counter could not count: characters per token. */
+export const ESTIMATE_CHARS_PER_TOKEN = 3;
+export const estimateTokens = (text: string) => Math.ceil(text.length / ESTIMATE_CHARS_PER_TOKEN);
+/** Texts whose count is an estimate, over the host's life (a diagnostic: tests and logs read it). */
+export let estimatedTexts = 0;
+
+/** Asks the counter; a refusal (deadline, stopped thread) answers null: the caller estimates. */
+async function tokenizeOrNull(counter: TokenCounter, texts: readonly string[]): Promise<Uint32Array[] | null> {
+  try {
+    return await counter.tokenize(texts);
+  } catch {
+    estimatedTexts += texts.length;
+    return null;
+  }
+}
+
 export function countText(text: string): number {
   if (!text) return 0;
   return known.get(text) ?? encode(text, plain).length;
@@ -60,8 +81,8 @@ export async function precount(texts: Iterable<string>, counter: TokenCounter | 
   if (!counter) return;
   const wanted = [...new Set(texts)].filter((t) => t.length >= OFF_THREAD_MIN_CHARS && !known.has(t));
   if (wanted.length === 0) return;
-  const tokens = await counter.tokenize(wanted);
-  wanted.forEach((text, i) => learn(text, tokens[i]!.length));
+  const tokens = await tokenizeOrNull(counter, wanted);
+  wanted.forEach((text, i) => learn(text, tokens ? tokens[i]!.length : estimateTokens(text)));
 }
 
 /** The texts countMessage tokenizes for each message (to precount them). */
@@ -129,14 +150,28 @@ export function truncateToTokens(text: string, maxTokens: number, what = "text")
 export async function truncateToTokensOffThread(text: string, maxTokens: number, what: string, counter: TokenCounter | undefined): Promise<string> {
   if (!counter || text.length < OFF_THREAD_MIN_CHARS) return truncateToTokens(text, maxTokens, what);
   if (known.has(text) && known.get(text)! <= maxTokens) return text;
-  const [tokens] = await counter.tokenize([text]);
-  learn(text, tokens!.length);
+  const [tokens] = (await tokenizeOrNull(counter, [text])) ?? [null];
+  if (!tokens) return estimatedCut(text, maxTokens, what);
+  learn(text, tokens.length);
   if (tokens!.length <= maxTokens) return text;
   for (const cut of cuts(tokens!, maxTokens, what)) {
     await precount([cut], counter);
     if (countText(cut) <= maxTokens) return cut;
   }
   return fallback(tokens!.length, maxTokens, what);
+}
+
+/** A cut by the estimate, for a text that could not be tokenized in time: kept learned as estimated. */
+function estimatedCut(text: string, maxTokens: number, what: string): string {
+  const total = estimateTokens(text);
+  if (total <= maxTokens) {
+    learn(text, total);
+    return text;
+  }
+  const mark = marker(total, maxTokens, what);
+  const cut = text.slice(0, Math.max(0, (maxTokens - estimateTokens(mark) - 1) * ESTIMATE_CHARS_PER_TOKEN)) + mark;
+  learn(cut, estimateTokens(cut));
+  return cut;
 }
 
 function marker(total: number, maxTokens: number, what: string): string {

@@ -25,7 +25,7 @@ import { ResetConfirmPage } from "./reset-confirm.tsx";
 import { agentPath } from "./agent-links.ts";
 import { selectedAgentId } from "./selected-agent.tsx";
 import { csrfToken, safeNext } from "./session.ts";
-import { describeIssues } from "../jobs/validate.ts";
+import { describeIssues, refuseControlCharacters } from "../jobs/validate.ts";
 import { plainText } from "../runtime/plain-text.ts";
 
 type Ctx = Context<AppEnv>;
@@ -53,6 +53,7 @@ const failureForm = z.object({
 async function form<T extends z.ZodType>(c: Ctx, schema: T): Promise<z.infer<T>> {
   const parsed = schema.safeParse(await c.req.parseBody());
   if (!parsed.success) throw new RequestError(400, `invalid form: ${describeIssues(parsed.error.issues)}`);
+  refuseControlCharacters("form", parsed.data);
   return parsed.data;
 }
 

@@ -16,6 +16,7 @@ import { RequestError } from "../jobs/errors.ts";
 import { archiveAsOperator, restoreAsOperator } from "../jobs/agent-archive.ts";
 import { createAgent, findAgent, listAgents, updateAgent, type AgentRow } from "../pipeline/index.ts";
 import { agentPath } from "./agent-links.ts";
+import { channelUrlIssue } from "../jobs/agent-admin-requests.ts";
 import { agentChangeFromForm, agentFormFields, EMPTY_AGENT_FORM, newAgentFromForm, readAgentForm, type AgentFormFields } from "./agent-form.ts";
 import { AgentPage, AgentsPage, type AgentSummary } from "./agents-page.tsx";
 import { loadAttention } from "./attention.ts";
@@ -73,6 +74,7 @@ export async function postAgent(c: Ctx) {
   const fields = readAgentForm(await c.req.parseBody({ all: true }));
   const body = newAgentFromForm(fields);
   if (!body.ok) return renderList(c, { fields, error: `Not created: ${body.error}.`, status: 400 });
+  const urlIssue = channelUrlIssue(body.value.settings, {}, c.get("deps").config.allowPrivateUrls); if (urlIssue) return renderList(c, { fields, error: `Not created: ${urlIssue}.`, status: 400 });
   const { db, clock } = c.get("deps");
   if (!(await createAgent(db, body.value, clock.now()))) return renderList(c, { fields, error: `Not created: agent ${body.value.id} already exists.`, status: 409 });
   await recordActivity(db, c.get("operator"), { action: "agent_create", agentId: body.value.id, subject: body.value.id, at: clock.now() });
@@ -85,6 +87,7 @@ export async function postAgentSettings(c: Ctx) {
   const fields = { ...readAgentForm(await c.req.parseBody({ all: true })), id: row.id };
   const change = agentChangeFromForm(fields, storedSettings(row.settings));
   if (!change.ok) return renderOne(c, row, { fields, error: `Not saved: ${change.error}.`, status: 400 });
+  const urlIssue = channelUrlIssue(change.value.settings, storedSettings(row.settings), c.get("deps").config.allowPrivateUrls); if (urlIssue) return renderOne(c, row, { fields, error: `Not saved: ${urlIssue}.`, status: 400 });
   const { db, clock } = c.get("deps");
   await updateAgent(db, row.id, change.value);
   await recordActivity(db, c.get("operator"), { action: "agent_update", agentId: row.id, subject: "name,settings", at: clock.now() });

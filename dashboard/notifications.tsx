@@ -1,6 +1,7 @@
 /**
  * Notifications page: what the agent told humans, and whether each channel got it. A
- * notification about an approval links to that approval on the Approvals page.
+ * notification about an approval links to that approval on the Approvals page. A failed delivery
+ * shows its HTTP status; the receiver's answer only when the list was read for an admin.
  */
 import type { NotificationView } from "../notify/list-notifications.ts";
 import { Badge, Severity } from "./badges.tsx";
@@ -11,6 +12,10 @@ export const approvalOf = (n: Pick<NotificationView, "dedupKey">): number | null
   const match = n.dedupKey.match(/^approval:(\d+)$/);
   return match ? Number(match[1]) : null;
 };
+
+/** A failed try as its viewer may see it: the error text for admins (given), else the HTTP status only. */
+const deliveryProblem = (d: NotificationView["deliveries"][number]): string =>
+  d.lastError ? ` (${d.lastError})` : d.lastStatus !== null ? ` (HTTP ${d.lastStatus})` : "";
 
 export function NotificationsList({ notifications, now }: { notifications: NotificationView[]; now: number }) {
   if (notifications.length === 0) return <p>No notifications yet.</p>;
@@ -43,7 +48,7 @@ export function NotificationsList({ notifications, now }: { notifications: Notif
                 <li>
                   {`${d.channel}: `}
                   <Badge tone={d.status === "delivered" ? "ok" : d.status === "failed" ? "bad" : "info"}>{d.status}</Badge>
-                  {d.lastError ? ` (${d.lastError})` : ""}
+                  {deliveryProblem(d)}
                 </li>
               ))}
             </ul>

@@ -9,6 +9,7 @@ import { listConversation } from "../agent/conversation.ts";
 import { listApprovals } from "../fleet/approvals.ts";
 import { listInstances } from "../fleet/list-instances.ts";
 import { listNotifications } from "../notify/list-notifications.ts";
+import { hasRole } from "../auth/roles.ts";
 import { listWakes } from "../pipeline/index.ts";
 import { ApprovalsPage } from "./approvals.tsx";
 import { ChatPage } from "./chat.tsx";
@@ -74,7 +75,7 @@ export async function wakesPage(c: Ctx) {
 export async function notificationsPage(c: Ctx) {
   const deps = c.get("deps");
   const agentId = selectedAgentId(c);
-  const notifications = await listNotifications(deps, agentId, NOTIFICATIONS_SHOWN);
+  const notifications = await listNotifications(deps, agentId, NOTIFICATIONS_SHOWN, { withErrors: hasRole(c.get("operator"), "admin") });
   return sendPage(c, { title: "Notifications", current: "notifications" }, <NotificationsPage notifications={notifications} now={deps.clock.now()} />);
 }
 

@@ -2,14 +2,18 @@
  * Request shapes of the agents API (create, update), which the dashboard's form uses too; settings
  * validated like configuration, with the same bounds, and a `contextBudgetTokens` below the
  * minimum a run can work with refused like CONTEXT_BUDGET_TOKENS (jobs/context-budget.ts).
+ * Channel URLs must also pass runtime/outbound-url.ts (https to a public host unless
+ * ALLOW_PRIVATE_URLS), which depends on the deployment, so the API and the dashboard check it with
+ * `channelUrlIssue` once the body has parsed.
  */
 import { z } from "zod";
-import { agentSettingsSchema } from "../runtime/agent-settings.ts";
+import { agentSettingsSchema, maskUrl, type AgentSettings } from "../runtime/agent-settings.ts";
+import { channelUrlProblem } from "../runtime/outbound-url.ts";
+import { plainText } from "../runtime/plain-text.ts";
 import { agentParam } from "./agent-requests.ts";
 import { contextBudgetProblem } from "./context-budget.ts";
 import { RequestError } from "./errors.ts";
 import { providerSettingProblem } from "../fleet/providers.ts";
-import type { AgentSettings } from "../runtime/agent-settings.ts";
 import type { Config } from "../runtime/config.ts";
 
 const settingsBody = agentSettingsSchema.superRefine((settings, ctx) => {
@@ -17,7 +21,7 @@ const settingsBody = agentSettingsSchema.superRefine((settings, ctx) => {
   if (problem) ctx.addIssue({ code: "custom", path: ["contextBudgetTokens"], message: problem });
 });
 
-const name = z.string().trim().min(1, "must not be empty").max(100, "must be at most 100 characters");
+const name = plainText(z.string().trim().min(1, "must not be empty").max(100, "must be at most 100 characters"));
 
 export const createAgentBody = z
   .object({ id: agentParam.shape.agent, name: name.optional(), settings: settingsBody.default({}) })
@@ -40,4 +44,19 @@ export const patchAgentBody = z
 export function assertProviderUsable(settings: AgentSettings | undefined, config: Config): void {
   const problem = providerSettingProblem(settings?.provider, config);
   if (problem) throw new RequestError(400, `settings.provider: ${problem}`);
+}
+
+/**
+ * The first channel URL of `settings` this deployment may not send to, as `settings.channels.<name>:
+ * <why>`, or null. A URL sent back as the mask of the stored one keeps the stored URL and is not
+ * checked again (it was accepted when it was set).
+ */
+export function channelUrlIssue(settings: AgentSettings | undefined, stored: AgentSettings, allowPrivate: boolean): string | null {
+  for (const [name, url] of Object.entries(settings?.channels ?? {})) {
+    const kept = stored.channels?.[name as keyof NonNullable<AgentSettings["channels"]>];
+    if (url === undefined || (kept !== undefined && (url === kept || url === maskUrl(kept)))) continue;
+    const problem = channelUrlProblem(url, allowPrivate);
+    if (problem) return `settings.channels.${name}: ${problem}`;
+  }
+  return null;
 }

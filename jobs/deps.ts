@@ -12,6 +12,8 @@ export type { TokenCounter } from "../agent/deps.ts";
 export interface Deps extends AgentDeps {
   /** What a claimed run does (the agent, which decides by rules without an LLM). */
   runStep: AgentRunStep;
+  /** The Node host's check that its open database file is still the one DATABASE_URL names. */
+  databaseFile?: { problem(): string | null };
 }
 
 /** A run step and its context as the agent sees them (the agent's ports on `deps`). */

@@ -1,11 +1,20 @@
 /**
  * Validation at the edge: zod schemas through @hono/zod-validator, with failures turned into a
  * 400 whose message names the field and the problem. Handlers only see parsed, typed input.
+ * Every string in it is plain text (runtime/plain-text.ts): a control character anywhere is a 400
+ * naming the field, whatever the route's own schema says.
  */
 import { zValidator } from "@hono/zod-validator";
 import type { ValidationTargets } from "hono";
 import type { z, ZodType } from "zod";
 import { RequestError } from "./errors.ts";
+import { CONTROL_MESSAGE, controlCharacterField } from "../runtime/plain-text.ts";
+
+/** Throws the 400 for the first field of parsed input that is not plain text. */
+export function refuseControlCharacters(where: string, data: unknown): void {
+  const field = controlCharacterField(data);
+  if (field !== null) throw new RequestError(400, `invalid ${where}: ${field}: ${CONTROL_MESSAGE}`);
+}
 
 export function describeIssues(issues: readonly { path: PropertyKey[]; message: string }[]): string {
   return issues
@@ -27,13 +36,13 @@ export function parseJsonBody<T extends ZodType>(raw: string, schema: T): z.infe
   }
   const parsed = schema.safeParse(json);
   if (!parsed.success) throw new RequestError(400, `invalid body: ${describeIssues(parsed.error.issues)}`);
+  refuseControlCharacters("body", parsed.data);
   return parsed.data;
 }
 
 export const validate = <T extends ZodType, Target extends keyof ValidationTargets>(target: Target, schema: T) =>
   zValidator(target, schema, (result) => {
-    if (!result.success) {
-      const where = target === "json" ? "body" : target;
-      throw new RequestError(400, `invalid ${where}: ${describeIssues(result.error.issues)}`);
-    }
+    const where = target === "json" ? "body" : target;
+    if (!result.success) throw new RequestError(400, `invalid ${where}: ${describeIssues(result.error.issues)}`);
+    refuseControlCharacters(where, result.data);
   });

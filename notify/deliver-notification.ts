@@ -1,7 +1,8 @@
 /**
  * Sends one notification delivery (one notification to one channel), called for a scheduler
  * delivery `{type: "notify", deliveryId}`. Every attempt is counted and its error recorded on the
- * row. A retryable failure (timeout, network, 429, 5xx) is thrown so the scheduler retries with
+ * row: the HTTP status (`lastStatus`, what viewers see) and the error with the channel's answer
+ * (`lastError`, admins only: a receiver's body may hold anything). A retryable failure (timeout, network, 429, 5xx) is thrown so the scheduler retries with
  * backoff; a permanent one, or the last allowed attempt, marks the row failed and returns, so a
  * dead channel is retried a bounded number of times and the outcome is visible in the API.
  * Idempotent: a delivered or failed row is left alone when the scheduler repeats itself.
@@ -50,24 +51,25 @@ export async function deliverNotification(deps: PipelineDeps, deliveryId: number
   } catch (err) {
     const error = err instanceof Error ? err.message : String(err);
     const retryable = err instanceof ChannelError ? err.retryable : true;
+    const httpStatus = err instanceof ChannelError ? err.status : null;
     const lastAttempt = claimed.attempts >= maxAttempts(deps);
     if (!retryable || lastAttempt) {
       log.error("notification delivery failed for good", { deliveryId, channel, attempts: claimed.attempts, error });
-      await recordOutcome(deps, deliveryId, "failed", error);
+      await recordOutcome(deps, deliveryId, "failed", error, httpStatus);
       return;
     }
-    await recordOutcome(deps, deliveryId, "pending", error);
+    await recordOutcome(deps, deliveryId, "pending", error, httpStatus);
     throw err instanceof Error ? err : new Error(error);
   }
   await recordOutcome(deps, deliveryId, "delivered", null);
 }
 
-async function recordOutcome(deps: Pick<PipelineDeps, "db" | "clock">, deliveryId: number, status: "pending" | "delivered" | "failed", error: string | null) {
+async function recordOutcome(deps: Pick<PipelineDeps, "db" | "clock">, deliveryId: number, status: "pending" | "delivered" | "failed", error: string | null, httpStatus: number | null = null) {
   await deps.db
     .update(notificationDeliveries)
     .set({
       status,
-      ...(error === null ? {} : { lastError: error.slice(0, 1000) }),
+      ...(error === null ? {} : { lastError: error.slice(0, 1000), lastStatus: httpStatus }),
       ...(status === "delivered" ? { deliveredAt: deps.clock.now() } : {}),
     })
     .where(eq(notificationDeliveries.id, deliveryId));

@@ -1,4 +1,8 @@
-/** Read model of notifications for the API and dashboard: newest first, with each channel's outcome. */
+/**
+ * Read model of notifications for the API and dashboard: newest first, with each channel's outcome.
+ * A failed delivery shows its HTTP status (`lastStatus`) to everyone; its error text, which holds
+ * what the receiver answered, only with `withErrors` (admins): otherwise `lastError` is null.
+ */
 import { desc, eq, inArray } from "drizzle-orm";
 import type { PipelineDeps } from "../pipeline/index.ts";
 import { notificationDeliveries, notifications } from "../schema/index.ts";
@@ -13,10 +17,15 @@ export interface NotificationView {
   dedupKey: string;
   repeats: number;
   createdAt: string;
-  deliveries: { id: number; channel: string; status: string; attempts: number; lastError: string | null; deliveredAt: string | null }[];
+  deliveries: { id: number; channel: string; status: string; attempts: number; lastStatus: number | null; lastError: string | null; deliveredAt: string | null }[];
 }
 
-export async function listNotifications(deps: Pick<PipelineDeps, "db">, agentId: string, limit = 50): Promise<NotificationView[]> {
+export async function listNotifications(
+  deps: Pick<PipelineDeps, "db">,
+  agentId: string,
+  limit = 50,
+  options: { withErrors?: boolean } = {},
+): Promise<NotificationView[]> {
   const rows = await deps.db
     .select()
     .from(notifications)
@@ -45,7 +54,8 @@ export async function listNotifications(deps: Pick<PipelineDeps, "db">, agentId:
         channel: d.channel,
         status: d.status,
         attempts: d.attempts,
-        lastError: d.lastError,
+        lastStatus: d.lastStatus,
+        lastError: options.withErrors ? d.lastError : null,
         deliveredAt: iso(d.deliveredAt),
       })),
   }));

@@ -42,6 +42,7 @@ function runRecord(claim: Claimed, result: RunResult, now: number) {
     contextTokens: outcome.contextTokens,
     compaction: outcome.compaction ?? null,
     truncated: outcome.truncated ?? false,
+    outputCut: outcome.outputCut ?? false,
     error: outcome.error ?? null,
     finishedAt: now,
   };

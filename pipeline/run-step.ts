@@ -56,6 +56,8 @@ export interface RunOutcome {
   compaction: unknown;
   /** The model's output limit cut one of the run's messages (recorded as `runs.truncated`). */
   truncated?: boolean;
+  /** A reply or tool argument was over LLM_OUTPUT_MAX_CHARS and was cut (recorded as `runs.outputCut`). */
+  outputCut?: boolean;
   /** Set when the step ran but something it tried failed (recorded, not fatal). */
   error?: string;
   /**

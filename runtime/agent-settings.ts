@@ -6,11 +6,12 @@
  * them over the host's Config so the rest of the code reads one Config and never knows settings
  * exist. Channel URLs carry tokens and a provider setting its API key, so `maskSettings` is what
  * the API and the dashboard show, and `keepMaskedSecrets` turns a mask sent back unchanged into
- * the stored secret again (a form or a
- * PATCH that did not retype a secret must not overwrite it).
+ * the stored secret again (a form or a PATCH that did not retype a secret must not overwrite it).
+ * Every text is plain text (runtime/plain-text.ts): `gpt\u0000-4o` is refused, not sent to the LLM server.
  */
 import { z } from "zod";
 import { APPROVABLE_ACTIONS, PROVIDERS, type Config } from "./config.ts";
+import { plainText } from "./plain-text.ts";
 import {
   AGENT_MODEL_MAX_CHARS, CONTEXT_BUDGET_MAX_TOKENS, DEBOUNCE_MAX_MS, httpUrl, IDLE_STOP_AFTER_MAX_S, MAX_PENDING_WAKES_MAX,
   SPEND_LIMIT_PER_DAY_MAX_USD, token, WINDOW_MAX_S,
@@ -25,8 +26,8 @@ const bounded = (min: number, max: number) => z.number().int("must be a whole nu
  */
 const instanceFilter = z
   .object({
-    labelPrefix: z.string().min(1, "must not be empty").max(64).optional(),
-    ids: z.array(z.string().min(1).max(64)).min(1, "must list at least one id").max(1000).optional(),
+    labelPrefix: plainText(z.string().min(1, "must not be empty").max(64)).optional(),
+    ids: z.array(plainText(z.string().min(1).max(64))).min(1, "must list at least one id").max(1000).optional(),
   })
   .strict()
   .refine((f) => (f.labelPrefix === undefined) !== (f.ids === undefined), "must give exactly one of labelPrefix or ids");
@@ -35,7 +36,7 @@ export type InstanceFilter = z.infer<typeof instanceFilter>;
 
 export const agentSettingsSchema = z
   .object({
-    model: z.string().trim().min(1, "must not be empty").max(AGENT_MODEL_MAX_CHARS, `must be at most ${AGENT_MODEL_MAX_CHARS} characters`).optional(),
+    model: plainText(z.string().trim().min(1, "must not be empty").max(AGENT_MODEL_MAX_CHARS, `must be at most ${AGENT_MODEL_MAX_CHARS} characters`)).optional(),
     /** The minimum depends on the prompt's size, so it is checked where settings are accepted (jobs/agent-admin-requests.ts). */
     contextBudgetTokens: bounded(1, CONTEXT_BUDGET_MAX_TOKENS).optional(),
     debounceHumanMs: bounded(0, DEBOUNCE_MAX_MS).optional(),
@@ -47,7 +48,7 @@ export const agentSettingsSchema = z
       .strict()
       .optional(),
     /** DISCORD_THREAD_NAME for this agent's Discord channel (a forum channel's webhook needs one). */
-    discordThreadName: z.string().trim().min(1, "must not be empty").max(100, "must be at most 100 characters (Discord's limit)").optional(),
+    discordThreadName: plainText(z.string().trim().min(1, "must not be empty").max(100, "must be at most 100 characters (Discord's limit)")).optional(),
     instanceFilter: instanceFilter.optional(),
     /** AGENT_MODE for this agent: `shadow` records decisions as proposals and never acts. */
     mode: z.enum(["act", "shadow"]).optional(),

@@ -22,6 +22,7 @@ import { capOutput, describeIssues, toChatTool, type AgentTool, type ToolContext
 import { cancelWakeTool, scheduleNextCheckTool } from "./wakes.ts";
 import { markProviderTextRead, PROVIDER_TEXT_TOOLS } from "../untrusted-input.ts";
 import { unsupported, type Capability, type FleetProvider } from "../../fleet/provider.ts";
+import { CONTROL_MESSAGE, controlCharacterField } from "../../runtime/plain-text.ts";
 
 export const AGENT_TOOLS: readonly AgentTool[] = [
   listInstancesTool,
@@ -76,6 +77,9 @@ export async function runToolCall(context: ToolContext, name: string, rawArgumen
   }
   const args = tool.schema.safeParse(parsedJson);
   if (!args.success) return invalid(`invalid arguments for ${name}: ${describeIssues(args.error)}`);
+  // Whatever a tool stores (titles, facts, reasons, labels) is plain text, as everywhere else.
+  const control = controlCharacterField(args.data);
+  if (control !== null) return invalid(`invalid arguments for ${name}: ${control}: ${CONTROL_MESSAGE}`);
   const result = await tool.run(context, args.data as never);
   // What the provider wrote is now in the run's input: facts it remembers from here are marked.
   if (PROVIDER_TEXT_TOOLS.has(name)) markProviderTextRead(context.fence);

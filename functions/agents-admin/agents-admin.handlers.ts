@@ -14,7 +14,8 @@ import { recordActivity } from "../../auth/activity.ts";
 import { RequestError } from "../../jobs/errors.ts";
 import { auditModeChange } from "../../jobs/agent-mode.ts";
 import { archiveAsOperator, restoreAsOperator } from "../../jobs/agent-archive.ts";
-import { assertProviderUsable, type createAgentBody, type patchAgentBody } from "../../jobs/agent-admin-requests.ts";
+import { assertProviderUsable, channelUrlIssue, type createAgentBody, type patchAgentBody } from "../../jobs/agent-admin-requests.ts";
+import type { AgentSettings } from "../../runtime/agent-settings.ts";
 
 type Ctx = Context<AppEnv>;
 
@@ -34,9 +35,16 @@ export async function postAgent(c: Ctx, body: z.infer<typeof createAgentBody>) {
   const deps = c.get("deps");
   const now = deps.clock.now();
   assertProviderUsable(body.settings, deps.config);
+  refuseChannelUrls(body.settings, {}, deps.config.allowPrivateUrls);
   if (!(await createAgent(deps.db, body, now))) throw new RequestError(409, `agent ${body.id} already exists`);
   await recordActivity(deps.db, c.get("operator"), { action: "agent_create", agentId: body.id, subject: body.id, at: now });
   return c.json(presentAgent((await findAgent(deps.db, body.id))!), 201);
+}
+
+/** A channel URL this deployment may not send to: 400 naming the field, nothing written. */
+function refuseChannelUrls(settings: AgentSettings | undefined, stored: AgentSettings, allowPrivate: boolean): void {
+  const issue = channelUrlIssue(settings, stored, allowPrivate);
+  if (issue) throw new RequestError(400, `invalid body: ${issue}`);
 }
 
 export async function getAgents(c: Ctx) {
@@ -47,6 +55,7 @@ export async function getAgents(c: Ctx) {
 export async function patchAgent(c: Ctx, agentId: string, body: z.infer<typeof patchAgentBody>) {
   const deps = c.get("deps");
   const stored = body.settings && (await findAgent(deps.db, agentId));
+  refuseChannelUrls(body.settings, storedSettings(stored?.settings), deps.config.allowPrivateUrls);
   const settings = body.settings && keepMaskedSecrets(body.settings, storedSettings(stored?.settings));
   assertProviderUsable(settings, deps.config);
   const before = stored ?? (await findAgent(deps.db, agentId));

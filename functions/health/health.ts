@@ -2,7 +2,8 @@
  * GET /healthz, without auth. Assembled from parts, each adding its fields and saying whether the
  * service is healthy; adding a field is adding one part to PARTS. The database part makes a tiny
  * real write (one health_probe row), so a full disk or read-only file answers 503 instead of
- * `ok: true`; the scheduler part answers 503 while publishes are refused (the recorded
+ * `ok: true`, and so does a database file deleted or replaced under the Node host (`dbError`
+ * says which, functions/host/database-file-watch.ts); the scheduler part answers 503 while publishes are refused (the recorded
  * scheduler health: `{kind, ok: false, error, since}`) and reports the backlog of due deliveries.
  * `llm` names the deployment's model ("none" without one); each agent has its own LLM breaker, so
  * `llmTrouble` lists the agents whose model's breaker is open or misconfigured — one broken agent
@@ -20,6 +21,9 @@ import { readSchedulerHealth, schedulerBacklog } from "../../pipeline/index.ts";
 type HealthPart = (deps: Deps) => Promise<{ fields: Record<string, unknown>; healthy: boolean }>;
 
 const databasePart: HealthPart = async (deps) => {
+  // A deleted or replaced file still accepts writes (to an unlinked inode): that is not healthy.
+  const gone = deps.databaseFile?.problem() ?? null;
+  if (gone) return { fields: { db: "file gone", dbWritable: false, dbError: gone }, healthy: false };
   const writable = await writeHealthProbe(deps.db, deps.clock.now()).then(
     () => true,
     () => false,

@@ -1,7 +1,8 @@
 /**
- * One writer per host identity. A Node host's identity is its machine name plus its data
- * directory (for a `file:` database, the database's directory), so two processes on one database
- * file always share it. On start the host records its pid in `node_hosts`; a second process whose
+ * One writer per host identity. A Node host's identity is its machine name plus, for a `file:`
+ * database, the file's device and inode (so a symlinked directory or another spelling of the path
+ * names the same identity; hard links are refused before opening, functions/host/database-checks.ts),
+ * else its data directory, so two processes on one database file always share it. On start the host records its pid in `node_hosts`; a second process whose
  * identity is held by a live pid refuses to start with one line naming that pid and since when.
  * A row left by a process that died (kill -9, crash) names a dead pid and is taken over.
  * The identity also marks the leases a host takes, so on start it recovers only its own.
@@ -18,8 +19,9 @@ export class HostLockError extends Error {
   }
 }
 
-export function nodeHostId(dataDir: string): string {
-  return `node:${hostname()}:${dataDir}`;
+/** `node:<hostname>:<dev>:<ino>` for a database file; `node:<hostname>:<dataDir>` for a remote one. */
+export function nodeHostId(file: { dev: number; ino: number } | null, dataDir: string): string {
+  return file ? `node:${hostname()}:${file.dev}:${file.ino}` : `node:${hostname()}:${dataDir}`;
 }
 
 function alive(pid: number): boolean {

@@ -3,6 +3,8 @@
  * (migrated on start; its WAL checkpoints on a worker thread), the local durable scheduler, the cron tick on an interval, and
  * @hono/node-server. Every start-up failure it can name (a bad or unwritable database, a port in
  * use, another live process on the same database) is a one-line ConfigError or HostLockError.
+ * The open file is watched (database-file-watch.ts): deleted or replaced, /healthz answers 503
+ * and writes are refused.
  * One writer per host identity (functions/host/host-lock.ts): on start, runs this identity left
  * `running` are recovered at once; leases other hosts hold (Turso, rolling restarts) expire as usual.
  */
@@ -29,7 +31,8 @@ import { runScheduledTick } from "../../jobs/scheduled-tick.ts";
 import { SimulatorProvider } from "../../fleet/simulator.ts";
 import { buildApp } from "../app.ts";
 import { checkContextBudget } from "./context-budget.ts";
-import { checkDatabaseFile, databaseFailure, probeDatabase } from "./database-checks.ts";
+import { checkDatabaseFile, databaseFailure, databaseFileIdentity, probeDatabase } from "./database-checks.ts";
+import { DatabaseFileWatch, refusingWritesWhenGone, watchedClient } from "./database-file-watch.ts";
 import { acquireHostLock, nodeHostId, releaseHostLock } from "./host-lock.ts";
 import { loadOrCreateSecret, makeAdminToken, makeWebhookSecret } from "./node-secrets.ts";
 import { TokenWorker } from "./token-worker.ts";
@@ -94,7 +97,6 @@ export async function startNodeHost(
   checkContextBudget(parsed);
   checkDatabaseFile(parsed.databaseUrl);
   const config = withLocalSecrets(parsed, log);
-  const hostId = nodeHostId(dataDir(config.databaseUrl));
 
   let client: Client;
   try {
@@ -102,9 +104,19 @@ export async function startNodeHost(
   } catch (err) {
     throw databaseFailure("opening it", err);
   }
-  const db = openDatabase(options.instrumentClient ? options.instrumentClient(client) : client);
   try {
     await probeDatabase(client, config.databaseUrl);
+  } catch (err) {
+    client.close();
+    throw err;
+  }
+  // The file's identity as opened: the host lock's name, and what /healthz compares the path with.
+  const opened = databaseFileIdentity(config.databaseUrl);
+  const fileWatch = opened ? new DatabaseFileWatch(config.databaseUrl, opened) : null;
+  const hostId = nodeHostId(opened, dataDir(config.databaseUrl));
+  const watched = fileWatch ? watchedClient(client, fileWatch) : client;
+  const db = openDatabase(options.instrumentClient ? options.instrumentClient(watched) : watched);
+  try {
     await applyMigrations(db).catch((err: unknown) => Promise.reject(databaseFailure("applying the migrations", err)));
     await writeHealthProbe(db, clock.now()).catch((err: unknown) => Promise.reject(databaseFailure("writing to it", err)));
     await acquireHostLock(db, hostId, clock.now());
@@ -121,7 +133,7 @@ export async function startNodeHost(
     config.scheduler === "qstash"
       ? qstashSchedulerFromConfig(config)
       : new LocalScheduler({ db, clock, log, visibilityMs: config.runLeaseMs + 60_000 });
-  const deps = { ...wireDeps({ db, clock, config, scheduler, log, hostId }), groupCommit: new GroupCommit(db, GROUP_COMMIT), tokenCounter: new TokenWorker(log) };
+  const deps = { ...wireDeps({ db, clock, config, scheduler, log, hostId }), groupCommit: new GroupCommit(db, GROUP_COMMIT), tokenCounter: new TokenWorker(log), ...(fileWatch ? { databaseFile: fileWatch } : {}) };
   if (deps.provider instanceof SimulatorProvider) await deps.provider.seed(config.simulator.instances);
 
   // Runs a previous process of this host identity left cannot still be running (the host lock says
@@ -133,7 +145,7 @@ export async function startNodeHost(
   for (const agentId of await listAgentIds(db)) await recoverDeadLease(deps, agentId);
 
   const app = buildApp(() => deps);
-  const server = await listen(app.fetch, config.bindHost, config.port).catch(async (err: unknown) => {
+  const server = await listen(fileWatch ? refusingWritesWhenGone(app.fetch, fileWatch) : app.fetch, config.bindHost, config.port).catch(async (err: unknown) => {
     await deps.tokenCounter.close();
     await checkpointer?.stop();
     await releaseHostLock(db, hostId);

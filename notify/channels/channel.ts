@@ -2,6 +2,8 @@
  * What every outbound channel shares: the message it is given, the error it throws, and one
  * bounded HTTP POST. A channel classifies failures so the caller knows whether retrying can help
  * (timeouts, network errors, 429 and 5xx) or not (any other 4xx: a wrong URL or a rejected body).
+ * Redirects are not followed (`redirect: "manual"`): a channel URL was checked where it was set
+ * (runtime/outbound-url.ts), and a 3xx pointing elsewhere is a failure, not a new destination.
  */
 export type Severity = "info" | "warning" | "critical";
 
@@ -45,7 +47,7 @@ export async function postOnce(
 ): Promise<{ status: number; text: string }> {
   let response: Response;
   try {
-    response = await fetch(url, { method: "POST", ...init, signal: AbortSignal.timeout(timeoutMs) });
+    response = await fetch(url, { method: "POST", ...init, redirect: "manual", signal: AbortSignal.timeout(timeoutMs) });
   } catch (err) {
     const timedOut = err instanceof Error && (err.name === "TimeoutError" || err.name === "AbortError");
     throw new ChannelError(`${channel}: ${timedOut ? `no answer within ${timeoutMs} ms` : `request failed: ${String(err)}`}`, true);

@@ -1,7 +1,8 @@
 /**
  * The Node host's token-count worker thread: it counts exactly what agent/tokens.ts counts in
  * place, it truncates to the same text, at most MAX_IN_FLIGHT requests wait on it, and a thread
- * that crashes is logged once while every request is still answered (in place).
+ * that crashes is logged once while every short request is still answered (in place) and a long
+ * one refused (the caller estimates; test/agent/output-cap.test.ts has the deadline).
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { MAX_IN_FLIGHT, TokenWorker } from "../../functions/host/token-worker.ts";
@@ -56,14 +57,16 @@ describe("token-count worker thread", () => {
     expect(await truncateToTokensOffThread(fits, 10_000, "x", worker)).toBe(fits);
   });
 
-  it("a thread that crashes is logged once and every request is still answered, in place", async () => {
+  it("a thread that crashes is logged once and every short request is still answered, in place; a long one is refused (estimated)", async () => {
     const log = recordingLog();
     const worker = start(crashingThread, log);
-    const [owed, after] = await Promise.all([worker.tokenize(TEXTS), worker.tokenize(["one more"])]);
-    expect(owed.map((t) => t.length)).toEqual(TEXTS.map(countText));
+    const short = TEXTS.slice(0, 5);
+    const [owed, after] = await Promise.all([worker.tokenize(short), worker.tokenize(["one more"])]);
+    expect(owed.map((t) => t.length)).toEqual(short.map(countText));
     expect(after[0]!.length).toBe(countText("one more"));
     expect(worker.alive).toBe(false);
-    expect((await worker.tokenize(TEXTS.slice(5)))[0]!.length).toBe(countText(TEXTS[5]!));
+    expect((await worker.tokenize(short.slice(4)))[0]!.length).toBe(countText(short[4]!));
+    await expect(worker.tokenize(TEXTS)).rejects.toThrow(/too many to count on the event loop/);
     expect(log.errors).toHaveLength(1);
     expect(log.errors[0]!.message).toMatch(/token-count worker thread stopped/);
     expect(String(log.errors[0]!.fields?.why)).toContain("tokenizer blew up");

@@ -53,7 +53,7 @@ describe("notification deliveries", () => {
     expect(JSON.parse(slack.received[0]!.body).text).toContain("sim-1 unreachable");
     const [listed] = await listNotifications(deps, "default");
     expect(listed!.deliveries).toEqual([
-      { id: expect.any(Number), channel: "slack", status: "delivered", attempts: 1, lastError: null, deliveredAt: new Date(deps.clock.now() - 10 * 60_000).toISOString() },
+      { id: expect.any(Number), channel: "slack", status: "delivered", attempts: 1, lastStatus: null, lastError: null, deliveredAt: new Date(deps.clock.now() - 10 * 60_000).toISOString() },
     ]);
   });
 

@@ -68,6 +68,10 @@ export interface Receiver {
   discordForum: boolean;
   /** Discord only: an accepted post is answered 204 without the message, whatever `wait` says. */
   discordDropsAnswer: boolean;
+  /** The text a scripted non-2xx answer carries. */
+  errorBody: string;
+  /** The `Location` a scripted 3xx answer carries (a redirect a client must not follow). */
+  redirectTo: string | null;
   close(): Promise<void>;
 }
 
@@ -201,6 +205,8 @@ export async function startReceiver(path = "/hook", fallback = 200, service: Rec
     hang: false,
     discordForum: false,
     discordDropsAnswer: false,
+    errorBody: "upstream says no",
+    redirectTo: null,
     close: () =>
       new Promise<void>((resolve) => {
         for (const res of pending) res.destroy();
@@ -233,7 +239,10 @@ export async function startReceiver(path = "/hook", fallback = 200, service: Rec
       const status = receiver.script.shift() ?? receiver.fallback;
       if (service === "discord" && status >= 200 && status < 300) answerDiscord(res, query, body, receiver);
       else if (status === 204) res.writeHead(204).end();
-      else res.writeHead(status, { "Content-Type": "text/plain" }).end(status < 300 ? "ok" : "upstream says no");
+      else {
+        const location = status >= 300 && status < 400 && receiver.redirectTo ? { Location: receiver.redirectTo } : {};
+        res.writeHead(status, { "Content-Type": "text/plain", ...location }).end(status < 300 ? "ok" : receiver.errorBody);
+      }
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

@@ -20,6 +20,8 @@ export const SCENARIO_VARS = {
   DEBOUNCE_HUMAN_MS: "0",
   DEBOUNCE_STATE_MS: "0",
   SIMULATOR_INSTANCES: "3",
+  // Channel receivers listen on loopback (test/notify/receiver.ts): a local setup.
+  ALLOW_PRIVATE_URLS: "true",
   SIMULATOR_FAILURE_RATE: "0",
   RECONCILE_INTERVAL_S: "1",
   LLM_MAX_RETRIES: "0",

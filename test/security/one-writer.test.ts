@@ -6,7 +6,7 @@
  * a live lease another host holds (Turso, a rolling restart) is left to expire.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { createClient } from "@libsql/client";
@@ -78,7 +78,8 @@ describe("one writer per database file", () => {
 
     const db = createClient({ url: `file:${file}` });
     const future = Date.now() + 3_600_000;
-    const own = nodeHostId(dirname(file));
+    const { dev, ino } = statSync(file);
+    const own = nodeHostId({ dev, ino }, dirname(file));
     const seed = async (leaseHost: string) => {
       await db.execute({ sql: "update agents set run_counter = run_counter + 1, lease_run_id = run_counter + 1, lease_token = 't', lease_expires_at = ?, lease_host = ? where id = 'default'", args: [future, leaseHost] });
       await db.execute("insert into runs (agent_id, run_id, status, session_epoch, started_at) select id, run_counter, 'running', 1, 0 from agents where id = 'default'");
