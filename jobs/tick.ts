@@ -17,6 +17,7 @@ import { checkHeartbeats } from "../fleet/heartbeat.ts";
 import { checkOverdueStates } from "../fleet/overdue-states.ts";
 import { checkMissedHeartbeats } from "../fleet/heartbeat-escalation.ts";
 import { checkEconomics } from "../fleet/economics-check.ts";
+import { followUpApprovals } from "../fleet/approval-followup.ts";
 import { repairStalledDeliveries } from "../notify/repair-deliveries.ts";
 import { announcePoisonDrops } from "../notify/poison-alerts.ts";
 import { listActiveAgentIds } from "../pipeline/index.ts";
@@ -41,6 +42,7 @@ export const FLEET_CHECKS: readonly AnyTickCheck[] = [
   checkMissedHeartbeats,
   checkOverdueStates,
   checkEconomics,
+  followUpApprovals,
   announcePoisonDrops,
   repairStalledDeliveries,
   checkLoopHealth,
