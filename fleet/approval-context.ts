@@ -43,20 +43,6 @@ export async function approvalContext(deps: { db: Db; config: Pick<Config, "prov
   };
 }
 
-/** An origin-relative path, or an absolute URL when PUBLIC_URL is set (notifications are read elsewhere). */
-function link(config: Pick<Config, "publicUrl">, path: string, agentId: string): string {
-  return `${(config.publicUrl ?? "").replace(/\/$/, "")}${path}${path.includes("?") ? "&" : "?"}agent=${encodeURIComponent(agentId)}`;
-}
-
-export function instanceLink(config: Pick<Config, "publicUrl">, agentId: string, instanceId: string): string {
-  return link(config, `/fleet/${encodeURIComponent(instanceId)}`, agentId);
-}
-
-export function approvalLink(config: Pick<Config, "publicUrl">, agentId: string, approvalId: number): string {
-  const [path, fragment] = [link(config, "/approvals", agentId), `#approval-${approvalId}`];
-  return path + fragment;
-}
-
 /** "2 h 5 min", "12 min", "40 s": how long the instance had been in its state. */
 export function duration(ms: number): string {
   const s = Math.max(0, Math.round(ms / 1000));

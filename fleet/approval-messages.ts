@@ -6,7 +6,8 @@
  */
 import type { Config } from "../runtime/config.ts";
 import type { approvals } from "../schema/index.ts";
-import { approvalLink, describeContext, instanceLink, storedContext } from "./approval-context.ts";
+import { describeContext, storedContext } from "./approval-context.ts";
+import { approvalLink, instanceLink } from "../notify/approval-links.ts";
 
 type ApprovalRow = typeof approvals.$inferSelect;
 /** What an approval says about itself before anyone decided it. */
