@@ -51,6 +51,7 @@ const API: [string, string, Role, unknown?][] = [
   ["GET", "/api/operators", "admin"],
   ["POST", "/api/operators", "admin", { name: "new-one", role: "viewer" }],
   ["DELETE", "/api/operators/:id", "admin"],
+  ["PATCH", "/api/operators/:id", "admin", { slackUserId: "U0PATCHED" }],
 ];
 
 const DASHBOARD_POSTS: [string, Role, Record<string, string>][] = [
@@ -102,7 +103,7 @@ describe("roles on every route", () => {
     const app = buildApp(() => {
       throw new Error("not called");
     });
-    const registered = app.routes.filter((r) => r.method === "POST" && !r.path.startsWith("/api/") && !/^\/(sign-|webhooks|internal)/.test(r.path));
+    const registered = app.routes.filter((r) => r.method === "POST" && !r.path.startsWith("/api/") && !/^\/(sign-|webhooks|internal|integrations)/.test(r.path));
     expect(new Set(registered.map((r) => concretePost(r.path)))).toEqual(new Set(DASHBOARD_POSTS.map(([path]) => path)));
   });
 
