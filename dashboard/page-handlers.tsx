@@ -119,7 +119,7 @@ export async function approvalsPage(c: Ctx) {
   const agentId = selectedAgentId(c);
   const approvals = await listApprovals(deps, agentId, undefined, APPROVALS_SHOWN);
   const frame = await frameFor(c);
-  return sendPage(c, { title: "Approvals", current: "approvals", frame }, <ApprovalsPage approvals={approvals} csrf={frame.csrf} now={deps.clock.now()} />);
+  return sendPage(c, { title: "Approvals", current: "approvals", frame }, <ApprovalsPage approvals={approvals} csrf={frame.csrf} now={deps.clock.now()} role={c.get("operator").role} />);
 }
 
 export async function chatPage(c: Ctx, error: string | null = null) {
