@@ -2,14 +2,16 @@
  * The approvals page (issue #24, items 1 and 4) through the signed-in dashboard on real libSQL:
  * a card shows the instance (linked), GPU, $/h, state and for how long, who asked and when it
  * expires; a viewer sees no decide form, an operator does; and the two-person rule refuses the
- * asker's own approval from the dashboard too (403, still pending).
+ * asker's own approval from the dashboard too (403, still pending); an active rejection is listed
+ * with a Lift form for operators (not viewers), and lifting it ends the block.
  */
 import { describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
 import { buildApp } from "../../functions/app.ts";
 import { createOperator } from "../../auth/operators-store.ts";
 import { operatorInstanceAction } from "../../jobs/operator-instance-action.ts";
-import { approvals } from "../../schema/index.ts";
+import { actionBlocks, approvals } from "../../schema/index.ts";
+import { decideApproval } from "../../fleet/approvals.ts";
 import type { SimulatorProvider } from "../../fleet/simulator.ts";
 import { reconcileFleet } from "../support/one-check.ts";
 import { createTestDeps } from "../support/test-deps.ts";
@@ -57,5 +59,24 @@ describe("approval cards", () => {
     expect(res.status).toBe(403);
     expect(await res.text()).toContain("APPROVAL_TWO_PERSON");
     expect((await deps.db.select().from(approvals).where(eq(approvals.id, id)))[0]!.status).toBe("pending");
+  });
+
+  it("list rejections in force with a Lift form for operators only, and lifting ends the block", async () => {
+    const { deps, app, page, ada, vic, id } = await setup();
+    await decideApproval(deps, "default", id, "reject", "not yet", "ada");
+    const [block] = await deps.db.select().from(actionBlocks);
+    const viewer = await page(vic);
+    expect(viewer.html).toContain("destroy sim-1 rejected by ada");
+    expect(viewer.html).not.toContain(`/approvals/blocks/${block!.id}/lift`);
+    const { cookie, html } = await page(ada);
+    expect(html).toContain(`action="/approvals/blocks/${block!.id}/lift"`);
+    const res = await app.request(`${ORIGIN}/approvals/blocks/${block!.id}/lift`, {
+      method: "POST",
+      headers: { Cookie: cookie, Origin: ORIGIN, "Content-Type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ _csrf: csrfFrom(html) }),
+    });
+    expect(res.status).toBe(303);
+    expect((await deps.db.select().from(actionBlocks))[0]).toMatchObject({ liftedBy: "ada" });
+    expect((await page(ada)).html).toContain("No rejection blocks an action.");
   });
 });
