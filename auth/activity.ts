@@ -15,6 +15,7 @@ export type ActivityKind =
   | "reset"
   | "approve"
   | "reject"
+  | "operator_change"
   | "lift_block"
   | "operator_add"
   | "operator_revoke"

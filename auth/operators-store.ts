@@ -31,16 +31,19 @@ export function presentOperator(row: OperatorRow) {
     createdBy: row.createdBy,
     createdAt: new Date(row.createdAt).toISOString(),
     revokedAt: row.revokedAt === null ? null : new Date(row.revokedAt).toISOString(),
+    /** The Slack user who is this operator when deciding from Slack. */
+    slackUserId: row.slackUserId,
   };
 }
 
 /** Creates an operator; the token is in the answer and nowhere else. 409 when the name is taken. */
-export async function createOperator(db: Db, input: { name: string; role: Role; createdBy: string; now: number }) {
+export async function createOperator(db: Db, input: { name: string; role: Role; createdBy: string; now: number; slackUserId?: string | undefined }) {
   if (input.name.toLowerCase() === BOOTSTRAP_ADMIN.name) throw new OperatorError(409, `operator name "${input.name}" is reserved for the ADMIN_TOKEN holder`);
+  if (input.slackUserId) await refuseTakenSlackUser(db, input.slackUserId, null);
   const token = randomToken(OPERATOR_TOKEN_PREFIX);
   const [row] = await db
     .insert(operators)
-    .values({ name: input.name, role: input.role, tokenHash: await sha256Hex(token), createdBy: input.createdBy, createdAt: input.now })
+    .values({ name: input.name, role: input.role, tokenHash: await sha256Hex(token), createdBy: input.createdBy, createdAt: input.now, slackUserId: input.slackUserId ?? null })
     .onConflictDoNothing()
     .returning();
   if (!row) throw new OperatorError(409, `an operator named "${input.name}" already exists`);
@@ -78,5 +81,32 @@ export async function principalForToken(db: Db, adminToken: string | undefined, 
 export async function principalForId(db: Db, operatorId: number): Promise<Principal | null> {
   if (operatorId === BOOTSTRAP_ADMIN.operatorId) return BOOTSTRAP_ADMIN;
   const [row] = await db.select().from(operators).where(and(eq(operators.id, operatorId), isNull(operators.revokedAt)));
+  return row && isRole(row.role) ? { operatorId: row.id, name: row.name, role: row.role } : null;
+}
+
+async function refuseTakenSlackUser(db: Db, slackUserId: string, self: number | null) {
+  const [taken] = await db.select({ id: operators.id, name: operators.name }).from(operators).where(eq(operators.slackUserId, slackUserId));
+  if (taken && taken.id !== self) throw new OperatorError(409, `Slack user ${slackUserId} is already operator "${taken.name}"`);
+}
+
+/** Changes an operator's Slack user (null unmaps it) and/or role. 404 unknown, 409 a Slack user taken. */
+export async function updateOperator(db: Db, id: number, change: { slackUserId?: string | null | undefined; role?: Role | undefined }) {
+  if (change.slackUserId) await refuseTakenSlackUser(db, change.slackUserId, id);
+  const set = { ...(change.slackUserId !== undefined ? { slackUserId: change.slackUserId } : {}), ...(change.role ? { role: change.role } : {}) };
+  let row: OperatorRow | undefined;
+  try {
+    [row] = await db.update(operators).set(set).where(eq(operators.id, id)).returning();
+  } catch (err) {
+    // Two requests mapping one Slack user at once: the unique index decides.
+    if (/UNIQUE/i.test(String(err))) throw new OperatorError(409, `Slack user ${change.slackUserId} is already another operator`);
+    throw err;
+  }
+  if (!row) throw new OperatorError(404, `unknown operator: ${id}`);
+  return presentOperator(row);
+}
+
+/** The live operator a Slack user is (revoked operators are nobody); null when unmapped. */
+export async function principalForSlackUser(db: Db, slackUserId: string): Promise<Principal | null> {
+  const [row] = await db.select().from(operators).where(and(eq(operators.slackUserId, slackUserId), isNull(operators.revokedAt)));
   return row && isRole(row.role) ? { operatorId: row.id, name: row.name, role: row.role } : null;
 }

@@ -2,9 +2,13 @@
  * Approvals page: destructive actions waiting for a human, with Approve / Reject, then history.
  * Each approval has an anchor (`#approval-<id>`), the target of the notification's link and of
  * the overview's attention strip. The list updates live (the script never swaps a region while
- * the operator is typing in it).
+ * the operator is typing in it). Each card shows what the approver needs (issue #24, item 4):
+ * the instance (linked), its GPU, $/h, state and for how long when asked, why, who asked, and when
+ * an undecided one expires. Decide forms are rendered only for a role that may decide.
  */
 import type { listApprovals } from "../fleet/approvals.ts";
+import { describeContext, storedContext } from "../fleet/approval-context.ts";
+import { hasRole, type Role } from "../auth/roles.ts";
 import { ApprovalStatus, Badge } from "./badges.tsx";
 import { relative, utcTime } from "./format.ts";
 import { CsrfField } from "./layout.tsx";
@@ -32,15 +36,22 @@ function DecisionForm({ approval, csrf }: { approval: ApprovalView; csrf: string
   );
 }
 
-function ApprovalCard({ approval: a, csrf, now }: { approval: ApprovalView; csrf: string; now: number }) {
+/**
+ * Whether the signed-in role may approve or reject (operator and up). A minimal local check: the
+ * shared role helper (dashboard/can.ts) is another engineer's, and replaces this when merged.
+ */
+export const canDecide = (role: Role) => hasRole({ operatorId: -1, name: "", role }, "operator");
+
+function ApprovalCard({ approval: a, csrf, now, role }: { approval: ApprovalView; csrf: string; now: number; role: Role }) {
   return (
     <li class="card" data-approval-id={String(a.id)} id={`approval-${a.id}`}>
       <h3>
-        {`${a.kind} ${a.instanceId ?? ""}`} <ApprovalStatus status={a.status} />
+        {a.kind} {a.instanceId ? <a href={`/fleet/${encodeURIComponent(a.instanceId)}`}>{a.instanceId}</a> : null} <ApprovalStatus status={a.status} />
       </h3>
       <p class="said">{a.reason}</p>
+      <p class="context">{describeContext(storedContext(a.context), Date.parse(a.createdAt))}{" (when asked)"}</p>
       <p class="muted">
-        {`Requested by ${a.requestedBy} ${relative(a.createdAt, now)}`}
+        {`Requested by ${a.requestedByOperator ?? a.requestedBy} ${relative(a.createdAt, now)}`}
         {a.runId !== null ? (
           <>
             {" in "}
@@ -49,6 +60,7 @@ function ApprovalCard({ approval: a, csrf, now }: { approval: ApprovalView; csrf
         ) : null}
         {a.decidedAt ? ` · decided${a.decidedBy ? ` by ${a.decidedBy}` : ""} ${utcTime(a.decidedAt)}` : ""}
         {a.note ? ` · note: ${a.note}` : ""}
+        {a.status === "pending" && a.expiresAt ? ` · expires ${utcTime(a.expiresAt)} and then does nothing` : ""}
       </p>
       {a.execution ? (
         <p>
@@ -57,12 +69,12 @@ function ApprovalCard({ approval: a, csrf, now }: { approval: ApprovalView; csrf
           {a.execution.error ? ` (${a.execution.error})` : ""}
         </p>
       ) : null}
-      {a.status === "pending" ? <DecisionForm approval={a} csrf={csrf} /> : null}
+      {a.status === "pending" && canDecide(role) ? <DecisionForm approval={a} csrf={csrf} /> : null}
     </li>
   );
 }
 
-export function ApprovalsList({ approvals, csrf, now }: { approvals: ApprovalView[]; csrf: string; now: number }) {
+export function ApprovalsList({ approvals, csrf, now, role = "operator" }: { approvals: ApprovalView[]; csrf: string; now: number; role?: Role }) {
   const pending = approvals.filter((a) => a.status === "pending");
   const decided = approvals.filter((a) => a.status !== "pending");
   return (
@@ -71,7 +83,7 @@ export function ApprovalsList({ approvals, csrf, now }: { approvals: ApprovalVie
       {pending.length ? (
         <ul class="cards">
           {pending.map((a) => (
-            <ApprovalCard approval={a} csrf={csrf} now={now} />
+            <ApprovalCard approval={a} csrf={csrf} now={now} role={role} />
           ))}
         </ul>
       ) : (
@@ -81,7 +93,7 @@ export function ApprovalsList({ approvals, csrf, now }: { approvals: ApprovalVie
       {decided.length ? (
         <ul class="cards">
           {decided.map((a) => (
-            <ApprovalCard approval={a} csrf={csrf} now={now} />
+            <ApprovalCard approval={a} csrf={csrf} now={now} role={role} />
           ))}
         </ul>
       ) : (
@@ -91,10 +103,11 @@ export function ApprovalsList({ approvals, csrf, now }: { approvals: ApprovalVie
   );
 }
 
-export function ApprovalsPage({ approvals, csrf, now }: { approvals: ApprovalView[]; csrf: string; now: number }) {
+export function ApprovalsPage({ approvals, csrf, now, role }: { approvals: ApprovalView[]; csrf: string; now: number; role: Role }) {
   return (
     <div data-live="approvals">
-      <ApprovalsList approvals={approvals} csrf={csrf} now={now} />
+      {canDecide(role) ? null : <p class="muted">You can read approvals; deciding them needs the operator role.</p>}
+      <ApprovalsList approvals={approvals} csrf={csrf} now={now} role={role} />
     </div>
   );
 }

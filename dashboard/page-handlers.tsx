@@ -12,6 +12,8 @@ import { listNotifications } from "../notify/list-notifications.ts";
 import { hasRole } from "../auth/roles.ts";
 import { listWakes } from "../pipeline/index.ts";
 import { ApprovalsPage } from "./approvals.tsx";
+import { ActiveBlocks } from "./approval-blocks.tsx";
+import { listBlocks } from "../fleet/action-blocks.ts";
 import { ChatPage } from "./chat.tsx";
 import { loadChatThread } from "./chat-thread.ts";
 import { FleetPage } from "./fleet.tsx";
@@ -120,7 +122,16 @@ export async function approvalsPage(c: Ctx) {
   const agentId = selectedAgentId(c);
   const approvals = await listApprovals(deps, agentId, undefined, APPROVALS_SHOWN);
   const frame = await frameFor(c);
-  return sendPage(c, { title: "Approvals", current: "approvals", frame }, <ApprovalsPage approvals={approvals} csrf={frame.csrf} now={deps.clock.now()} />);
+  const blocks = await listBlocks(deps, agentId, true);
+  const role = c.get("operator").role;
+  return sendPage(
+    c,
+    { title: "Approvals", current: "approvals", frame },
+    <>
+      <ApprovalsPage approvals={approvals} csrf={frame.csrf} now={deps.clock.now()} role={role} />
+      <ActiveBlocks blocks={blocks} csrf={frame.csrf} role={role} />
+    </>,
+  );
 }
 
 export async function chatPage(c: Ctx, error: string | null = null) {

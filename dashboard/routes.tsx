@@ -26,6 +26,7 @@ import { refuseArchived, selectAgent } from "./selected-agent.tsx";
 import { requireOperator, requireOperatorJson, sameOrigin, verifyCsrf } from "./session.ts";
 import { FAVICON_SVG } from "./favicon.ts";
 import { DASHBOARD_CSS } from "./styles.ts";
+import { postLiftBlock } from "./approval-blocks.tsx";
 
 /** Pages load only this origin's stylesheet and script; no framing (clickjacking), no inline code. */
 const pageHeaders = secureHeaders({
@@ -86,4 +87,5 @@ export const dashboardRoutes = new Hono<AppEnv>()
   .post("/agents/:agentId/archive", ...adminPost, agents.postArchive)
   .post("/agents/:agentId/restore", ...adminPost, agents.postRestore)
   .post("/fleet/:instanceId/fail", ...operatorPost, actions.postFailure)
-  .post("/fleet/:instanceId/actions", ...operatorPost, actions.postInstanceAction);
+  .post("/fleet/:instanceId/actions", ...operatorPost, actions.postInstanceAction)
+  .post("/approvals/blocks/:blockId/lift", ...operatorPost, postLiftBlock);

@@ -8,7 +8,7 @@
  * idempotent. A rejection also blocks the same action on the same instance for a cooldown, and an
  * approval lifts such blocks (fleet/action-blocks.ts).
  */
-import { and, desc, eq, inArray } from "drizzle-orm";
+import { and, desc, eq, gt, inArray, isNull, or } from "drizzle-orm";
 import type { FleetDeps } from "./deps.ts";
 import { actions, approvals } from "../schema/index.ts";
 import { iso } from "../runtime/time.ts";
@@ -18,8 +18,9 @@ import { approvalActionKey } from "./action-records.ts";
 import { liftBlocksFor, recordRejection } from "./action-blocks.ts";
 import { executeAction } from "./actions.ts";
 import type { ActionKind, ActionResult } from "./action-types.ts";
+import { tellDecidedOnce } from "./approval-told.ts";
 
-export const APPROVAL_STATUSES = ["pending", "approved", "rejected"] as const;
+export const APPROVAL_STATUSES = ["pending", "approved", "rejected", "expired"] as const;
 export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number];
 export type Decision = "approve" | "reject";
 
@@ -28,7 +29,7 @@ export type Decision = "approve" | "reject";
  * decided): a RequestError, so the API and the dashboard answer it with this status.
  */
 export class ApprovalError extends RequestError {
-  constructor(status: 404 | 409, message: string) {
+  constructor(status: 403 | 404 | 409, message: string) {
     super(status, message);
     this.name = "ApprovalError";
   }
@@ -46,6 +47,12 @@ export function presentApproval(row: ApprovalRow, execution: Execution = null) {
     instanceId: row.instanceId,
     reason: row.reason,
     status: row.status,
+    /** The operator who asked for it, when a human did. */
+    requestedByOperator: row.requestedByOperator,
+    /** The instance as it was when asked (fleet/approval-context.ts). */
+    context: row.context,
+    expiresAt: iso(row.expiresAt),
+    remindedAt: iso(row.remindedAt),
     /** The operator who decided it. */
     decidedBy: row.decidedBy,
     note: row.note,
@@ -88,14 +95,21 @@ export async function decideApproval(
   const by = operator ?? "a human";
   const mine = and(eq(approvals.id, approvalId), eq(approvals.agentId, agentId));
   const status = decision === "approve" ? "approved" : "rejected";
+  const now = clock.now();
+  if (decision === "approve" && deps.config.approvalTwoPerson.length > 0) await refuseOwnApproval(deps, mine, approvalId, operator);
+  // Past its expiry an approval does nothing, even before the tick marks it expired.
+  const unexpired = or(isNull(approvals.expiresAt), gt(approvals.expiresAt, now));
   let [decided] = await db
     .update(approvals)
-    .set({ status, decidedAt: clock.now(), note: note ?? null, decidedBy: operator ?? null })
-    .where(and(mine, eq(approvals.status, "pending")))
+    .set({ status, decidedAt: now, note: note ?? null, decidedBy: operator ?? null })
+    .where(and(mine, eq(approvals.status, "pending"), unexpired))
     .returning();
   if (!decided) {
     const [existing] = await db.select().from(approvals).where(mine);
     if (!existing) throw new ApprovalError(404, `unknown approval: ${approvalId}`);
+    if (existing.status === "expired" || (existing.status === "pending" && existing.expiresAt !== null)) {
+      throw new ApprovalError(409, `approval ${approvalId} expired at ${iso(existing.expiresAt)} and did nothing; ask again if it is still needed`);
+    }
     if (existing.status !== status) throw new ApprovalError(409, `approval ${approvalId} is already ${existing.status}`);
     decided = existing; // the same decision again: complete what may have been interrupted
   }
@@ -147,6 +161,20 @@ export async function decideApproval(
       action: action ? { actionId: action.actionId, status: action.status, error: action.error ?? null } : null,
     },
   });
+  // Who decided reaches a human once, whichever path decided (API, dashboard, Slack).
+  await tellDecidedOnce(deps, decided);
   const execution = action ? { actionId: action.actionId, status: action.status, error: action.error ?? null } : null;
   return { approval: presentApproval(decided, execution), ...(action ? { action } : {}) };
+}
+
+/**
+ * APPROVAL_TWO_PERSON: for those kinds, the operator who asked cannot approve their own request
+ * (another operator must; rejecting it stays allowed).
+ */
+async function refuseOwnApproval(deps: Pick<FleetDeps, "db" | "config">, mine: ReturnType<typeof and>, approvalId: number, operator: string | undefined) {
+  const [row] = await deps.db.select({ kind: approvals.kind, asker: approvals.requestedByOperator }).from(approvals).where(mine);
+  if (!row || !deps.config.approvalTwoPerson.includes(row.kind) || row.asker === null) return;
+  if (operator === undefined || operator === row.asker) {
+    throw new ApprovalError(403, `approval ${approvalId}: ${row.kind} needs a second person (APPROVAL_TWO_PERSON): ${row.asker} asked for it and cannot approve it; another operator must`);
+  }
 }

@@ -34,12 +34,14 @@ export interface OnceNotice {
   body: string;
   severity: Severity;
   instanceId?: string | null;
+  /** The approval the notice is about (notifications.approvalId). */
+  approvalId?: number | null;
 }
 
 /** The notice and its once-mark, as statements for the tick's write batch (no run sends it). */
 export function onceNoticeStatements(deps: NotifyDeps, agentId: string, notice: OnceNotice): TickWrites<NotifyResult> {
   const now = deps.clock.now();
-  const sent = notificationStatements(deps, { agentId, runId: null, title: notice.title, body: notice.body, severity: notice.severity, dedupKey: notice.key, instanceId: notice.instanceId ?? null });
+  const sent = notificationStatements(deps, { agentId, runId: null, title: notice.title, body: notice.body, severity: notice.severity, dedupKey: notice.key, instanceId: notice.instanceId ?? null, approvalId: notice.approvalId ?? null });
   return {
     statements: [...sent.statements, markStatement(deps, agentId, notice.key, now, true)],
     after: (results) => sent.after(results.slice(0, sent.statements.length)),

@@ -25,6 +25,8 @@ import { fencedWrite, FenceLostError } from "../pipeline/index.ts";
 import { insertWhere } from "../db/insert-where.ts";
 import { blockingRejection, describeBlock } from "./action-blocks.ts";
 import { approvalBound, tellRefused } from "./bounds.ts";
+import { approvalContext } from "./approval-context.ts";
+import { askedMessage } from "./approval-messages.ts";
 
 /** The pending approval for this action on this instance, if one is waiting for a human. */
 async function pendingFor(deps: NotifyDeps, request: ActionRequest) {
@@ -100,6 +102,10 @@ export async function requestApproval(deps: NotifyDeps, request: ActionRequest):
     return recordUnfiled(deps, request, { status: "proposed", result: { providerCalled: false, shadow: true, approvalRequested: false } });
   }
   const bound = approvalBound(deps, request, now);
+  // What the approver needs (GPU, $/h, state and since when), and when an undecided one expires.
+  const context = await approvalContext(deps, agentId, request.instanceId);
+  const expiresAt = now + deps.config.approvalExpiresMs;
+  const askedByOperator = request.decidedBy === "human" ? (request.operator ?? null) : null;
 
   const filed = await fencedWrite(
     deps,
@@ -123,8 +129,8 @@ export async function requestApproval(deps: NotifyDeps, request: ActionRequest):
         )
           .onConflictDoNothing()
           .returning({ id: actions.id, status: actions.status, error: actions.error }),
-        db.all<{ id: number }>(sql`insert into ${approvals} (agent_id, run_id, kind, instance_id, reason, requested_by, status, action_id, created_at)
-          select ${agentId}, ${request.runId}, ${request.kind}, ${request.instanceId}, ${why}, ${request.decidedBy}, 'pending', a.id, ${now}
+        db.all<{ id: number }>(sql`insert into ${approvals} (agent_id, run_id, kind, instance_id, reason, requested_by, requested_by_operator, context, expires_at, status, action_id, created_at)
+          select ${agentId}, ${request.runId}, ${request.kind}, ${request.instanceId}, ${why}, ${request.decidedBy}, ${askedByOperator}, ${JSON.stringify(context)}, ${expiresAt}, 'pending', a.id, ${now}
           from ${actions} a where a.agent_id = ${agentId} and a.idempotency_key = ${idempotencyKey}
             and a.status = 'awaiting_approval' and a.approval_id is null
           returning id`),
@@ -151,11 +157,13 @@ export async function requestApproval(deps: NotifyDeps, request: ActionRequest):
   deps.log.info("approval requested", { agentId, approvalId, runId: request.runId, kind: request.kind, instanceId: request.instanceId, requestedBy: request.decidedBy });
 
   try {
+    const row = { id: approvalId, agentId, runId: request.runId, kind: request.kind, instanceId: request.instanceId, reason: why, requestedBy: request.decidedBy };
+    const message = askedMessage(deps.config, { ...row, requestedByOperator: askedByOperator, context, expiresAt, createdAt: now }, now);
     await notifyHuman(deps, {
       agentId,
       runId: request.runId,
-      title: `Approval needed: ${what}`,
-      body: `Requested by ${request.decidedBy}${request.runId !== null ? ` in run ${request.runId}` : ""}.\nWhy: ${why}\nDecide at ${(deps.config.publicUrl ?? "").replace(/\/$/, "")}/approvals?agent=${encodeURIComponent(agentId)}#approval-${approvalId}`,
+      ...message,
+      approvalId,
       severity: "warning",
       dedupKey: `approval:${approvalId}`,
       fence: request.fence,

@@ -29,6 +29,7 @@ import { modeRoutes } from "./mode/mode.index.ts";
 import { agentHealthRoutes } from "./watchdog/agent-health.ts";
 import { trustRoutes } from "./trust/trust.index.ts";
 import { deliveryRoutes } from "./internal/deliveries.ts";
+import { slackRoutes } from "./integrations/slack.ts";
 import { dashboardRoutes } from "../dashboard/routes.tsx";
 
 export const MAX_BODY_BYTES = 256 * 1024;
@@ -68,6 +69,7 @@ export function buildApp(resolveDeps: ResolveDeps) {
     .route("/webhooks", webhookRoutes)
     .route("/webhooks", vastWebhookRoutes)
     .route("/internal", deliveryRoutes)
+    .route("/integrations", slackRoutes)
     .route("/", dashboardRoutes)
     .onError(handleError)
     .notFound(handleNotFound);

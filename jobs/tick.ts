@@ -18,6 +18,7 @@ import { checkOverdueStates } from "../fleet/overdue-states.ts";
 import { checkMissedHeartbeats } from "../fleet/heartbeat-escalation.ts";
 import { checkEconomics } from "../fleet/economics-check.ts";
 import { checkReplacements } from "../fleet/replacement-check.ts";
+import { followUpApprovals } from "../fleet/approval-followup.ts";
 import { repairStalledDeliveries } from "../notify/repair-deliveries.ts";
 import { announcePoisonDrops } from "../notify/poison-alerts.ts";
 import { listActiveAgentIds } from "../pipeline/index.ts";
@@ -43,6 +44,7 @@ export const FLEET_CHECKS: readonly AnyTickCheck[] = [
   checkOverdueStates,
   checkEconomics,
   checkReplacements,
+  followUpApprovals,
   announcePoisonDrops,
   repairStalledDeliveries,
   checkLoopHealth,

@@ -9,7 +9,8 @@
  */
 import { and, eq, sql } from "drizzle-orm";
 import type { PipelineDeps } from "../pipeline/index.ts";
-import { notificationDeliveries, notifications } from "../schema/index.ts";
+import { approvals, notificationDeliveries, notifications } from "../schema/index.ts";
+import { approvalLink } from "./approval-links.ts";
 import { CHANNEL_NAMES, ChannelError, type ChannelName, type Severity } from "./channels/channel.ts";
 import { sendToChannel } from "./channels/send-to-channel.ts";
 
@@ -44,7 +45,7 @@ export async function deliverNotification(deps: PipelineDeps, deliveryId: number
     await sendToChannel(
       channel,
       url,
-      { title: notification.title, body: notification.body, severity: notification.severity as Severity },
+      { title: notification.title, body: notification.body, severity: notification.severity as Severity, ...(await approvalOf(deps, notification)) },
       undefined,
       { discordThreadName: deps.config.discordThreadName },
     );
@@ -73,4 +74,12 @@ async function recordOutcome(deps: Pick<PipelineDeps, "db" | "clock">, deliveryI
       ...(status === "delivered" ? { deliveredAt: deps.clock.now() } : {}),
     })
     .where(eq(notificationDeliveries.id, deliveryId));
+}
+
+/** An approval's notification links to it; its buttons are offered only while it is pending. */
+async function approvalOf(deps: Pick<PipelineDeps, "db" | "config">, notification: typeof notifications.$inferSelect) {
+  if (notification.approvalId === null) return {};
+  const [row] = await deps.db.select({ status: approvals.status }).from(approvals).where(eq(approvals.id, notification.approvalId));
+  const { agentId, approvalId } = { agentId: notification.agentId, approvalId: notification.approvalId };
+  return { approval: { agentId, approvalId, url: approvalLink(deps.config, agentId, approvalId), decidable: row?.status === "pending" } };
 }

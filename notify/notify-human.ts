@@ -44,6 +44,8 @@ export interface HumanNotification {
    * already stops (an approval's page) and for the told-once notice about a bound.
    */
   bounded?: boolean;
+  /** The approval this notification asks for or follows up (Slack gets buttons, ntfy a view action). */
+  approvalId?: number | null;
 }
 
 export interface NotifyResult {
@@ -168,7 +170,7 @@ function storeNotification(deps: NotifyDeps, n: Omit<HumanNotification, "fence">
     insertWhere(
       db,
       notifications,
-      { agentId: n.agentId, runId: n.runId, title: n.title, body: n.body, severity: n.severity, dedupKey, instanceId: n.instanceId ?? null, repeats: 0, createdAt: now },
+      { agentId: n.agentId, runId: n.runId, title: n.title, body: n.body, severity: n.severity, dedupKey, instanceId: n.instanceId ?? null, approvalId: n.approvalId ?? null, repeats: 0, createdAt: now },
       and(sql`not exists (select 1 from ${notifications} where ${inWindow})`, bound, holds)!,
     ).returning({ id: notifications.id }),
     ...(channels.length

@@ -7,7 +7,7 @@ import type { Context } from "hono";
 import type { AppEnv } from "../../jobs/app-env.ts";
 import { RequestError } from "../../jobs/errors.ts";
 import { listActivity, recordActivity } from "../../auth/activity.ts";
-import { createOperator, listOperators, OperatorError, revokeOperator } from "../../auth/operators-store.ts";
+import { createOperator, listOperators, OperatorError, revokeOperator, updateOperator } from "../../auth/operators-store.ts";
 import type { Role } from "../../auth/roles.ts";
 
 type Ctx = Context<AppEnv>;
@@ -17,12 +17,19 @@ export async function getOperators(c: Ctx) {
   return c.json({ operators: await listOperators(db), activity: await listActivity(db, 50) });
 }
 
-export async function postOperator(c: Ctx, name: string, role: Role) {
+export async function postOperator(c: Ctx, name: string, role: Role, slackUserId?: string) {
   const { db, clock } = c.get("deps");
   const who = c.get("operator");
-  const created = await asRequestError(createOperator(db, { name, role, createdBy: who.name, now: clock.now() }));
+  const created = await asRequestError(createOperator(db, { name, role, createdBy: who.name, now: clock.now(), slackUserId }));
   await recordActivity(db, who, { action: "operator_add", subject: `${name} (${role})`, at: clock.now() });
   return c.json({ ...created, notice: "the token is shown once: store it now" }, 201);
+}
+
+export async function patchOperator(c: Ctx, id: number, change: { slackUserId?: string | null | undefined; role?: Role | undefined }) {
+  const { db, clock } = c.get("deps");
+  const operator = await asRequestError(updateOperator(db, id, change));
+  await recordActivity(db, c.get("operator"), { action: "operator_change", subject: `${operator.name} (${operator.role}, slack ${operator.slackUserId ?? "none"})`, at: clock.now() });
+  return c.json({ operator });
 }
 
 export async function deleteOperator(c: Ctx, id: number) {

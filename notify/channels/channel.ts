@@ -14,6 +14,8 @@ export interface ChannelMessage {
   title: string;
   body: string;
   severity: Severity;
+  /** The approval it is about: Slack gets Approve/Reject buttons while it is pending (`decidable`), ntfy a view action. */
+  approval?: { agentId: string; approvalId: number; url: string; decidable: boolean };
 }
 
 /** A channel's settings beside its URL (a Discord forum webhook needs a thread name). */

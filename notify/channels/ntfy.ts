@@ -55,6 +55,9 @@ export function formatNtfy(message: ChannelMessage): { headers: Record<string, s
       Title: encodeHeaderText(message.title),
       Priority: PRIORITY[message.severity],
       Tags: TAGS[message.severity],
+      // ntfy's action buttons (https://docs.ntfy.sh/publish/#action-buttons, header form
+      // "view, <label>, <url>"): an approval opens its page.
+      ...(message.approval && /^https?:\/\//.test(message.approval.url) ? { Actions: `view, Open approval, ${message.approval.url}` } : {}),
     },
     body: cutToUtf8Bytes(message.body, NTFY_MAX_BODY_BYTES),
   };

@@ -41,6 +41,7 @@
  */
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { checkSlackBlocks } from "./slack-receiver.ts";
 
 export type ReceiverService = "slack" | "discord" | "ntfy";
 
@@ -110,8 +111,11 @@ function checkSlack(body: string): Refusal | null {
   } catch {
     return text(400, "invalid_payload");
   }
-  const payload = json as { text?: unknown };
+  const payload = json as { text?: unknown; blocks?: unknown };
   if (typeof payload.text !== "string" || payload.text.trim() === "") return text(400, "no_text");
+  // Blocks Slack cannot render are refused (test/notify/slack-receiver.ts).
+  const badBlocks = payload.blocks === undefined ? null : checkSlackBlocks(payload.blocks);
+  if (badBlocks) return text(400, badBlocks);
   for (const field of slackTextFields(json)) {
     const found = slackControlSequence(field);
     if (found !== null) return { ...text(400, "invalid_payload"), body: `invalid_payload (unescaped control character near ${JSON.stringify(found)})` };

@@ -51,6 +51,7 @@ const API: [string, string, Role, unknown?][] = [
   ["GET", "/api/operators", "admin"],
   ["POST", "/api/operators", "admin", { name: "new-one", role: "viewer" }],
   ["DELETE", "/api/operators/:id", "admin"],
+  ["PATCH", "/api/operators/:id", "admin", { slackUserId: "U0PATCHED" }],
 ];
 
 const DASHBOARD_POSTS: [string, Role, Record<string, string>][] = [
@@ -68,12 +69,13 @@ const DASHBOARD_POSTS: [string, Role, Record<string, string>][] = [
   ["/agents/default/archive", "admin", { confirm: "yes" }],
   ["/agents/default/restore", "admin", {}],
   ["/fleet/sim-1/fail", "operator", { kind: "exit" }],
+  ["/approvals/blocks/999/lift", "operator", {}],
   ["/fleet/sim-1/actions", "operator", { kind: "reboot", nonce: "nonce-00000002" }],
 ];
 
 /** A dashboard post route as registered, with the values DASHBOARD_POSTS uses for its params. */
 const concretePost = (pattern: string) =>
-  pattern.replace(":approvalId", "999").replace(":operatorId", "999").replace(":agentId", "default").replace(":instanceId", "sim-1").replace(":key", "some-fact").replace(":runId", "1");
+  pattern.replace(":approvalId", "999").replace(":blockId", "999").replace(":operatorId", "999").replace(":agentId", "default").replace(":instanceId", "sim-1").replace(":key", "some-fact").replace(":runId", "1");
 
 const concrete = (pattern: string) =>
   pattern.replace(":agent", "default").replace(":key", "some-fact").replace(":runId", "1").replace(":id/events", "sim-1/events").replace("instances/:id", "instances/sim-1").replace(":id", "999");
@@ -102,7 +104,7 @@ describe("roles on every route", () => {
     const app = buildApp(() => {
       throw new Error("not called");
     });
-    const registered = app.routes.filter((r) => r.method === "POST" && !r.path.startsWith("/api/") && !/^\/(sign-|webhooks|internal)/.test(r.path));
+    const registered = app.routes.filter((r) => r.method === "POST" && !r.path.startsWith("/api/") && !/^\/(sign-|webhooks|internal|integrations)/.test(r.path));
     expect(new Set(registered.map((r) => concretePost(r.path)))).toEqual(new Set(DASHBOARD_POSTS.map(([path]) => path)));
   });
 

@@ -1,0 +1,54 @@
+/**
+ * The approvals page's active rejections (issue #24, item 4): each action a human's rejection
+ * blocks, who rejected it and until when, and, for a role that may decide, a Lift form (the
+ * dashboard's counterpart of DELETE /api/agents/:agent/blocks/:id: the agent may ask again).
+ */
+import type { Context } from "hono";
+import type { AppEnv } from "../jobs/app-env.ts";
+import { RequestError } from "../jobs/errors.ts";
+import { recordActivity } from "../auth/activity.ts";
+import type { Role } from "../auth/roles.ts";
+import { liftBlock, type ActionBlock } from "../fleet/action-blocks.ts";
+import { agentPath } from "./agent-links.ts";
+import { canDecide } from "./approvals.tsx";
+import { utcTime } from "./format.ts";
+import { iso } from "../runtime/time.ts";
+import { CsrfField } from "./layout.tsx";
+import { selectedAgentId } from "./selected-agent.tsx";
+
+export function ActiveBlocks({ blocks, csrf, role }: { blocks: ActionBlock[]; csrf: string; role: Role }) {
+  return (
+    <>
+      <h2>Rejections in force</h2>
+      {blocks.length ? (
+        <ul class="cards">
+          {blocks.map((b) => (
+            <li class="card" id={`block-${b.id}`}>
+              <p>{`${b.kind} ${b.instanceId} rejected by ${b.rejectedBy}${b.note ? ` ("${b.note}")` : ""}; blocked until ${utcTime(iso(b.until))}`}</p>
+              {canDecide(role) ? (
+                <form method="post" action={`/approvals/blocks/${b.id}/lift`}>
+                  <CsrfField token={csrf} />
+                  <button type="submit" class="secondary">{`Lift: let the agent ask to ${b.kind} ${b.instanceId} again`}</button>
+                </form>
+              ) : null}
+            </li>
+          ))}
+        </ul>
+      ) : (
+        <p>No rejection blocks an action.</p>
+      )}
+    </>
+  );
+}
+
+/** POST /approvals/blocks/:blockId/lift (operator): lifts the block, audited as `lift_block`. */
+export async function postLiftBlock(c: Context<AppEnv>) {
+  const blockId = Number(c.req.param("blockId"));
+  if (!Number.isInteger(blockId) || blockId < 1) throw new RequestError(400, "invalid block id: must be a positive integer");
+  const deps = c.get("deps");
+  const who = c.get("operator");
+  const agentId = selectedAgentId(c);
+  if (!(await liftBlock(deps, agentId, blockId, who.name))) throw new RequestError(404, `unknown block: ${blockId}`);
+  await recordActivity(deps.db, who, { action: "lift_block", agentId, subject: blockId, at: deps.clock.now() });
+  return c.redirect(agentPath("/approvals?done=lifted", agentId), 303);
+}
