@@ -123,4 +123,22 @@ describe("container logs on the instance page", () => {
     expect(failed).not.toContain('data-testid="instance-log"');
     expect(failed).not.toContain("The log is empty.");
   });
+
+  it("reads the log once per page view: the live updates of the instance page never call the provider's logs", async () => {
+    const { provider, client } = await setup();
+    let calls = 0;
+    const logs = provider.inner.logs.bind(provider.inner);
+    provider.inner.logs = (id, request) => {
+      calls++;
+      return logs(id, request);
+    };
+    await client.page("/fleet/sim-1");
+    expect(calls).toBe(1);
+    for (let i = 0; i < 3; i++) {
+      const live = await client.get(`/live?parts=instance&page=${encodeURIComponent("/fleet/sim-1")}`);
+      expect(live.status).toBe(200);
+      expect((await live.json()).html.instance).toContain("State history");
+    }
+    expect(calls).toBe(1);
+  });
 });
