@@ -14,8 +14,6 @@ import { RequestError } from "../jobs/errors.ts";
 import { recordActivity } from "../auth/activity.ts";
 import { ingestOperatorInput } from "../auth/operator-input.ts";
 import { decideApproval } from "../fleet/approvals.ts";
-import { operatorInstanceAction } from "../jobs/operator-instance-action.ts";
-import { OPERATOR_ACTIONS } from "./instance-actions.tsx";
 import { FAILURE_KINDS } from "../fleet/simulator.ts";
 import { injectFailureOrRefuse } from "../jobs/inject-failure.ts";
 import { resetAgentSession } from "../jobs/reset-agent-session.ts";
@@ -41,10 +39,6 @@ const decisionForm = z.object({
   note: z.string().trim().max(500, "must be at most 500 characters").optional(),
 });
 const approvalIdParam = z.coerce.number().int().positive();
-const instanceActionForm = z.object({
-  kind: z.enum(OPERATOR_ACTIONS, `must be one of ${OPERATOR_ACTIONS.join(", ")}`),
-  nonce,
-});
 const failureForm = z.object({
   kind: z.enum(FAILURE_KINDS, `must be one of ${FAILURE_KINDS.join(", ")}`),
   back: z.string().optional(),
@@ -74,7 +68,10 @@ export async function postTrigger(c: Ctx) {
 
 export async function postChat(c: Ctx) {
   const parsed = chatForm.safeParse(await c.req.parseBody());
-  if (!parsed.success) return chatPage(c, `The message was not sent: ${describeIssues(parsed.error.issues)}.`);
+  if (!parsed.success) {
+    const typed = (await c.req.parseBody()).text;
+    return chatPage(c, `The message was not sent: ${describeIssues(parsed.error.issues)}.`, { status: 400, text: typeof typed === "string" ? typed : "" });
+  }
   const { duplicate } = await ingestOperatorInput(c.get("deps"), c.get("operator"), {
     action: "message",
     agentId: selectedAgentId(c),
@@ -117,24 +114,4 @@ export async function postFailure(c: Ctx) {
   if (provider.kind === "simulator" && !(await provider.get(instanceId))) throw new RequestError(404, `unknown simulated instance: ${instanceId}`);
   await injectFailureOrRefuse(c.get("deps"), instanceId, kind);
   return backTo(c, safeNext(back ?? "/fleet"), "failure-injected");
-}
-
-const ACTION_NOTICES = { succeeded: "action-succeeded", failed: "action-failed", awaiting_approval: "action-awaiting-approval", rate_limited: "action-failed", proposed: "action-proposed", refused: "action-failed" } as const;
-
-/**
- * An operator's action on an instance, keyed by the form's nonce (a double-click is one action),
- * through the API route's own function (jobs/operator-instance-action.ts): approval rules apply
- * and the record and activity log name the operator.
- */
-export async function postInstanceAction(c: Ctx) {
-  const instanceId = c.req.param("instanceId") ?? "";
-  const { kind, nonce: key } = await form(c, instanceActionForm);
-  const result = await operatorInstanceAction(c.get("deps"), c.get("operator"), {
-    agentId: selectedAgentId(c),
-    instanceId,
-    kind,
-    idempotencyKey: `dashboard:${key}`,
-    via: "dashboard",
-  });
-  return backTo(c, `/fleet/${encodeURIComponent(instanceId)}`, ACTION_NOTICES[result.status]);
 }

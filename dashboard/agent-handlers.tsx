@@ -6,6 +6,7 @@
  * writes nothing; success redirects (post/redirect/get). The agent changed is the one in the
  * path; the selected agent (`?agent=`) only decides which agent the navigation stays on.
  */
+import { effectiveSettings } from "./effective-settings.tsx";
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { AppEnv } from "../jobs/app-env.ts";
@@ -39,7 +40,7 @@ async function renderList(c: Ctx, form: { fields?: AgentFormFields; error?: stri
   return sendPage(
     c,
     { title: "Agents", current: "agents", status: form.status },
-    <AgentsPage agents={agents} canChange={canChange(c)} csrf={await csrfToken(c)} fields={form.fields ?? EMPTY_AGENT_FORM} error={form.error} />,
+    <AgentsPage agents={agents} canChange={canChange(c)} csrf={await csrfToken(c)} fields={form.fields ?? EMPTY_AGENT_FORM} error={form.error} defaults={effectiveSettings(c.get("hostConfig"), {})} />,
   );
 }
 
@@ -49,7 +50,7 @@ async function renderOne(c: Ctx, row: AgentRow, form: { fields?: AgentFormFields
   return sendPage(
     c,
     { title: `Agent ${agent.name === agent.id ? agent.id : `${agent.name} (${agent.id})`}`, current: "agents", status: form.status },
-    <AgentPage agent={agent} canChange={canChange(c)} csrf={await csrfToken(c)} fields={fields} error={form.error} />,
+    <AgentPage agent={agent} canChange={canChange(c)} csrf={await csrfToken(c)} fields={fields} error={form.error} effective={effectiveSettings(c.get("hostConfig"), agent.settings)} />,
   );
 }
 

@@ -11,6 +11,7 @@ import { CHANNELS, type AgentFormFields } from "./agent-form.ts";
 import { Badge } from "./badges.tsx";
 import { utcTime } from "./format.ts";
 import { CsrfField } from "./layout.tsx";
+import { EffectiveSettings, type EffectiveSetting } from "./effective-settings.tsx";
 
 export interface AgentSummary {
   id: string;
@@ -145,10 +146,13 @@ const ErrorLine = ({ error }: { error: string | null | undefined }) =>
     </p>
   ) : null;
 
-export function AgentsPage(props: { agents: AgentSummary[]; canChange: boolean; csrf: string; fields: AgentFormFields; error?: string | null }) {
+export function AgentsPage(props: { agents: AgentSummary[]; canChange: boolean; csrf: string; fields: AgentFormFields; error?: string | null; defaults: readonly EffectiveSetting[] }) {
   return (
     <>
       <AgentsTable agents={props.agents} />
+      <h2>Defaults from the environment</h2>
+      <p class="muted">What an agent runs with where it sets nothing itself; each agent's page shows its own values in effect.</p>
+      <EffectiveSettings rows={props.defaults} />
       {props.canChange ? (
         <section aria-labelledby="new-agent">
           <h2 id="new-agent">New agent</h2>
@@ -172,7 +176,7 @@ function SettingsFacts({ settings }: { settings: AgentSettings }) {
   );
 }
 
-export function AgentPage(props: { agent: AgentSummary; canChange: boolean; csrf: string; fields: AgentFormFields; error?: string | null }) {
+export function AgentPage(props: { agent: AgentSummary; canChange: boolean; csrf: string; fields: AgentFormFields; error?: string | null; effective: readonly EffectiveSetting[] }) {
   const a = props.agent;
   const action = `/agents/${encodeURIComponent(a.id)}`;
   return (
@@ -184,6 +188,9 @@ export function AgentPage(props: { agent: AgentSummary; canChange: boolean; csrf
         <h2 id="agent-facts">Settings</h2>
         <p>{a.archivedAt === null ? "Active." : `Archived at ${utcTime(a.archivedAt)}: no ticks or runs; its history is kept.`}</p>
         <p>{`Instances: ${filterSummary(a.settings.instanceFilter)}.`}</p>
+        <h3>In effect</h3>
+        <EffectiveSettings rows={props.effective} />
+        <h3>Stored on the agent</h3>
         <SettingsFacts settings={a.settings} />
       </section>
       {props.canChange ? (

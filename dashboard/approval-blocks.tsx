@@ -6,9 +6,9 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../jobs/app-env.ts";
 import { RequestError } from "../jobs/errors.ts";
-import { recordActivity } from "../auth/activity.ts";
+import { liftBlockAsOperator } from "../jobs/lift-block.ts";
 import type { Role } from "../auth/roles.ts";
-import { liftBlock, type ActionBlock } from "../fleet/action-blocks.ts";
+import type { ActionBlock } from "../fleet/action-blocks.ts";
 import { agentPath } from "./agent-links.ts";
 import { canDecide } from "./approvals.tsx";
 import { utcTime } from "./format.ts";
@@ -45,10 +45,7 @@ export function ActiveBlocks({ blocks, csrf, role }: { blocks: ActionBlock[]; cs
 export async function postLiftBlock(c: Context<AppEnv>) {
   const blockId = Number(c.req.param("blockId"));
   if (!Number.isInteger(blockId) || blockId < 1) throw new RequestError(400, "invalid block id: must be a positive integer");
-  const deps = c.get("deps");
-  const who = c.get("operator");
   const agentId = selectedAgentId(c);
-  if (!(await liftBlock(deps, agentId, blockId, who.name))) throw new RequestError(404, `unknown block: ${blockId}`);
-  await recordActivity(deps.db, who, { action: "lift_block", agentId, subject: blockId, at: deps.clock.now() });
+  await liftBlockAsOperator(c.get("deps"), c.get("operator"), agentId, blockId);
   return c.redirect(agentPath("/approvals?done=lifted", agentId), 303);
 }

@@ -6,6 +6,7 @@
  * the instance (linked), its GPU, $/h, state and for how long when asked, why, who asked, and when
  * an undecided one expires. Decide forms are rendered only for a role that may decide.
  */
+import { NEEDS } from "./can.ts";
 import type { listApprovals } from "../fleet/approvals.ts";
 import { describeContext, storedContext } from "../fleet/approval-context.ts";
 import { hasRole, type Role } from "../auth/roles.ts";
@@ -40,7 +41,8 @@ function DecisionForm({ approval, csrf }: { approval: ApprovalView; csrf: string
  * Whether the signed-in role may approve or reject (operator and up). A minimal local check: the
  * shared role helper (dashboard/can.ts) is another engineer's, and replaces this when merged.
  */
-export const canDecide = (role: Role) => hasRole({ operatorId: -1, name: "", role }, "operator");
+/** Whether `role` may decide approvals (dashboard/can.ts, ability `decide`). */
+export const canDecide = (role: Role) => hasRole({ operatorId: -1, name: "", role }, NEEDS.decide);
 
 function ApprovalCard({ approval: a, csrf, now, role }: { approval: ApprovalView; csrf: string; now: number; role: Role }) {
   return (
@@ -74,7 +76,7 @@ function ApprovalCard({ approval: a, csrf, now, role }: { approval: ApprovalView
   );
 }
 
-export function ApprovalsList({ approvals, csrf, now, role = "operator" }: { approvals: ApprovalView[]; csrf: string; now: number; role?: Role }) {
+export function ApprovalsList({ approvals, csrf, now, role = "viewer" }: { approvals: ApprovalView[]; csrf: string; now: number; role?: Role }) {
   const pending = approvals.filter((a) => a.status === "pending");
   const decided = approvals.filter((a) => a.status !== "pending");
   return (

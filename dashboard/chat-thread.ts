@@ -11,6 +11,8 @@ import { events, runs, sessions } from "../schema/index.ts";
 export interface ChatEntry {
   eventId: number;
   text: string;
+  /** The operator who sent it (payload.operator); null on messages from before names were kept. */
+  operator: string | null;
   sentAt: number;
   /** waiting: no run yet · working: its run is running · answered · retrying: its run failed */
   state: "waiting" | "working" | "answered" | "retrying";
@@ -41,7 +43,7 @@ export async function listChatThread(deps: Deps, agentId: string, limit = 50): P
 
   const repliedRuns = new Set<number>();
   const entries = rows.map((row): ChatEntry => {
-    const payload = (row.payload ?? {}) as { text?: unknown };
+    const payload = (row.payload ?? {}) as { text?: unknown; operator?: unknown };
     const state =
       row.status === "pending"
         ? "waiting"
@@ -55,6 +57,7 @@ export async function listChatThread(deps: Deps, agentId: string, limit = 50): P
     return {
       eventId: row.eventId,
       text: typeof payload.text === "string" ? payload.text : JSON.stringify(payload),
+      operator: typeof payload.operator === "string" ? payload.operator : null,
       sentAt: row.createdAt,
       state,
       runId: row.runId,
@@ -69,6 +72,8 @@ export async function listChatThread(deps: Deps, agentId: string, limit = 50): P
 export interface SessionStart {
   epoch: number;
   startedAt: number;
+  /** The operator whose reset began it (null for the first session). */
+  startedBy: string | null;
 }
 
 export interface ChatThreadData {
@@ -79,7 +84,7 @@ export interface ChatThreadData {
 export async function loadChatThread(deps: Deps, agentId: string): Promise<ChatThreadData> {
   const [entries, started] = await Promise.all([
     listChatThread(deps, agentId),
-    deps.db.select({ epoch: sessions.epoch, startedAt: sessions.startedAt }).from(sessions).where(eq(sessions.agentId, agentId)).orderBy(asc(sessions.epoch)),
+    deps.db.select({ epoch: sessions.epoch, startedAt: sessions.startedAt, startedBy: sessions.startedBy }).from(sessions).where(eq(sessions.agentId, agentId)).orderBy(asc(sessions.epoch)),
   ]);
   return { entries, sessions: started };
 }

@@ -1,10 +1,13 @@
 /**
  * Chat: send the agent a message (an inbox event, priority 0) and read its replies. The thread
  * updates live, so a reply appears without a reload once the run that consumed the message ends.
+ * Each message names the operator who sent it ("You (alice)" on alice's own), each reset divider
+ * who reset; the form is only for a role that may chat, and keeps a refused message's text.
  */
 import { epochOf, type ChatEntry, type ChatThreadData, type SessionStart } from "./chat-thread.ts";
 import { relative, utcTime } from "./format.ts";
 import { CsrfField } from "./layout.tsx";
+import type { Viewer } from "./can.ts";
 
 function Outcome({ entry }: { entry: ChatEntry }) {
   switch (entry.state) {
@@ -31,7 +34,7 @@ function Outcome({ entry }: { entry: ChatEntry }) {
 function SessionDivider({ session }: { session: SessionStart }) {
   return (
     <li class="session-divider" data-testid="session-divider" data-epoch={String(session.epoch)}>
-      {`New session (epoch ${session.epoch}) started by a session reset at ${utcTime(session.startedAt)}. The agent no longer sees the messages above.`}
+      {`New session (epoch ${session.epoch}) started by a session reset${session.startedBy ? ` by ${session.startedBy}` : ""} at ${utcTime(session.startedAt)}. The agent no longer sees the messages above.`}
     </li>
   );
 }
@@ -39,7 +42,7 @@ function SessionDivider({ session }: { session: SessionStart }) {
 /** The sessions that start after `previous` up to and including `epoch`, each a divider. */
 const startsBetween = (sessions: SessionStart[], previous: number, epoch: number) => sessions.filter((s) => s.epoch > previous && s.epoch <= epoch);
 
-export function ChatThread({ thread, now }: { thread: ChatThreadData; now: number }) {
+export function ChatThread({ thread, now, viewer }: { thread: ChatThreadData; now: number; viewer: string }) {
   const { entries, sessions } = thread;
   const latest = sessions.at(-1)?.epoch ?? 1;
   if (entries.length === 0) return <p>No messages yet. Ask the agent something about the fleet.</p>;
@@ -55,7 +58,7 @@ export function ChatThread({ thread, now }: { thread: ChatThreadData; now: numbe
             {dividers.map((session) => (
               <SessionDivider session={session} />
             ))}
-            <ChatItem entry={entry} now={now} />
+            <ChatItem entry={entry} now={now} viewer={viewer} />
           </>
         );
       })}
@@ -66,10 +69,16 @@ export function ChatThread({ thread, now }: { thread: ChatThreadData; now: numbe
   );
 }
 
-function ChatItem({ entry, now }: { entry: ChatEntry; now: number }) {
+/** Who sent it: the operator's name, "You (name)" on the viewer's own; older messages named no one. */
+export function sender(operator: string | null, viewer: string): string {
+  if (operator === null) return "An operator";
+  return operator === viewer ? `You (${operator})` : operator;
+}
+
+function ChatItem({ entry, now, viewer }: { entry: ChatEntry; now: number; viewer: string }) {
   return (
         <li class="card chat-item" data-event-id={String(entry.eventId)}>
-          <p class="muted">{`You, ${utcTime(entry.sentAt)} (${relative(entry.sentAt, now)})`}</p>
+          <p class="muted" data-testid="sender">{`${sender(entry.operator, viewer)}, ${utcTime(entry.sentAt)} (${relative(entry.sentAt, now)})`}</p>
           <p class="said" data-role="message">
             {entry.text}
           </p>
@@ -78,12 +87,24 @@ function ChatItem({ entry, now }: { entry: ChatEntry; now: number }) {
   );
 }
 
-export function ChatPage(props: { thread: ChatThreadData; now: number; csrf: string; sessionEpoch: number; summary: string; error?: string | null }) {
+export function ChatPage(props: { thread: ChatThreadData; now: number; csrf: string; sessionEpoch: number; summary: string; error?: string | null; text: string; viewer: Viewer }) {
   return (
     <>
       <div data-live="chat">
-        <ChatThread thread={props.thread} now={props.now} />
+        <ChatThread thread={props.thread} now={props.now} viewer={props.viewer.name} />
       </div>
+      {/* A refused message is shown back in the form, whoever may send, so its text is never lost. */}
+      {props.viewer.can("chat") || props.text ? <ChatForm {...props} /> : <p class="muted">Sending the agent a message needs the operator role; you can read the thread.</p>}
+      <details>
+        <summary>{`What the agent remembers of this session (epoch ${props.sessionEpoch})`}</summary>
+        <p>{props.summary ? props.summary : "No summary yet: nothing in this session has been compacted."}</p>
+      </details>
+    </>
+  );
+}
+
+function ChatForm(props: { csrf: string; error?: string | null; text: string }) {
+  return (
       <form method="post" action="/chat" class="panel">
         <CsrfField token={props.csrf} />
         <input type="hidden" name="nonce" value={crypto.randomUUID()} />
@@ -94,14 +115,9 @@ export function ChatPage(props: { thread: ChatThreadData; now: number; csrf: str
               {props.error}
             </p>
           ) : null}
-          <textarea id="chat-text" name="text" required maxlength={8000} aria-describedby={props.error ? "chat-error" : undefined}></textarea>
+          <textarea id="chat-text" name="text" required maxlength={8000} aria-describedby={props.error ? "chat-error" : undefined}>{props.text}</textarea>
         </div>
         <button type="submit">Send</button>
       </form>
-      <details>
-        <summary>{`What the agent remembers of this session (epoch ${props.sessionEpoch})`}</summary>
-        <p>{props.summary ? props.summary : "No summary yet: nothing in this session has been compacted."}</p>
-      </details>
-    </>
   );
 }

@@ -176,8 +176,9 @@ function StateFilter({ query }: { query: FleetQuery }) {
   );
 }
 
-export function FleetPage(props: { all: InstanceView[]; shown: InstanceView[]; query: FleetQuery; now: number; provider: string; csrf: string; economics: IdleSettings }) {
-  const simulated = props.provider === "simulator";
+/** `canFail`: the viewer may simulate failures (the column shows only then, on the simulator). */
+export function FleetPage(props: { all: InstanceView[]; shown: InstanceView[]; query: FleetQuery; now: number; provider: string; csrf: string; economics: IdleSettings; canFail: boolean }) {
+  const simulated = props.provider === "simulator" && props.canFail;
   const back = fleetHref(props.query);
   return (
     <>

@@ -1,12 +1,16 @@
 /**
- * One instance's page: its facts, the operator's actions (behind the approval rules), a "simulate
- * failure" form on the simulator, its state history,
+ * One instance's page: its facts, the operator's actions (behind the approval rules and a
+ * confirmation, only those the provider has and only for a role that may act), a "simulate
+ * failure" form on the simulator, the rejection blocks on it (liftable), its state history,
  * the actions taken on it (who decided, outcome, evidence) and the runs that touched it. Updates live.
  */
 import { Badge, InstanceStateBadge } from "./badges.tsx";
 import { OptionalFact } from "./facts.tsx";
 import { FailureForm, gpu } from "./fleet.tsx";
-import { InstanceActionsForm } from "./instance-actions.tsx";
+import { InstanceActionsForm, offeredActions } from "./instance-actions.tsx";
+import { InstanceBlocks } from "./instance-blocks.tsx";
+import type { Viewer } from "./can.ts";
+import type { Capability } from "../fleet/provider.ts";
 import { dollarsPerHour, relative, utcTime } from "./format.ts";
 import type { InstanceRecord } from "./instance-record.ts";
 import { RunsTimeline } from "./runs-timeline.tsx";
@@ -15,8 +19,9 @@ import { InstanceEconomics } from "./instance-economics.tsx";
 import { ActionDecisions } from "./action-decisions.tsx";
 import { ReplacementLineage } from "./replacements.tsx";
 
-export function InstanceDetail(props: { record: InstanceRecord; now: number; csrf: string; simulated: boolean; approvalRequired: readonly string[] }) {
-  const { record, now, csrf, simulated } = props;
+export function InstanceDetail(props: { record: InstanceRecord; now: number; csrf: string; simulated: boolean; approvalRequired: readonly string[]; viewer: Viewer; capabilities: ReadonlySet<Capability> }) {
+  const { record, now, csrf, viewer } = props;
+  const simulated = props.simulated && viewer.can("simulateFailure");
   const { instance: i, history, actions, runs } = record;
   return (
     <>
@@ -41,9 +46,10 @@ export function InstanceDetail(props: { record: InstanceRecord; now: number; csr
         </dl>
         <InstanceEconomics instance={i} utilisation={record.utilisation} />
         <ReplacementLineage instance={i} />
-        {i.gone ? null : <InstanceActionsForm instance={i} csrf={csrf} approvalRequired={props.approvalRequired} />}
+        {i.gone || !viewer.can("instanceAction") ? null : <InstanceActionsForm instance={i} csrf={csrf} approvalRequired={props.approvalRequired} offered={offeredActions(props.capabilities)} />}
         {simulated && !i.gone ? <FailureForm instance={i} csrf={csrf} back={`/fleet/${encodeURIComponent(i.id)}`} /> : null}
       </section>
+      <InstanceBlocks blocks={record.blocks} csrf={csrf} canLift={viewer.can("liftBlock")} now={now} />
       <h2>State history</h2>
       {history.length ? (
         <ol class="history">

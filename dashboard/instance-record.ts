@@ -3,6 +3,7 @@
  * it, and the runs that touched it (runs that acted on it, and runs that consumed an event
  * about it), each run with its one-line outcome, and its GPU utilisation of the last 24 hours.
  */
+import { listBlocks } from "../fleet/action-blocks.ts";
 import { and, desc, eq, inArray, isNotNull } from "drizzle-orm";
 import { presentAction } from "../fleet/actions.ts";
 import { listInstanceEvents, listInstances } from "../fleet/list-instances.ts";
@@ -19,7 +20,7 @@ export async function getInstanceRecord(deps: Deps, agentId: string, instanceId:
   const { db } = deps;
   const instance = (await listInstances(deps, agentId)).find((i) => i.id === instanceId);
   if (!instance) return null;
-  const [history, actionRows, eventRuns, utilisation] = await Promise.all([
+  const [history, actionRows, eventRuns, utilisation, activeBlocks] = await Promise.all([
     listInstanceEvents(deps, agentId, instanceId, INSTANCE_HISTORY),
     db.select().from(actions).where(and(eq(actions.agentId, agentId), eq(actions.instanceId, instanceId))).orderBy(desc(actions.id)).limit(INSTANCE_HISTORY),
     db
@@ -28,6 +29,7 @@ export async function getInstanceRecord(deps: Deps, agentId: string, instanceId:
       .innerJoin(events, eq(events.id, instanceEvents.eventId))
       .where(and(eq(instanceEvents.agentId, agentId), eq(instanceEvents.instanceId, instanceId), isNotNull(events.runId))),
     loadUtilisation(deps, agentId, instanceId),
+    listBlocks(deps, agentId, true),
   ]);
   const runIds = [...new Set([...actionRows.map((a) => a.runId), ...eventRuns.map((e) => e.runId)].filter((id): id is number => id !== null))];
   const runRows = runIds.length
@@ -39,6 +41,7 @@ export async function getInstanceRecord(deps: Deps, agentId: string, instanceId:
     actions: actionRows.map(presentAction),
     runs: await withOutcomes(deps, agentId, runRows.map(presentRun)),
     utilisation,
+    blocks: activeBlocks.filter((b) => b.instanceId === instanceId),
   };
 }
 

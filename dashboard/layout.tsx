@@ -8,6 +8,7 @@ import type { Child } from "hono/jsx";
 import { AGENT_SWITCHER } from "./agent-links.ts";
 import { CSRF_FIELD } from "../auth/session-write.ts";
 import { DEFAULT_AGENT } from "../pipeline/index.ts";
+import type { Viewer } from "./can.ts";
 
 export const NAV = [
   { key: "overview", href: "/", label: "Overview" },
@@ -21,10 +22,15 @@ export const NAV = [
   { key: "operators", href: "/operators", label: "Operators" },
 ] as const;
 
+/** The Operators page is an admin's; no one else is offered the link. */
+const navFor = (viewer: Viewer) => NAV.filter((item) => item.key !== "operators" || viewer.can("manageOperators"));
+
 export type NavKey = (typeof NAV)[number]["key"];
 
 export interface Frame {
   csrf: string;
+  /** Who is signed in and what they may do: the controls rendered follow it (can.ts). */
+  viewer: Viewer;
   simulated: boolean;
   notice?: string | null;
   /** Counts shown in the navigation on every page (pending approvals, things needing attention). */
@@ -121,7 +127,7 @@ export function Layout(props: { title: string; current: NavKey | null; frame: Fr
             </a>
             {frame.agent && frame.agents ? <AgentSwitcher agent={frame.agent} agents={frame.agents} current={props.current} /> : null}
             <ul>
-              {NAV.map((item) => {
+              {navFor(frame.viewer).map((item) => {
                 const badge = BADGE_OF[item.key];
                 return (
                   <li>

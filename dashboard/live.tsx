@@ -32,6 +32,7 @@ import { listRunRows } from "./run-rows.ts";
 import { RunsTimeline } from "./runs-timeline.tsx";
 import { WakesList } from "./wakes.tsx";
 import { SpendPanel } from "./spend-panel.tsx";
+import type { Viewer } from "./can.ts";
 import { loadSpend } from "./spend-data.ts";
 
 export const TIMELINE_RUNS = 50;
@@ -44,6 +45,8 @@ export interface LiveView {
   state: AgentState;
   now: number;
   csrf: string;
+  /** Who asks: the regions render only the controls they may use. */
+  viewer: Viewer;
   /** The page the regions are on: its path and query. */
   page: URL;
   attention: () => Promise<Attention>;
@@ -68,12 +71,12 @@ const PARTS: Record<string, PartRenderer> = {
   "fleet-table": async (v) => {
     const query = parseFleetQuery(Object.fromEntries(v.page.searchParams));
     const shown = arrangeFleet(await listInstances(v.deps, v.agentId), query);
-    return <FleetTable instances={shown} query={query} now={v.now} csrf={v.csrf} simulated={v.deps.provider.kind === "simulator"} back={fleetHref(query)} economics={v.deps.config.economics} />;
+    return <FleetTable instances={shown} query={query} now={v.now} csrf={v.csrf} simulated={v.deps.provider.kind === "simulator" && v.viewer.can("simulateFailure")} back={fleetHref(query)} economics={v.deps.config.economics} />;
   },
   instance: async (v) => {
     const id = pathId(v.page, "fleet");
     const record = id === null ? null : await getInstanceRecord(v.deps, v.agentId, id);
-    return record ? <InstanceDetail record={record} now={v.now} csrf={v.csrf} simulated={v.deps.provider.kind === "simulator"} approvalRequired={v.deps.config.approvalRequired} /> : <p>This instance is no longer known.</p>;
+    return record ? <InstanceDetail record={record} now={v.now} csrf={v.csrf} simulated={v.deps.provider.kind === "simulator"} approvalRequired={v.deps.config.approvalRequired} viewer={v.viewer} capabilities={v.deps.provider.capabilities} /> : <p>This instance is no longer known.</p>;
   },
   "recent-runs": async (v) => <RunsTimeline runs={await listRunRows(v.deps, v.agentId, RECENT_RUNS)} now={v.now} caption="Latest runs" />,
   runs: async (v) => <RunsTimeline runs={await listRunRows(v.deps, v.agentId, TIMELINE_RUNS)} now={v.now} />,
@@ -85,10 +88,10 @@ const PARTS: Record<string, PartRenderer> = {
   "pending-wakes": async (v) => (
     <WakesList wakes={await listWakes(v.deps, v.agentId, "pending", 10)} now={v.now} empty="No pending wakes: the agent has not scheduled a check." />
   ),
-  approvals: async (v) => <ApprovalsList approvals={await listApprovals(v.deps, v.agentId, undefined, APPROVALS_SHOWN)} csrf={v.csrf} now={v.now} />,
+  approvals: async (v) => <ApprovalsList approvals={await listApprovals(v.deps, v.agentId, undefined, APPROVALS_SHOWN)} csrf={v.csrf} now={v.now} role={v.viewer.role} />,
   notifications: async (v) => <NotificationsList notifications={await listNotifications(v.deps, v.agentId, NOTIFICATIONS_SHOWN)} now={v.now} />,
   "recent-notifications": async (v) => <NotificationsList notifications={await listNotifications(v.deps, v.agentId, RECENT_NOTIFICATIONS)} now={v.now} />,
-  chat: async (v) => <ChatThread thread={await loadChatThread(v.deps, v.agentId)} now={v.now} />,
+  chat: async (v) => <ChatThread thread={await loadChatThread(v.deps, v.agentId)} now={v.now} viewer={v.viewer.name} />,
 };
 
 export const LIVE_PART_NAMES = Object.keys(PARTS);
@@ -99,7 +102,7 @@ function once<T>(load: () => Promise<T>): () => Promise<T> {
   return () => (value ??= load());
 }
 
-export async function renderLiveParts(deps: Deps, agentId: string, names: readonly string[], context: { csrf: string; page: URL }) {
+export async function renderLiveParts(deps: Deps, agentId: string, names: readonly string[], context: { csrf: string; viewer: Viewer; page: URL }) {
   const state = await loadAgentState(deps, agentId);
   const now = deps.clock.now();
   const view: LiveView = { deps, agentId, state, now, ...context, attention: once(() => loadAttention(deps, agentId)) };

@@ -15,7 +15,7 @@ export interface MemoryFactRow {
   updatedAt: number;
 }
 
-export function MemoryPanel({ facts, csrf }: { facts: readonly MemoryFactRow[]; csrf: string }) {
+export function MemoryPanel({ facts, csrf, canDelete }: { facts: readonly MemoryFactRow[]; csrf: string; canDelete: boolean }) {
   if (facts.length === 0) return <p>No pinned facts: the agent has remembered nothing.</p>;
   return (
     <ul class="cards" data-testid="memory-facts">
@@ -29,12 +29,14 @@ export function MemoryPanel({ facts, csrf }: { facts: readonly MemoryFactRow[]; 
             {f.createdByRun === null ? `saved ${utcTime(f.updatedAt)}` : <>saved by <a href={`/runs/${f.createdByRun}`}>{`run #${f.createdByRun}`}</a>{` ${utcTime(f.updatedAt)}`}</>}
             {f.untrusted ? " · the run that wrote it had read text no operator typed (an instance report, a wake, provider output)" : null}
           </p>
-          <form method="post" action={`/memory/${encodeURIComponent(f.key)}/delete`} data-confirm={`Delete the fact ${f.key}?`}>
-            <CsrfField token={csrf} />
-            <button type="submit" class="secondary">
-              Delete
-            </button>
-          </form>
+          {canDelete ? (
+            <form method="post" action={`/memory/${encodeURIComponent(f.key)}/delete`} data-confirm={`Delete the fact ${f.key}?`}>
+              <CsrfField token={csrf} />
+              <button type="submit" class="secondary">
+                Delete
+              </button>
+            </form>
+          ) : null}
         </li>
       ))}
     </ul>

@@ -62,6 +62,7 @@ export function OperatorsPage(props: OperatorsPageProps) {
         viewer reads; operator also chats, triggers, approves or rejects, resets, deletes memory facts and replays runs; admin also manages operators. The holder of
         ADMIN_TOKEN is the bootstrap admin, named "admin".
       </p>
+      <div class="table-wrap" tabindex={0} role="region" aria-label="Operators">
       <table>
         <thead>
           <tr>
@@ -91,6 +92,7 @@ export function OperatorsPage(props: OperatorsPageProps) {
           ))}
         </tbody>
       </table>
+      </div>
       <h2>Add an operator</h2>
       <NewOperatorForm csrf={props.csrf} />
       <h2>Activity</h2>

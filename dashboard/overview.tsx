@@ -18,6 +18,7 @@ import { SpendPanel } from "./spend-panel.tsx";
 import type { Spend } from "./spend-data.ts";
 import { ModeSwitch, type ActionView } from "./action-decisions.tsx";
 import { MemoryPanel, type MemoryFactRow } from "./memory-panel.tsx";
+import type { Viewer } from "./can.ts";
 
 export interface OverviewData {
   state: AgentState;
@@ -33,7 +34,7 @@ export interface OverviewData {
   now: number;
 }
 
-export function OverviewPage({ data, csrf, mode }: { data: OverviewData; csrf: string; mode?: { mode: "act" | "shadow"; proposals: ActionView[] } }) {
+export function OverviewPage({ data, csrf, mode, viewer }: { data: OverviewData; csrf: string; mode?: { mode: "act" | "shadow"; proposals: ActionView[] }; viewer: Viewer }) {
   return (
     <>
       <section aria-labelledby="attention-heading">
@@ -59,15 +60,17 @@ export function OverviewPage({ data, csrf, mode }: { data: OverviewData; csrf: s
           <div data-live="state" aria-live="polite">
             <StatePanel state={data.state} />
           </div>
-          <div class="actions">
-            <TriggerForm csrf={csrf} back="/" />
-            <ResetForm csrf={csrf} />
-          </div>
+          {viewer.can("trigger") ? (
+            <div class="actions">
+              <TriggerForm csrf={csrf} back="/" />
+              <ResetForm csrf={csrf} />
+            </div>
+          ) : null}
           <details>
             <summary>What does reset keep?</summary>
             <p class="muted">{RESET_KEEPS}</p>
           </details>
-          {mode ? <ModeSwitch mode={mode.mode} proposals={mode.proposals} csrf={csrf} /> : null}
+          {mode && viewer.can("mode") ? <ModeSwitch mode={mode.mode} proposals={mode.proposals} csrf={csrf} /> : null}
         </section>
       </div>
       <section class="panel" aria-labelledby="spend-heading">
@@ -105,7 +108,7 @@ export function OverviewPage({ data, csrf, mode }: { data: OverviewData; csrf: s
       </section>
       <section aria-labelledby="memory-heading">
         <h2 id="memory-heading">Pinned memory</h2>
-        <MemoryPanel facts={data.memory} csrf={csrf} />
+        <MemoryPanel facts={data.memory} csrf={csrf} canDelete={viewer.can("deleteMemory")} />
       </section>
       <section aria-labelledby="notifications-heading">
         <h2 id="notifications-heading">Recent notifications</h2>

@@ -34,6 +34,8 @@ import { keepAgentInLinks } from "./agent-links.ts";
 import { selectedAgentId } from "./selected-agent.tsx";
 import { csrfToken } from "./session.ts";
 import { WakesPage } from "./wakes.tsx";
+import { loadLogs, LogsPanel } from "./instance-logs.tsx";
+import { viewerOf } from "./can.ts";
 
 type Ctx = Context<AppEnv>;
 
@@ -42,7 +44,7 @@ export async function overviewPage(c: Ctx) {
   const agentId = selectedAgentId(c);
   const [data, mode] = await Promise.all([loadOverview(deps, agentId), loadModeSwitch(deps, agentId)]);
   const frame = await frameFor(c);
-  return sendPage(c, { title: "Overview", current: "overview", busy: isBusy(data.state), frame }, <OverviewPage data={data} csrf={frame.csrf} mode={mode} />);
+  return sendPage(c, { title: "Overview", current: "overview", busy: isBusy(data.state), frame }, <OverviewPage data={data} csrf={frame.csrf} mode={mode} viewer={frame.viewer} />);
 }
 
 export async function runsPage(c: Ctx) {
@@ -50,7 +52,7 @@ export async function runsPage(c: Ctx) {
   const agentId = selectedAgentId(c);
   const [state, runs] = await Promise.all([loadAgentState(deps, agentId), listRunRows(deps, agentId, TIMELINE_RUNS)]);
   const frame = await frameFor(c);
-  return sendPage(c, { title: "Runs", current: "runs", busy: isBusy(state), frame }, <RunsPage runs={runs} now={deps.clock.now()} csrf={frame.csrf} />);
+  return sendPage(c, { title: "Runs", current: "runs", busy: isBusy(state), frame }, <RunsPage runs={runs} now={deps.clock.now()} csrf={frame.csrf} viewer={frame.viewer} />);
 }
 
 export async function runDetailPage(c: Ctx) {
@@ -63,7 +65,8 @@ export async function runDetailPage(c: Ctx) {
   }
   const busy = record.run.status === "running";
   const actions = await listRunActions(deps, agentId, runId);
-  return sendPage(c, { title: `Run #${runId}`, current: "runs", busy }, <RunDetailPage record={record} now={deps.clock.now()} actions={actions} csrf={await csrfToken(c)} />);
+  const frame = await frameFor(c);
+  return sendPage(c, { title: `Run #${runId}`, current: "runs", busy, frame }, <RunDetailPage record={record} now={deps.clock.now()} actions={actions} csrf={frame.csrf} canReplay={frame.viewer.can("replay")} />);
 }
 
 export async function wakesPage(c: Ctx) {
@@ -90,7 +93,7 @@ export async function fleetPage(c: Ctx) {
   return sendPage(
     c,
     { title: "Fleet", current: "fleet", frame },
-    <FleetPage all={all} shown={arrangeFleet(all, query)} query={query} now={deps.clock.now()} provider={deps.provider.kind} csrf={frame.csrf} economics={deps.config.economics} />,
+    <FleetPage all={all} shown={arrangeFleet(all, query)} query={query} now={deps.clock.now()} provider={deps.provider.kind} csrf={frame.csrf} economics={deps.config.economics} canFail={frame.viewer.can("simulateFailure")} />,
   );
 }
 
@@ -103,6 +106,7 @@ export async function instancePage(c: Ctx) {
     return sendPage(c, { title: "Instance not found", current: "fleet", status: 404 }, <p>{`There is no instance ${id}. `}<a href="/fleet">Fleet</a></p>);
   }
   const frame = await frameFor(c);
+  const logs = await loadLogs(deps, frame.viewer, id);
   return sendPage(
     c,
     { title: `Instance ${record.instance.label ? `${record.instance.label} (${id})` : id}`, current: "fleet", frame },
@@ -111,8 +115,9 @@ export async function instancePage(c: Ctx) {
         <a href="/fleet">← Fleet</a>
       </p>
       <div data-live="instance">
-        <InstanceDetail record={record} now={deps.clock.now()} csrf={frame.csrf} simulated={deps.provider.kind === "simulator"} approvalRequired={deps.config.approvalRequired} />
+        <InstanceDetail record={record} now={deps.clock.now()} csrf={frame.csrf} simulated={deps.provider.kind === "simulator"} approvalRequired={deps.config.approvalRequired} viewer={frame.viewer} capabilities={deps.provider.capabilities} />
       </div>
+      {record.instance.gone ? null : <LogsPanel logs={logs} />}
     </>,
   );
 }
@@ -134,7 +139,8 @@ export async function approvalsPage(c: Ctx) {
   );
 }
 
-export async function chatPage(c: Ctx, error: string | null = null) {
+/** `kept`: a refused post's status and its typed text, put back in the form. */
+export async function chatPage(c: Ctx, error: string | null = null, kept: { status: 400 | 403; text: string } | null = null) {
   const deps = c.get("deps");
   const agentId = selectedAgentId(c);
   const [thread, conversation, state] = await Promise.all([
@@ -145,8 +151,8 @@ export async function chatPage(c: Ctx, error: string | null = null) {
   const frame = await frameFor(c);
   return sendPage(
     c,
-    { title: "Chat", current: "chat", busy: isBusy(state), frame, status: error ? 400 : 200 },
-    <ChatPage thread={thread} now={deps.clock.now()} csrf={frame.csrf} sessionEpoch={conversation.sessionEpoch} summary={conversation.summary} error={error} />,
+    { title: "Chat", current: "chat", busy: isBusy(state), frame, status: kept?.status ?? (error ? 400 : 200) },
+    <ChatPage thread={thread} now={deps.clock.now()} csrf={frame.csrf} sessionEpoch={conversation.sessionEpoch} summary={conversation.summary} error={error} text={kept?.text ?? ""} viewer={frame.viewer} />,
   );
 }
 
@@ -161,7 +167,7 @@ export async function livePartsJson(c: Ctx) {
   c.header("Cache-Control", "no-store");
   const page = new URL(pagePath, "http://dashboard.local");
   const agentId = selectedAgentId(c);
-  const live = await renderLiveParts(c.get("deps"), agentId, names, { csrf: await csrfToken(c), page });
+  const live = await renderLiveParts(c.get("deps"), agentId, names, { csrf: await csrfToken(c), viewer: viewerOf(c.get("operator")), page });
   const html = Object.fromEntries(Object.entries(live.html).map(([name, part]) => [name, keepAgentInLinks(part, agentId)]));
   return c.json({ ...live, html });
 }

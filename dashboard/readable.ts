@@ -25,14 +25,17 @@ export function keyValues(value: unknown, separator = ", "): string {
   return entries.map(([k, x]) => `${k}: ${scalar(x)}`).join(separator);
 }
 
-/** What an inbox event says, in one sentence. */
+/** " from alice": the operator an event names (chat, trigger), or nothing. */
+const by = (p: Record<string, unknown>) => (typeof p.operator === "string" && p.operator ? ` from ${p.operator}` : "");
+
+/** What an inbox event says, in one sentence, naming the operator who sent it. */
 export function describeEvent(source: string, payload: unknown): string {
   const p = (parsed(payload) ?? {}) as Record<string, unknown>;
   switch (source) {
     case "human":
-      return `Message: “${scalar(p.text)}”`;
+      return `Message${by(p)}: “${scalar(p.text)}”`;
     case "manual":
-      return `Manual trigger${p.reason ? `: ${scalar(p.reason)}` : ""}`;
+      return `Manual trigger${by(p)}${p.reason ? `: ${scalar(p.reason)}` : ""}`;
     case "approval":
       return `A human ${p.decision === "approve" ? "approved" : "rejected"} ${scalar(p.kind)} ${scalar(p.instanceId)}${p.note ? ` (note: ${scalar(p.note)})` : ""}`;
     case "webhook":

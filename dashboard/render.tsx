@@ -12,6 +12,7 @@ import { keepAgentInLinks } from "./agent-links.ts";
 import { loadAttention } from "./attention.ts";
 import { Layout, type AgentChoice, type Frame, type NavKey } from "./layout.tsx";
 import { csrfToken } from "./session.ts";
+import { viewerOf } from "./can.ts";
 
 type Ctx = Context<AppEnv>;
 
@@ -37,6 +38,7 @@ const NOTICES: Record<string, string> = {
   "agent-restored": "Agent restored: its ticks, runs and ingest resume.",
   "mode-shadow": "Paused: shadow mode. The agent keeps deciding, but its actions and approval requests are recorded as proposals; nothing reaches the provider.",
   "mode-act": "Resumed: the agent's decisions reach the provider again (within the run and hour bounds).",
+  "block-lifted": "Block lifted: the agent and the rules policy may ask for that action again.",
   "failure-injected": "Failure injected into the simulated instance: it reports the new state as its webhook would, and the agent hears within the state debounce window.",
 };
 
@@ -50,6 +52,7 @@ export async function frameFor(c: Ctx): Promise<Frame> {
     agent: agentChoice(agent),
     agents: agents.map(agentChoice),
     csrf: await csrfToken(c),
+    viewer: viewerOf(c.get("operator")),
     simulated: deps.provider.kind === "simulator",
     notice: done ? (NOTICES[done] ?? null) : null,
     badges: { approvals: attention.approvals.length, attention: attention.count },

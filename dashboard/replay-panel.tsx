@@ -11,19 +11,22 @@ type Replay = NonNullable<Awaited<ReturnType<typeof lastReplay>>>;
 
 const calls = (list: readonly { name: string; arguments: string }[]) => (list.length ? list.map((c) => `${c.name} ${c.arguments}`).join("; ") : "none");
 
-export function ReplayPanel({ runId, csrf, last }: { runId: number; csrf: string; last: Replay | null }) {
+/** `csrf` null: the viewer may not replay, and no form is shown. */
+export function ReplayPanel({ runId, csrf, last }: { runId: number; csrf: string | null; last: Replay | null }) {
   return (
     <section class="panel" aria-labelledby="replay-heading">
       <h2 id="replay-heading">Replay</h2>
-      <form method="post" action={`/runs/${runId}/replay`}>
-        <CsrfField token={csrf} />
-        <label>
-          Replay with model <input name="model" placeholder="the agent's configured model" maxlength={200} />
-        </label>{" "}
-        <button type="submit" class="secondary">
-          Replay
-        </button>
-      </form>
+      {csrf === null ? null : (
+        <form method="post" action={`/runs/${runId}/replay`}>
+          <CsrfField token={csrf} />
+          <label>
+            Replay with model <input name="model" placeholder="the agent's configured model" maxlength={200} />
+          </label>{" "}
+          <button type="submit" class="secondary">
+            Replay
+          </button>
+        </form>
+      )}
       <p class="muted">The run's first request goes to the model again; tools are not executed (a call the run made gets its recorded result).</p>
       {last ? (
         <div data-testid="run-replay">

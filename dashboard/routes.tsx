@@ -13,9 +13,9 @@
 import { Hono } from "hono";
 import { secureHeaders } from "hono/secure-headers";
 import type { AppEnv } from "../jobs/app-env.ts";
-import { requireRole } from "../auth/require-role.ts";
 import * as actions from "./action-handlers.tsx";
 import * as agents from "./agent-handlers.tsx";
+import * as instances from "./instance-handlers.tsx";
 import * as trust from "./trust-handlers.tsx";
 import * as operators from "./operator-handlers.tsx";
 import { DASHBOARD_JS } from "./live-script.ts";
@@ -23,7 +23,8 @@ import * as pages from "./page-handlers.tsx";
 import { postMode } from "./mode-handlers.tsx";
 import * as session from "./session-handlers.tsx";
 import { refuseArchived, selectAgent } from "./selected-agent.tsx";
-import { requireOperator, requireOperatorJson, sameOrigin, verifyCsrf } from "./session.ts";
+import { requireOperator, requireOperatorJson, sameOrigin } from "./session.ts";
+import { requirePageRole, verifyCsrfPage } from "./refusal.tsx";
 import { FAVICON_SVG } from "./favicon.ts";
 import { DASHBOARD_CSS } from "./styles.ts";
 import { postLiftBlock } from "./approval-blocks.tsx";
@@ -46,10 +47,11 @@ const asset = (body: string, type: string) => () =>
   new Response(body, { headers: { "Content-Type": `${type}; charset=utf-8`, "Cache-Control": "public, max-age=300" } });
 
 const page = [pageHeaders, requireOperator, selectAgent("page")] as const;
-const signedInPost = [pageHeaders, sameOrigin, requireOperator, verifyCsrf] as const;
-/** Posts that act on the selected agent: refused (409) when it is archived. */
-const operatorPost = [...signedInPost, requireRole("operator"), selectAgent("page"), refuseArchived] as const;
-const adminPost = [...signedInPost, requireRole("admin"), selectAgent("page")] as const;
+const signedInPost = [pageHeaders, sameOrigin, requireOperator, verifyCsrfPage] as const;
+/** Posts on the selected agent: a refusal (CSRF, role) is a page about it; acting on an archived one is refused (409). */
+const agentPost = [pageHeaders, sameOrigin, requireOperator, selectAgent("page"), verifyCsrfPage] as const;
+const operatorPost = [...agentPost, requirePageRole("operator"), refuseArchived] as const;
+const adminPost = [...agentPost, requirePageRole("admin")] as const;
 
 export const dashboardRoutes = new Hono<AppEnv>()
   .get("/assets/dashboard.css", asset(DASHBOARD_CSS, "text/css"))
@@ -70,7 +72,7 @@ export const dashboardRoutes = new Hono<AppEnv>()
   .get("/approvals", ...page, pages.approvalsPage)
   .get("/chat", ...page, (c) => pages.chatPage(c))
   .get("/live", requireOperatorJson, selectAgent("json"), pages.livePartsJson)
-  .get("/operators", ...page, requireRole("admin"), operators.operatorsPage)
+  .get("/operators", ...page, requirePageRole("admin"), operators.operatorsPage)
   .get("/agents", ...page, agents.agentsPage)
   .get("/agents/:agentId", ...page, agents.agentPage)
   .post("/trigger", ...operatorPost, actions.postTrigger)
@@ -87,5 +89,6 @@ export const dashboardRoutes = new Hono<AppEnv>()
   .post("/agents/:agentId/archive", ...adminPost, agents.postArchive)
   .post("/agents/:agentId/restore", ...adminPost, agents.postRestore)
   .post("/fleet/:instanceId/fail", ...operatorPost, actions.postFailure)
-  .post("/fleet/:instanceId/actions", ...operatorPost, actions.postInstanceAction)
+  .post("/fleet/:instanceId/actions", ...operatorPost, instances.postInstanceAction)
+  .post("/blocks/:blockId/lift", ...operatorPost, instances.postLiftBlock)
   .post("/approvals/blocks/:blockId/lift", ...operatorPost, postLiftBlock);

@@ -48,7 +48,7 @@ function Turns({ turns }: { turns: RunRecord["turns"] }) {
     <ol class="cards" data-testid="run-turns">
       {turns.map((t) => (
         <li class="card">
-          <h3>{t.role === "tool" ? `Tool result${t.toolCallId ? ` for ${t.toolCallId}` : ""}` : t.role}</h3>
+          <h3>{t.role === "tool" ? `Tool result${t.toolCallId ? ` for ${t.toolCallId}` : ""}` : t.role === "user" && t.operator ? `user (messages from ${t.operator})` : t.role}</h3>
           {t.toolCalls.map((call) => (
             <div>
               <p>
@@ -113,7 +113,7 @@ export function RunDetail({ record, now, actions }: { record: RunRecord; now: nu
   );
 }
 
-export function RunDetailPage({ record, now, actions, csrf }: { record: RunRecord; now: number; actions?: readonly ActionView[]; csrf: string }) {
+export function RunDetailPage({ record, now, actions, csrf, canReplay }: { record: RunRecord; now: number; actions?: readonly ActionView[]; csrf: string; canReplay: boolean }) {
   return (
     <>
       <p>
@@ -126,7 +126,7 @@ export function RunDetailPage({ record, now, actions, csrf }: { record: RunRecor
       ) : (
         <RunDetail record={record} now={now} actions={actions} />
       )}
-      <ReplayPanel runId={record.run.runId} csrf={csrf} last={record.replay} />
+      <ReplayPanel runId={record.run.runId} csrf={canReplay ? csrf : null} last={record.replay} />
     </>
   );
 }

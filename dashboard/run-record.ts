@@ -46,6 +46,7 @@ export async function getRunRecord(deps: Deps, agentId: string, runId: number) {
       content: m.content,
       tokens: m.tokens,
       toolCallId: m.toolCallId,
+      operator: m.operator,
       toolCalls: toolCallsOf(m.toolCalls),
     })),
   };

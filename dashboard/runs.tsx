@@ -1,13 +1,16 @@
 /** Runs page: the full timeline, newest first, updating live, with a Trigger now button. */
 import { TriggerForm } from "./action-forms.tsx";
 import { RunsTimeline, type RunRow } from "./runs-timeline.tsx";
+import type { Viewer } from "./can.ts";
 
-export function RunsPage({ runs, now, csrf }: { runs: RunRow[]; now: number; csrf: string }) {
+export function RunsPage({ runs, now, csrf, viewer }: { runs: RunRow[]; now: number; csrf: string; viewer: Viewer }) {
   return (
     <>
-      <div class="actions">
-        <TriggerForm csrf={csrf} back="/runs" />
-      </div>
+      {viewer.can("trigger") ? (
+        <div class="actions">
+          <TriggerForm csrf={csrf} back="/runs" />
+        </div>
+      ) : null}
       <p class="muted">
         Each run consumed the events and wakes listed as its triggers. A run is “no-op” when it consumed no chat message and
         changed nothing; it then costs nothing further and triggers nothing.

@@ -51,6 +51,7 @@ export function selectAgent(answer: "page" | "json") {
     const agent = valid.success ? await findAgentRecent(deps.db, valid.data, deps.clock.now()) : null;
     if (!agent) return answer === "json" ? c.json({ error: `unknown agent: ${requested}` }, 404) : unknownAgentPage(c, requested);
     c.set("agent", agent);
+    c.set("hostConfig", deps.config);
     c.set("deps", scopeToAgent(deps, agent).deps);
     return next();
   });

@@ -77,10 +77,9 @@ const REFUSED: Record<SessionWriteRefusal, string> = {
   csrf: "invalid or missing CSRF token: reload the page and try again",
 };
 
-/** Every signed-in form post: the API's rule for cookie writes, with the token in the hidden field. 403 otherwise. */
-export const verifyCsrf = createMiddleware<AppEnv>(async function verifyCsrfMiddleware(c, next) {
+/** Why a signed-in form post is refused as a cookie write (null: it may go on). */
+export async function csrfRefusal(c: Ctx): Promise<string | null> {
   const session = await requestSession(c);
   const refusal = session ? await refuseSessionWrite(c, session, (await c.req.parseBody())[CSRF_FIELD]) : "csrf";
-  if (refusal) return jsonError(c, 403, REFUSED[refusal]);
-  return next();
-});
+  return refusal ? REFUSED[refusal] : null;
+}

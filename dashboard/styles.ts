@@ -1,6 +1,6 @@
 /**
  * The dashboard's one stylesheet, served as a static route so pages need no build step and the
- * content security policy can forbid inline styles. Mobile first (works at 375 px), colours
+ * content security policy can forbid inline styles. Mobile first (no page scrolls sideways at 390 px: test/browser/roles-and-width.test.ts), colours
  * chosen for at least 4.5:1 contrast, and a visible focus ring on everything focusable.
  */
 export const DASHBOARD_CSS = `
@@ -39,8 +39,10 @@ dl.facts dt { color:var(--muted); } dl.facts dd { margin:0; overflow-wrap:anywhe
 .badge.ok { color:var(--ok); background:var(--ok-bg); } .badge.warn { color:var(--warn); background:var(--warn-bg); }
 .badge.bad { color:var(--bad); background:var(--bad-bg); } .badge.info { color:var(--info); background:var(--info-bg); }
 .badge.neutral { color:var(--muted); background:#fff; }
-ol.cards, ul.cards { list-style:none; padding:0; margin:0; display:grid; gap:.75rem; }
-.card { border:1px solid var(--line); border-radius:6px; padding:.75rem 1rem; background:#fff; }
+ol.cards, ul.cards { list-style:none; padding:0; margin:0; display:grid; gap:.75rem; grid-template-columns:minmax(0,1fr); }
+.card { border:1px solid var(--line); border-radius:6px; padding:.75rem 1rem; background:#fff; min-width:0; overflow-wrap:anywhere; }
+.said { white-space:pre-wrap; overflow-wrap:anywhere; }
+ul.activity li { overflow-wrap:anywhere; }
 .card h3 { font-size:1rem; margin:0 0 .25rem; display:flex; flex-wrap:wrap; gap:.5rem; align-items:center; }
 .muted { color:var(--muted); }
 meter { width:100%; height:1.25rem; }
@@ -59,8 +61,11 @@ label.choice { font-weight:400; display:block; }
 .hint { margin:0 0 .25rem; font-size:.875rem; }
 pre { background:var(--panel); border:1px solid var(--line); padding:.5rem; overflow-x:auto; white-space:pre-wrap; overflow-wrap:anywhere; font-size:.875rem; }
 .chat-item .said { white-space:pre-wrap; overflow-wrap:anywhere; }
+ul.activity li { overflow-wrap:anywhere; }
 .chat-item .reply { border-left:4px solid var(--info); padding-left:.75rem; margin-top:.5rem; white-space:pre-wrap; }
-.table-wrap { overflow-x:auto; }
+/* A wide table scrolls inside its own box, never the page: positioned, so the visually hidden
+   text in its headers (position:absolute) is clipped with it instead of widening the document. */
+.table-wrap { overflow-x:auto; position:relative; max-width:100%; }
 table { border-collapse:collapse; width:100%; } th, td { text-align:left; padding:.35rem .5rem; border-bottom:1px solid var(--line); vertical-align:top; }
 .table-wrap:focus-visible { outline:3px solid var(--focus); }
 table.runs td.outcome { min-width:14rem; }
@@ -97,5 +102,6 @@ ol.history, ul.history { padding-left:1.25rem; }
 ol.history li, ul.history li { margin:.2rem 0; overflow-wrap:anywhere; }
 .session-divider { list-style:none; text-align:center; color:var(--info); border-top:2px dashed var(--info); padding-top:.5rem; font-weight:600; }
 td.last-event { max-width:18rem; overflow-wrap:anywhere; }
+pre.log { max-height:24rem; overflow:auto; }
 .visually-hidden { position:absolute; width:1px; height:1px; overflow:hidden; clip:rect(0 0 0 0); white-space:nowrap; }
 `;

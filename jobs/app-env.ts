@@ -14,5 +14,7 @@ export type AppEnv = {
     deps: Deps;
     /** The agent of an /api/agents/:agent route, once loaded (functions/agents/load-agent.ts). */
     agent: AgentRow;
+    /** The host's own config, before any agent's settings (the dashboard shows what comes from the environment). */
+    hostConfig: Deps["config"];
   };
 };

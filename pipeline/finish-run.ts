@@ -17,7 +17,7 @@ import { agents, messages, runs } from "../schema/index.ts";
 import { handBackStatements } from "./hand-back.ts";
 import { holdsLease, leaseHeld } from "./lease-held.ts";
 import { publishRunSlot } from "./request-run.ts";
-import { isNoop, type RunOutcome } from "./run-step.ts";
+import { humanWriters, isNoop, type RunOutcome } from "./run-step.ts";
 import type { Claim } from "./claim-run.ts";
 
 type Claimed = Extract<Claim, { kind: "claimed" }>;
@@ -60,6 +60,7 @@ export async function finishRun(deps: PipelineDeps, claim: Claimed, result: RunR
   const runUpdate = runRecord(claim, result, now);
   // The conversation gains the run's turns only with its success, and only if it was no no-op.
   const turns = "outcome" in result && !runUpdate.noop ? (result.outcome.turns ?? []) : [];
+  const writers = humanWriters(claim.events);
   const storeTurns = turns.map((t, i) => [
     `storeTurn${i}`,
     insertWhere(
@@ -73,6 +74,7 @@ export async function finishRun(deps: PipelineDeps, claim: Claimed, result: RunR
         content: t.content,
         toolCalls: t.toolCalls ?? null,
         toolCallId: t.toolCallId,
+        operator: t.role === "user" ? writers : null,
         tokens: t.tokens,
         createdAt: now,
       },

@@ -3,6 +3,7 @@
  * scheduled run, instances and pinned memory are untouched, so the agent keeps working; a run in
  * progress finishes writing to the epoch it started in. Only when the operator asks
  * (`clearMemory`) are the agent's pinned facts deleted too, in the same batch as the new epoch.
+ * The new session names who reset (`startedBy`).
  */
 import { and, eq, sql } from "drizzle-orm";
 import type { PipelineDeps } from "./deps.ts";
@@ -12,7 +13,7 @@ import { agents, memory, sessions } from "../schema/index.ts";
 export async function resetSession(
   deps: PipelineDeps,
   agentId: string,
-  options: { clearMemory?: boolean } = {},
+  options: { clearMemory?: boolean; startedBy?: string } = {},
 ): Promise<{ sessionEpoch: number; runCounter: number; memoryCleared: number }> {
   const now = deps.clock.now();
   // Deleting nothing (`1 = 0`) keeps the batch's shape the same either way.
@@ -23,7 +24,7 @@ export async function resetSession(
       .set({ sessionEpoch: sql`${agents.sessionEpoch} + 1` })
       .where(eq(agents.id, agentId))
       .returning({ sessionEpoch: agents.sessionEpoch, runCounter: agents.runCounter }),
-    insertWhere(deps.db, sessions, { agentId: sql`${agents.id}`, epoch: sql`${agents.sessionEpoch}`, startedAt: now }, eq(agents.id, agentId), sql`${agents}`).onConflictDoNothing(),
+    insertWhere(deps.db, sessions, { agentId: sql`${agents.id}`, epoch: sql`${agents.sessionEpoch}`, startedAt: now, startedBy: options.startedBy ?? null }, eq(agents.id, agentId), sql`${agents}`).onConflictDoNothing(),
     deps.db.delete(memory).where(and(eq(memory.agentId, agentId), clearing)),
   ]);
   const row = bumped[0];

@@ -69,6 +69,16 @@ export interface RunOutcome {
 
 export type RunStep<D extends PipelineDeps = PipelineDeps> = (context: RunContext<D>) => Promise<RunOutcome>;
 
+/**
+ * Who wrote a run's user turn: the operators of the human messages it consumed (payload.operator),
+ * each once, in order, comma-separated; null when it consumed none that names one.
+ */
+export function humanWriters(events: readonly ConsumedEvent[]): string | null {
+  const names = events.filter((e) => e.source === "human").map((e) => (e.payload as { operator?: unknown } | null)?.operator);
+  const unique = [...new Set(names.filter((n): n is string => typeof n === "string" && n.length > 0))];
+  return unique.length ? unique.join(", ") : null;
+}
+
 /** The verdict, by code: a run is no-op when it consumed no human message and mutated nothing. */
 export function isNoop(events: readonly ConsumedEvent[], outcome: Pick<RunOutcome, "mutated">): boolean {
   return !outcome.mutated && !events.some((e) => e.source === "human");

@@ -63,6 +63,8 @@ export const getInstanceTool = defineTool({
 
 /** Characters of log the tool returns at most: the tail, well inside the tool output cap. */
 export const LOG_TAIL_MAX_CHARS = 4000;
+/** Lines from the end of the log when none are asked for (the tool's default; the dashboard's too). */
+export const LOG_TAIL_DEFAULT_LINES = 100;
 
 export const getInstanceLogsTool = defineTool({
   name: "get_instance_logs",
@@ -71,7 +73,7 @@ export const getInstanceLogsTool = defineTool({
   schema: z
     .object({
       instance_id: instanceId,
-      tail_lines: z.number().int().min(1).max(1000).default(100).describe("How many lines from the end of the log (1-1000, default 100)"),
+      tail_lines: z.number().int().min(1).max(1000).default(LOG_TAIL_DEFAULT_LINES).describe("How many lines from the end of the log (1-1000, default 100)"),
     })
     .strict(),
   async run({ deps }, args) {

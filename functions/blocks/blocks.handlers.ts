@@ -4,9 +4,8 @@
  */
 import type { Context } from "hono";
 import type { AppEnv } from "../../jobs/app-env.ts";
-import { liftBlock, listBlocks, presentBlock } from "../../fleet/action-blocks.ts";
-import { RequestError } from "../../jobs/errors.ts";
-import { recordActivity } from "../../auth/activity.ts";
+import { listBlocks, presentBlock } from "../../fleet/action-blocks.ts";
+import { liftBlockAsOperator } from "../../jobs/lift-block.ts";
 
 type Ctx = Context<AppEnv>;
 
@@ -18,9 +17,6 @@ export async function getBlocks(c: Ctx, agentId: string, activeOnly: boolean, li
 
 export async function deleteBlock(c: Ctx, agentId: string, blockId: number) {
   const deps = c.get("deps");
-  const who = c.get("operator");
-  const block = await liftBlock(deps, agentId, blockId, who.name);
-  if (!block) throw new RequestError(404, `unknown block: ${blockId}`);
-  await recordActivity(deps.db, who, { action: "lift_block", agentId, subject: blockId, at: deps.clock.now() });
+  const block = await liftBlockAsOperator(deps, c.get("operator"), agentId, blockId);
   return c.json(presentBlock(block, deps.clock.now()));
 }

@@ -117,12 +117,12 @@ describe("agent switcher", () => {
     expect((await client.post(`/approvals/${approvalId}?agent=team-b`, { decision: "approve" })).status).toBe(404);
     expect((await deps.db.select().from(approvals).where(eq(approvals.id, approvalId!)))[0]!.status).toBe("pending");
     const actionsBefore = await deps.db.select().from(actions);
-    expect((await client.post("/fleet/sim-1/actions?agent=team-b", { kind: "reboot", nonce: "nonce-b-0003" })).status).toBe(404);
+    expect((await client.post("/fleet/sim-1/actions?agent=team-b", { kind: "reboot", nonce: "nonce-b-0003", confirm: "yes" })).status).toBe(404);
     expect((await client.post("/fleet/sim-1/fail?agent=team-b", { kind: "exit" })).status).toBe(404);
     expect(await deps.db.select().from(actions)).toEqual(actionsBefore);
     expect((await deps.db.select().from(simulatorInstances)).every((i) => i.failure === null)).toBe(true);
     // Its own instance it may act on.
-    const own = await client.post("/fleet/sim-3/actions?agent=team-b", { kind: "reboot", nonce: "nonce-b-0004" });
+    const own = await client.post("/fleet/sim-3/actions?agent=team-b", { kind: "reboot", nonce: "nonce-b-0004", confirm: "yes" });
     expect(own.headers.get("location")).toBe("/fleet/sim-3?done=action-succeeded&agent=team-b");
     expect(await deps.db.select().from(actions).where(and(eq(actions.agentId, "team-b"), eq(actions.instanceId, "sim-3")))).toHaveLength(1);
     expect(await deps.db.select().from(actions).where(eq(actions.agentId, "default"))).toHaveLength(actionsBefore.length);

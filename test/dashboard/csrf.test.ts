@@ -26,8 +26,12 @@ describe("dashboard CSRF protection", () => {
     const client = await dashboardClient(deps);
     const missing = await client.post("/trigger", {}, { csrf: null });
     expect(missing.status).toBe(403);
-    expect((await missing.json()).error).toMatch(/CSRF/);
-    expect((await client.post("/chat", { text: "hi" }, { csrf: "f".repeat(64) })).status).toBe(403);
+    // A page in the dashboard's style, not raw JSON; a refused chat message keeps its text in the form.
+    expect(missing.headers.get("content-type")).toMatch(/^text\/html/);
+    expect(await missing.text()).toMatch(/This form was refused: invalid or missing CSRF token/);
+    const chat = await client.post("/chat", { text: "keep <this> typed" }, { csrf: "f".repeat(64) });
+    expect(chat.status).toBe(403);
+    expect(await chat.text()).toMatch(/<textarea[^>]*>keep &lt;this&gt; typed<\/textarea>/);
     expect((await client.post("/trigger", {}, { origin: "https://evil.example" })).status).toBe(403);
     expect((await client.post("/trigger", {}, { origin: null })).status).toBe(403);
     expect((await client.post("/session/reset", { confirmed: "yes" }, { csrf: null })).status).toBe(403);

@@ -64,11 +64,11 @@ describe("fleet page", () => {
     const { deps, client } = await fleetSetup();
     const page = await client.page("/fleet/sim-1");
     expect(page.html).toContain('<option value="destroy">destroy (needs approval)</option>');
-    const stop = await client.post("/fleet/sim-1/actions", { kind: "stop", nonce: "stop-nonce-1" });
+    const stop = await client.post("/fleet/sim-1/actions", { kind: "stop", nonce: "stop-nonce-1", confirm: "yes" });
     expect(stop.headers.get("location")).toBe("/fleet/sim-1?done=action-succeeded");
-    await client.post("/fleet/sim-1/actions", { kind: "stop", nonce: "stop-nonce-1" });
+    await client.post("/fleet/sim-1/actions", { kind: "stop", nonce: "stop-nonce-1", confirm: "yes" });
     expect((await deps.provider.get("sim-1"))!.state).toBe("stopped");
-    const destroy = await client.post("/fleet/sim-2/actions", { kind: "destroy", nonce: "destroy-nonce-1" });
+    const destroy = await client.post("/fleet/sim-2/actions", { kind: "destroy", nonce: "destroy-nonce-1", confirm: "yes" });
     expect(destroy.headers.get("location")).toBe("/fleet/sim-2?done=action-awaiting-approval");
     expect((await deps.provider.get("sim-2"))!.state).toBe("running");
     const [approval] = await deps.db.select().from(approvals);
@@ -85,8 +85,9 @@ describe("fleet page", () => {
     ]);
     const bad = await client.post("/fleet/sim-1/actions", { kind: "explode", nonce: "bad-nonce-1" });
     expect(bad.status).toBe(400);
-    expect((await bad.json()).error).toMatch(/kind: must be one of start, stop, reboot, destroy/);
+    expect((await bad.json()).error).toMatch(/kind: must be one of start, stop, reboot, destroy, replace/);
     expect((await client.post("/fleet/ghost/actions", { kind: "stop", nonce: "ghost-nonce-1" })).status).toBe(404);
+    expect((await client.post("/fleet/ghost/actions", { kind: "stop", nonce: "ghost-nonce-1", confirm: "yes" })).status).toBe(404);
     expect(await deps.db.select().from(actions)).toHaveLength(2);
   });
 

@@ -94,7 +94,7 @@ describe("dashboard pages", () => {
     expect(html).toContain('data-testid="run-reply"');
     expect(html).toContain("stubbed 3 tool outputs; 1,234 tokens (from 31,000)");
     expect(html).toContain("Calls reboot_instance</strong> with instanceId: sim-3");
-    expect(html).toContain("Message: “restart sim-3 please”");
+    expect(html).toContain("Message from admin: “restart sim-3 please”");
     expect((await client.page("/runs/99")).status).toBe(404);
   });
 

@@ -61,7 +61,7 @@ describe("a provider's status never becomes ours", () => {
   it("a ProviderError with status 404 thrown through a dashboard post answers 500", async () => {
     const { deps } = await upstreamFailing(vast404);
     const client = await dashboardClient(deps);
-    const res = await client.post("/fleet/sim-1/actions", { kind: "reboot", nonce: "nonce-upstream-404" });
+    const res = await client.post("/fleet/sim-1/actions", { kind: "reboot", nonce: "nonce-upstream-404", confirm: "yes" });
     expect(res.status).toBe(500);
   });
 });

@@ -69,13 +69,14 @@ const DASHBOARD_POSTS: [string, Role, Record<string, string>][] = [
   ["/agents/default/archive", "admin", { confirm: "yes" }],
   ["/agents/default/restore", "admin", {}],
   ["/fleet/sim-1/fail", "operator", { kind: "exit" }],
+  ["/fleet/sim-1/actions", "operator", { kind: "reboot", nonce: "nonce-00000002", confirm: "yes" }],
+  ["/blocks/999/lift", "operator", {}],
   ["/approvals/blocks/999/lift", "operator", {}],
-  ["/fleet/sim-1/actions", "operator", { kind: "reboot", nonce: "nonce-00000002" }],
 ];
 
 /** A dashboard post route as registered, with the values DASHBOARD_POSTS uses for its params. */
 const concretePost = (pattern: string) =>
-  pattern.replace(":approvalId", "999").replace(":blockId", "999").replace(":operatorId", "999").replace(":agentId", "default").replace(":instanceId", "sim-1").replace(":key", "some-fact").replace(":runId", "1");
+  pattern.replace(":approvalId", "999").replace(":operatorId", "999").replace(":agentId", "default").replace(":instanceId", "sim-1").replace(":key", "some-fact").replace(":runId", "1").replace(":blockId", "999");
 
 const concrete = (pattern: string) =>
   pattern.replace(":agent", "default").replace(":key", "some-fact").replace(":runId", "1").replace(":id/events", "sim-1/events").replace("instances/:id", "instances/sim-1").replace(":id", "999");
@@ -139,8 +140,9 @@ describe("roles on every route", () => {
         expect([401, 403], `${name} on ${path}`).not.toContain(res.status);
       } else {
         expect(res.status, `${name} on ${path}`).toBe(403);
-        // The API's own refusal (auth/require-role.ts): one role check, one answer.
-        expect((await res.json()).error, `${name} on ${path}`).toBe(`forbidden: this needs the ${needed} role (${role}-1 is ${role})`);
+        // The dashboard's refusal is a page in its style naming the role needed and the signed-in one (dashboard/refusal.tsx).
+        expect(res.headers.get("content-type"), `${name} on ${path}`).toMatch(/^text\/html/);
+        expect(await res.text(), `${name} on ${path}`).toContain(`This needs the ${needed} role; you are signed in as ${role}-1`);
         expect(await deps.db.select().from(events)).toHaveLength(0);
         expect(await deps.db.select().from(operators)).toHaveLength(3);
         expect(await deps.db.select().from(agents)).toEqual(agentsBefore);
