@@ -63,6 +63,9 @@ export function readAgentForm(posted: Posted): AgentFormFields {
   };
 }
 
+/** The settings this form edits: every other stored setting is kept by a save. */
+const FORM_SETTINGS = ["model", ...NUMBER_FIELDS, "approvalRequired", "channels", "instanceFilter"] as const;
+
 /** A whole number as typed becomes a number; anything else stays text, for the schema to refuse by name. */
 const numberOrText = (value: string): number | string => (/^-?\d+$/.test(value) ? Number(value) : value);
 
@@ -98,9 +101,10 @@ export function newAgentFromForm(f: AgentFormFields): FormResult<z.infer<typeof 
 export function agentChangeFromForm(f: AgentFormFields, stored: AgentSettings): FormResult<{ name?: string | undefined; settings: AgentSettings }> {
   const result = checked(patchAgentBody, { ...(f.name ? { name: f.name } : {}), settings: settingsOf(f) });
   if (!result.ok) return result;
-  // The Discord thread name is set through the API only (no field here): a form save keeps it.
-  // So is the mode (the overview's pause button): a form save keeps it.
-  const apiOnly = { ...(stored.discordThreadName ? { discordThreadName: stored.discordThreadName } : {}), ...(stored.mode ? { mode: stored.mode } : {}) };
+  // Settings the form has no field for are set through the API only (the Discord thread name, the
+  // mode the overview's pause button sets, the provider account and its key, the idle-stop and
+  // replacement delays, the spend limit): a form save keeps them as stored.
+  const apiOnly = Object.fromEntries(Object.entries(stored).filter(([key]) => !(FORM_SETTINGS as readonly string[]).includes(key)));
   return { ok: true, value: { name: result.value.name, settings: { ...keepMaskedSecrets(result.value.settings ?? {}, stored), ...apiOnly } } };
 }
 
