@@ -5,6 +5,9 @@
  * turns, summarise the oldest turns (persisted), trim the oldest turns, and at last cut this
  * run's latest tool outputs and input with a visible marker (a cut data block is closed). What was done is reported per call.
  * A failed summary is reported and trimming takes over; nothing is skipped silently.
+ * History also has its own share (`historyMax`, as the snapshot has): past it, the oldest turns
+ * are summarised (or, failing that, trimmed) even under budget, so every call of a long session
+ * costs about what a fresh session's does instead of growing until the budget.
  */
 import type { ChatMessage, ChatTool } from "./chat-model.ts";
 import { chooseTurnsToSummarize, stubToolOutputs, truncateToolOutputs, type Summarize } from "./compaction.ts";
@@ -23,6 +26,8 @@ export interface PromptDraft {
   input: ChatMessage;
   /** This run's tool rounds so far. */
   current: Turn[];
+  /** The most tokens the stored history may take (agent/prompt.ts PROMPT_SHARES.history); unset: no share of its own. */
+  historyMax?: number;
 }
 
 export interface FitReport {
@@ -56,6 +61,8 @@ const REPLY_PRIMING = countPrompt([]);
 const SUMMARY_TARGET = 0.7;
 /** The most of the budget one summarisation request may carry as transcript. */
 const SUMMARY_INPUT_SHARE = 0.5;
+/** Past its share, history is folded down to this part of it, so folding is not redone every call. */
+const HISTORY_TARGET = 0.25;
 
 // The budget measures the draft after every step of compaction: one message object per summary
 // text lets countMessage count a summary of thousands of tokens once, not at every measure.
@@ -66,6 +73,29 @@ export function summaryMessage(summary: string): ChatMessage[] {
     lastSummary = { summary, messages: summary ? [{ role: "system", content: `Summary of the earlier conversation in this session:\n${summary}` }] : [] };
   }
   return lastSummary.messages;
+}
+
+/**
+ * Folds the oldest stored turns, about `toFree` tokens of them, into the epoch's summary
+ * (persisted by `summarize`): `draft` and this call's `work` both lose them. A failed summary is
+ * reported and changes nothing (the caller trims instead).
+ */
+async function foldOldest(draft: PromptDraft, work: PromptDraft, toFree: number, budget: number, summarize: Summarize | null, report: FitReport): Promise<void> {
+  if (!summarize || toFree <= 0 || !draft.history.some((t) => t.lastId !== null)) return;
+  const count = chooseTurnsToSummarize(draft.history, toFree, Math.floor(budget * SUMMARY_INPUT_SHARE));
+  if (count === 0) return;
+  const folded = draft.history.slice(0, count);
+  try {
+    const summary = await summarize(folded, draft.summary);
+    const through = Math.max(...folded.map((t) => t.lastId ?? 0));
+    draft.summary = summary;
+    draft.history = draft.history.slice(count);
+    work.summary = summary;
+    work.history = work.history.filter((t) => (t.lastId ?? Infinity) > through);
+    report.summarized = { turns: (report.summarized?.turns ?? 0) + count, through };
+  } catch (err) {
+    report.summaryError = err instanceof Error ? err.message : String(err);
+  }
 }
 
 export function assemble(draft: PromptDraft): ChatMessage[] {
@@ -106,6 +136,16 @@ export async function fitPrompt(draft: PromptDraft, tools: readonly ChatTool[], 
   const work: PromptDraft = { ...draft, history: [...draft.history], current: [...draft.current] };
   const over = () => measure(work, toolTokens) - budget;
 
+  // 0. History past its own share: fold the oldest turns into the summary, else trim them.
+  const historyTokens = () => work.history.reduce((s, t) => s + t.tokens, 0);
+  if (draft.historyMax !== undefined && historyTokens() > draft.historyMax) {
+    await foldOldest(draft, work, historyTokens() - Math.floor(draft.historyMax * HISTORY_TARGET), budget, summarize, report);
+    while (historyTokens() > draft.historyMax && work.history.length > 0) {
+      work.history.shift();
+      report.trimmedTurns++;
+    }
+  }
+
   // 1. Stub old tool outputs: history first, then this run's rounds except the latest.
   const stubbable: [Turn[], number][] = [
     ...work.history.map((_, i): [Turn[], number] => [work.history, i]),
@@ -127,22 +167,7 @@ export async function fitPrompt(draft: PromptDraft, tools: readonly ChatTool[], 
     } else i++;
   }
   // 3. Summarise the oldest stored turns into the epoch's summary (from their full text).
-  if (over() > 0 && summarize && draft.history.some((t) => t.lastId !== null)) {
-    const toFree = measure(work, toolTokens) - Math.floor(budget * SUMMARY_TARGET);
-    const count = chooseTurnsToSummarize(draft.history, toFree, Math.floor(budget * SUMMARY_INPUT_SHARE));
-    const folded = draft.history.slice(0, count);
-    try {
-      const summary = await summarize(folded, draft.summary);
-      const through = Math.max(...folded.map((t) => t.lastId ?? 0));
-      draft.summary = summary;
-      draft.history = draft.history.slice(count);
-      work.summary = summary;
-      work.history = work.history.filter((t) => (t.lastId ?? Infinity) > through);
-      report.summarized = { turns: count, through };
-    } catch (err) {
-      report.summaryError = err instanceof Error ? err.message : String(err);
-    }
-  }
+  if (over() > 0) await foldOldest(draft, work, measure(work, toolTokens) - Math.floor(budget * SUMMARY_TARGET), budget, summarize, report);
   // 4. Trim the oldest turns: history, then this run's rounds except the latest.
   while (over() > 0 && work.history.length > 0) {
     work.history.shift();

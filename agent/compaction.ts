@@ -16,14 +16,17 @@ import { makeTurn, type Turn } from "./turns.ts";
 // mutated, so each one's stubbed form is made once.
 const stubbed = new WeakMap<Turn, Turn | null>();
 
-/** Replaces a turn's tool outputs by a short stub; null when there is nothing worth stubbing. */
+/**
+ * Replaces a turn's tool outputs by a short stub, itself a JSON value like every tool result (so
+ * a stub is never mistaken for text to follow); null when there is nothing worth stubbing.
+ */
 export function stubToolOutputs(turn: Turn): Turn | null {
   if (stubbed.has(turn)) return stubbed.get(turn)!;
   let changed = false;
   const messages = turn.messages.map((m): ChatMessage => {
     if (m.role !== "tool" || typeof m.content !== "string") return m;
     const tokens = countText(m.content);
-    const stub = `[tool output omitted to save context (${tokens} tokens)]`;
+    const stub = JSON.stringify({ omitted: "tool output no longer sent, to save context: call the tool again if it still matters", tokens });
     if (tokens <= countText(stub)) return m;
     changed = true;
     return { ...m, content: stub };

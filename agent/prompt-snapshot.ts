@@ -1,11 +1,15 @@
 /**
  * The fleet snapshot the model reads each run, fresh from the database: a header with the time,
- * the instance count and spend today against the daily limit, then one JSON line per instance in
- * a `<fleet_snapshot>` block (labels and status messages are text no operator typed) with its
- * state, $/h (the running price, or storage while stopped), GPU utilisation with its age, idle
- * minutes and an attention marker. Idle needs fresh telemetry: utilisation older than
- * TELEMETRY_STALE_S is shown as stale and never counts as idle. Instances needing attention come
- * first, so a cut snapshot still shows them.
+ * the instance count and spend today against the daily limit, then JSON lines in a
+ * `<fleet_snapshot>` block (labels and status messages are text no operator typed). An instance
+ * that needs a look is shown in full — its state, $/h (the running price, or storage while
+ * stopped), GPU utilisation with its age, idle minutes and an attention marker; idle needs fresh
+ * telemetry (older than TELEMETRY_STALE_S is shown as stale and never counts as idle). On a fleet
+ * larger than SNAPSHOT_FULL_MAX, the quiet rest (running or stopped, busy or without telemetry,
+ * unchanged for RECENT_CHANGE_MS, not named by this run's events) is one summary line: counts by
+ * state and by GPU with their $/h; `list_instances` reads them. The snapshot is sent on every
+ * call, so this keeps a big fleet's calls small. Instances needing attention come first, so a cut
+ * snapshot still shows them.
  */
 import { iso, MINUTE_MS } from "../runtime/time.ts";
 import type { Config } from "../runtime/config.ts";
@@ -22,23 +26,54 @@ const HEALTHY = new Set(["running", "stopped"]);
 const STATUS_MESSAGE_MAX_CHARS = 200;
 
 export const SNAPSHOT_CUT = "fleet snapshot (use list_instances)";
+/** Up to this many instances every one is shown in full. */
+export const SNAPSHOT_FULL_MAX = 20;
+/** An instance whose state changed this recently is shown in full (a restart being watched). */
+export const RECENT_CHANGE_MS = 30 * MINUTE_MS;
 
 export interface SnapshotInput {
   rows: readonly InstanceRow[];
   /** sum(instance_spend.usd) for the agent and today's UTC day. */
   spendTodayUsd: number;
   now: number;
+  /** Instances this run's events name: always in full. */
+  focus?: ReadonlySet<string>;
 }
 
 const usd = (n: number) => `$${n.toFixed(2)}`;
 
 /** The whole snapshot, before it is cut to its share of the budget. */
-export function snapshotText({ rows, spendTodayUsd, now }: SnapshotInput, config: Pick<Config, "loadingTimeoutMs" | "economics">): string {
+export function snapshotText({ rows, spendTodayUsd, now, focus }: SnapshotInput, config: Pick<Config, "loadingTimeoutMs" | "economics">): string {
   const limit = config.economics.spendLimitPerDayUsd;
   const spend = `spend today ${usd(spendTodayUsd)}${limit === null ? " (no daily limit)" : ` of ${usd(limit)} daily limit (${Math.round((spendTodayUsd / limit) * 100)} %)`}`;
   if (rows.length === 0) return `Fleet snapshot at ${iso(now)}: no instances known; ${spend}.`;
   const ordered = [...rows].sort((a, b) => Number(HEALTHY.has(a.state)) - Number(HEALTHY.has(b.state)) || a.id.localeCompare(b.id));
-  return `Fleet snapshot at ${iso(now)} (${rows.length} instances; ${spend}):\n${dataBlock("fleet_snapshot", ordered.map((r) => instanceData(r, now, config)))}`;
+  const shown = rows.length <= SNAPSHOT_FULL_MAX ? ordered : ordered.filter((r) => !quiet(r, now, config, focus));
+  const quietRows = rows.length <= SNAPSHOT_FULL_MAX ? [] : ordered.filter((r) => quiet(r, now, config, focus));
+  const values = [...shown.map((r) => instanceData(r, now, config)), ...(quietRows.length ? [quietSummary(quietRows)] : [])];
+  return `Fleet snapshot at ${iso(now)} (${rows.length} instances; ${spend}):\n${dataBlock("fleet_snapshot", values)}`;
+}
+
+/** Nothing to look at: running or stopped, not idle, telemetry fresh or absent, unchanged lately, not named by this run. */
+function quiet(r: InstanceRow, now: number, config: Pick<Config, "loadingTimeoutMs" | "economics">, focus: ReadonlySet<string> | undefined): boolean {
+  if (!HEALTHY.has(r.state) || focus?.has(r.id) || now - r.stateAt < RECENT_CHANGE_MS) return false;
+  if (attentionMarker(r, now, config.loadingTimeoutMs) || idleState(r, now, config.economics).idle) return false;
+  const stale = r.gpuUtilAt !== null && now - r.gpuUtilAt > config.economics.telemetryStaleMs;
+  return !stale && !(r.endsAt !== null && r.endsAt - now <= config.economics.expiryWarnMs);
+}
+
+/** The quiet instances as one line: how many per state, and per GPU how many and what they cost an hour. */
+function quietSummary(rows: readonly InstanceRow[]) {
+  const byState: Record<string, number> = {};
+  const byGpu: Record<string, { count: number; usdPerHour: number }> = {};
+  for (const r of rows) {
+    byState[r.state] = (byState[r.state] ?? 0) + 1;
+    const gpu = r.gpuName ? `${r.gpuCount ?? 1}x ${r.gpuName}` : "unknown GPU";
+    const entry = (byGpu[gpu] ??= { count: 0, usdPerHour: 0 });
+    entry.count++;
+    entry.usdPerHour = Math.round((entry.usdPerHour + (costPerHour(r) ?? 0)) * 100) / 100;
+  }
+  return { quiet: rows.length, note: "running or stopped, nothing to look at; list_instances shows each", byState, byGpu };
 }
 
 function instanceData(r: InstanceRow, now: number, config: Pick<Config, "loadingTimeoutMs" | "economics">) {

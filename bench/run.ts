@@ -2,7 +2,7 @@
  * `npm run bench`: the HTTP benchmark (the real Node host against a bare baseline, see
  * http.bench.ts; ingest while the host runs agents and ticks, see busy.bench.ts), the
  * in-process micro-benchmarks, CPU per Worker invocation (cpu.bench.ts) and QStash messages per
- * simulated day (qstash-messages.bench.ts) and LLM call transcripts' bytes (transcripts.bench.ts),
+ * simulated day (qstash-messages.bench.ts), LLM call transcripts' bytes (transcripts.bench.ts) and tokens per incident over a long session (incidents.bench.ts),
  * printed as tables on stdout.
  * `npm run bench -- --write` also writes them to bench/RESULTS.md. Ratios compare variants
  * measured side by side in the same run; absolute figures depend on the machine and its load,
@@ -19,6 +19,7 @@ import { promptBench } from "./prompt.bench.ts";
 import { cpuBench } from "./cpu.bench.ts";
 import { qstashMessagesBench, writeSection as writeQStashSection } from "./qstash-messages.bench.ts";
 import { transcriptsBench, TRANSCRIPTS_HEADING } from "./transcripts.bench.ts";
+import { incidentsBench, INCIDENTS_HEADING } from "./incidents.bench.ts";
 import { writeSection } from "./results-file.ts";
 
 const started = performance.now();
@@ -31,6 +32,7 @@ const micro: Row[] = [...(await pipelineBench()), ...(await promptBench()), ...(
 const cpu = await cpuBench();
 const qstash = await qstashMessagesBench();
 const transcripts = await transcriptsBench();
+const incidents = await incidentsBench();
 const minutes = ((performance.now() - started) / 60_000).toFixed(1);
 
 const body = `## Over HTTP: fleetwarden's Node host against a bare baseline
@@ -45,7 +47,7 @@ ${http.growthTable}
 
 ${table(micro)}
 `;
-console.log(`${machine}; ${minutes} min\n\n${body}\n${cpu}\n${qstash.section}\n\n${transcripts}`);
+console.log(`${machine}; ${minutes} min\n\n${body}\n${cpu}\n${qstash.section}\n\n${transcripts}\n\n${incidents}`);
 
 const notes = `
 How it is measured:
@@ -135,5 +137,6 @@ if (process.argv.includes("--write")) {
   );
   writeQStashSection(qstash.section);
   writeSection(TRANSCRIPTS_HEADING, transcripts);
+  writeSection(INCIDENTS_HEADING, incidents, "## Scale");
   console.log("wrote bench/RESULTS.md");
 }

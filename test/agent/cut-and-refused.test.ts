@@ -98,6 +98,7 @@ describe("a refusal", () => {
 describe("the scripted server ends answers as OpenAI documents", () => {
   it("answers finish_reason length and a refusal with content null; every other message carries refusal: null", async () => {
     const llm = await scriptedLlm();
+    llm.onSummary = null; // these requests carry no tools: take them from the queue
     llm.push({ text: "partial", finish: "length" }, { refusal: "No." }, { text: "whole" });
     const ask = async () => {
       const res = await fetch(`${llm.url}/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "m", messages: [{ role: "user", content: "hi" }] }) });

@@ -128,7 +128,8 @@ describe("untrusted text in the prompt", () => {
     // A genuine operator message stays as typed, outside the blocks.
     await say(deps, "status please");
 
-    expect(llm.requests).toHaveLength(4);
+    // Four calls of the agent, and the summariser's when the history passed its share: every one is checked.
+    expect(llm.requests.filter((r) => r.tools)).toHaveLength(4);
     const seen = llm.requests.map((r) => checkRequest(r, ["status please"]));
     const all = llm.requests.flatMap((r) => r.messages.map((m) => m.content ?? "")).join("\n");
     // Every path reached the model, escaped: the tag of each path is in some request.
@@ -140,7 +141,7 @@ describe("untrusted text in the prompt", () => {
     expect(seen[1]!.toolResults).toBeGreaterThanOrEqual(2);
     expect(seen[0]!.blockLines).toBeGreaterThanOrEqual(3); // memory, snapshot, events
     // The operator's message is there as typed.
-    expect(llm.requests[3]!.messages.at(-1)!.content).toMatch(/^Run \d+ at .*\n\[.*\] Human message: status please$/m);
+    expect(llm.requests.filter((r) => r.tools)[3]!.messages.at(-1)!.content).toMatch(/^Run \d+ at .*\n\[.*\] Human message: status please$/m);
   });
 
   it("a snapshot cut to its share is still closed and says it was cut", async () => {

@@ -57,8 +57,12 @@ export class ScriptedLlm {
   private readonly queue: Scripted[] = [];
   private server: Server | null = null;
   private callCounter = 0;
-  /** Answers requests that carry no tools (the summariser); falls back to the queue when unset. */
-  onSummary: ((body: ChatRequestBody) => Scripted) | null = null;
+  /**
+   * Answers requests that carry no tools (the summariser's): by default a fixed short summary, so
+   * a test that scripts only the agent's calls is not thrown off when history passes its share and
+   * is folded; null makes them take the next scripted response like any other.
+   */
+  onSummary: ((body: ChatRequestBody) => Scripted) | null = () => ({ text: "Summary of earlier turns: routine fleet checks; nothing open." });
   /** Check the history the way Ollama and vLLM do (see the header). */
   strictHistory = true;
   /** False: act like vLLM without --enable-auto-tool-choice. */
