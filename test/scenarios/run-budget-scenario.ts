@@ -38,6 +38,8 @@ export function defineRunBudgetScenario(getHost: () => ScenarioHost) {
       );
       const typical = runDelivery(host, typicalFrom);
       expect(typical.llm).toBe(3);
+      // Leave memory as the later scenarios expect it.
+      await api(host, "DELETE", "/api/agents/default/memory/sim-1-note");
 
       const worstFrom = host.costs.length;
       const look = { tools: [{ name: "get_instance", arguments: { instance_id: "sim-2" } }] };
