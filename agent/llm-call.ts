@@ -16,7 +16,7 @@
  */
 import type { AgentDeps } from "./deps.ts";
 import type { Breaker } from "./breaker.ts";
-import type { RunFence } from "../pipeline/index.ts";
+import { leaseRenewal, type RunFence } from "../pipeline/index.ts";
 import { recordLlmCall, type LlmCallPurpose } from "./transcripts.ts";
 import { capCompletion } from "./output-cap.ts";
 import { LlmMisconfigured, type ChatCompletion, type ChatMessage, type ChatModel, type ChatTool } from "./chat-model.ts";
@@ -49,17 +49,33 @@ export class LlmCaller {
     private readonly breaker: Breaker,
     private readonly deadline: number,
     private breakerFailures: number,
-    /** The run whose calls are kept; null: calls are not kept. */
-    private readonly run: Pick<RunFence, "agentId" | "runId"> | null = null,
+    /** The run whose calls are kept, its lease renewed with each; null: calls are not kept. */
+    private readonly run: RunFence | null = null,
   ) {}
+
+  /** Settles the lease renewal sent with the last call's transcript (none before the first call). */
+  private settleRenewal: () => void = () => {};
+
+  /**
+   * Throws FenceLostError when the renewal sent with the last answer's transcript found the run
+   * no longer holding its lease (the tool loop asks before running the answer's tools).
+   */
+  leaseRenewed(): void {
+    this.settleRenewal();
+  }
 
   async complete(messages: ChatMessage[], tools: readonly ChatTool[], requestTokens: number, purpose: LlmCallPurpose = "chat"): Promise<ChatCompletion> {
     const remaining = this.deadline - this.deps.clock.now();
     if (remaining <= 0) throw new LlmFault("the run's deadline passed before the LLM answered");
     this.calls++;
     this.largestRequest = Math.max(this.largestRequest, requestTokens);
-    const keep = (response: unknown) =>
-      this.run ? recordLlmCall(this.deps, this.run, { seq: this.calls, purpose, model: this.model.model, request: { messages, tools }, response }) : Promise.resolve();
+    // The transcript and the run's one lease renewal of this iteration share a round trip.
+    const keep = async (response: unknown) => {
+      if (!this.run) return;
+      const renewal = leaseRenewal(this.deps, this.run);
+      const rows = await recordLlmCall(this.deps, this.run, { seq: this.calls, purpose, model: this.model.model, request: { messages, tools }, response }, renewal.statement);
+      this.settleRenewal = () => renewal.settle(rows ?? []);
+    };
     let completion: ChatCompletion;
     try {
       completion = await this.model.complete({ messages, ...(tools.length ? { tools: [...tools] } : {}), signal: AbortSignal.timeout(remaining) });

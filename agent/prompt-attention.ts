@@ -9,17 +9,25 @@ import { and, eq, inArray } from "drizzle-orm";
 import type { AgentDeps } from "./deps.ts";
 import type { RunContext } from "../pipeline/index.ts";
 import { instances, wakes } from "../schema/index.ts";
-import { listBlocks } from "../fleet/action-blocks.ts";
+import { listBlocks, type ActionBlock } from "../fleet/action-blocks.ts";
 import { dataBlock } from "./prompt-data.ts";
 import { LOADING_STATES } from "../fleet/overdue-states.ts";
 
 type InstanceRow = typeof instances.$inferSelect;
+type WakeRow = typeof wakes.$inferSelect;
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /** Active rejections as a `<rejections>` block (the note and who rejected are data), or "" when none. */
 export async function renderRejections(deps: Pick<AgentDeps, "db" | "clock">, agentId: string): Promise<string> {
-  const blocks = await listBlocks(deps, agentId, true, 20);
+  return rejectionsText(await listBlocks(deps, agentId, true, REJECTIONS_SHOWN));
+}
+
+/** The active rejections the prompt shows at most. */
+export const REJECTIONS_SHOWN = 20;
+
+/** renderRejections from blocks already read. */
+export function rejectionsText(blocks: readonly ActionBlock[]): string {
   if (blocks.length === 0) return "";
   const values = blocks.map((b) => ({
     kind: b.kind,
@@ -52,7 +60,13 @@ export async function describeRechecks(deps: Pick<AgentDeps, "db">, context: Pic
     .select()
     .from(instances)
     .where(and(eq(instances.agentId, context.agentId), inArray(instances.id, about.map((w) => w.instanceId!))));
-  for (const wake of about) {
+  return rechecksText(about, fleet);
+}
+
+/** describeRechecks from the consumed wakes' rows and their instances' rows, already read. */
+export function rechecksText(wakeRows: readonly WakeRow[], fleet: readonly InstanceRow[]): Map<number, string> {
+  const described = new Map<number, string>();
+  for (const wake of wakeRows.filter((w) => w.instanceId !== null)) {
     const row = fleet.find((i) => i.id === wake.instanceId);
     const by = wake.createdByRun !== null ? `scheduled by run ${wake.createdByRun} at ${iso(wake.createdAt)}` : `scheduled at ${iso(wake.createdAt)}`;
     const waiting = wake.awaitState ? `, waiting for ${wake.instanceId} to be ${wake.awaitState}` : `, about ${wake.instanceId}`;

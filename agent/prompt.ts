@@ -8,14 +8,12 @@
  * in data blocks the system prompt names as data (agent/prompt-data.ts); chat stays as typed.
  */
 import { iso } from "../runtime/time.ts";
-import { and, asc, eq, gt, isNull } from "drizzle-orm";
 import type { AgentDeps } from "./deps.ts";
 import type { RunContext } from "../pipeline/index.ts";
-import { instances, memory, messages, sessions } from "../schema/index.ts";
-import { spendTodayStatement } from "../fleet/spend.ts";
 import type { ChatMessage } from "./chat-model.ts";
 import type { PromptDraft } from "./budget.ts";
-import { describeRechecks, renderRejections } from "./prompt-attention.ts";
+import { rechecksText, rejectionsText } from "./prompt-attention.ts";
+import { readPromptRows, type PromptRows } from "./prompt-reads.ts";
 import { dataBlock, fitData } from "./prompt-data.ts";
 import { SNAPSHOT_CUT, snapshotText } from "./prompt-snapshot.ts";
 import { turnsFromStored } from "./turns.ts";
@@ -75,28 +73,21 @@ function inputText(context: Pick<RunContext<AgentDeps>, "events" | "wakes" | "ru
   return `Run ${context.runId} at ${iso(now)}. This run was woken by:\n${body}`;
 }
 
-/** Reads everything the prompt needs for this run and returns the draft the budget fits. */
-export async function buildPromptDraft(deps: Pick<AgentDeps, "db" | "clock" | "config" | "tokenCounter">, context: Pick<RunContext<AgentDeps>, "agentId" | "runId" | "sessionEpoch" | "events" | "wakes">): Promise<PromptDraft> {
-  const { db, clock, config } = deps;
+/**
+ * Reads everything the prompt needs for this run (one batch, agent/prompt-reads.ts, unless the
+ * caller read it already) and returns the draft the budget fits.
+ */
+export async function buildPromptDraft(
+  deps: Pick<AgentDeps, "db" | "clock" | "config" | "tokenCounter">,
+  context: Pick<RunContext<AgentDeps>, "agentId" | "runId" | "sessionEpoch" | "events" | "wakes">,
+  read?: PromptRows,
+): Promise<PromptDraft> {
+  const { config } = deps;
   const budget = config.contextBudgetTokens;
-  const now = clock.now();
-  const { agentId, sessionEpoch } = context;
-  const [sessionRows, fleetRows, facts, spendRows] = await db.batch([
-    db.select().from(sessions).where(and(eq(sessions.agentId, agentId), eq(sessions.epoch, sessionEpoch))),
-    db.select().from(instances).where(and(eq(instances.agentId, agentId), isNull(instances.goneAt))),
-    db.select({ key: memory.key, fact: memory.fact, untrusted: memory.untrusted }).from(memory).where(eq(memory.agentId, agentId)).orderBy(asc(memory.key)),
-    spendTodayStatement(deps, agentId, now),
-  ]);
-  const session = sessionRows[0];
-  const [stored, rejections, rechecks] = await Promise.all([
-    db
-      .select()
-      .from(messages)
-      .where(and(eq(messages.agentId, agentId), eq(messages.sessionEpoch, sessionEpoch), gt(messages.id, session?.summarizedThrough ?? 0)))
-      .orderBy(asc(messages.id)),
-    renderRejections(deps, agentId),
-    describeRechecks(deps, context),
-  ]);
+  const now = deps.clock.now();
+  const { session, fleetRows, facts, spendRows, stored, blocks, recheckWakes, recheckFleet } = read ?? (await readPromptRows(deps, context));
+  const rejections = rejectionsText(blocks);
+  const rechecks = rechecksText(recheckWakes, recheckFleet);
   // Each part is cut to its share; a cut data block is closed and says what was cut. A big
   // fleet's snapshot and a big input are tokenized off the event loop where the host can.
   const counter = deps.tokenCounter;

@@ -13,8 +13,9 @@
  * records `outputCut`. A refusal is the reply, shown as one, and noted in the run's error.
  *
  * Every write the run makes is fenced by its lease (pipeline/run-fence.ts): the lease is renewed
- * before each LLM call and each tool round, an answer that arrives after the run's deadline is
- * not acted on, and a lost fence (FenceLostError) ends the step, which the pipeline records.
+ * once per iteration, in the batch that keeps the LLM call's transcript (agent/llm-call.ts), and
+ * checked before the answer's tools run; an answer that arrives after the run's deadline is not
+ * acted on, and a lost fence (FenceLostError) ends the step, which the pipeline records.
  *
  * The verdict is by code: the run is a no-op unless it consumed a human message or a mutating
  * tool actually executed. The run's turns are returned with its outcome; the pipeline stores them
@@ -32,13 +33,13 @@ import { LlmCaller, LlmFault } from "./llm-call.ts";
 import { completionEnding, CUT_TOOL_CALL_RESULT, cutReply, refusalReply } from "./completion-ending.ts";
 import { iso } from "../runtime/time.ts";
 import { buildPromptDraft, PROMPT_SHARES } from "./prompt.ts";
+import { readPromptRows } from "./prompt-reads.ts";
 import { decideByRules } from "./rules-policy.ts";
 import { withStorableArguments } from "./tool-call-args.ts";
 import { cutArgumentsResult } from "./output-cap.ts";
 import { CHAT_TOOLS, runToolCall } from "./tools/index.ts";
 import { countPrompt, messageTexts, precount } from "./tokens.ts";
 import { makeTurn } from "./turns.ts";
-import { renewLease } from "../pipeline/index.ts";
 
 /** Rounds in a row where every tool call was malformed before the LLM counts as failing. */
 const MAX_MALFORMED_ROUNDS = 2;
@@ -65,12 +66,15 @@ interface Progress {
 
 async function runAgent(context: RunContext<AgentDeps>, breakerPolicy: BreakerPolicy): Promise<RunOutcome> {
   const { deps } = context;
-  const draft = await buildPromptDraft(deps, context);
+  // The prompt's rows and the breaker's in one batch (agent/prompt-reads.ts).
+  const breakerName = deps.llm ? llmBreakerName(context.agentId, deps.llm.model) : null;
+  const read = await readPromptRows(deps, context, breakerName);
+  const draft = await buildPromptDraft(deps, context, read);
   const progress: Progress = { mutated: false, turns: [draft.input], calls: [], errors: [], truncated: false };
-  if (!deps.llm) return decideWithRules(context, progress, null, "no LLM is configured");
+  if (!deps.llm || breakerName === null) return decideWithRules(context, progress, null, "no LLM is configured");
 
-  const breaker = new Breaker(deps, llmBreakerName(context.agentId, deps.llm.model), breakerPolicy);
-  const breakerState = await breaker.state();
+  const breaker = new Breaker(deps, breakerName, breakerPolicy);
+  const breakerState = read.breaker;
   if (breakerState.openUntil !== null && breakerState.openUntil > deps.clock.now()) {
     return decideWithRules(context, progress, null, `the LLM circuit breaker is open until ${iso(breakerState.openUntil)} (this agent's model ${deps.llm.model})`);
   }
@@ -99,7 +103,6 @@ async function runAgent(context: RunContext<AgentDeps>, breakerPolicy: BreakerPo
         progress.errors.push(`stopped after ${deps.config.agentMaxIterations} LLM calls without a final answer`);
         break;
       }
-      await renewLease(deps, context.fence);
       // Large texts are tokenized off the event loop where the host can (fitting then finds their
       // counts); on a host without a counter (the Worker) there is nothing to gather.
       if (deps.tokenCounter) await precount([...messageTexts(assemble(draft)), JSON.stringify(CHAT_TOOLS)], deps.tokenCounter);
@@ -121,7 +124,7 @@ async function runAgent(context: RunContext<AgentDeps>, breakerPolicy: BreakerPo
         progress.errors.push(`the LLM answered after the run's deadline; its ${calls.length} tool call(s) were not executed`);
         break;
       }
-      await renewLease(deps, context.fence);
+      llm.leaseRenewed();
       // History keeps arguments every strict server accepts; the tools below get what was sent.
       const assistant: ChatMessage = { role: "assistant", content: message.content ?? null, tool_calls: calls.map(withStorableArguments) };
       const results: ChatMessage[] = [];

@@ -6,6 +6,7 @@
  * there); pruned after LLM_TRANSCRIPT_DAYS by the retention pass (pipeline/retention.ts).
  */
 import { and, asc, eq } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
 import type { AgentDeps } from "./deps.ts";
 import type { ChatCompletion, ChatMessage, ChatTool } from "./chat-model.ts";
 import type { RunFence } from "../pipeline/index.ts";
@@ -24,13 +25,23 @@ export interface RecordedToolCall {
   arguments: string;
 }
 
-/** Keeps one call of the run. */
-export async function recordLlmCall(
+/**
+ * Keeps one call of the run; `alongside` (the run's lease renewal) goes in the same batch, one
+ * round trip for both, and its rows are returned. The insert commits whatever `alongside` finds.
+ */
+export async function recordLlmCall<R>(
   deps: Pick<AgentDeps, "db" | "clock">,
   run: Pick<RunFence, "agentId" | "runId">,
   call: { seq: number; purpose: LlmCallPurpose; model: string; request: LlmRequestRecord; response: unknown },
-): Promise<void> {
-  await deps.db.insert(llmCalls).values({ agentId: run.agentId, runId: run.runId, ...call, createdAt: deps.clock.now() });
+  alongside?: BatchItem<"sqlite"> & PromiseLike<R>,
+): Promise<R | undefined> {
+  const insert = deps.db.insert(llmCalls).values({ agentId: run.agentId, runId: run.runId, ...call, createdAt: deps.clock.now() });
+  if (!alongside) {
+    await insert;
+    return undefined;
+  }
+  const [, rows] = await deps.db.batch([insert, alongside]);
+  return rows as R;
 }
 
 /** A run's calls in the order it made them. */

@@ -56,11 +56,11 @@ export async function startFleetwarden(env: Record<string, string>, dbPath = joi
   return server(child, port, dbPath);
 }
 
-/** The bare baseline (bench/baseline-server.ts) on a fresh file database. */
-export async function startBaseline(): Promise<Server> {
+/** The bare baseline (bench/baseline-server.ts) on a fresh file database, at fleetwarden's durability setting. */
+export async function startBaseline(sync: "full" | "normal" = "full"): Promise<Server> {
   const port = await freePort();
   const dbPath = join(mkdtempSync(join(tmpdir(), "fw-baseline-")), "baseline.db");
-  const child = spawn(process.execPath, ["--import", "tsx", "bench/baseline-server.ts", dbPath, String(port), BENCH_WEBHOOK_SECRET, BENCH_ADMIN_TOKEN], {
+  const child = spawn(process.execPath, ["--import", "tsx", "bench/baseline-server.ts", dbPath, String(port), BENCH_WEBHOOK_SECRET, BENCH_ADMIN_TOKEN, sync], {
     env: { ...process.env, NODE_OPTIONS: "" },
     stdio: ["ignore", "pipe", "inherit"],
   });

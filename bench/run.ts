@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: the HTTP benchmark (the real Node host against a bare baseline, see
  * http.bench.ts; ingest while the host runs agents and ticks, see busy.bench.ts), the
- * in-process micro-benchmarks, CPU per Worker invocation (cpu.bench.ts) and QStash messages per
+ * in-process micro-benchmarks, CPU per Worker invocation (cpu.bench.ts), issue 26's figures (speed.bench.ts), QStash messages per
  * simulated day (qstash-messages.bench.ts), LLM call transcripts' bytes (transcripts.bench.ts) and tokens per incident over a long session (incidents.bench.ts),
  * printed as tables on stdout.
  * `npm run bench -- --write` also writes them to bench/RESULTS.md. Ratios compare variants
@@ -21,6 +21,7 @@ import { qstashMessagesBench, writeSection as writeQStashSection } from "./qstas
 import { transcriptsBench, TRANSCRIPTS_HEADING } from "./transcripts.bench.ts";
 import { incidentsBench, INCIDENTS_HEADING } from "./incidents.bench.ts";
 import { writeSection } from "./results-file.ts";
+import { speedBench, SPEED_HEADING } from "./speed.bench.ts";
 
 const started = performance.now();
 const machine = `Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, load average at start ${loadavg()
@@ -32,6 +33,7 @@ const micro: Row[] = [...(await pipelineBench()), ...(await promptBench()), ...(
 const cpu = await cpuBench();
 const qstash = await qstashMessagesBench();
 const transcripts = await transcriptsBench();
+const speed = await speedBench();
 const incidents = await incidentsBench();
 const minutes = ((performance.now() - started) / 60_000).toFixed(1);
 
@@ -47,7 +49,7 @@ ${http.growthTable}
 
 ${table(micro)}
 `;
-console.log(`${machine}; ${minutes} min\n\n${body}\n${cpu}\n${qstash.section}\n\n${transcripts}\n\n${incidents}`);
+console.log(`${machine}; ${minutes} min\n\n${body}\n${cpu}\n${qstash.section}\n\n${transcripts}\n\n${speed}\n\n${incidents}`);
 
 const notes = `
 How it is measured:
@@ -55,7 +57,8 @@ How it is measured:
 - **Processes.** fleetwarden runs as \`npm start\` runs it (\`functions/node.ts\`, a fresh \`file:\`
   database, the local scheduler, the cron interval); the baseline (\`bench/baseline-server.ts\`) is
   plain Hono on @hono/node-server, \`standardwebhooks\` verification (bearer check for chat) and one
-  INSERT into a libSQL file table, with the same WAL / \`synchronous = NORMAL\` settings. Both are
+  INSERT into a libSQL file table, with the same WAL / \`synchronous = FULL\` settings (the default;
+  bench/speed.bench.ts compares FULL and NORMAL, each against the baseline at the same setting). Both are
   child processes; the load comes from this process over loopback keep-alive connections with
   requests signed before the clock starts. Both first get 3,000 webhooks and 3,000 chat messages
   untimed (warm-up), then five repetitions of 2 s alternate fleetwarden and baseline.
@@ -137,6 +140,7 @@ if (process.argv.includes("--write")) {
   );
   writeQStashSection(qstash.section);
   writeSection(TRANSCRIPTS_HEADING, transcripts);
+  writeSection(SPEED_HEADING, speed);
   writeSection(INCIDENTS_HEADING, incidents, "## Scale");
   console.log("wrote bench/RESULTS.md");
 }

@@ -70,6 +70,11 @@ async function activeBlock(deps: Reader, agentId: string, instanceId: string, ki
 }
 
 export async function listBlocks(deps: Reader, agentId: string, activeOnly: boolean, limit = 100): Promise<ActionBlock[]> {
+  return blocksQuery(deps, agentId, activeOnly, limit);
+}
+
+/** listBlocks' read as a statement, for a caller that reads it in its own batch (the prompt's). */
+export function blocksQuery(deps: Reader, agentId: string, activeOnly: boolean, limit = 100) {
   return deps.db
     .select()
     .from(actionBlocks)

@@ -28,7 +28,7 @@ export interface AgentTick {
 export type ScheduleRepair =
   | { kind: "none" }
   | { kind: "republish"; slot: number }
-  | { kind: "request"; priority: Priority };
+  | { kind: "request"; priority: Priority; /** Only due wakes wait: run now, no debounce (they are late already). */ dueNow?: true };
 
 /**
  * The repair the schedule needs (pure): nothing while a run holds the lease; a scheduled run
@@ -43,7 +43,7 @@ export function scheduleRepair(
   if (!agent || agent.leaseToken !== null) return { kind: "none" };
   if (agent.nextRunAt !== null) return agent.nextRunAt <= now - OVERDUE_MS ? { kind: "republish", slot: agent.slot } : { kind: "none" };
   if (pending.events > 0) return { kind: "request", priority: Math.min(pending.minPriority ?? 1, 1) as Priority };
-  return pending.dueWakes > 0 ? { kind: "request", priority: 1 } : { kind: "none" };
+  return pending.dueWakes > 0 ? { kind: "request", priority: 1, dueNow: true } : { kind: "none" };
 }
 
 /** The pipeline's own repairs, as the tick's first check: its lease recovery runs first in the snapshot. */
@@ -78,7 +78,7 @@ export const repairPipeline = defineTickCheck({
       },
       now,
     );
-    const target = repair.kind === "request" ? now + debounceWindow(deps.config, repair.priority) : 0;
+    const target = repair.kind === "request" ? now + (repair.dueNow ? 0 : debounceWindow(deps.config, repair.priority)) : 0;
     return {
       statements: repair.kind === "request" ? [scheduleRunStatement(deps, agentId, target)] : [],
       async after(results): Promise<AgentTick> {

@@ -72,8 +72,16 @@ export interface RunRequest {
 }
 
 /** Asks for a run of `agentId` within the priority's debounce window. */
-export async function requestRun(deps: PipelineDeps, agentId: string, priority: Priority): Promise<RunRequest> {
-  const target = deps.clock.now() + debounceWindow(deps.config, priority);
+export function requestRun(deps: PipelineDeps, agentId: string, priority: Priority): Promise<RunRequest> {
+  return requestRunAt(deps, agentId, deps.clock.now() + debounceWindow(deps.config, priority));
+}
+
+/**
+ * Asks for a run of `agentId` by `target`, with no window of its own: a due wake's run is wanted
+ * at the wake's due time (the check was promised for then). Wakes due together still make one
+ * run: the first moves the scheduled run to its time, the rest find it already at or before theirs.
+ */
+export async function requestRunAt(deps: PipelineDeps, agentId: string, target: number): Promise<RunRequest> {
   const [moved] = await scheduleRunStatement(deps, agentId, target);
   if (!moved) return { scheduled: false };
   await publishRunSlot(deps, agentId, moved.slot, moved.runAt ?? target);

@@ -75,15 +75,31 @@ export async function fencedWrite<R>(
  * lease ahead of its work, it never makes a run longer.
  */
 export async function renewLease(deps: Pick<PipelineDeps, "db" | "clock" | "config">, fence: RunFence): Promise<void> {
+  const renewal = leaseRenewal(deps, fence);
+  renewal.settle(await renewal.statement);
+}
+
+/**
+ * The renewal as a statement to send in a batch of the caller's (the run's LLM transcript write:
+ * issue 26's one renewal per iteration at no round trip of its own), and `settle`, which takes
+ * the statement's rows: it moves the fence's expiry on, or throws FenceLostError when the run no
+ * longer holds its lease.
+ */
+export function leaseRenewal(deps: Pick<PipelineDeps, "db" | "clock" | "config">, fence: RunFence) {
   const now = deps.clock.now();
   const expiresAt = now + deps.config.runLeaseMs;
-  const rows = await deps.db
+  const statement = deps.db
     .update(agents)
     .set({ leaseExpiresAt: sql`max(${agents.leaseExpiresAt}, ${expiresAt})` })
     .where(leaseHeld(fence, { unexpiredAt: now }))
     .returning({ id: agents.id });
-  if (rows.length === 0) throw new FenceLostError(fence.runId, `renewing its lease at ${iso(now)}`);
-  fence.leaseExpiresAt = Math.max(fence.leaseExpiresAt, expiresAt);
+  return {
+    statement,
+    settle(rows: readonly unknown[]): void {
+      if (rows.length === 0) throw new FenceLostError(fence.runId, `renewing its lease at ${iso(now)}`);
+      fence.leaseExpiresAt = Math.max(fence.leaseExpiresAt, expiresAt);
+    },
+  };
 }
 
 /** What is left of the lease for an outside call (a provider action): never negative. */

@@ -1,6 +1,7 @@
 /**
  * Wakes: the agent's promised checks. A wake is a row (pending | consumed | cancelled) whose
- * delivery is published for its due time; when it arrives, a run is requested, and the claim
+ * delivery is published for its due time; when it arrives, a run is requested for that due time
+ * (not through the state-change debounce: "check again in 60 s" runs at 60 s), and the claim
  * consumes the wake in the same batch that starts the run. The cron tick requests runs for due
  * wakes whose delivery went missing. A cap on pending wakes keeps a confused agent from
  * flooding its own schedule.
@@ -9,7 +10,7 @@ import { and, asc, desc, eq, lte, sql } from "drizzle-orm";
 import type { PipelineDeps } from "./deps.ts";
 import { insertWhere } from "../db/insert-where.ts";
 import { wakes } from "../schema/index.ts";
-import { requestRun } from "./request-run.ts";
+import { requestRunAt } from "./request-run.ts";
 import { fencedWrite, type RunFence } from "./run-fence.ts";
 
 export class WakeLimitError extends Error {
@@ -89,7 +90,7 @@ export async function handleWakeDelivery(deps: PipelineDeps, agentId: string, wa
     await publishWake(deps, agentId, wakeId, wake.dueAt, `:at:${wake.dueAt}`);
     return "early";
   }
-  await requestRun(deps, agentId, 1);
+  await requestRunAt(deps, agentId, wake.dueAt);
   return "requested";
 }
 

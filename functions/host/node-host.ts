@@ -100,7 +100,7 @@ export async function startNodeHost(
 
   let client: Client;
   try {
-    client = await createNodeClient(config.databaseUrl, config.databaseAuthToken);
+    client = await createNodeClient(config.databaseUrl, config.databaseAuthToken, config.databaseSync);
   } catch (err) {
     throw databaseFailure("opening it", err);
   }

@@ -35,7 +35,7 @@ export async function runOperatorCommand(argv: readonly string[], env: Record<st
   if (command !== "add" && command !== "list" && command !== "revoke") throw new UsageError(USAGE);
   const config = parseConfig(env, "node");
   checkDatabaseFile(config.databaseUrl);
-  const client = await createNodeClient(config.databaseUrl, config.databaseAuthToken);
+  const client = await createNodeClient(config.databaseUrl, config.databaseAuthToken, config.databaseSync);
   try {
     const db = openDatabase(client);
     await applyMigrations(db);

@@ -3,7 +3,7 @@
  * (wal-checkpoint-thread.mjs) with its own connection to the database file.
  *
  * In WAL mode a commit appends pages to the log, and a checkpoint copies them back into the file,
- * fsyncing the log before and the file after (synchronous = NORMAL). SQLite runs it inside the
+ * fsyncing the log before and the file after (under either `synchronous` setting, db/node-client.ts). SQLite runs it inside the
  * commit that takes the log past `wal_autocheckpoint` pages (1,000 by default), so under webhook
  * load every few hundred webhooks one commit held the event loop for those two fsyncs: about a
  * tenth of the time of an ingest (bench/RESULTS.md).

@@ -2,8 +2,8 @@
  * POST /internal/deliveries — where QStash delivers what the QStash scheduler published. No admin
  * auth: the QStash signature is the authentication. Without signing keys the route does not
  * exist (404, never a 5xx to a stranger). Order matters: the signature is checked on
- * the raw body, then the token id against replays, then the body's shape, and only then is
- * anything written. A signed body that is not a delivery answers 489 non-retryable (below): no
+ * the raw body, then the token id against replays (a bad body's by a read, a good one's by the
+ * batch that records it), then the body's shape, and only then is anything written. A signed body that is not a delivery answers 489 non-retryable (below): no
  * retry can make it one. A handler failure answers 500 so QStash retries (every handler is
  * idempotent), and releases the token id so that retry is not mistaken for a replay.
  */
@@ -49,9 +49,14 @@ export const deliveryRoutes = new Hono<AppEnv>().post("/deliveries", async (c) =
     deps.log.info("QStash signature rejected", { reason: "token id already accepted", jti: claims.jti });
     return new RequestError(401, SIGNATURE_REJECTED);
   };
-  if (await isAccepted(deps.db, claims.jti)) throw replayed();
+  // The body's shape is read first (no database), so a good delivery's replay check is the one
+  // batch that records its token id (issue 26: a round trip fewer per delivery); a bad body is
+  // still refused as a replay when its token id was accepted, as before.
   const body = readDelivery(raw);
-  if ("problem" in body) return nonRetryable(deps.log, body.problem);
+  if ("problem" in body) {
+    if (await isAccepted(deps.db, claims.jti)) throw replayed();
+    return nonRetryable(deps.log, body.problem);
+  }
   if (!(await acceptSignature(deps.db, claims.jti, claims.expiresAt, deps.clock.now()))) throw replayed();
   let result: string;
   try {

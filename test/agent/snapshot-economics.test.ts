@@ -40,8 +40,8 @@ describe("economics in the fleet snapshot", () => {
 
     counter.reset();
     const draft = await buildPromptDraft(deps, { agentId: "default", runId: 1, sessionEpoch: 1, events: [], wakes: [] });
-    // Session, fleet, memory and spend in one batch; then the history and the rejections.
-    expect(counter.calls).toBe(3);
+    // Everything the prompt reads (session, fleet, memory, spend, history, rejections, re-checks) in one batch.
+    expect(counter.calls).toBe(1);
     const context = String(draft.fixed[1]!.content);
     expect(context).toContain("(5 instances; spend today $4.75 of $20.00 daily limit (24 %)):");
     const lines = context.split("\n<fleet_snapshot>\n")[1]!.split("\n</fleet_snapshot>")[0]!.split("\n").map((l) => JSON.parse(l));

@@ -19,6 +19,8 @@ import { signedWebhook } from "../support/signed-webhook.ts";
 import { advance } from "../support/drive.ts";
 import { pruneOldRecords } from "../../pipeline/index.ts";
 import { instances } from "../../schema/index.ts";
+import { loadOverview } from "../../dashboard/overview-data.ts";
+import { activityByHour, promptTokensPerRun, runsByHour } from "../../dashboard/chart-data.ts";
 
 /** Tables whose row count grows with history (events, runs, messages…), not with fleet size. */
 const GROWING = new Set([
@@ -38,6 +40,18 @@ const GROWING = new Set([
   "llm_calls",
   "replays",
 ]);
+
+/**
+ * Lists that still sort an agent's whole history, each waiting for an index a migration must add
+ * (issue 26; no migration this round, asked for in the lead's merge): `actions (agent_id, id)` for
+ * the actions audit's pages, `approvals (agent_id, id)` for GET approvals unfiltered, and
+ * `wakes (agent_id, created_by_run)` for the wakes a run created (run outcomes, run page).
+ */
+const KNOWN_UNINDEXED = [
+  /from "actions" where "actions"\."agent_id" = \? order by "actions"\."id" desc limit/,
+  /from "approvals" where "approvals"\."agent_id" = \? order by "approvals"\."id" desc limit/,
+  /from "wakes" where \("wakes"\."agent_id" = \? and "wakes"\."created_by_run" in/,
+];
 
 interface Recorded {
   flow: string;
@@ -89,7 +103,9 @@ function historyScans(sqlText: string, args: unknown, plan: { detail: string }[]
     if (match[1] === "SCAN") return true;
     const keys = (match[3] ?? "").split(" AND ").map((k) => k.replace(/[=<>].*$/, ""));
     if (keys.length === 1 && keys[0] === "agent_id") return !(limited && !sortsEverything);
-    if (keys.length === 2 && keys[0] === "agent_id" && keys[1] === "status") return !onlyPending;
+    // One status of one agent walked in id order (an index's entries end with the rowid) and cut
+    // at a LIMIT reads a page, however long the history of that status.
+    if (keys.length === 2 && keys[0] === "agent_id" && keys[1] === "status") return !onlyPending && !(limited && !sortsEverything);
     return false;
   });
 }
@@ -154,22 +170,41 @@ describe("query plans of the hot paths", () => {
       expect(res.status).toBe(200);
     }
 
+    // Issue 26: every route that lists history, each status filter, and the overview's charts.
+    flow.name = "history lists";
+    for (const path of [
+      "events", "events?status=consumed", "events?status=pending", "events?status=dropped", "wakes?status=consumed", "wakes?status=pending",
+      "actions", "approvals", "approvals?status=pending", "approvals?status=rejected", "blocks", "conversation", "health", "runs/1",
+    ]) {
+      const res = await app.request(`/api/agents/default/${path}`, { headers: authHeaders() });
+      expect(res.status, path).toBe(200);
+    }
+    await loadOverview(deps, "default");
+    await runsByHour(deps, "default");
+    await promptTokensPerRun(deps, "default");
+    await activityByHour(deps, "default");
+
     flow.name = "retention";
     await pruneOldRecords(deps);
 
     const checked = recorded.filter((r) => r.flow !== "setup" && /^\s*(select|insert|update|delete|with)\b/i.test(r.stmt.sql));
     expect(new Set(checked.map((r) => r.flow))).toEqual(
-      new Set(["reconcile", "webhook ingest", "chat ingest", "claim and finish", "heartbeat", "economics", "dashboard lists", "retention"]),
+      new Set(["reconcile", "webhook ingest", "chat ingest", "claim and finish", "heartbeat", "economics", "dashboard lists", "history lists", "retention"]),
     );
     const offenders: string[] = [];
+    const known: string[] = [];
     const seen = new Set<string>();
     for (const { flow: name, stmt } of checked) {
       if (seen.has(stmt.sql)) continue;
       seen.add(stmt.sql);
       const plan = await inner.execute({ sql: `EXPLAIN QUERY PLAN ${stmt.sql}`, args: stmt.args as never });
       const scans = historyScans(stmt.sql, stmt.args, plan.rows as unknown as { detail: string }[], aliasesOf(stmt.sql));
-      if (scans.length) offenders.push(`[${name}] ${scans.join("; ")}\n    ${stmt.sql.replace(/\s+/g, " ").slice(0, 300)}`);
+      if (!scans.length) continue;
+      const line = `[${name}] ${scans.join("; ")}\n    ${stmt.sql.replace(/\s+/g, " ").slice(0, 300)}`;
+      (KNOWN_UNINDEXED.some((k) => k.test(stmt.sql)) ? known : offenders).push(line);
     }
     expect(offenders, offenders.join("\n")).toEqual([]);
+    // Each known exception still happens (delete its entry once its index exists).
+    expect(known).toHaveLength(KNOWN_UNINDEXED.length);
   });
 });

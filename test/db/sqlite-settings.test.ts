@@ -1,5 +1,6 @@
 /**
- * The embedded database's settings hold on every connection, and another writer on the same file
+ * The embedded database's settings hold on every connection (synchronous FULL by default, so an
+ * accepted event survives power loss; NORMAL with DATABASE_SYNC=normal), and another writer on the same file
  * makes requests wait instead of fail: a child process holds the write lock for 2 s while the Node
  * host receives concurrent webhooks and chat messages, and every one of them succeeds.
  */
@@ -8,6 +9,7 @@ import { spawn } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { Client } from "@libsql/client";
 import { createNodeClient, BUSY_TIMEOUT_MS } from "../../db/node-client.ts";
 import { startNodeHost, type NodeHost } from "../../functions/host/node-host.ts";
 import { silentLogger } from "../support/silent-logger.ts";
@@ -45,7 +47,7 @@ function holdWriteLock(path: string, holdMs: number) {
 }
 
 describe("embedded SQLite settings", () => {
-  it("every connection of the client has WAL, synchronous NORMAL, the busy timeout and the cache size", async () => {
+  it("every connection of the client has WAL, synchronous FULL, the busy timeout and the cache size", async () => {
     const client = await createNodeClient(`file:${tempDb()}`);
     const first = (rows: Awaited<ReturnType<typeof client.execute>>) => Object.values(rows.rows[0]!)[0];
     // Calls started in the same tick: a pooled client opens a new connection for each of them.
@@ -53,9 +55,24 @@ describe("embedded SQLite settings", () => {
     expect(timeouts.map((rs) => Number(first(rs)))).toEqual(Array(4).fill(BUSY_TIMEOUT_MS));
     const [mode, sync, cache] = await Promise.all(["PRAGMA journal_mode", "PRAGMA synchronous", "PRAGMA cache_size"].map((p) => client.execute(p)));
     expect(first(mode!)).toBe("wal");
-    expect(Number(first(sync!))).toBe(1);
+    expect(Number(first(sync!))).toBe(2); // FULL: every commit fsyncs the log
     expect(Number(first(cache!))).toBe(-16384);
     client.close();
+  });
+
+  it("the Node host's connection is FULL by default and NORMAL with DATABASE_SYNC=normal", async () => {
+    const syncOf = async (extra: Record<string, string>) => {
+      let seen: Client | undefined;
+      const host = await startNodeHost(
+        { PORT: "0", DATABASE_URL: `file:${tempDb()}`, ADMIN_TOKEN: TEST_ADMIN_TOKEN, WEBHOOK_SECRET: TEST_WEBHOOK_SECRET, SIMULATOR_FAILURE_RATE: "0", ...extra },
+        { log: silentLogger, cronIntervalMs: 3_600_000, instrumentClient: (c) => (seen = c) },
+      );
+      hosts.push(host);
+      const rs = await seen!.execute("PRAGMA synchronous");
+      return Number(Object.values(rs.rows[0]!)[0]);
+    };
+    expect(await syncOf({})).toBe(2);
+    expect(await syncOf({ DATABASE_SYNC: "normal" })).toBe(1);
   });
 
   it("requests succeed while another process holds the write lock for 2 s", async () => {

@@ -19,8 +19,8 @@ describe("telemetry retention", () => {
     deps.clock.advance(RETENTION_MS + 1);
     await runCronTick(deps);
     expect(await deps.db.$count(instanceTelemetry)).toBe(252);
-    expect(await pruneOldRecords(deps)).toEqual({ events: 0, deliveries: 0, telemetry: 250, llmCalls: 0 });
-    expect(await pruneOldRecords(deps)).toEqual({ events: 0, deliveries: 0, telemetry: 0, llmCalls: 0 });
+    expect(await pruneOldRecords(deps)).toMatchObject({ events: 0, deliveries: 0, telemetry: 250, llmCalls: 0 });
+    expect(await pruneOldRecords(deps)).toMatchObject({ events: 0, deliveries: 0, telemetry: 0, llmCalls: 0 });
     expect((await deps.db.select({ at: instanceTelemetry.at }).from(instanceTelemetry)).map((r) => r.at - old)).toEqual([2, 3]);
   });
 });

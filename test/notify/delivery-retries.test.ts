@@ -25,7 +25,7 @@ afterEach(async () => {
 async function withLocalScheduler(vars: Record<string, string>): Promise<{ deps: TestDeps; scheduler: LocalScheduler }> {
   const db = await createTestDb();
   const base = await createTestDeps({ db, vars });
-  const scheduler = new LocalScheduler({ db, clock: base.clock, log: silentLogger, visibilityMs: 60_000, pollMs: 3_600_000 });
+  const scheduler = new LocalScheduler({ db, clock: base.clock, log: silentLogger, visibilityMs: 60_000, maxSleepMs: 3_600_000 });
   const deps = { ...base, scheduler };
   await scheduler.start((body) => handleDelivery(deps, body));
   open.schedulers.push(scheduler);

@@ -17,7 +17,7 @@ afterEach(async () => void (await Promise.all(schedulers.splice(0).map((s) => s.
 
 async function make(db = undefined as Awaited<ReturnType<typeof createTestDb>> | undefined, clock = new FakeClock()) {
   const database = db ?? (await createTestDb());
-  const scheduler = new LocalScheduler({ db: database, clock, log: silentLogger, visibilityMs: 60_000, pollMs: 60_000 });
+  const scheduler = new LocalScheduler({ db: database, clock, log: silentLogger, visibilityMs: 60_000, maxSleepMs: 60_000 });
   schedulers.push(scheduler);
   return { db: database, clock, scheduler };
 }

@@ -67,7 +67,7 @@ describe("scheduleRepair", () => {
     expect(scheduleRepair({ ...free, nextRunAt: now - OVERDUE_MS + 1 }, { events: 2, minPriority: 0, dueWakes: 0 }, now)).toEqual({ kind: "none" });
     expect(scheduleRepair(free, { events: 2, minPriority: 0, dueWakes: 0 }, now)).toEqual({ kind: "request", priority: 0 });
     expect(scheduleRepair(free, { events: 1, minPriority: 1, dueWakes: 0 }, now)).toEqual({ kind: "request", priority: 1 });
-    expect(scheduleRepair(free, { events: 0, minPriority: null, dueWakes: 2 }, now)).toEqual({ kind: "request", priority: 1 });
+    expect(scheduleRepair(free, { events: 0, minPriority: null, dueWakes: 2 }, now)).toEqual({ kind: "request", priority: 1, dueNow: true });
     expect(scheduleRepair(free, none, now)).toEqual({ kind: "none" });
     expect(scheduleRepair(undefined, { events: 5, minPriority: 0, dueWakes: 5 }, now)).toEqual({ kind: "none" });
   });

@@ -5,17 +5,19 @@ import { listRuns } from "../../pipeline/index.ts";
 import { runCronTick } from "../../jobs/tick.ts";
 import { authHeaders, createTestDeps, RecordingScheduler } from "../support/test-deps.ts";
 import { advance, deliverDue } from "../support/drive.ts";
+import { handleDelivery } from "../../jobs/deliver.ts";
 
 describe("wakes", () => {
-  it("a wake due in 2 s is consumed by exactly one run and by none after it", async () => {
+  it("a wake due in 2 s is consumed by exactly one run, started at its due time, and by none after it", async () => {
     const deps = await createTestDeps();
     const wake = await createWake(deps, "default", { dueAt: deps.clock.now() + 2000, reason: "check sim-1", createdByRun: null });
     expect(await advance(deps, 1000)).toEqual([]);
-    expect(await advance(deps, 1000)).toEqual(["requested"]);
-    expect(await advance(deps, deps.config.debounceStateMs)).toEqual(["succeeded"]);
+    // Due: the run is requested for the due time, not a state-change debounce window later.
+    expect(await advance(deps, 1000)).toEqual(["requested", "succeeded"]);
     const runs = await listRuns(deps, "default", 10);
     expect(runs).toHaveLength(1);
     expect(runs[0]!.wakesConsumed).toEqual([wake.id]);
+    expect(Date.parse(String(runs[0]!.startedAt))).toBe(wake.dueAt);
 
     // later runs do not see it again
     const { ingestEvent } = await import("../../pipeline/index.ts");
@@ -34,9 +36,32 @@ describe("wakes", () => {
     deps.clock.advance(60_000);
     const [report] = await runCronTick(deps);
     expect(report).toMatchObject({ requestedRun: true });
-    expect(await advance(deps, deps.config.debounceStateMs)).toEqual(["succeeded"]);
+    // Already late: the repair asks for the run now, without a debounce window on top.
+    expect(await deliverDue(deps)).toEqual(["succeeded"]);
     const [run] = await listRuns(deps, "default", 1);
     expect(run!.wakesConsumed).toHaveLength(1);
+  });
+
+  it("a burst of wakes due together makes one run, and a state change pending beside them rides along", async () => {
+    const deps = await createTestDeps();
+    const dueAt = deps.clock.now() + 60_000;
+    const ids = [];
+    for (let i = 0; i < 5; i++) ids.push((await createWake(deps, "default", { dueAt: dueAt + i * 100, reason: `w${i}`, createdByRun: null })).id);
+    const { ingestEvent } = await import("../../pipeline/index.ts");
+    deps.clock.advance(59_000);
+    await ingestEvent(deps, { agentId: "default", source: "webhook", priority: 1, dedupKey: "state-1", payload: {} });
+    // Every wake is delivered together (the slot's dedup absorbs all but the first's request).
+    deps.clock.advance(1000 + 400);
+    const results = await deliverDue(deps);
+    expect(results.filter((r) => r === "succeeded")).toHaveLength(1);
+    expect(results.filter((r) => r === "requested")).toHaveLength(5);
+    const runs = await listRuns(deps, "default", 10);
+    expect(runs).toHaveLength(1);
+    expect(runs[0]!.wakesConsumed).toEqual(ids);
+    expect(runs[0]!.triggers).toHaveLength(1);
+    // The state change's own debounced delivery finds its slot superseded: no second run.
+    expect(await advance(deps, deps.config.debounceStateMs)).toEqual(["stale"]);
+    expect(await listRuns(deps, "default", 10)).toHaveLength(1);
   });
 
   it("at most MAX_PENDING_WAKES pending wakes, with a clear error beyond; cancelling frees a place", async () => {
@@ -89,9 +114,12 @@ describe("a run with nothing left to consume", () => {
       },
     });
     const wake = await createWake(deps, "default", { dueAt: deps.clock.now() + 1000, reason: "due soon", createdByRun: null });
-    expect(await advance(deps, 1000)).toEqual(["requested"]); // the due wake asks for a run 10 s out
-    expect(await cancelWake(deps, "default", wake.id)).toBe(true); // and is cancelled before it runs
-    expect(await advance(deps, deps.config.debounceStateMs)).toEqual(["skipped"]);
+    deps.clock.advance(1000);
+    const scheduler = deps.scheduler as RecordingScheduler;
+    const [wakeDelivery] = scheduler.takeDue(deps.clock.now());
+    expect(await handleDelivery(deps, wakeDelivery!.body)).toBe("requested"); // the due wake asks for its run
+    expect(await cancelWake(deps, "default", wake.id)).toBe(true); // and is cancelled before that run is delivered
+    expect(await deliverDue(deps)).toEqual(["skipped"]);
     expect(steps).toBe(0);
     const [run] = await listRuns(deps, "default", 1);
     expect(run).toMatchObject({ runId: 1, status: "skipped", noop: true, triggers: [], wakesConsumed: [] });

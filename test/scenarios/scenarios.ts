@@ -21,6 +21,7 @@ import { defineTrustScenario } from "./trust-scenario.ts";
 import { defineShadowScenario } from "./shadow-scenario.ts";
 import { defineBoundsScenario } from "./bounds-scenario.ts";
 import { defineEconomicsScenario } from "./economics-scenario.ts";
+import { defineRunBudgetScenario } from "./run-budget-scenario.ts";
 
 /**
  * Issue 13's budget for one agent's tick delivery: a database round trip per provider page (the
@@ -247,6 +248,7 @@ export function defineScenarios(start: StartHost, onDone?: (host: ScenarioHost) 
     });
   });
 
+  defineRunBudgetScenario(() => host);
   defineQuotaScenario(() => host);
   defineTrustScenario(() => host);
   // These act on the bulk instances the pages scenario added, and run in this order.

@@ -108,8 +108,9 @@ export async function simulate(seed: number, steps = 60, mode: SimMode = "pipeli
     if (!duplicate) scheduler.remove(item);
     const { body } = item.request;
     if (body.type === "wake") {
-      // A due wake requests a run at the state-change window: judged like an ingest's request.
-      const target = clock.now() + config.debounceStateMs;
+      // A due wake requests a run at its due time, no window: judged like an ingest's request for that time.
+      const [wake] = (await raw.execute({ sql: "select due_at from wakes where id = ?", args: [body.wakeId] })).rows;
+      const target = wake ? Number(wake.due_at) : clock.now();
       await judged(`the delivery of wake ${body.wakeId}`, target, () => handleDelivery(deps, body).catch(() => redeliver(item)), (handled) => handled === "requested");
       return;
     }
