@@ -37,7 +37,7 @@ import { readPromptRows } from "./prompt-reads.ts";
 import { decideByRules } from "./rules-policy.ts";
 import { withStorableArguments } from "./tool-call-args.ts";
 import { cutArgumentsResult } from "./output-cap.ts";
-import { CHAT_TOOLS, runToolCall } from "./tools/index.ts";
+import { chatToolsFor, runToolCall } from "./tools/index.ts";
 import { countPrompt, messageTexts, precount } from "./tokens.ts";
 import { makeTurn } from "./turns.ts";
 
@@ -97,6 +97,8 @@ async function runAgent(context: RunContext<AgentDeps>, breakerPolicy: BreakerPo
 
   let final: string | null = null;
   let malformedRounds = 0;
+  // Only the tools the provider can carry out are offered (agent/tools/index.ts chatToolsFor).
+  const tools = chatToolsFor(deps.provider);
   try {
     for (let iteration = 1; final === null; iteration++) {
       if (iteration > deps.config.agentMaxIterations) {
@@ -105,11 +107,11 @@ async function runAgent(context: RunContext<AgentDeps>, breakerPolicy: BreakerPo
       }
       // Large texts are tokenized off the event loop where the host can (fitting then finds their
       // counts); on a host without a counter (the Worker) there is nothing to gather.
-      if (deps.tokenCounter) await precount([...messageTexts(assemble(draft)), JSON.stringify(CHAT_TOOLS)], deps.tokenCounter);
-      const fitted = await fitPrompt(draft, CHAT_TOOLS, budget, summarize);
+      if (deps.tokenCounter) await precount([...messageTexts(assemble(draft)), JSON.stringify(tools)], deps.tokenCounter);
+      const fitted = await fitPrompt(draft, tools, budget, summarize);
       progress.calls.push(fitted.report);
       if (fitted.report.summaryError) progress.errors.push(`compaction could not summarise (${fitted.report.summaryError}); trimmed instead`);
-      const completion = await llm.complete(fitted.messages, CHAT_TOOLS, fitted.tokens);
+      const completion = await llm.complete(fitted.messages, tools, fitted.tokens);
       const message = completion.choices[0]!.message;
       const ending = completionEnding(completion);
       if (ending.cut) progress.truncated = true;

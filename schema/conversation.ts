@@ -19,8 +19,6 @@ export const messages = sqliteTable(
     toolCallId: text(),
     /** The operator who wrote a human (user) turn; null for the agent's own turns and older rows. */
     operator: text(),
-    /** A tool output replaced by a short stub once the run that used it is over (history stays flat). */
-    stubbed: integer({ mode: "boolean" }).notNull().default(false),
     tokens: integer().notNull(),
     createdAt: integer().notNull(),
   },

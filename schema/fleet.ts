@@ -127,6 +127,8 @@ export const actions = sqliteTable(
     // The per-run and per-hour bounds count an agent's actions without reading its history.
     index("actions_run").on(t.agentId, t.runId),
     index("actions_created").on(t.agentId, t.createdAt),
+    // The actions audit pages newest first by id.
+    index("actions_recent").on(t.agentId, t.id),
   ],
 );
 
@@ -157,7 +159,7 @@ export const approvals = sqliteTable(
     actionId: integer(),
     createdAt: integer().notNull(),
   },
-  (t) => [index("approvals_status").on(t.agentId, t.status), index("approvals_pending_expiry").on(t.expiresAt).where(sql`status = 'pending'`)],
+  (t) => [index("approvals_status").on(t.agentId, t.status), index("approvals_recent").on(t.agentId, t.id), index("approvals_pending_expiry").on(t.expiresAt).where(sql`status = 'pending'`)],
 );
 
 /**

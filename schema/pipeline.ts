@@ -63,6 +63,8 @@ export const wakes = sqliteTable(
     index("wakes_consumed").on(t.agentId, t.consumedByRun),
     index("wakes_recent").on(t.agentId, t.id),
     index("wakes_created").on(t.agentId, t.createdAt),
+    // The wakes a run created (its page).
+    index("wakes_by_run").on(t.agentId, t.createdByRun),
   ],
 );
 

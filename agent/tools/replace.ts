@@ -12,6 +12,8 @@ import { defineTool, instanceId, reason } from "./tool.ts";
 
 export const replaceInstanceTool = defineTool({
   name: "replace_instance",
+  // Offered only where the provider can rent (fleet/capabilities.ts: replace needs create).
+  needs: "create",
   description:
     "Propose renting a like-for-like instance on another machine for a dead one (offline, unknown or gone long enough, or its host lost the GPU).",
   schema: z.object({ instance_id: instanceId, reason }).strict(),

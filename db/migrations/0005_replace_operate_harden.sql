@@ -30,11 +30,11 @@ ALTER TABLE `sessions` ADD `started_by` text;--> statement-breakpoint
 ALTER TABLE `runs` ADD `output_cut` integer DEFAULT false NOT NULL;--> statement-breakpoint
 CREATE INDEX `runs_started` ON `runs` (`agent_id`,`started_at`);--> statement-breakpoint
 ALTER TABLE `messages` ADD `operator` text;--> statement-breakpoint
-ALTER TABLE `messages` ADD `stubbed` integer DEFAULT false NOT NULL;--> statement-breakpoint
 ALTER TABLE `approvals` ADD `requested_by_operator` text;--> statement-breakpoint
 ALTER TABLE `approvals` ADD `context` text;--> statement-breakpoint
 ALTER TABLE `approvals` ADD `expires_at` integer;--> statement-breakpoint
 ALTER TABLE `approvals` ADD `reminded_at` integer;--> statement-breakpoint
+CREATE INDEX `approvals_recent` ON `approvals` (`agent_id`,`id`);--> statement-breakpoint
 CREATE INDEX `approvals_pending_expiry` ON `approvals` (`expires_at`) WHERE status = 'pending';--> statement-breakpoint
 ALTER TABLE `instances` ADD `stop_reason` text;--> statement-breakpoint
 ALTER TABLE `instances` ADD `machine_id` text;--> statement-breakpoint
@@ -47,5 +47,7 @@ ALTER TABLE `operators` ADD `slack_user_id` text;--> statement-breakpoint
 CREATE UNIQUE INDEX `operators_slackUserId_unique` ON `operators` (`slack_user_id`);--> statement-breakpoint
 CREATE INDEX `events_recent` ON `events` (`agent_id`,`id`);--> statement-breakpoint
 CREATE INDEX `events_consumed` ON `events` (`created_at`) WHERE status = 'consumed';--> statement-breakpoint
+CREATE INDEX `wakes_by_run` ON `wakes` (`agent_id`,`created_by_run`);--> statement-breakpoint
+CREATE INDEX `actions_recent` ON `actions` (`agent_id`,`id`);--> statement-breakpoint
 CREATE INDEX `instance_events_created` ON `instance_events` (`created_at`);--> statement-breakpoint
 CREATE INDEX `replays_created` ON `replays` (`created_at`);

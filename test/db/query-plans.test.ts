@@ -42,16 +42,10 @@ const GROWING = new Set([
 ]);
 
 /**
- * Lists that still sort an agent's whole history, each waiting for an index a migration must add
- * (issue 26; no migration this round, asked for in the lead's merge): `actions (agent_id, id)` for
- * the actions audit's pages, `approvals (agent_id, id)` for GET approvals unfiltered, and
- * `wakes (agent_id, created_by_run)` for the wakes a run created (run outcomes, run page).
+ * Lists allowed to sort an agent's whole history, each waiting for its index (none now: migration
+ * 0005 added `actions (agent_id, id)`, `approvals (agent_id, id)` and `wakes (agent_id, created_by_run)`).
  */
-const KNOWN_UNINDEXED = [
-  /from "actions" where "actions"\."agent_id" = \? order by "actions"\."id" desc limit/,
-  /from "approvals" where "approvals"\."agent_id" = \? order by "approvals"\."id" desc limit/,
-  /from "wakes" where \("wakes"\."agent_id" = \? and "wakes"\."created_by_run" in/,
-];
+const KNOWN_UNINDEXED: RegExp[] = [];
 
 interface Recorded {
   flow: string;
