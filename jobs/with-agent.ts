@@ -5,13 +5,16 @@
  * provider its instance filter (fleet/scoped-provider.ts), the LLM its model.
  */
 import type { Deps } from "./deps.ts";
-import { agentSettingsSchema, configForAgent } from "../runtime/agent-settings.ts";
+import { agentSettingsSchema, configForAgent, type AgentSettings } from "../runtime/agent-settings.ts";
 import { ScopedProvider } from "../fleet/scoped-provider.ts";
 import { findAgentRecent, type AgentRow } from "../pipeline/index.ts";
 
 export interface AgentScope {
   deps: Deps;
   archived: boolean;
+  /** The agent's row and its validated settings, for what checks them at the door (webhook secrets, filters). */
+  agent: AgentRow;
+  settings: AgentSettings;
 }
 
 /** Dependencies as this agent sees them. Stored settings were validated when written. */
@@ -21,6 +24,8 @@ export function scopeToAgent(deps: Deps, agent: AgentRow): AgentScope {
   if (!parsed.success) deps.log.error("ignoring invalid stored agent settings", { agentId: agent.id, error: parsed.error.issues[0]?.message });
   const config = configForAgent(deps.config, settings);
   return {
+    agent,
+    settings,
     archived: agent.archivedAt !== null,
     deps: {
       ...deps,
