@@ -5,7 +5,8 @@
  * state, $/h (the running price, or storage while stopped), GPU utilisation with its age, idle
  * minutes and an attention marker. Idle needs fresh telemetry: utilisation older than
  * TELEMETRY_STALE_S is shown as stale and never counts as idle. Instances needing attention come
- * first, so a cut snapshot still shows them.
+ * first, so a cut snapshot still shows them; webhook-only instances (no provider lists them) come
+ * after all of the provider's, marked `webhookOnly`.
  */
 import { iso, MINUTE_MS } from "../runtime/time.ts";
 import type { Config } from "../runtime/config.ts";
@@ -37,7 +38,11 @@ export function snapshotText({ rows, spendTodayUsd, now }: SnapshotInput, config
   const limit = config.economics.spendLimitPerDayUsd;
   const spend = `spend today ${usd(spendTodayUsd)}${limit === null ? " (no daily limit)" : ` of ${usd(limit)} daily limit (${Math.round((spendTodayUsd / limit) * 100)} %)`}`;
   if (rows.length === 0) return `Fleet snapshot at ${iso(now)}: no instances known; ${spend}.`;
-  const ordered = [...rows].sort((a, b) => Number(HEALTHY.has(a.state)) - Number(HEALTHY.has(b.state)) || a.id.localeCompare(b.id));
+  // Webhook-only instances (no provider lists them; anyone holding the agent's secret can report
+  // one) come after every provider instance whatever their state, so they never push one past the cut.
+  const ordered = [...rows].sort(
+    (a, b) => Number(a.webhookOnly) - Number(b.webhookOnly) || Number(HEALTHY.has(a.state)) - Number(HEALTHY.has(b.state)) || a.id.localeCompare(b.id),
+  );
   return `Fleet snapshot at ${iso(now)} (${rows.length} instances; ${spend}):\n${dataBlock("fleet_snapshot", ordered.map((r) => instanceData(r, now, config)))}`;
 }
 
@@ -62,5 +67,6 @@ function instanceData(r: InstanceRow, now: number, config: Pick<Config, "loading
     ...(r.endsAt !== null ? { endsAt: iso(r.endsAt) } : {}),
     ...(r.statusMessage ? { statusMessage: r.statusMessage.slice(0, STATUS_MESSAGE_MAX_CHARS) } : {}),
     ...(attention ? { attention } : {}),
+    ...(r.webhookOnly ? { webhookOnly: true } : {}),
   };
 }

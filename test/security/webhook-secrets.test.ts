@@ -17,7 +17,7 @@ async function setup(vars: Record<string, string> = {}) {
   return { deps, app, api, count };
 }
 
-async function createAgent(api: (path: string, init?: RequestInit) => Promise<Response>, id: string) {
+async function createAgent(api: (path: string, init?: RequestInit) => Response | Promise<Response>, id: string) {
   const res = await api("/agents", { method: "POST", body: JSON.stringify({ id }) });
   expect(res.status).toBe(201);
   return (await res.json()) as { webhookSecret: string };
