@@ -1,7 +1,8 @@
 /**
- * Sign-in and sign-out pages and posts. A sign-in post is refused while its address (or every
- * address) is locked out for failed attempts (429), then needs the form's single-use token
- * (403), then a valid ADMIN_TOKEN or operator token (401, counted toward the lockout).
+ * Sign-in and sign-out pages and posts. A sign-in post is refused while its address is locked
+ * out for failed attempts (429), then needs the form's single-use token (403), then a valid
+ * ADMIN_TOKEN or operator token (401, counted toward the lockout; 429 while every address is
+ * locked out, which never refuses the right token).
  */
 import type { Context } from "hono";
 import type { AppEnv } from "../jobs/app-env.ts";
@@ -34,19 +35,21 @@ export async function signIn(c: Ctx) {
   const deps = c.get("deps");
   const body = await c.req.parseBody();
   const next = safeNext(body.next);
-  const address = clientAddress(c);
+  const address = clientAddress(c, deps.config.trustProxyHeader);
   const lockout = await currentLockout(deps, address);
-  if (lockout) {
-    c.header("Retry-After", String(lockout.retryAfterS));
-    return renderSignIn(c, next, `Too many failed sign-ins. Try again in ${lockout.retryAfterS} seconds.`, 429);
-  }
+  const tooMany = (retryAfterS: number) => {
+    c.header("Retry-After", String(retryAfterS));
+    return renderSignIn(c, next, `Too many failed sign-ins. Try again in ${retryAfterS} seconds.`, 429);
+  };
+  if (lockout?.scope === "address") return tooMany(lockout.retryAfterS);
   const formToken = typeof body[CSRF_FIELD] === "string" ? body[CSRF_FIELD] : "";
   if (!(await consumeSignInToken(deps.db, formToken, deps.clock.now()))) {
     return renderSignIn(c, next, "The sign-in form expired or did not come from this page. Please try again.", 403);
   }
   const given = typeof body.token === "string" ? body.token.trim() : "";
   const principal = await authenticateToken(deps, address, given, "dashboard sign-in");
-  if (!principal) return renderSignIn(c, next, "That token is not valid here.", 401);
+  // The global lockout refuses only a token that failed: the right one signs in from a fresh address.
+  if (!principal) return lockout ? tooMany(lockout.retryAfterS) : renderSignIn(c, next, "That token is not valid here.", 401);
   await startSession(c, principal, given);
   return c.redirect(next, 303);
 }

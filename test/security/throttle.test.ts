@@ -1,6 +1,8 @@
 /**
- * Throttling of failed authentications, per client address and globally, stored in the
- * database: past the limit every attempt (even with the right token) is 429 with Retry-After,
+ * Throttling of failed authentications, per client address (IPv6 per /64) and globally, stored
+ * in the database: past an address's limit every attempt from it (even with the right token) is
+ * 429 with Retry-After, past the global one only failed credentials are (issue #25: no client can
+ * lock every operator out), a backward wall-clock step extends no lockout,
  * a second app on the same database (another Worker isolate) sees the same lockout within the
  * second its view of the lockouts may be old, one log line
  * is written per lockout, and the lockout ends after its minute.
@@ -103,13 +105,66 @@ describe("authentication throttling", () => {
     expect(lockouts()).toBe(1);
   });
 
-  it("locks everyone out when failures from many addresses pass the global limit", async () => {
+  it("the global limit never locks out a valid token: 100+ failures from many addresses, then the right token from a fresh address", async () => {
     const { log, lockouts } = capturingLog();
-    const deps = await createTestDeps({ log, vars: { AUTH_FAILURES_GLOBAL: "20" } });
+    const deps = await createTestDeps({ log });
     const app = buildApp(() => deps);
-    for (let i = 0; i < 20; i++) expect((await bearer(app, "wrong-token-x", `192.0.2.${i}`)).status).toBe(401);
-    expect((await bearer(app, TEST_ADMIN_TOKEN, "192.0.2.200")).status).toBe(429);
-    expect(lockouts()).toBe(1);
+    // Issue #25: 10 addresses x 10 guesses (each address then locked) reach the global limit of 100.
+    for (let a = 0; a < 11; a++) for (let i = 0; i < 10; i++) await bearer(app, `guess-${a}-${i}`, `127.0.0.${a + 1}`);
+    expect((await bearer(app, "another-guess", "192.0.2.200")).status).toBe(429);
+    expect(lockouts()).toBeGreaterThanOrEqual(11);
+    expect((await bearer(app, TEST_ADMIN_TOKEN, "192.0.2.201")).status).toBe(200);
+    const signedIn = await signIn(app, TEST_ADMIN_TOKEN, "192.0.2.202");
+    expect(signedIn.status).toBe(303);
+    expect(signedIn.headers.getSetCookie().some((c) => c.startsWith("fw_session="))).toBe(true);
+    // A locked address stays refused, even with the right token.
+    expect((await bearer(app, TEST_ADMIN_TOKEN, "127.0.0.1")).status).toBe(429);
+  });
+
+  it("groups IPv6 addresses by /64: guesses spread over one /64 share its limit; another /64 is its own", async () => {
+    const deps = await createTestDeps();
+    const app = buildApp(() => deps);
+    for (let i = 0; i < 10; i++) expect((await bearer(app, `wrong-${i}`, `2001:db8:1:2::${(i + 1).toString(16)}`)).status).toBe(401);
+    expect((await bearer(app, TEST_ADMIN_TOKEN, "2001:0db8:0001:0002:ffff:1:2:3")).status).toBe(429);
+    expect((await bearer(app, TEST_ADMIN_TOKEN, "2001:db8:1:3::1")).status).toBe(200);
+    // An IPv4-mapped IPv6 peer is its IPv4 address.
+    for (let i = 0; i < 10; i++) await bearer(app, `wrong-v4-${i}`, "::ffff:203.0.113.5");
+    expect((await bearer(app, TEST_ADMIN_TOKEN, "203.0.113.5")).status).toBe(429);
+  });
+
+  it("believes a proxy's header only when TRUST_PROXY names it, taking the hop the proxy appended", async () => {
+    const untrusting = await createTestDeps();
+    const plain = buildApp(() => untrusting);
+    const viaProxy = (app: ReturnType<typeof buildApp>, token: string, forwarded: string) =>
+      app.request("/api/agents/default", { headers: { Authorization: `Bearer ${token}`, "cf-connecting-ip": "10.0.0.1", "x-forwarded-for": forwarded } });
+    // Not trusted: a forged header changes nothing, the peer is counted.
+    for (let i = 0; i < 10; i++) await viaProxy(plain, `wrong-${i}`, `198.51.100.${i}`);
+    expect((await viaProxy(plain, TEST_ADMIN_TOKEN, "198.51.100.99")).status).toBe(429);
+
+    const trusting = await createTestDeps({ vars: { TRUST_PROXY: "X-Forwarded-For" } });
+    const app = buildApp(() => trusting);
+    // The client may prepend anything; the last hop is what the proxy saw.
+    for (let i = 0; i < 10; i++) await viaProxy(app, `wrong-${i}`, `${i}.${i}.${i}.${i}, 198.51.100.7`);
+    expect((await viaProxy(app, TEST_ADMIN_TOKEN, "198.51.100.7")).status).toBe(429);
+    expect((await viaProxy(app, TEST_ADMIN_TOKEN, "198.51.100.8")).status).toBe(200);
+  });
+
+  it("a backward wall-clock step does not extend a lockout: it ends after its minute of monotonic time", async () => {
+    const deps = await createTestDeps();
+    const app = buildApp(() => deps);
+    for (let i = 0; i < 10; i++) await bearer(app, `wrong-${i}`, "203.0.113.20");
+    expect((await bearer(app, TEST_ADMIN_TOKEN, "203.0.113.20")).status).toBe(429);
+    deps.clock.stepWall(-2 * 3600_000);
+    deps.clock.advance(30_000);
+    expect((await bearer(app, TEST_ADMIN_TOKEN, "203.0.113.20")).headers.get("Retry-After")).toBe("30");
+    deps.clock.advance(35_000);
+    expect((await bearer(app, TEST_ADMIN_TOKEN, "203.0.113.20")).status).toBe(200);
+    // Read again from the database (its stored end is still 2 h ahead), it does not start over.
+    deps.clock.advance(READ_EVERY_MS);
+    expect((await bearer(app, TEST_ADMIN_TOKEN, "203.0.113.20")).status).toBe(200);
+    // And the address can be locked again after the step.
+    for (let i = 0; i < 10; i++) await bearer(app, `again-${i}`, "203.0.113.20");
+    expect((await bearer(app, TEST_ADMIN_TOKEN, "203.0.113.20")).status).toBe(429);
   });
 });
 
