@@ -1,6 +1,7 @@
 /**
  * Sign-in and sign-out pages and posts. A sign-in post is refused while its address is locked
- * out for failed attempts (429), then needs the form's single-use token (403), then a valid
+ * out for failed attempts (429), then needs the form's single-use token (403; signed, so showing
+ * the form writes nothing: auth/sign-in-tokens.ts), then a valid
  * ADMIN_TOKEN or operator token (401, counted toward the lockout; 429 while every address is
  * locked out, which never refuses the right token).
  */
@@ -21,7 +22,7 @@ type Ctx = Context<AppEnv>;
 async function renderSignIn(c: Ctx, next: string, error: string | null, status: 200 | 401 | 403 | 429 = 200) {
   const notice = c.req.query("signed-out") !== undefined ? "You are signed out." : null;
   const deps = c.get("deps");
-  const token = await issueSignInToken(deps.db, deps.clock.now());
+  const token = await issueSignInToken(deps.config.adminToken, deps.clock.now());
   return sendHtml(c, <SignInPage token={token} next={next} error={error} notice={notice} configured={Boolean(deps.config.adminToken)} />, status);
 }
 
@@ -43,7 +44,7 @@ export async function signIn(c: Ctx) {
   };
   if (lockout?.scope === "address") return tooMany(lockout.retryAfterS);
   const formToken = typeof body[CSRF_FIELD] === "string" ? body[CSRF_FIELD] : "";
-  if (!(await consumeSignInToken(deps.db, formToken, deps.clock.now()))) {
+  if (!(await consumeSignInToken(deps.db, deps.config.adminToken, formToken, deps.clock.now()))) {
     return renderSignIn(c, next, "The sign-in form expired or did not come from this page. Please try again.", 403);
   }
   const given = typeof body.token === "string" ? body.token.trim() : "";
