@@ -16,10 +16,11 @@ import { randomToken, sameSecret, sha256Hex } from "./secrets.ts";
 export const SIGN_IN_TOKEN_TTL_MS = 30 * 60 * 1000;
 
 const keys = new Map<string, Promise<CryptoKey>>();
-const processSecret = randomToken();
+// Made on first use: a Worker may not generate random values at start-up (global scope).
+let processSecret: string | null = null;
 
 function keyFor(adminToken: string | undefined): Promise<CryptoKey> {
-  const secret = adminToken ?? processSecret;
+  const secret = adminToken ?? (processSecret ??= randomToken());
   let key = keys.get(secret);
   if (!key) {
     key = sha256Hex(`fleetwarden sign-in form key\n${secret}`).then((material) =>
