@@ -10,6 +10,8 @@
  * state and by GPU with their $/h; `list_instances` reads them. The snapshot is sent on every
  * call, so this keeps a big fleet's calls small. Instances needing attention come first, so a cut
  * snapshot still shows them.
+ * Webhook-only instances (no provider lists them) come after all of the provider's, whatever
+ * their state, marked `webhookOnly`.
  */
 import { iso, MINUTE_MS } from "../runtime/time.ts";
 import type { Config } from "../runtime/config.ts";
@@ -47,7 +49,11 @@ export function snapshotText({ rows, spendTodayUsd, now, focus }: SnapshotInput,
   const limit = config.economics.spendLimitPerDayUsd;
   const spend = `spend today ${usd(spendTodayUsd)}${limit === null ? " (no daily limit)" : ` of ${usd(limit)} daily limit (${Math.round((spendTodayUsd / limit) * 100)} %)`}`;
   if (rows.length === 0) return `Fleet snapshot at ${iso(now)}: no instances known; ${spend}.`;
-  const ordered = [...rows].sort((a, b) => Number(HEALTHY.has(a.state)) - Number(HEALTHY.has(b.state)) || a.id.localeCompare(b.id));
+  // Webhook-only instances (no provider lists them; anyone holding the agent's secret can report
+  // one) come after every provider instance whatever their state, so they never push one past the cut.
+  const ordered = [...rows].sort(
+    (a, b) => Number(a.webhookOnly) - Number(b.webhookOnly) || Number(HEALTHY.has(a.state)) - Number(HEALTHY.has(b.state)) || a.id.localeCompare(b.id),
+  );
   const shown = rows.length <= SNAPSHOT_FULL_MAX ? ordered : ordered.filter((r) => !quiet(r, now, config, focus));
   const quietRows = rows.length <= SNAPSHOT_FULL_MAX ? [] : ordered.filter((r) => quiet(r, now, config, focus));
   const values = [...shown.map((r) => instanceData(r, now, config)), ...(quietRows.length ? [quietSummary(quietRows)] : [])];
@@ -97,5 +103,6 @@ function instanceData(r: InstanceRow, now: number, config: Pick<Config, "loading
     ...(r.endsAt !== null ? { endsAt: iso(r.endsAt) } : {}),
     ...(r.statusMessage ? { statusMessage: r.statusMessage.slice(0, STATUS_MESSAGE_MAX_CHARS) } : {}),
     ...(attention ? { attention } : {}),
+    ...(r.webhookOnly ? { webhookOnly: true } : {}),
   };
 }

@@ -30,7 +30,9 @@ export type ActivityKind =
   /** An operator's own action on an instance, from the API or the instance page (subject: "kind instance #actionId"). */
   | "instance_action"
   /** An archived agent restored (subject: its id). */
-  | "agent_restore";
+  | "agent_restore"
+  /** An agent's webhook secret rotated (subject: its id; the secret is never recorded). */
+  | "webhook_secret_rotate";
 
 export async function recordActivity(
   db: Db,

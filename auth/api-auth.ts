@@ -4,7 +4,8 @@
  * it with requests other sites make), so with a cookie only safe methods pass on their own; a
  * write must pass the dashboard forms' own rule (session-write.ts: this site's Origin and the
  * session's CSRF token, here in `X-CSRF-Token`), or it is 403 and nothing runs. Wrong bearer
- * tokens count toward throttling.
+ * tokens count toward throttling (throttle.ts): an address's lockout refuses before the token is
+ * checked, the global one only a token that failed.
  */
 import { createMiddleware } from "hono/factory";
 import type { AuthEnv } from "./auth-env.ts";
@@ -23,12 +24,13 @@ export const apiAuth = createMiddleware<AuthEnv>(async function apiAuthMiddlewar
   const deps = c.get("deps");
   const header = c.req.header("Authorization");
   if (header !== undefined) {
-    const address = clientAddress(c);
+    const address = clientAddress(c, deps.config.trustProxyHeader);
     const lockout = await currentLockout(deps, address);
-    if (lockout) return tooManyAttempts(c, lockout);
+    if (lockout?.scope === "address") return tooManyAttempts(c, lockout);
     const bearer = header.match(/^Bearer\s+(.+)$/i)?.[1]?.trim();
     const principal = await authenticateToken(deps, address, bearer, "bearer");
-    if (!principal) return jsonError(c, 401, "invalid token");
+    // The global lockout refuses only what failed: a valid token from a fresh address always passes.
+    if (!principal) return lockout ? tooManyAttempts(c, lockout) : jsonError(c, 401, "invalid token");
     c.set("operator", principal);
     return next();
   }

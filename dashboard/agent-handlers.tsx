@@ -11,6 +11,7 @@ import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { AppEnv } from "../jobs/app-env.ts";
 import { recordActivity } from "../auth/activity.ts";
+import { newWebhookSecret } from "../auth/webhook-secrets.ts";
 import { hasRole } from "../auth/roles.ts";
 import { storedSettings } from "../runtime/agent-settings.ts";
 import { RequestError } from "../jobs/errors.ts";
@@ -44,13 +45,13 @@ async function renderList(c: Ctx, form: { fields?: AgentFormFields; error?: stri
   );
 }
 
-async function renderOne(c: Ctx, row: AgentRow, form: { fields?: AgentFormFields; error?: string; status?: ContentfulStatusCode } = {}) {
+async function renderOne(c: Ctx, row: AgentRow, form: { fields?: AgentFormFields; error?: string; status?: ContentfulStatusCode; webhookSecret?: string } = {}) {
   const agent = await summarise(c, row);
   const fields = form.fields ?? agentFormFields({ id: row.id, name: row.name, settings: agent.settings });
   return sendPage(
     c,
     { title: `Agent ${agent.name === agent.id ? agent.id : `${agent.name} (${agent.id})`}`, current: "agents", status: form.status },
-    <AgentPage agent={agent} canChange={canChange(c)} csrf={await csrfToken(c)} fields={fields} error={form.error} effective={effectiveSettings(c.get("hostConfig"), agent.settings)} />,
+    <AgentPage agent={agent} canChange={canChange(c)} csrf={await csrfToken(c)} fields={fields} error={form.error} effective={effectiveSettings(c.get("hostConfig"), agent.settings)} webhookSecret={form.webhookSecret} />,
   );
 }
 
@@ -77,9 +78,11 @@ export async function postAgent(c: Ctx) {
   if (!body.ok) return renderList(c, { fields, error: `Not created: ${body.error}.`, status: 400 });
   const urlIssue = channelUrlIssue(body.value.settings, {}, c.get("deps").config.allowPrivateUrls); if (urlIssue) return renderList(c, { fields, error: `Not created: ${urlIssue}.`, status: 400 });
   const { db, clock } = c.get("deps");
-  if (!(await createAgent(db, body.value, clock.now()))) return renderList(c, { fields, error: `Not created: agent ${body.value.id} already exists.`, status: 409 });
+  const webhookSecret = newWebhookSecret();
+  if (!(await createAgent(db, { ...body.value, webhookSecret }, clock.now()))) return renderList(c, { fields, error: `Not created: agent ${body.value.id} already exists.`, status: 409 });
   await recordActivity(db, c.get("operator"), { action: "agent_create", agentId: body.value.id, subject: body.value.id, at: clock.now() });
-  return backTo(c, `/agents/${encodeURIComponent(body.value.id)}?done=agent-created`);
+  // The new agent's page, answered (not redirected to) so its webhook secret is shown this once.
+  return renderOne(c, (await findAgent(db, body.value.id))!, { webhookSecret, status: 201 });
 }
 
 export async function postAgentSettings(c: Ctx) {

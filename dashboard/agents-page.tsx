@@ -176,11 +176,18 @@ function SettingsFacts({ settings }: { settings: AgentSettings }) {
   );
 }
 
-export function AgentPage(props: { agent: AgentSummary; canChange: boolean; csrf: string; fields: AgentFormFields; error?: string | null; effective: readonly EffectiveSetting[] }) {
+export function AgentPage(props: { agent: AgentSummary; canChange: boolean; csrf: string; fields: AgentFormFields; error?: string | null; effective: readonly EffectiveSetting[]; webhookSecret?: string }) {
   const a = props.agent;
   const action = `/agents/${encodeURIComponent(a.id)}`;
   return (
     <>
+      {props.webhookSecret ? (
+        <section class="panel" role="status" aria-labelledby="new-webhook-secret">
+          <h2 id="new-webhook-secret">Webhook secret</h2>
+          <p>{`Agent created. Its instances sign their reports to /webhooks/${a.id}/instances with this webhook secret; it is shown only now, so store it (rotate it with POST /api/agents/${a.id}/webhook-secret).`}</p>
+          <p><code id="webhook-secret">{props.webhookSecret}</code></p>
+        </section>
+      ) : null}
       <p>
         <a href="/agents">← All agents</a> · <a href={dashboardOf(a.id)}>{`Open ${a.id}'s dashboard`}</a>
       </p>

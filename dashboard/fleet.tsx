@@ -136,6 +136,7 @@ export function FleetTable(props: { instances: InstanceView[]; query: FleetQuery
               <td>
                 <InstanceStateBadge state={i.state} />
                 {i.gone ? <Badge tone="neutral">gone</Badge> : null}
+                {i.webhookOnly ? <Badge tone="neutral">webhook only</Badge> : null}
                 {i.heartbeatMissedAt ? <Badge tone="warn">heartbeat missed</Badge> : null}
               </td>
               <td title={utcTime(i.stateAt)}>{relative(i.stateAt, now)}</td>

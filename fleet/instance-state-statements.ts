@@ -13,7 +13,6 @@ import { alias } from "drizzle-orm/sqlite-core";
 import { events, instanceEvents, instances } from "../schema/index.ts";
 import { preparedPerDb } from "../db/prepared.ts";
 import { insertWhere } from "../db/insert-where.ts";
-import { insertEvent } from "../pipeline/index.ts";
 import type { InstanceState } from "./provider.ts";
 
 /** A set of states as one bindable value: `|running|loading|` (state names hold no `|`). */
@@ -50,17 +49,33 @@ export const instanceStatePrepared = preparedPerDb((db) => {
     })
     .from(instances)
     .where(thisInstance)}`;
+  // Whether a webhook report may be stored at all (`gate` 1; other sources bind 0): under a
+  // labelPrefix filter only for a stored instance whose label the filter selects, and a new id
+  // (webhook-only) only while the agent keeps fewer than `webhookOnlyMax` of those. Refused, the
+  // event is not inserted, so nothing in the batch writes (fleet/webhook-report-gate.ts says why).
+  const labelPrefix = p("labelPrefix");
+  const storedInstance = sql`exists (select 1 from ${instances} where ${thisInstance})`;
+  const labelSelected = sql`exists (select 1 from ${instances} where ${thisInstance}
+    and substr(coalesce(${instances.label}, ''), 1, length(${labelPrefix})) = ${labelPrefix})`;
+  const webhookOnlyKept = sql`(select count(*) from ${instances} where ${instances.agentId} = ${agentId} and ${instances.webhookOnly} = 1)`;
+  const admitted = sql`(${p("gate")} = 0 or ((${labelPrefix} is null or ${labelSelected})
+    and (${storedInstance} or ${webhookOnlyKept} < ${p("webhookOnlyMax")})))`;
   // The inbox's own insert, judged on the way in: dropped with its reason when it is no news.
-  const insert = insertEvent(db, {
-    agentId,
-    source,
-    priority: 1,
-    dedupKey,
-    payload: p("payload"),
-    status: sql`case when ${dropReason} is null then 'pending' else 'dropped' end`,
-    dropReason,
-    createdAt: now,
-  });
+  const insert = insertWhere(
+    db,
+    events,
+    {
+      agentId,
+      source,
+      priority: 1,
+      dedupKey,
+      payload: p("payload"),
+      status: sql`case when ${dropReason} is null then 'pending' else 'dropped' end`,
+      dropReason,
+      createdAt: now,
+    },
+    admitted,
+  ).onConflictDoNothing();
 
   // Only by the batch that stored the event: after the insert and the read of its row (a read
   // changes neither), changes() and last_insert_rowid() still name the insert.
@@ -85,9 +100,13 @@ export const instanceStatePrepared = preparedPerDb((db) => {
   // A newer report ends the expectation unless it is still on the way (then it is the echo).
   const keptExpectation = sql`${proposed.stateAt} < ${instances.stateAt} or instr(${p("kept")}, '|' || ${instances.expectedState} || '|') > 0`;
   const newer = sql`${proposed.stateAt} >= ${instances.stateAt}`;
-  const upsertInstance = db
-    .insert(instances)
-    .values({
+  const storedNow = sql`exists (select 1 from ${events} where ${events.agentId} = ${agentId} and ${events.dedupKey} = ${dedupKey} and ${events.createdAt} = ${now})`;
+  // A row is created only by the batch that stored the event; one first made by a webhook is
+  // webhook-only until a provider's listing names it (reconciliation clears the mark).
+  const upsertInstance = insertWhere(
+    db,
+    instances,
+    {
       agentId,
       id: instanceId,
       state,
@@ -95,9 +114,12 @@ export const instanceStatePrepared = preparedPerDb((db) => {
       statusMessage: message,
       lastSeenAt: now,
       reportsByWebhook: webhook,
+      webhookOnly: p("webhookOnlyNew"),
       updatedAt: now,
       ...Object.fromEntries(DETAIL_KEYS.map((key) => [key, p(key)])),
-    })
+    },
+    storedNow,
+  )
     .onConflictDoUpdate({
       target: [instances.agentId, instances.id],
       set: {
@@ -112,10 +134,11 @@ export const instanceStatePrepared = preparedPerDb((db) => {
         goneAt: sql`null`,
         // Idle is a mark of a running instance (fleet/telemetry.ts keeps it): a newer state away from running ends it.
         idleSince: sql`case when ${newer} and ${proposed.state} <> 'running' then null else ${instances.idleSince} end`,
+        webhookOnly: sql`case when ${source} = 'reconcile' then 0 else ${instances.webhookOnly} end`,
         updatedAt: sql`${now}`,
         ...Object.fromEntries(DETAIL_KEYS.map((key) => [key, sql`case when ${p(`${key}Given`)} then ${proposed[key]} else ${instances[key]} end`])),
       },
-      setWhere: sql`exists (select 1 from ${events} where ${events.agentId} = ${agentId} and ${events.dedupKey} = ${dedupKey} and ${events.createdAt} = ${now})`,
+      setWhere: storedNow,
     });
 
   return {

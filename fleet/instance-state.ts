@@ -10,6 +10,9 @@
  * A change that carries telemetry writes its sample in the same batch (fleet/telemetry.ts), so a
  * heartbeat with utilisation costs no extra round trip; a stop by a higher bid says so in the
  * event's payload (`reason: "outbid"`), for the agent and the rules policy.
+ * An instance's own report (recordInstanceReport) is admitted in the same batch: its agent's
+ * labelPrefix filter and cap on webhook-only instances (a row first made by a webhook) are
+ * conditions of the event insert, so a refused report writes nothing and costs no extra read.
  */
 import type { FleetDeps } from "./deps.ts";
 import { debounceWindow } from "../pipeline/index.ts";
@@ -42,8 +45,19 @@ export interface RecordedChange extends Ingested {
   outcome: "pending" | "superseded" | "unchanged" | "expected";
 }
 
+/**
+ * What a webhook report must pass to be stored (instance-state-statements.ts checks it in the
+ * batch): the agent's labelPrefix filter (null: none) and its cap on webhook-only instances.
+ */
+export interface ReportAdmission {
+  labelPrefix: string | null;
+  webhookOnlyMax: number;
+  /** The provider lists this id (asked only past the cap): stored as a provider instance, not webhook-only. */
+  listed?: boolean;
+}
+
 /** One statement set per change: the bound values of instance-state-statements.ts. */
-function changeValues(deps: FleetDeps, change: StateChange) {
+function changeValues(deps: FleetDeps, change: StateChange, admission: ReportAdmission | null) {
   const now = deps.clock.now();
   const at = change.at ?? now;
   const message = change.message ?? null;
@@ -69,6 +83,10 @@ function changeValues(deps: FleetDeps, change: StateChange) {
     matched: stateSet(expectationsMatchedBy(change.state)),
     kept: stateSet(expectationsKeptBy(change.state)),
     target: now + debounceWindow(deps.config, 1),
+    gate: admission ? 1 : 0,
+    labelPrefix: admission?.labelPrefix ?? null,
+    webhookOnlyMax: admission?.listed ? Number.MAX_SAFE_INTEGER : (admission?.webhookOnlyMax ?? 0),
+    webhookOnlyNew: change.source === "webhook" && !admission?.listed ? 1 : 0,
     ...details,
   };
 }
@@ -81,8 +99,22 @@ function telemetryOf(deps: FleetDeps, change: StateChange, at: number) {
 }
 
 export async function recordInstanceState(deps: FleetDeps, change: StateChange): Promise<RecordedChange> {
+  const recorded = await recordAdmitted(deps, change, null);
+  if (!recorded) throw new Error(`state change of instance ${change.instanceId} was not stored`);
+  return recorded;
+}
+
+/**
+ * An instance's own report (a webhook), stored only if it passes `admission`; null when refused,
+ * and then the batch wrote nothing (no event, row, history, sample or run request).
+ */
+export async function recordInstanceReport(deps: FleetDeps, change: StateChange, admission: ReportAdmission): Promise<RecordedChange | null> {
+  return recordAdmitted(deps, change, admission);
+}
+
+async function recordAdmitted(deps: FleetDeps, change: StateChange, admission: ReportAdmission | null): Promise<RecordedChange | null> {
   const prepared = instanceStatePrepared(deps.db);
-  const values = changeValues(deps, change);
+  const values = changeValues(deps, change, admission);
   // In order: the event (dropped with its reason when it is no news), its stored row and whether
   // this batch stored it, the history row and the instance (only by the batch that stored the
   // event), the run request (only while the event is pending).
@@ -96,7 +128,8 @@ export async function recordInstanceState(deps: FleetDeps, change: StateChange):
   });
   const moved: MovedRun | undefined = results.scheduleRun[0];
   await publishAfterIngest(deps, change.agentId, moved);
-  const row: StoredEvent & { status: string; dropReason: string | null } = results.stored[0];
+  const row: (StoredEvent & { status: string; dropReason: string | null }) | undefined = results.stored[0];
+  if (!row) return null;
   const outcome = row.status === "dropped" ? (row.dropReason as "superseded" | "unchanged" | "expected") : "pending";
   return { eventId: row.id, duplicate: row.inserted === 0, outcome };
 }

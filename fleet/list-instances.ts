@@ -50,7 +50,8 @@ export async function listInstances(deps: Pick<FleetDeps, "db">, agentId: string
       .select()
       .from(instances)
       .where(eq(instances.agentId, agentId))
-      .orderBy(sql`${instances.goneAt} is not null`, asc(instances.id)),
+      // Webhook-only instances (no provider lists them) after the provider's, gone ones last.
+      .orderBy(sql`${instances.goneAt} is not null`, asc(instances.webhookOnly), asc(instances.id)),
     db
       .select({ event: instanceEvents })
       .from(instances)
@@ -76,6 +77,7 @@ export async function listInstances(deps: Pick<FleetDeps, "db">, agentId: string
     lastSeenAt: iso(row.lastSeenAt),
     stateAt: iso(row.stateAt),
     reportsByWebhook: row.reportsByWebhook,
+    webhookOnly: row.webhookOnly,
     heartbeatMissedAt: iso(row.heartbeatFlaggedAt),
     gone: row.goneAt !== null,
     goneAt: iso(row.goneAt),

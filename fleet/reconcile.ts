@@ -16,6 +16,9 @@
  * instance (fleet/telemetry.ts) by one more write in the last page's batch (no round trip of its
  * own): one sample per instance per interval, bounded by the interval's turn like the rest.
  * A stop by a higher bid is recorded with `reason: "outbid"` in the event's payload.
+ * Webhook-only instances (first seen in a report, schema/fleet.ts): a listing that names one
+ * clears the mark (it is the provider's from then on, gone when no longer listed); one the
+ * listing does not name is left alone, never marked gone.
  */
 import { and, eq, isNull, lte, or, sql } from "drizzle-orm";
 import type { FleetDeps } from "./deps.ts";
@@ -104,6 +107,7 @@ function detailsDiffer(stored: StoredInstance, seen: FleetInstance): boolean {
     stored.storagePerHour !== (seen.storagePerHour ?? null) ||
     stored.endsAt !== (seen.endsAt ?? null) ||
     stored.interruptible !== (seen.interruptible ?? null) ||
+    stored.webhookOnly ||
     (seen.statusMessage !== null && stored.statusMessage !== seen.statusMessage)
   );
 }
@@ -165,14 +169,15 @@ async function reconcileFromSnapshot(
       commitIngest(paged, {
         refreshDetails: db
           .update(instances)
-          .set({ ...details(seen), statusMessage: seen.statusMessage ?? row.statusMessage, updatedAt: now })
+          .set({ ...details(seen), statusMessage: seen.statusMessage ?? row.statusMessage, webhookOnly: false, updatedAt: now })
           .where(and(eq(instances.agentId, agentId), eq(instances.id, seen.id))),
       }),
     );
     report.refreshed.push(seen.id);
   }
   for (const row of storedRows) {
-    if (row.goneAt !== null || listedIds.has(row.id)) continue;
+    // A webhook-only instance was never the provider's to list: its absence is no disappearance.
+    if (row.goneAt !== null || row.webhookOnly || listedIds.has(row.id)) continue;
     writes.push(() => markGone(paged, row, now));
     report.gone.push(row.id);
   }

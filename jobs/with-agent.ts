@@ -6,7 +6,7 @@
  * its instance filter (fleet/scoped-provider.ts), the LLM its model.
  */
 import type { Deps } from "./deps.ts";
-import { agentSettingsSchema, configForAgent } from "../runtime/agent-settings.ts";
+import { agentSettingsSchema, configForAgent, type AgentSettings } from "../runtime/agent-settings.ts";
 import { ScopedProvider } from "../fleet/scoped-provider.ts";
 import { agentProvider } from "../fleet/providers.ts";
 import { findAgentRecent, type AgentRow } from "../pipeline/index.ts";
@@ -14,6 +14,9 @@ import { findAgentRecent, type AgentRow } from "../pipeline/index.ts";
 export interface AgentScope {
   deps: Deps;
   archived: boolean;
+  /** The agent's row and its validated settings, for what checks them at the door (webhook secrets, filters). */
+  agent: AgentRow;
+  settings: AgentSettings;
 }
 
 /** Dependencies as this agent sees them. Stored settings were validated when written. */
@@ -24,6 +27,8 @@ export function scopeToAgent(deps: Deps, agent: AgentRow): AgentScope {
   const config = configForAgent(deps.config, settings);
   const own = settings.provider ? agentProvider(deps.provider, settings.provider, deps.db, deps.clock, deps.config) : deps.provider;
   return {
+    agent,
+    settings,
     archived: agent.archivedAt !== null,
     deps: {
       ...deps,

@@ -6,7 +6,7 @@
  * ingest costs no extra round trip; a settings change or an archive made elsewhere takes effect
  * within that time (at once in the process that made it).
  */
-import { and, eq, exists, isNotNull, isNull, ne } from "drizzle-orm";
+import { and, eq, exists, isNotNull, isNull, ne, sql } from "drizzle-orm";
 import type { Db } from "../db/client.ts";
 import type { AgentSettings } from "../runtime/agent-settings.ts";
 import { agents, sessions } from "../schema/index.ts";
@@ -24,9 +24,14 @@ export async function ensureAgent(db: Db, agentId: string, now: number): Promise
 }
 
 /** Creates a new agent; false when the id is taken (archived agents keep theirs). */
-export async function createAgent(db: Db, agent: { id: string; name?: string | undefined; settings: AgentSettings }, now: number): Promise<boolean> {
+export async function createAgent(
+  db: Db,
+  agent: { id: string; name?: string | undefined; settings: AgentSettings; webhookSecret?: string | undefined },
+  now: number,
+): Promise<boolean> {
+  const row = { id: agent.id, name: agent.name ?? null, settings: agent.settings, webhookSecret: agent.webhookSecret ?? null, createdAt: now };
   const [inserted] = await db.batch([
-    db.insert(agents).values({ id: agent.id, name: agent.name ?? null, settings: agent.settings, createdAt: now }).onConflictDoNothing().returning({ id: agents.id }),
+    db.insert(agents).values(row).onConflictDoNothing().returning({ id: agents.id }),
     db.insert(sessions).values({ agentId: agent.id, epoch: 1, startedAt: now }).onConflictDoNothing(),
   ]);
   return inserted.length === 1;
@@ -38,6 +43,20 @@ export async function updateAgent(db: Db, agentId: string, change: { name?: stri
   if (change.settings !== undefined) set.settings = change.settings;
   if (Object.keys(set).length > 0) await db.update(agents).set(set).where(eq(agents.id, agentId));
   forgetAgent(db, agentId);
+}
+
+/**
+ * Gives the agent a new webhook secret; the one it had (null: WEBHOOK_SECRET) still verifies
+ * until `previousUntil`. False when there is no such agent.
+ */
+export async function rotateWebhookSecret(db: Db, agentId: string, secret: string, previousUntil: number): Promise<boolean> {
+  const done = await db
+    .update(agents)
+    .set({ webhookSecret: secret, webhookSecretPrevious: sql`${agents.webhookSecret}`, webhookSecretPreviousUntil: previousUntil })
+    .where(eq(agents.id, agentId))
+    .returning({ id: agents.id });
+  forgetAgent(db, agentId);
+  return done.length === 1;
 }
 
 /**

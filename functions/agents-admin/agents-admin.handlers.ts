@@ -16,6 +16,8 @@ import { auditModeChange } from "../../jobs/agent-mode.ts";
 import { archiveAsOperator, restoreAsOperator } from "../../jobs/agent-archive.ts";
 import { assertProviderUsable, channelUrlIssue, type createAgentBody, type patchAgentBody } from "../../jobs/agent-admin-requests.ts";
 import type { AgentSettings } from "../../runtime/agent-settings.ts";
+import { rotateAsOperator } from "../../jobs/agent-webhook-secret.ts";
+import { newWebhookSecret } from "../../auth/webhook-secrets.ts";
 
 type Ctx = Context<AppEnv>;
 
@@ -28,6 +30,11 @@ export function presentAgent(row: AgentRow) {
     archived: row.archivedAt !== null,
     archivedAt: row.archivedAt === null ? null : iso(row.archivedAt),
     createdAt: iso(row.createdAt),
+    // Whose secret verifies its webhooks, never the secret itself (shown once, on create or rotate).
+    webhookSecret: {
+      own: row.webhookSecret !== null,
+      previousValidUntil: row.webhookSecretPreviousUntil === null ? null : iso(row.webhookSecretPreviousUntil),
+    },
   };
 }
 
@@ -36,9 +43,16 @@ export async function postAgent(c: Ctx, body: z.infer<typeof createAgentBody>) {
   const now = deps.clock.now();
   assertProviderUsable(body.settings, deps.config);
   refuseChannelUrls(body.settings, {}, deps.config.allowPrivateUrls);
-  if (!(await createAgent(deps.db, body, now))) throw new RequestError(409, `agent ${body.id} already exists`);
+  const webhookSecret = newWebhookSecret();
+  if (!(await createAgent(deps.db, { ...body, webhookSecret }, now))) throw new RequestError(409, `agent ${body.id} already exists`);
   await recordActivity(deps.db, c.get("operator"), { action: "agent_create", agentId: body.id, subject: body.id, at: now });
-  return c.json(presentAgent((await findAgent(deps.db, body.id))!), 201);
+  // The only answer that carries the secret: it is not shown again (rotate to get a new one).
+  return c.json({ ...presentAgent((await findAgent(deps.db, body.id))!), webhookSecret }, 201);
+}
+
+export async function postWebhookSecret(c: Ctx, agentId: string) {
+  const rotated = await rotateAsOperator(c.get("deps"), c.get("operator"), agentId);
+  return c.json({ agentId, webhookSecret: rotated.webhookSecret, previousValidUntil: iso(rotated.previousValidUntil) });
 }
 
 /** A channel URL this deployment may not send to: 400 naming the field, nothing written. */

@@ -1,6 +1,6 @@
 /**
  * Wiring of the agents API: POST/GET /api/agents, PATCH/DELETE /api/agents/:agent and
- * POST /api/agents/:agent/restore. Reading needs viewer (the API default); creating, changing,
+ * POST /api/agents/:agent/restore, POST /api/agents/:agent/webhook-secret (rotate). Reading needs viewer (the API default); creating, changing,
  * archiving and restoring need admin.
  */
 import { Hono } from "hono";
@@ -17,4 +17,5 @@ export const agentAdminRoutes = new Hono<AppEnv>()
   .get("/", (c) => h.getAgents(c))
   .patch("/:agent", admin, validate("json", patchAgentBody), (c) => h.patchAgent(c, c.req.param("agent"), c.req.valid("json")))
   .delete("/:agent", admin, (c) => h.deleteAgent(c, c.req.param("agent")))
-  .post("/:agent/restore", admin, (c) => h.postRestore(c, c.req.param("agent")));
+  .post("/:agent/restore", admin, (c) => h.postRestore(c, c.req.param("agent")))
+  .post("/:agent/webhook-secret", admin, (c) => h.postWebhookSecret(c, c.req.param("agent")));

@@ -62,9 +62,13 @@ describe("agents page", () => {
       filterKind: "ids",
       filterValue: "sim-1, sim-2",
     });
-    expect(res.status).toBe(303);
-    expect(res.headers.get("location")).toBe("/agents/team-c?done=agent-created");
+    // The new agent's page is the answer, showing its webhook secret this once (not a redirect).
+    expect(res.status).toBe(201);
+    const created = await res.text();
     const row = await storedAgent(deps, "team-c");
+    expect(row!.webhookSecret).toMatch(/^whsec_/);
+    expect(created).toContain(row!.webhookSecret!);
+    expect((await client.page("/agents/team-c")).html).not.toContain(row!.webhookSecret!);
     expect(row!.name).toBe("Team C");
     expect(row!.settings).toEqual({ model: "small-model", debounceHumanMs: 500, maxPendingWakes: 3, approvalRequired: ["destroy"], channels: { slack: SLACK }, instanceFilter: { ids: ["sim-1", "sim-2"] } });
     expect(await deps.db.select().from(operatorActivity).where(eq(operatorActivity.action, "agent_create"))).toHaveLength(1);

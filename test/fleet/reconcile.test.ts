@@ -154,7 +154,8 @@ describe("reconciliation", () => {
 
   it("an instance that reappears is no longer gone and its return is an event", async () => {
     const { deps } = await simulatedDeps(0);
-    await recordInstanceState(deps, { agentId: "default", instanceId: "sim-1", state: "running", source: "webhook", dedupKey: "w1" });
+    // Known from an earlier listing (an instance first seen in a webhook is webhook-only: never gone, test/fleet/webhook-only.test.ts).
+    await recordInstanceState(deps, { agentId: "default", instanceId: "sim-1", state: "running", source: "reconcile", dedupKey: "r1" });
     await reconcileFleet(deps, "default");
     expect((await stored(deps))[0]!.goneAt).not.toBeNull();
     await deps.provider.seed(1);

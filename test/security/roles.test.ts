@@ -21,6 +21,7 @@ const API: [string, string, Role, unknown?][] = [
   ["PATCH", "/api/agents/:agent", "admin", { name: "Renamed" }],
   ["DELETE", "/api/agents/:agent", "admin"],
   ["POST", "/api/agents/:agent/restore", "admin"],
+  ["POST", "/api/agents/:agent/webhook-secret", "admin"],
   ["POST", "/api/agents/:agent/messages", "operator", { text: "hello" }],
   ["POST", "/api/agents/:agent/trigger", "operator", {}],
   ["POST", "/api/agents/:agent/session/reset", "operator"],

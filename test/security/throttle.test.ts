@@ -1,6 +1,8 @@
 /**
- * Throttling of failed authentications, per client address and globally, stored in the
- * database: past the limit every attempt (even with the right token) is 429 with Retry-After,
+ * Throttling of failed authentications, per client address (IPv6 per /64) and globally, stored
+ * in the database: past an address's limit every attempt from it (even with the right token) is
+ * 429 with Retry-After, past the global one only failed credentials are (issue #25: no client can
+ * lock every operator out), a backward wall-clock step extends no lockout,
  * a second app on the same database (another Worker isolate) sees the same lockout within the
  * second its view of the lockouts may be old, one log line
  * is written per lockout, and the lockout ends after its minute.
@@ -14,7 +16,7 @@ import { openDatabase } from "../../db/client.ts";
 import { applyMigrations } from "../../db/migrate.ts";
 import { READ_EVERY_MS } from "../../auth/lockout-view.ts";
 import { buildApp } from "../../functions/app.ts";
-import { consumeSignInToken, issueSignInToken } from "../../auth/sign-in-tokens.ts";
+import { SIGN_IN_TOKEN_TTL_MS } from "../../auth/sign-in-tokens.ts";
 import type { Logger } from "../../runtime/log.ts";
 import { authFailures, signInTokens } from "../../schema/index.ts";
 import { csrfFrom, ORIGIN } from "../dashboard/dashboard-client.ts";
@@ -103,13 +105,66 @@ describe("authentication throttling", () => {
     expect(lockouts()).toBe(1);
   });
 
-  it("locks everyone out when failures from many addresses pass the global limit", async () => {
+  it("the global limit never locks out a valid token: 100+ failures from many addresses, then the right token from a fresh address", async () => {
     const { log, lockouts } = capturingLog();
-    const deps = await createTestDeps({ log, vars: { AUTH_FAILURES_GLOBAL: "20" } });
+    const deps = await createTestDeps({ log });
     const app = buildApp(() => deps);
-    for (let i = 0; i < 20; i++) expect((await bearer(app, "wrong-token-x", `192.0.2.${i}`)).status).toBe(401);
-    expect((await bearer(app, TEST_ADMIN_TOKEN, "192.0.2.200")).status).toBe(429);
-    expect(lockouts()).toBe(1);
+    // Issue #25: 10 addresses x 10 guesses (each address then locked) reach the global limit of 100.
+    for (let a = 0; a < 11; a++) for (let i = 0; i < 10; i++) await bearer(app, `guess-${a}-${i}`, `127.0.0.${a + 1}`);
+    expect((await bearer(app, "another-guess", "192.0.2.200")).status).toBe(429);
+    expect(lockouts()).toBeGreaterThanOrEqual(11);
+    expect((await bearer(app, TEST_ADMIN_TOKEN, "192.0.2.201")).status).toBe(200);
+    const signedIn = await signIn(app, TEST_ADMIN_TOKEN, "192.0.2.202");
+    expect(signedIn.status).toBe(303);
+    expect(signedIn.headers.getSetCookie().some((c) => c.startsWith("fw_session="))).toBe(true);
+    // A locked address stays refused, even with the right token.
+    expect((await bearer(app, TEST_ADMIN_TOKEN, "127.0.0.1")).status).toBe(429);
+  });
+
+  it("groups IPv6 addresses by /64: guesses spread over one /64 share its limit; another /64 is its own", async () => {
+    const deps = await createTestDeps();
+    const app = buildApp(() => deps);
+    for (let i = 0; i < 10; i++) expect((await bearer(app, `wrong-${i}`, `2001:db8:1:2::${(i + 1).toString(16)}`)).status).toBe(401);
+    expect((await bearer(app, TEST_ADMIN_TOKEN, "2001:0db8:0001:0002:ffff:1:2:3")).status).toBe(429);
+    expect((await bearer(app, TEST_ADMIN_TOKEN, "2001:db8:1:3::1")).status).toBe(200);
+    // An IPv4-mapped IPv6 peer is its IPv4 address.
+    for (let i = 0; i < 10; i++) await bearer(app, `wrong-v4-${i}`, "::ffff:203.0.113.5");
+    expect((await bearer(app, TEST_ADMIN_TOKEN, "203.0.113.5")).status).toBe(429);
+  });
+
+  it("believes a proxy's header only when TRUST_PROXY names it, taking the hop the proxy appended", async () => {
+    const untrusting = await createTestDeps();
+    const plain = buildApp(() => untrusting);
+    const viaProxy = (app: ReturnType<typeof buildApp>, token: string, forwarded: string) =>
+      app.request("/api/agents/default", { headers: { Authorization: `Bearer ${token}`, "cf-connecting-ip": "10.0.0.1", "x-forwarded-for": forwarded } });
+    // Not trusted: a forged header changes nothing, the peer is counted.
+    for (let i = 0; i < 10; i++) await viaProxy(plain, `wrong-${i}`, `198.51.100.${i}`);
+    expect((await viaProxy(plain, TEST_ADMIN_TOKEN, "198.51.100.99")).status).toBe(429);
+
+    const trusting = await createTestDeps({ vars: { TRUST_PROXY: "X-Forwarded-For" } });
+    const app = buildApp(() => trusting);
+    // The client may prepend anything; the last hop is what the proxy saw.
+    for (let i = 0; i < 10; i++) await viaProxy(app, `wrong-${i}`, `${i}.${i}.${i}.${i}, 198.51.100.7`);
+    expect((await viaProxy(app, TEST_ADMIN_TOKEN, "198.51.100.7")).status).toBe(429);
+    expect((await viaProxy(app, TEST_ADMIN_TOKEN, "198.51.100.8")).status).toBe(200);
+  });
+
+  it("a backward wall-clock step does not extend a lockout: it ends after its minute of monotonic time", async () => {
+    const deps = await createTestDeps();
+    const app = buildApp(() => deps);
+    for (let i = 0; i < 10; i++) await bearer(app, `wrong-${i}`, "203.0.113.20");
+    expect((await bearer(app, TEST_ADMIN_TOKEN, "203.0.113.20")).status).toBe(429);
+    deps.clock.stepWall(-2 * 3600_000);
+    deps.clock.advance(30_000);
+    expect((await bearer(app, TEST_ADMIN_TOKEN, "203.0.113.20")).headers.get("Retry-After")).toBe("30");
+    deps.clock.advance(35_000);
+    expect((await bearer(app, TEST_ADMIN_TOKEN, "203.0.113.20")).status).toBe(200);
+    // Read again from the database (its stored end is still 2 h ahead), it does not start over.
+    deps.clock.advance(READ_EVERY_MS);
+    expect((await bearer(app, TEST_ADMIN_TOKEN, "203.0.113.20")).status).toBe(200);
+    // And the address can be locked again after the step.
+    for (let i = 0; i < 10; i++) await bearer(app, `again-${i}`, "203.0.113.20");
+    expect((await bearer(app, TEST_ADMIN_TOKEN, "203.0.113.20")).status).toBe(429);
   });
 });
 
@@ -124,12 +179,39 @@ describe("bounded bookkeeping", () => {
     expect(scopes).toEqual(["addr:198.51.100.99", "global"]);
   });
 
-  it("keeps at most the newest sign-in form tokens, so a flood of page loads cannot grow the table", async () => {
+  it("sign-in forms are issued without writes: 10,050 anonymous GETs change no row, and a victim's form still signs in (issue #25)", async () => {
     const deps = await createTestDeps();
-    const tokens: string[] = [];
-    for (let i = 0; i < 5; i++) tokens.push(await issueSignInToken(deps.db, deps.clock.now(), 3));
-    expect(await deps.db.select().from(signInTokens)).toHaveLength(3);
-    expect(await consumeSignInToken(deps.db, tokens[0]!, deps.clock.now())).toBe(false);
-    expect(await consumeSignInToken(deps.db, tokens[4]!, deps.clock.now())).toBe(true);
-  });
+    const app = buildApp(() => deps);
+    const rows = async () => {
+      const tables = (await deps.db.$client.execute("select name from sqlite_master where type = 'table' and name not like 'sqlite_%'")).rows.map((r) => String(r.name));
+      const counts: Record<string, number> = {};
+      for (const t of tables) counts[t] = Number((await deps.db.$client.execute(`select count(*) as n from "${t}"`)).rows[0]!.n);
+      return counts;
+    };
+    const victimForm = csrfFrom(await (await app.request(`${ORIGIN}/sign-in`)).text());
+    const before = await rows();
+    for (let i = 0; i < 10_050; i++) {
+      const page = await app.request(`${ORIGIN}/sign-in`, { headers: { "cf-connecting-ip": `198.18.${i >> 8}.${i & 255}` } });
+      if (page.status !== 200) throw new Error(`GET ${i}: ${page.status}`);
+    }
+    expect(await rows()).toEqual(before);
+    deps.clock.advance(62_000);
+    const post = (form: string) =>
+      app.request(`${ORIGIN}/sign-in`, {
+        method: "POST",
+        headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: ORIGIN, "cf-connecting-ip": "203.0.113.50" },
+        body: new URLSearchParams({ _csrf: form, token: TEST_ADMIN_TOKEN }),
+      });
+    expect((await post(victimForm)).status).toBe(303);
+    // Once only; a token this server did not sign, or one past its time, is refused.
+    expect((await post(victimForm)).status).toBe(403);
+    const [expiry, nonce] = victimForm.split(".");
+    expect((await post(`${expiry}.${nonce}.${"0".repeat(64)}`)).status).toBe(403);
+    const later = csrfFrom(await (await app.request(`${ORIGIN}/sign-in`)).text());
+    deps.clock.advance(SIGN_IN_TOKEN_TTL_MS);
+    expect((await post(later)).status).toBe(403);
+    // The used tokens' records are pruned by the next post once expired: the table holds only the last 30 minutes' posts.
+    expect((await post(csrfFrom(await (await app.request(`${ORIGIN}/sign-in`)).text()))).status).toBe(303);
+    expect(await deps.db.select().from(signInTokens)).toHaveLength(1);
+  }, 120_000);
 });
