@@ -17,6 +17,8 @@ export type ActivityKind =
   | "reject"
   | "operator_change"
   | "lift_block"
+  /** A replacement cancelled before it rented (subject: "replacement #id of instance"). */
+  | "replacement_cancel"
   | "operator_add"
   | "operator_revoke"
   | "sign_out_everywhere"

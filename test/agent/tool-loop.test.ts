@@ -25,7 +25,7 @@ describe("agent tool loop", () => {
     const first = llm.requests[0]!;
     expect(first.model).toBe("scripted-model");
     expect(first.tools?.map((t) => t.function.name)).toEqual([
-      "list_instances", "get_instance", "get_instance_logs", "start_instance", "stop_instance", "reboot_instance", "destroy_instance",
+      "list_instances", "get_instance", "get_instance_logs", "start_instance", "stop_instance", "reboot_instance", "destroy_instance", "replace_instance",
       "notify_human", "schedule_next_check", "cancel_wake", "remember", "forget",
     ]);
     // The fleet snapshot comes from the database, and the human's message is the current input.

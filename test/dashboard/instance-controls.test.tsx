@@ -75,6 +75,11 @@ describe("confirming a destructive action", () => {
 
   it("offers only the provider's actions: no replace without create, and a replace post is refused naming why", async () => {
     const { deps, provider, client } = await setup();
+    const renting = (await client.page("/fleet/sim-1")).html;
+    expect([...renting.matchAll(/<option value="(\w+)"/g)].map((m) => m[1])).toContain("replace");
+    // The same simulator without its `create` capability.
+    const withoutCreate = new Set([...provider.inner.capabilities].filter((c) => c !== "create"));
+    Object.defineProperty(provider, "capabilities", { get: () => withoutCreate });
     const page = (await client.page("/fleet/sim-1")).html;
     expect([...page.matchAll(/<option value="(\w+)"/g)].map((m) => m[1]).filter((k) => ["start", "stop", "reboot", "destroy", "replace"].includes(k!))).toEqual(["start", "stop", "reboot", "destroy"]);
     const replace = await client.post("/fleet/sim-1/actions", { kind: "replace", nonce: "replace-1", confirm: "yes" });

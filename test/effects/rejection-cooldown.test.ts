@@ -64,7 +64,8 @@ describe("rejection cooldown, rules policy", () => {
       expect(run.decider).toBe("rules");
     }
     const all = await deps.db.select().from(notifications);
-    expect(all.map((n) => n.title)).toEqual(["Approval needed: start sim-1"]);
+    // The request and the human's decision (fleet/approval-told.ts), and nothing after it.
+    expect(all.map((n) => n.title)).toEqual(["Approval needed: start sim-1", "Rejected by admin: start sim-1"]);
     expect(all).toHaveLength(afterRejection);
     const blocked = (await deps.db.select().from(actions)).filter((a) => a.status === "blocked");
     expect(blocked).toEqual([]);

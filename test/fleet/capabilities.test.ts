@@ -124,7 +124,7 @@ describe("capabilities: the fleet API", () => {
     expect(body.capabilities).toEqual(["start", "reboot", "destroy", "label", "logs", "telemetry"]);
     const full = await agentFixture();
     const all = await (await buildApp(() => full.deps).request("/api/agents/default/instances", { headers: authHeaders() })).json();
-    expect(all.capabilities).toEqual(["start", "stop", "reboot", "destroy", "label", "logs", "telemetry"]);
+    expect(all.capabilities).toEqual(["start", "stop", "reboot", "destroy", "label", "logs", "create", "telemetry"]);
   });
 });
 

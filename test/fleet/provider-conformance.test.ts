@@ -17,6 +17,7 @@ import { createTestDb } from "../support/test-deps.ts";
 import { A100_TYPE, lambdaInstanceRow, startLambdaServer } from "./lambda-server.ts";
 import { runpodPodRow, startRunpodServer } from "./runpod-server.ts";
 import { startVastServer, vastInstance } from "./vast-server.ts";
+import { vastOffer } from "./vast-market.ts";
 
 type Fault = "5xx" | "badKey" | "malformed";
 
@@ -46,6 +47,8 @@ const harnesses: Harness[] = [
       const server = await startVastServer({
         apiKey: "vast-key",
         instances: [1, 2, 3, 4, 5].map((id) => vastInstance(id)),
+        // Machines to rent, like the instances' (RTX 4090 ×2), priced apart so the order shows.
+        offers: [vastOffer(901, { dph_total: 0.9 }), vastOffer(902, { dph_total: 0.5 }), vastOffer(903, { dph_total: 0.7 })],
         intercept: (req) => (fault === "5xx" ? { status: 500, body: { error: "boom" } } : fault === "malformed" && req.method === "GET" ? { body: { instances: "nope" } } : undefined),
       });
       const provider = new VastProvider({ apiKey: fault === "badKey" ? "wrong" : "vast-key", baseUrl: server.url, pageSize: 2, ...noSleep });

@@ -22,6 +22,8 @@ const API: [string, string, Role, unknown?][] = [
   ["DELETE", "/api/agents/:agent", "admin"],
   ["POST", "/api/agents/:agent/restore", "admin"],
   ["POST", "/api/agents/:agent/webhook-secret", "admin"],
+  ["GET", "/api/agents/:agent/replacements", "viewer"],
+  ["POST", "/api/agents/:agent/replacements/:id/cancel", "operator"],
   ["POST", "/api/agents/:agent/messages", "operator", { text: "hello" }],
   ["POST", "/api/agents/:agent/trigger", "operator", {}],
   ["POST", "/api/agents/:agent/session/reset", "operator"],
