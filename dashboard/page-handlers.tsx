@@ -2,6 +2,8 @@
  * The signed-in pages: each reads its read models for the selected agent (selected-agent.tsx)
  * and renders its page in the shared layout.
  */
+import { listOpenReplacements } from "../fleet/replacement-rows.ts";
+import { ReplacementsInProgress } from "./replacements.tsx";
 import type { Context } from "hono";
 import type { AppEnv } from "../jobs/app-env.ts";
 import { RequestError } from "../jobs/errors.ts";
@@ -88,12 +90,15 @@ export async function fleetPage(c: Ctx) {
   const deps = c.get("deps");
   const agentId = selectedAgentId(c);
   const query = parseFleetQuery(c.req.query());
-  const all = await listInstances(deps, agentId);
+  const [all, replacing] = await Promise.all([listInstances(deps, agentId), listOpenReplacements(deps, agentId)]);
   const frame = await frameFor(c);
   return sendPage(
     c,
     { title: "Fleet", current: "fleet", frame },
-    <FleetPage all={all} shown={arrangeFleet(all, query)} query={query} now={deps.clock.now()} provider={deps.provider.kind} csrf={frame.csrf} economics={deps.config.economics} canFail={frame.viewer.can("simulateFailure")} />,
+    <>
+      <ReplacementsInProgress replacements={replacing} />
+      <FleetPage all={all} shown={arrangeFleet(all, query)} query={query} now={deps.clock.now()} provider={deps.provider.kind} csrf={frame.csrf} economics={deps.config.economics} canFail={frame.viewer.can("simulateFailure")} />
+    </>,
   );
 }
 

@@ -144,6 +144,20 @@ export function presentReplacement(row: ReplacementRow) {
   };
 }
 
+/** Replacements not yet done, failed or closed: proposed, awaiting approval, or under way. */
+export const OPEN_STATUSES = ["proposed", "awaiting_approval", ...IN_FLIGHT] as const;
+
+/** The agent's open replacements, newest first (bounded): what the fleet page shows in progress. */
+export async function listOpenReplacements(deps: Pick<FleetDeps, "db">, agentId: string, limit = 20) {
+  const rows = await deps.db
+    .select()
+    .from(replacements)
+    .where(and(eq(replacements.agentId, agentId), inArray(replacements.status, [...OPEN_STATUSES])))
+    .orderBy(desc(replacements.id))
+    .limit(limit);
+  return rows.map(presentReplacement);
+}
+
 /** The agent's replacements, newest first (bounded). */
 export async function listReplacements(deps: Pick<FleetDeps, "db">, agentId: string, limit = 50) {
   const rows = await deps.db.select().from(replacements).where(eq(replacements.agentId, agentId)).orderBy(desc(replacements.id)).limit(limit);

@@ -22,6 +22,7 @@ import { defineShadowScenario } from "./shadow-scenario.ts";
 import { defineBoundsScenario } from "./bounds-scenario.ts";
 import { defineEconomicsScenario } from "./economics-scenario.ts";
 import { defineRunBudgetScenario } from "./run-budget-scenario.ts";
+import { defineReplacementScenario } from "./replacement-scenario.ts";
 
 /**
  * Issue 13's budget for one agent's tick delivery: a database round trip per provider page (the
@@ -255,6 +256,8 @@ export function defineScenarios(start: StartHost, onDone?: (host: ScenarioHost) 
   defineShadowScenario(() => host);
   defineBoundsScenario(() => host);
   defineEconomicsScenario(() => host);
+  // Last: it destroys the bulk instance it replaces.
+  defineReplacementScenario(() => host);
 
   return () => host;
 }
