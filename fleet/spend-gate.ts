@@ -1,6 +1,6 @@
 /**
  * The daily spend guard (issue 21, part 3): at or over SPEND_LIMIT_PER_DAY_USD (per agent), an
- * action that adds spend — `start` today, creating instances once there is such an action — is
+ * action that adds spend — `start`, and `replace` (it rents a new instance) — is
  * not taken on the LLM's or the rules policy's word: it becomes an approval request naming
  * today's spend and the limit. A human's decision (an approval being executed, the dashboard's
  * own action) passes. Called once, at the top of executeAction, so every path to the provider
@@ -13,7 +13,7 @@ import { requestApproval } from "./request-approval.ts";
 import { spendToday } from "./spend.ts";
 
 /** Kinds that add spend. */
-export const SPENDING_KINDS: ReadonlySet<ActionKind> = new Set(["start"]);
+export const SPENDING_KINDS: ReadonlySet<ActionKind> = new Set(["start", "replace"]);
 
 /** The approval request the limit calls for, or null when the action may go on. */
 export async function spendGate(deps: ActionDeps, request: ActionRequest): Promise<ActionResult | null> {
