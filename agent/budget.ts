@@ -3,7 +3,7 @@
  * snapshot, summary, history, this run's input and turns, tool schemas) is measured, and while
  * it is over budget the compaction strategies run in order: stub old tool outputs, drop no-op
  * turns, summarise the oldest turns (persisted), trim the oldest turns, and at last cut this
- * run's latest tool outputs and input with a visible marker (a cut data block is closed). What was done is reported per call.
+ * run's latest tool outputs, the summary (for that call only) and the input with a visible marker (a cut data block is closed). What was done is reported per call.
  * A failed summary is reported and trimming takes over; nothing is skipped silently.
  * History also has its own share (`historyMax`, as the snapshot has): past it, the oldest turns
  * are summarised (or, failing that, trimmed) even under budget, so every call of a long session
@@ -11,7 +11,7 @@
  */
 import type { ChatMessage, ChatTool } from "./chat-model.ts";
 import { chooseTurnsToSummarize, stubToolOutputs, truncateToolOutputs, type Summarize } from "./compaction.ts";
-import { countMessage, countPrompt, countTools } from "./tokens.ts";
+import { countMessage, countPrompt, countTools, truncateToTokens } from "./tokens.ts";
 import { fitDataInPlace } from "./prompt-data.ts";
 import type { Turn } from "./turns.ts";
 
@@ -41,6 +41,8 @@ export interface FitReport {
   trimmedTurns: number;
   truncatedToolOutputs: boolean;
   truncatedInput: boolean;
+  /** The summary was cut (or left out) for this call: nothing else was left to cut before the input. */
+  truncatedSummary?: true;
 }
 
 export interface FittedPrompt {
@@ -177,11 +179,17 @@ export async function fitPrompt(draft: PromptDraft, tools: readonly ChatTool[], 
     work.current.shift();
     report.trimmedTurns++;
   }
-  // 5. Last resort: cut this run's latest tool outputs, then the input, with visible markers.
+  // 5. Last resort: cut this run's latest tool outputs, then the summary, then the input, with visible markers.
   const last = work.current.length - 1;
   if (over() > 0 && last >= 0) {
     work.current[last] = truncateToolOutputs(work.current[last]!, work.current[last]!.tokens - over());
     report.truncatedToolOutputs = true;
+  }
+  // The summary is older context than this run's input: cut it, for this call only, before the input.
+  if (over() > 0 && work.summary) {
+    const keep = countMessage(summaryMessage(work.summary)[0]!) - over() - 16;
+    work.summary = keep >= 32 ? truncateToTokens(work.summary, keep, "summary") : "";
+    report.truncatedSummary = true;
   }
   if (over() > 0 && typeof work.input.content === "string") {
     const room = countMessage(work.input) - over() - 4;

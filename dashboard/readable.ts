@@ -61,6 +61,7 @@ export function describeFit(r: Partial<FitReport>, budget: number | undefined): 
   if (r.summaryError) did.push(`could not summarise (${r.summaryError})`);
   if (r.trimmedTurns) did.push(`trimmed ${plural(r.trimmedTurns, "turn")}`);
   if (r.truncatedToolOutputs) did.push("shortened tool outputs");
+  if (r.truncatedSummary) did.push("shortened the summary for this call");
   if (r.truncatedInput) did.push("shortened this run’s input");
   const of = budget ?? r.budget;
   const size = r.after !== undefined ? `${n(r.after)}${of ? ` of ${n(of)}` : ""} tokens` : "";
