@@ -12,7 +12,7 @@
 import type { ChatMessage, ChatTool } from "./chat-model.ts";
 import { chooseTurnsToSummarize, stubToolOutputs, truncateToolOutputs, type Summarize } from "./compaction.ts";
 import { countMessage, countPrompt, countTools, truncateToTokens } from "./tokens.ts";
-import { fitDataInPlace } from "./prompt-data.ts";
+import { dataBlock, fitDataInPlace } from "./prompt-data.ts";
 import type { Turn } from "./turns.ts";
 
 export interface PromptDraft {
@@ -72,7 +72,9 @@ let lastSummary: { summary: string; messages: ChatMessage[] } = { summary: "", m
 
 export function summaryMessage(summary: string): ChatMessage[] {
   if (summary !== lastSummary.summary) {
-    lastSummary = { summary, messages: summary ? [{ role: "system", content: `Summary of the earlier conversation in this session:\n${summary}` }] : [] };
+    // The summariser read the data blocks of the turns it folded, so its text is data too.
+    const content = `Summary of the earlier conversation in this session:\n${dataBlock("summary", [summary])}`;
+    lastSummary = { summary, messages: summary ? [{ role: "system", content }] : [] };
   }
   return lastSummary.messages;
 }

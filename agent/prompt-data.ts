@@ -11,7 +11,7 @@ import type { TokenCounter } from "./deps.ts";
 import { countText, precount, truncateToTokens, truncateToTokensOffThread } from "./tokens.ts";
 
 /** The data blocks the prompt uses; the system prompt names each one. */
-export const DATA_BLOCKS = ["memory", "fleet_snapshot", "rejections", "events"] as const;
+export const DATA_BLOCKS = ["memory", "fleet_snapshot", "rejections", "events", "summary"] as const;
 export type DataBlock = (typeof DATA_BLOCKS)[number];
 
 const UNSAFE = /[<>\u0085\u2028\u2029]/g;
