@@ -19,6 +19,8 @@ export interface LoadResult {
   p50Ms: number;
   p99Ms: number;
   maxMs: number;
+  /** How many answers of each failing status (0: the connection failed), so a failure names itself. */
+  failures: Record<number, number>;
 }
 
 function send(agent: Agent, port: number, req: PreparedRequest): Promise<number> {
@@ -45,6 +47,11 @@ export async function drive(port: number, connections: number, next: () => Prepa
   const agent = new Agent({ keepAlive: true, maxSockets: connections });
   const latencies: number[] = [];
   let errors = 0;
+  const failures: Record<number, number> = {};
+  const failed = (status: number) => {
+    errors++;
+    failures[status] = (failures[status] ?? 0) + 1;
+  };
   const started = performance.now();
   const deadline = started + durationMs;
   const connection = async () => {
@@ -54,9 +61,9 @@ export async function drive(port: number, connections: number, next: () => Prepa
       const t0 = performance.now();
       try {
         const status = await send(agent, port, req);
-        if (status >= 300) errors++;
+        if (status >= 300) failed(status);
       } catch {
-        errors++;
+        failed(0);
       }
       latencies.push(performance.now() - t0);
     }
@@ -73,5 +80,6 @@ export async function drive(port: number, connections: number, next: () => Prepa
     p50Ms: percentile(latencies, 0.5),
     p99Ms: percentile(latencies, 0.99),
     maxMs: latencies[latencies.length - 1] ?? 0,
+    failures,
   };
 }

@@ -5,7 +5,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { createClient } from "@libsql/client";
-import { existsSync, mkdtempSync, readFileSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freePort } from "../test/support/child-process-waits.ts";
@@ -75,6 +75,26 @@ export function rssMb(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
   const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
   return kb / 1024;
+}
+
+/**
+ * CPU seconds a process has used so far (Linux /proc, zeros elsewhere): its main thread (the
+ * event loop: tid = pid) and all its other threads (GC helpers, worker threads, libuv's pool).
+ */
+export function threadCpuSeconds(pid: number): { main: number; others: number } {
+  const used = { main: 0, others: 0 };
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      const seconds = (Number(fields[11]) + Number(fields[12])) / 100; // utime + stime, in clock ticks
+      if (Number(tid) === pid) used.main += seconds;
+      else used.others += seconds;
+    }
+  } catch {
+    // not Linux, or the process is gone: nothing to add
+  }
+  return used;
 }
 
 /** Bytes per table and index (SQLite's dbstat), largest first, after a checkpoint. */

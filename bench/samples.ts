@@ -43,7 +43,7 @@ export interface Sample extends LoadResult {
 export async function sample(port: number, connections: number, next: () => PreparedRequest | null, ms: number, what: string): Promise<Sample> {
   const load = loadNow();
   const result = await drive(port, connections, next, ms);
-  if (result.errors) throw new Error(`${what}: ${result.errors} requests failed`);
+  if (result.errors) throw new Error(`${what}: ${result.errors} requests failed (status: count ${JSON.stringify(result.failures)})`);
   return { ...result, load };
 }
 
