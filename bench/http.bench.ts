@@ -9,7 +9,7 @@
  */
 import { drive, type PreparedRequest } from "./load.ts";
 import { loadNow, median, queue, sample, signedWebhook, summary, type Sample } from "./samples.ts";
-import { BENCH_ADMIN_TOKEN, dbBytes, dbBytesByObject, rssMb, startBaseline, startFleetwarden, type Server } from "./processes.ts";
+import { BENCH_ADMIN_TOKEN, dbBytes, dbBytesByObject, rssMb, startBaseline, startFleetwarden, WEBHOOK_FLEET, type Server } from "./processes.ts";
 import { fmtMs, type Row } from "./harness.ts";
 
 const REPS = 5;
@@ -52,7 +52,7 @@ async function warmUp(server: Server, tag: string): Promise<void> {
 }
 
 async function throughput(rows: Row[]): Promise<void> {
-  const fw = await startFleetwarden({ SIMULATOR_INSTANCES: "0", DEBOUNCE_STATE_MS: "3600000", DEBOUNCE_HUMAN_MS: "3600000" });
+  const fw = await startFleetwarden({ ...WEBHOOK_FLEET, DEBOUNCE_STATE_MS: "3600000", DEBOUNCE_HUMAN_MS: "3600000" });
   const base = await startBaseline();
   try {
     await warmUp(fw, "fw");
@@ -105,7 +105,7 @@ async function getInstancesMs(server: Server): Promise<number> {
 
 /** History growth: the cost of an event and of GET instances at 0 → 50,000 stored events. */
 async function growth(rows: Row[]): Promise<string> {
-  const fw = await startFleetwarden({ SIMULATOR_INSTANCES: "0", DEBOUNCE_STATE_MS: "3600000", DEBOUNCE_HUMAN_MS: "3600000" });
+  const fw = await startFleetwarden({ ...WEBHOOK_FLEET, DEBOUNCE_STATE_MS: "3600000", DEBOUNCE_HUMAN_MS: "3600000" });
   const base = await startBaseline();
   const lines = ["| stored events | ms per event (32 conn.) | GET instances (200) | RSS | DB size | load |", "|---|---|---|---|---|---|"];
   const points: { events: number; perEvent: number; list: number; bytes: number; rss: number }[] = [];

@@ -43,6 +43,14 @@ function server(child: ChildProcess, port: number, dbPath: string): Server {
 }
 
 /**
+ * A host whose whole fleet reports by webhook (no simulated provider instances), as the HTTP
+ * benchmarks load it: their 200 instance ids are webhook-only, so the cap on those
+ * (WEBHOOK_ONLY_INSTANCES_MAX, default 50, a 429 past it) is raised above the fleet; ingest is
+ * the same either way.
+ */
+export const WEBHOOK_FLEET: Record<string, string> = { SIMULATOR_INSTANCES: "0", WEBHOOK_ONLY_INSTANCES_MAX: "1000" };
+
+/**
  * The real Node host with `env` on top of the bench's secrets, on a fresh file database or on
  * `dbPath` when the caller prepared one (agents and a fleet written before the host starts).
  */

@@ -71,8 +71,14 @@ How it is measured:
   windows, agent runs against a scripted OpenAI-compatible server over loopback (read the fleet,
   pin a fact, answer; prompts near the 30,000-token budget), \`POST /api/cron\` a second after the
   previous tick. *Ticks*: 100 agents sharing 1,000 simulated instances by label-prefix filters,
-  full ticks back to back (never overlapping), no runs. The host's CPU profile and event-loop delay
-  can be recorded with \`BUSY_CPU_PROF=<dir>\`.
+  full ticks back to back (never overlapping), no runs. Five repetitions, each at the same
+  durability on both sides: FULL (the default) for both setups, NORMAL for the runs again. The
+  ratio column lists each repetition's p99 against the baseline's in the same repetition; the CPU
+  figures are cores used during the sample by the host's event loop, its other threads (V8's GC
+  helpers, the token-counting worker, libuv) and this process (the load driver and the scripted
+  LLM), since on 2 cores they share the machine. The host's CPU profile, event-loop delay and every
+  stall over 50 ms can be recorded with \`BUSY_CPU_PROF=<dir>\` and read with
+  \`node bench/stalls.mjs <dir>\`.
 - **History growth**: one host is filled to 50,000 webhooks; at each point the cost per event is
   1 / throughput at 32 connections, and GET instances the median of 20 sequential requests.
   Database size is measured after a WAL checkpoint. The load column is the 1-minute load average.
@@ -107,10 +113,25 @@ of the main thread during the load; 2026-12-01, issue 12):
   Group commit now commits after a turn of the event loop that adds nobody to the group; that
   moved webhooks at 32 connections from about 0.8× to 0.9–1× and chat past the baseline.
 - **Variance.** On this shared 2-core VM the quiet ratios moved by up to 0.25 between runs of the same
-  code (webhooks at 32 connections: 0.63–0.88 before the last change), the busy rows more: over six runs on 2026-12-01 the ticks row's p99 ratio was
-  1.6–4× five times and 61× once (p99 3.3 s in two of its three repetitions), which neither a
-  rerun nor a replica that timestamps every request (p99 74–106 ms, nothing over 200 ms)
-  reproduced; its cause is not known.
+  code (webhooks at 32 connections: 0.63–0.88 before the last change), the busy rows more.
+- **The ticks stall** (the ticks row's p99 once 21.8× and once 61×, p99 1.37–3.3 s; issue 26).
+  A profile of the busy host, with each event-loop stall matched to the samples taken during it,
+  found two kinds. Start-up (module loading, migrations, lease recovery over 101 agents) happens
+  before any load. The other was one statement: the telemetry update of a tick's reconciliation
+  joined the agent's instances with the bound JSON array of samples, and SQLite looped over the
+  instances and scanned the whole array for each. That is n² (1,000 × 1,000 for the agent without
+  a filter: 380 ms holding the event loop, and a second 450 ms batch of the same update). With the
+  array materialised first, each instance is one key lookup (2 ms). The query-plan test now
+  refuses a JSON array scanned inside another loop. After the fix the longest stall in the
+  measured window was 70 ms (GC, or the host descheduled while the load driver ran).
+- **CPU while runs happen.** At NORMAL the busy host answers about half the baseline's requests
+  a second. Its threads and the load driver need more than the 2 cores together: the event loop
+  about 0.85 of a core, its other threads about 0.4 (mostly V8's concurrent GC, then the token
+  worker), the driver with the scripted LLM about 0.4. With the runs turned off by hand (two
+  repetitions, the same ticks) the ratio was 1.2× p99 and 0.7× req/s. Runs decided by the rules policy (no LLM) cost more
+  than LLM runs here, because each acts on many exited instances (bounded by the per-run action
+  limit). At FULL the baseline's fsync per insert is the bottleneck for both, and the ratios sit
+  near 1×.
 - **Memory.** In one process with \`--expose-gc\`, the JS heap after GC stays at 38.7 MB from 10,000 to
   50,000 webhooks (the caches that could grow are bounded: agent rows by agents, prepared
   statements at 256 per connection, the group commit's queue empties every commit, the local

@@ -27,7 +27,7 @@ import { runs, wakes } from "../schema/index.ts";
 import { minimalRunStep } from "../test/support/minimal-run-step.ts";
 import { silentLogger } from "../test/support/silent-logger.ts";
 import { fmtMs, table, type Row } from "./harness.ts";
-import { BENCH_ADMIN_TOKEN, startBaseline, startFleetwarden } from "./processes.ts";
+import { BENCH_ADMIN_TOKEN, startBaseline, startFleetwarden, WEBHOOK_FLEET } from "./processes.ts";
 import { loadNow, median, sample, signedWebhook, queue, summary, type Sample } from "./samples.ts";
 import { drive } from "./load.ts";
 import { writeSection } from "./results-file.ts";
@@ -137,7 +137,7 @@ async function durability(rows: Row[]): Promise<void> {
   const REPS = 3;
   const figures: Record<string, { fw: number; base: number; loads: string }> = {};
   for (const sync of ["full", "normal"] as const) {
-    const fw = await startFleetwarden({ SIMULATOR_INSTANCES: "0", DEBOUNCE_STATE_MS: "3600000", DEBOUNCE_HUMAN_MS: "3600000", DATABASE_SYNC: sync });
+    const fw = await startFleetwarden({ ...WEBHOOK_FLEET, DEBOUNCE_STATE_MS: "3600000", DEBOUNCE_HUMAN_MS: "3600000", DATABASE_SYNC: sync });
     const base = await startBaseline(sync);
     try {
       for (const s of [fw, base]) await drive(s.port, 32, webhooks(3000, `${sync}warm${s.port}`), 60_000);
