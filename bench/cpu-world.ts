@@ -60,7 +60,7 @@ export async function startWorld() {
     // Deterministic ticks: no random simulated failures.
     SIMULATOR_FAILURE_RATE: "0",
     // The loop restarts the same few instances far more often than an hour allows.
-    ACTION_RATE_LIMIT_PER_HOUR: "100000",
+    ACTION_RATE_LIMIT_PER_HOUR: "10000",
   };
 
   let webhookCounter = 0;
