@@ -7,13 +7,14 @@
  *
  * What stops it repeating: the open-replacement unique index (one per instance), the action key
  * `replace:<instance>:<since>` (one request per death: a repeat answers the recorded one, so a
- * human's "no" sticks for that death, and the rejection block for later ones), and, when the
+ * human's "no" sticks for that death, and the rejection block for later ones; only a bound's
+ * refusal is filed again, by a later run: requestFor), and, when the
  * provider cannot create, a once-mark: a human is told once instead.
  */
-import { and, desc, eq, inArray } from "drizzle-orm";
+import { and, desc, eq, gt, inArray, lt, or } from "drizzle-orm";
 import type { ActionDeps } from "./actions.ts";
 import { executeAction } from "./actions.ts";
-import { findAction } from "./action-records.ts";
+import type { ActionRow } from "./action-records.ts";
 import { actions, instances } from "../schema/index.ts";
 import type { ActionEvidence, ActionRequest } from "./action-types.ts";
 import type { RunFence } from "../pipeline/index.ts";
@@ -65,6 +66,27 @@ export async function deadSince(deps: Pick<ActionDeps, "db" | "clock">, agentId:
   return null;
 }
 
+/**
+ * This death's request: its key and what is recorded under it. A request a bound refused
+ * (APPROVALS_PER_RUN, APPROVALS_PER_HOUR, ACTIONS_PER_HOUR) is no decision, so a later run files it
+ * again under a key of that run (`<death key>:run<id>`): a host that takes a dozen rentals down is
+ * asked about all of them, a bound's worth per run, instead of only the first few for good. What
+ * stops it repeating: the same bounds, and one key per death per run (a repeat in the same run
+ * answers the recorded refusal).
+ */
+async function requestFor(deps: Pick<ActionDeps, "db" | "clock">, agentId: string, deathKey: string, runId: number | null): Promise<{ key: string; known: ActionRow | undefined }> {
+  // The death's own key, or one of its retries (`<death key>:…`, the keys from `:` up to `;`).
+  const [latest] = await deps.db
+    .select()
+    .from(actions)
+    .where(and(eq(actions.agentId, agentId), or(eq(actions.idempotencyKey, deathKey), and(gt(actions.idempotencyKey, `${deathKey}:`), lt(actions.idempotencyKey, `${deathKey};`)))))
+    .orderBy(desc(actions.id))
+    .limit(1);
+  if (latest?.status !== "refused") return { key: latest?.idempotencyKey ?? deathKey, known: latest };
+  const retry = `${deathKey}:${runId === null ? `at${deps.clock.now()}` : `run${runId}`}`;
+  return { key: retry, known: retry === latest.idempotencyKey ? latest : undefined };
+}
+
 export async function proposeReplacement(deps: ActionDeps, who: Proposer, instanceId: string, note?: string): Promise<Proposal> {
   const { afterMs } = deps.config.replace;
   if (afterMs === 0) return { status: "off", detail: "replacements are off (REPLACE_AFTER_S=0)" };
@@ -85,9 +107,8 @@ export async function proposeReplacement(deps: ActionDeps, who: Proposer, instan
   const open = await openReplacement(deps, who.agentId, instanceId);
   if (open) return { status: "open", replacementId: open.id, detail: `replacement ${open.id} of ${instanceId} is already ${open.status}` };
 
-  const idempotencyKey = `replace:${instanceId}:${dead.since}`;
+  const { key: idempotencyKey, known } = await requestFor(deps, who.agentId, `replace:${instanceId}:${dead.since}`, who.runId);
   const request = { agentId: who.agentId, runId: who.runId, instanceId, kind: "replace" as const, decidedBy: who.decidedBy, idempotencyKey, fence: who.fence ?? null, reason: `${dead.why}${note ? `; ${note}` : ""}`, ...(who.evidence ? { evidence: who.evidence } : {}), ...(who.model ? { model: who.model } : {}) };
-  const known = await findAction(deps, who.agentId, idempotencyKey);
   if (known) return { status: "proposed", replacementId: null, result: await executeAction(deps, request), detail: `already decided for this failure (${known.status})` };
 
   const read = await readBasis(deps, who.agentId, instanceId);
