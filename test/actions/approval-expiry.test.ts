@@ -3,13 +3,14 @@
  * after APPROVAL_REMIND_S and never a second; past APPROVAL_EXPIRES_S the approval is `expired`,
  * does nothing (the provider is never called, deciding it is a 409 naming the expiry), the agent
  * gets one `approval` event and a human one notice, however many ticks follow; an expiry whose
- * notice was lost is told by a later tick, once; a decision taken first is never expired.
+ * notice was lost is told by a later tick, once; a decision taken first is never expired; a
+ * tick follows up at most FOLLOWUPS_PER_TICK approvals of each kind, and the rest on later ticks.
  */
 import { describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
 import { executeAction } from "../../fleet/actions.ts";
 import { decideApproval } from "../../fleet/approvals.ts";
-import { followUpApprovals } from "../../fleet/approval-followup.ts";
+import { FOLLOWUPS_PER_TICK, followUpApprovals } from "../../fleet/approval-followup.ts";
 import { runTickCheck } from "../../pipeline/index.ts";
 import { actions, approvals, events, notifications } from "../../schema/index.ts";
 import { fleetFixture } from "./fleet-fixture.ts";
@@ -83,5 +84,31 @@ describe("approval expiry", () => {
     expect((await tick()).announced).toEqual([id]);
     expect((await tick()).announced).toEqual([]);
     expect((await titles()).filter((t) => t.startsWith("Approval expired"))).toHaveLength(1);
+  });
+});
+
+describe("the follow-up bound", () => {
+  it("expires and reminds at most FOLLOWUPS_PER_TICK approvals a tick; later ticks take the rest, each once", async () => {
+    const { deps, id, tick } = await asked();
+    // More pending approvals like the first than one tick follows up, as other runs' requests leave them.
+    const [first] = await deps.db.select().from(approvals).where(eq(approvals.id, id));
+    const { id: _id, ...like } = first!;
+    const total = FOLLOWUPS_PER_TICK + 5;
+    await deps.db.insert(approvals).values(Array.from({ length: total - 1 }, (_, i) => ({ ...like, instanceId: `sim-x${i}`, createdAt: like.createdAt + i + 1 })));
+
+    deps.clock.advance(HOUR + 60_000);
+    const reminded: number[][] = [];
+    for (let i = 0; i < 3; i++) reminded.push((await tick()).reminded);
+    expect(reminded.map((r) => r.length)).toEqual([FOLLOWUPS_PER_TICK, total - FOLLOWUPS_PER_TICK, 0]);
+    expect(new Set(reminded.flat()).size).toBe(total);
+
+    deps.clock.advance(24 * HOUR);
+    const expired: number[][] = [];
+    for (let i = 0; i < 3; i++) expired.push((await tick()).expired);
+    expect(expired.map((e) => e.length)).toEqual([FOLLOWUPS_PER_TICK, total - FOLLOWUPS_PER_TICK, 0]);
+    expect(new Set(expired.flat()).size).toBe(total);
+    expect((await deps.db.select().from(approvals)).every((a) => a.status === "expired")).toBe(true);
+    const told = await deps.db.select().from(events).where(eq(events.source, "approval"));
+    expect(told).toHaveLength(total);
   });
 });
