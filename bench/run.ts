@@ -125,13 +125,16 @@ of the main thread during the load; 2026-12-01, issue 12):
   refuses a JSON array scanned inside another loop. After the fix the longest stall in the
   measured window was 70 ms (GC, or the host descheduled while the load driver ran).
 - **CPU while runs happen.** At NORMAL the busy host answers about half the baseline's requests
-  a second. Its threads and the load driver need more than the 2 cores together: the event loop
-  about 0.85 of a core, its other threads about 0.4 (mostly V8's concurrent GC, then the token
-  worker), the driver with the scripted LLM about 0.4. With the runs turned off by hand (two
-  repetitions, the same ticks) the ratio was 1.2× p99 and 0.7× req/s. Runs decided by the rules policy (no LLM) cost more
-  than LLM runs here, because each acts on many exited instances (bounded by the per-run action
-  limit). At FULL the baseline's fsync per insert is the bottleneck for both, and the ratios sit
-  near 1×.
+  a second, and its p99 was within 2× in 3 of 5 repetitions (1.81× median). The event loop is what
+  runs out: about 0.88 of its one core, as much as the baseline's loop uses for twice the
+  requests, because the runs (prompt reads, transcripts, tool rounds) and ticks share it with
+  ingest. Its other threads take about 0.4 of a core (mostly V8's concurrent GC, then the token
+  worker), the load driver with the scripted LLM about 0.25, so the machine has room left. With the
+  runs turned off by hand (two repetitions, the same ticks) the ratio was 1.2× p99 and 0.7× req/s.
+  Runs decided by the rules policy (no LLM) cost more than LLM runs here, because each acts on
+  many exited instances (bounded by the per-run action limit). At FULL, the default, the fsync
+  per commit sets the pace for both sides, and the ratios sit near 1× (5 of 5 within 2× for both
+  setups).
 - **Memory.** In one process with \`--expose-gc\`, the JS heap after GC stays at 38.7 MB from 10,000 to
   50,000 webhooks (the caches that could grow are bounded: agent rows by agents, prepared
   statements at 256 per connection, the group commit's queue empties every commit, the local
