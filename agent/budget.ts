@@ -191,6 +191,9 @@ export async function fitPrompt(draft: PromptDraft, tools: readonly ChatTool[], 
   if (over() > 0 && work.summary) {
     const keep = countMessage(summaryMessage(work.summary)[0]!) - over() - 16;
     work.summary = keep >= 32 ? truncateToTokens(work.summary, keep, "summary") : "";
+    // Escaped inside its data block, the cut text can count a few tokens more than it was cut to:
+    // then the summary goes for this call, still before any of the input.
+    if (over() > 0) work.summary = "";
     report.truncatedSummary = true;
   }
   if (over() > 0 && typeof work.input.content === "string") {
