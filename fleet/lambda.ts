@@ -16,7 +16,7 @@
  * caller's own schedule, and a 5xx or lost answer is not retryable (it may have been accepted).
  * The instance list has no paging.
  */
-import { ProviderError, unsupported, type Capability, type CreatedInstance, type FleetInstance, type FleetProvider, type InstanceLogs, type InstanceSpec, type Offer, type OfferQuery, type ProviderCall } from "./provider.ts";
+import { cheapestWithin, ProviderError, unsupported, type Capability, type CreatedInstance, type FleetInstance, type FleetProvider, type InstanceLogs, type InstanceSpec, type Offer, type OfferQuery, type ProviderCall } from "./provider.ts";
 import { callJson, parseAnswer, type HttpOptions, type RetryPolicy } from "./provider-http.ts";
 import { acted, gpuNameOf, instanceList, instanceShow, instanceTypes, isGone, lambdaErrorText, lambdaToInstance, launched, sshKeys } from "./lambda-instance.ts";
 
@@ -80,15 +80,13 @@ export class LambdaProvider implements FleetProvider {
   async offers(query: OfferQuery, call: ProviderCall = {}): Promise<Offer[]> {
     const types = parseAnswer(NAME, instanceTypes, await this.call("GET", "/instance-types", undefined, "reads", call.signal), "instance type list").data;
     const wanted = query.gpuName.toLowerCase();
-    return Object.values(types)
+    const offers = Object.values(types)
       .filter(({ instance_type: t }) => gpuNameOf(t).toLowerCase() === wanted && (t.specs?.gpus ?? null) === query.gpuCount)
       .filter(({ instance_type: t }) => query.minDiskGb === null || (t.specs?.storage_gib ?? 0) >= query.minDiskGb)
       .flatMap(({ instance_type: t, regions_with_capacity_available: regions }) =>
         regions.map((r): Offer => ({ id: `${t.name}@${r.name}`, machineId: null, gpuName: gpuNameOf(t), gpuCount: t.specs?.gpus ?? query.gpuCount, pricePerHour: t.price_cents_per_hour / 100, diskGb: t.specs?.storage_gib ?? null, reliability: null })),
-      )
-      .filter((o) => query.maxPricePerHour === null || o.pricePerHour <= query.maxPricePerHour)
-      .sort((a, b) => a.pricePerHour - b.pricePerHour)
-      .slice(0, query.limit);
+      );
+    return cheapestWithin(offers, query);
   }
 
   /** Launches one instance of the offer's type in its region with the account's first SSH key; sent once. */

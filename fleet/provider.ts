@@ -96,6 +96,17 @@ export interface Offer {
   reliability: number | null;
 }
 
+/**
+ * Every provider's last step on its offers: the query's price cap, cheapest first (ties by id,
+ * so the same answer always picks the same offer), at most the query's limit.
+ */
+export function cheapestWithin(offers: readonly Offer[], query: Pick<OfferQuery, "maxPricePerHour" | "limit">): Offer[] {
+  return offers
+    .filter((o) => query.maxPricePerHour === null || o.pricePerHour <= query.maxPricePerHour)
+    .sort((a, b) => a.pricePerHour - b.pricePerHour || a.id.localeCompare(b.id))
+    .slice(0, Math.max(0, query.limit));
+}
+
 /** The provider's answer to a create: the new instance's id (Vast.ai's `new_contract`). */
 export interface CreatedInstance {
   id: string;

@@ -18,7 +18,7 @@
  * Reads retry 429/502-504 and network failures (bounded); stop, resume and terminate retry only a
  * 429; a deploy is sent once. Pod listing has no paging: `myself { pods }` is the whole fleet.
  */
-import { ProviderError, unsupported, type Capability, type CreatedInstance, type FleetInstance, type FleetProvider, type InstanceLogs, type InstanceSpec, type Offer, type OfferQuery, type ProviderCall } from "./provider.ts";
+import { cheapestWithin, ProviderError, unsupported, type Capability, type CreatedInstance, type FleetInstance, type FleetProvider, type InstanceLogs, type InstanceSpec, type Offer, type OfferQuery, type ProviderCall } from "./provider.ts";
 import { callJson, parseAnswer, type HttpOptions, type RetryPolicy } from "./provider-http.ts";
 import {
   DEPLOY_POD, deployed, GET_POD, GPU_TYPES, gpuTypes, graphqlAnswer, isTerminated, LIST_PODS, podList, podShow, podToInstance, RESUME_POD, STOP_POD, TERMINATE_POD,
@@ -81,16 +81,14 @@ export class RunpodProvider implements FleetProvider {
   async offers(query: OfferQuery, call: ProviderCall = {}): Promise<Offer[]> {
     const answer = await this.graphql("query GpuTypes", GPU_TYPES, { lowest: { gpuCount: query.gpuCount } }, "reads", call.signal);
     const wanted = query.gpuName.toLowerCase();
-    return parseAnswer(NAME, gpuTypes, answer, "GPU type list")
+    const offers = parseAnswer(NAME, gpuTypes, answer, "GPU type list")
       .gpuTypes.filter((t) => t.id.toLowerCase() === wanted || t.displayName.toLowerCase() === wanted)
       .flatMap((t): Offer[] => {
         const perGpu = t.lowestPrice?.uninterruptablePrice;
         if (typeof perGpu !== "number") return [];
         return [{ id: t.id, machineId: null, gpuName: t.displayName, gpuCount: query.gpuCount, pricePerHour: perGpu * query.gpuCount, diskGb: null, reliability: null }];
-      })
-      .filter((o) => query.maxPricePerHour === null || o.pricePerHour <= query.maxPricePerHour)
-      .sort((a, b) => a.pricePerHour - b.pricePerHour)
-      .slice(0, query.limit);
+      });
+    return cheapestWithin(offers, query);
   }
 
   /** podFindAndDeployOnDemand with the input fields runpod-python sends; sent once, never repeated. */

@@ -8,7 +8,7 @@
  * then reports `running` (its startedAt holds when: derived at read time, so listing writes nothing), unless a scripted
  * failure (`stuck_loading`) holds it.
  */
-import type { InstanceSpec, Offer, OfferQuery } from "./provider.ts";
+import { cheapestWithin, type InstanceSpec, type Offer, type OfferQuery } from "./provider.ts";
 
 /** The simulated hosts' one image. */
 export const SIM_IMAGE = "fleetwarden/sim-trainer:latest";
@@ -45,18 +45,15 @@ export function machinesFor(gpuName: string, gpuCount: number, basePrice: number
 
 /** Offers matching the query, cheapest first. */
 export function matchingOffers(catalogue: readonly Offer[], query: OfferQuery): Offer[] {
-  return catalogue
-    .filter(
-      (o) =>
-        o.gpuName === query.gpuName &&
-        o.gpuCount === query.gpuCount &&
-        !query.excludeMachineIds.includes(o.machineId ?? "") &&
-        (query.minDiskGb === null || (o.diskGb ?? 0) >= query.minDiskGb) &&
-        (query.maxPricePerHour === null || o.pricePerHour <= query.maxPricePerHour) &&
-        (query.minReliability === null || (o.reliability ?? 0) >= query.minReliability),
-    )
-    .sort((a, b) => a.pricePerHour - b.pricePerHour || a.id.localeCompare(b.id))
-    .slice(0, Math.max(0, query.limit));
+  const like = catalogue.filter(
+    (o) =>
+      o.gpuName === query.gpuName &&
+      o.gpuCount === query.gpuCount &&
+      !query.excludeMachineIds.includes(o.machineId ?? "") &&
+      (query.minDiskGb === null || (o.diskGb ?? 0) >= query.minDiskGb) &&
+      (query.minReliability === null || (o.reliability ?? 0) >= query.minReliability),
+  );
+  return cheapestWithin(like, query);
 }
 
 /** The id a created instance gets: its machine in it, so the machine survives without a column. */
