@@ -20,6 +20,8 @@ import type { ActionEvidence, ActionRequest } from "./action-types.ts";
 import type { RunFence } from "../pipeline/index.ts";
 import { advance, insertProposal, openReplacement, readBasis } from "./replacement-rows.ts";
 import { tellOnce } from "./tell-once.ts";
+import { refusedForTheHour } from "./bounds.ts";
+import { HOUR_MS } from "../runtime/time.ts";
 import { onceKey } from "./once-notices.ts";
 
 /** States a provider cannot fix by a start: the host itself is lost. */
@@ -71,8 +73,8 @@ export async function deadSince(deps: Pick<ActionDeps, "db" | "clock">, agentId:
  * (APPROVALS_PER_RUN, APPROVALS_PER_HOUR, ACTIONS_PER_HOUR) is no decision, so a later run files it
  * again under a key of that run (`<death key>:run<id>`): a host that takes a dozen rentals down is
  * asked about all of them, a bound's worth per run, instead of only the first few for good. What
- * stops it repeating: the same bounds, and one key per death per run (a repeat in the same run
- * answers the recorded refusal).
+ * stops it repeating: the same bounds, one key per death per run (a repeat in the same run
+ * answers the recorded refusal), and an hour's wait after an hour's bound refused it.
  */
 async function requestFor(deps: Pick<ActionDeps, "db" | "clock">, agentId: string, deathKey: string, runId: number | null): Promise<{ key: string; known: ActionRow | undefined }> {
   // The death's own key, or one of its retries (`<death key>:…`, the keys from `:` up to `;`).
@@ -83,6 +85,8 @@ async function requestFor(deps: Pick<ActionDeps, "db" | "clock">, agentId: strin
     .orderBy(desc(actions.id))
     .limit(1);
   if (latest?.status !== "refused") return { key: latest?.idempotencyKey ?? deathKey, known: latest };
+  // An hour's bound refuses again until its hour has passed: until then the refusal stands.
+  if (refusedForTheHour(latest.error) && deps.clock.now() - latest.createdAt < HOUR_MS) return { key: latest.idempotencyKey, known: latest };
   const retry = `${deathKey}:${runId === null ? `at${deps.clock.now()}` : `run${runId}`}`;
   return { key: retry, known: retry === latest.idempotencyKey ? latest : undefined };
 }

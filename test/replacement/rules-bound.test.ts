@@ -2,14 +2,15 @@
  * The rules policy's replacement bounds (agent/rules-replacement.ts, fleet/replacement-proposal.ts):
  * a run asks for at most MAX_PER_RUN (10) new replacements and the next run asks for the rest;
  * requests a bound refused (APPROVALS_PER_RUN, APPROVALS_PER_HOUR) are filed again by later runs,
- * a bound's worth at a time, until every dead instance was asked about once; and instances already being replaced, or
+ * a bound's worth at a time (after an hour's bound, only once its hour has passed), until every
+ * dead instance was asked about once; and instances already being replaced, or
  * whose replacement a human rejected, never hide a later dead one (a limit on candidates did: ten
  * of them took every slot for good).
  */
 import { describe, expect, it } from "vitest";
-import { eq } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import { decideApproval } from "../../fleet/approvals.ts";
-import { approvals } from "../../schema/index.ts";
+import { actions, approvals } from "../../schema/index.ts";
 import type { SimulatorProvider } from "../../fleet/simulator.ts";
 import type { TestDeps } from "../support/test-deps.ts";
 import { agentFixture, setInstanceState, trigger } from "../agent/harness.ts";
@@ -49,9 +50,14 @@ describe("rules replacement bounds", () => {
       await run(deps, n);
       return (await askedFor(deps)).length - before;
     };
+    const refusals = async () => (await deps.db.select().from(actions).where(and(eq(actions.kind, "replace"), eq(actions.status, "refused")))).length;
     const perRun: number[] = [];
-    for (let n = 0; n < 6; n++) perRun.push(await filed(n));
+    for (let n = 0; n < 4; n++) perRun.push(await filed(n));
+    // Within the hour its bound refused them, the last two are not asked (nor refused) again.
+    const refusedByTheHour = await refusals();
+    for (let n = 4; n < 6; n++) perRun.push(await filed(n));
     expect(perRun).toEqual([3, 3, 3, 1, 0, 0]); // APPROVALS_PER_RUN 3, APPROVALS_PER_HOUR 10
+    expect(await refusals()).toBe(refusedByTheHour);
     deps.clock.advance(3_600_000);
     expect([await filed(6), await filed(7)]).toEqual([2, 0]);
     const asked = await askedFor(deps);
