@@ -9,10 +9,10 @@
 import { and, eq, inArray } from "drizzle-orm";
 import type { FleetDeps } from "../fleet/deps.ts";
 import type { ConsumedEvent, ConsumedWake } from "../pipeline/index.ts";
-import type { ActionEvidence } from "../fleet/action-types.ts";
+import type { ActionEvidence } from "../fleet/actions/action-types.ts";
 import { instances, wakes } from "../schema/index.ts";
-import { humanText, namesInstance } from "../fleet/human-asks.ts";
-import { LOADING_STATES } from "../fleet/overdue-states.ts";
+import { humanText, namesInstance } from "../fleet/actions/human-asks.ts";
+import { LOADING_STATES } from "../fleet/instances/overdue-states.ts";
 import { attentionMarker } from "./prompt-attention.ts";
 
 /** A run's input: its consumed events and wakes. */

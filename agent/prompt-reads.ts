@@ -9,8 +9,8 @@ import { and, asc, eq, gt, inArray, isNull, sql, type SQL } from "drizzle-orm";
 import type { AgentDeps } from "./deps.ts";
 import type { RunContext } from "../pipeline/index.ts";
 import { breakers, instances, memory, messages, sessions, wakes } from "../schema/index.ts";
-import { spendTodayStatement } from "../fleet/spend.ts";
-import { blocksQuery } from "../fleet/action-blocks.ts";
+import { spendTodayStatement } from "../fleet/economics/spend.ts";
+import { blocksQuery } from "../fleet/actions/action-blocks.ts";
 import { REJECTIONS_SHOWN } from "./prompt-attention.ts";
 
 type Context = Pick<RunContext<AgentDeps>, "agentId" | "sessionEpoch" | "wakes">;

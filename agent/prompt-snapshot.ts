@@ -18,8 +18,8 @@ import type { Config } from "../runtime/config.ts";
 import type { instances } from "../schema/index.ts";
 import { attentionMarker } from "./prompt-attention.ts";
 import { dataBlock } from "./prompt-data.ts";
-import { costPerHour } from "../fleet/instance-cost.ts";
-import { idleState } from "../fleet/idle.ts";
+import { costPerHour } from "../fleet/economics/instance-cost.ts";
+import { idleState } from "../fleet/economics/idle.ts";
 
 type InstanceRow = typeof instances.$inferSelect;
 

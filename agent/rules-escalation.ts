@@ -3,7 +3,7 @@
  * where it should.
  * - Stuck in created/loading past LOADING_TIMEOUT_S (an `overdue` event): reboot it once (per
  *   instance per 24 h), and when that did not help, or cannot be done (a provider without
- *   reboot: fleet/capabilities.ts), tell a human.
+ *   reboot: fleet/providers/capabilities.ts), tell a human.
  * - An action's expectation that expired unmet on anything but a crash (exited has its own
  *   restart rule): tell a human.
  * - A re-check wake whose instance is still not in the state it was waiting for: tell a human.
@@ -14,11 +14,11 @@ import type { AgentDeps } from "./deps.ts";
 import type { FleetDeps } from "../fleet/deps.ts";
 import type { RunContext } from "../pipeline/index.ts";
 import { actions, instances, wakes } from "../schema/index.ts";
-import { executeAction } from "../fleet/actions.ts";
-import { lacks } from "../fleet/capabilities.ts";
+import { executeAction } from "../fleet/actions/actions.ts";
+import { lacks } from "../fleet/providers/capabilities.ts";
 import { actionEvidence } from "./action-evidence.ts";
-import { blockingRejection, describeBlock } from "../fleet/action-blocks.ts";
-import { LOADING_STATES } from "../fleet/overdue-states.ts";
+import { blockingRejection, describeBlock } from "../fleet/actions/action-blocks.ts";
+import { LOADING_STATES } from "../fleet/instances/overdue-states.ts";
 
 export type Notify = (instanceId: string, title: string, body: string, severity: "warning" | "critical", dedupKey: string) => Promise<void>;
 

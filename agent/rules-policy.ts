@@ -5,7 +5,7 @@
  * instance this run heard about is offline or unknown; answer a human message with the fleet's
  * state; escalate what does not get better (rules-escalation.ts). Every action goes through
  * executeAction (decidedBy `rules`), so the audit, rate limit, approvals and a human's rejection
- * hold here too. Same inputs, same decisions. What the provider cannot do (fleet/capabilities.ts)
+ * hold here too. Same inputs, same decisions. What the provider cannot do (fleet/providers/capabilities.ts)
  * is not attempted: a human is told once per instance and episode instead.
  */
 import { and, eq, gt, inArray, isNull, sql } from "drizzle-orm";
@@ -14,11 +14,11 @@ import type { FleetDeps } from "../fleet/deps.ts";
 import { HOUR_MS, MINUTE_MS } from "../runtime/time.ts";
 import type { PipelineDeps, RunContext } from "../pipeline/index.ts";
 import { actions, instances } from "../schema/index.ts";
-import { answeringActionKey } from "../fleet/action-key.ts";
-import { executeAction } from "../fleet/actions.ts";
-import { lacks, tellUnsupportedOnce } from "../fleet/capabilities.ts";
+import { answeringActionKey } from "../fleet/actions/action-key.ts";
+import { executeAction } from "../fleet/actions/actions.ts";
+import { lacks, tellUnsupportedOnce } from "../fleet/providers/capabilities.ts";
 import { actionEvidence } from "./action-evidence.ts";
-import { blockingRejection, describeBlock } from "../fleet/action-blocks.ts";
+import { blockingRejection, describeBlock } from "../fleet/actions/action-blocks.ts";
 import { escalateByRules, type Notify } from "./rules-escalation.ts";
 import { economicsByRules } from "./rules-economics.ts";
 import { replaceByRules } from "./rules-replacement.ts";
@@ -93,7 +93,7 @@ export async function decideByRules(deps: FleetDeps, context: Context, why: stri
       evidence: await actionEvidence(deps, agentId, instance.id, context),
       reason: `rules policy: instance exited unexpectedly (restart ${restarts + 1} of at most ${config.rulesMaxRestartsPerHour} per hour)`,
     });
-    // Shadow mode records a proposal; a bound's refusal was already told to a human once (fleet/bounds.ts).
+    // Shadow mode records a proposal; a bound's refusal was already told to a human once (fleet/actions/bounds.ts).
     if (result.status === "proposed" || result.status === "refused") {
       decisions.push(result.status === "proposed" ? `would have restarted ${instance.id} (shadow mode: proposed)` : `did not restart ${instance.id}: ${result.error}`);
       continue;

@@ -1,7 +1,7 @@
 /**
  * The rules policy's replacement rule: every instance of the agent that has been offline,
  * unknown or gone for REPLACE_AFTER_S, or whose start failed for lack of its GPU, is proposed for
- * replacement (fleet/replacement-proposal.ts, the same rule the LLM's tool uses). Bounded as the
+ * replacement (fleet/replacement/replacement-proposal.ts, the same rule the LLM's tool uses). Bounded as the
  * proposal is: one open replacement per instance, one request per death, a human's "no" sticks;
  * and per run, at most MAX_PER_RUN new requests from at most MAX_EXAMINED candidates (instances
  * with a replacement open are not candidates).
@@ -9,8 +9,8 @@
 import { and, eq, gt, inArray, isNull, notExists, notInArray, or } from "drizzle-orm";
 import type { FleetDeps } from "../fleet/deps.ts";
 import { instances, replacements } from "../schema/index.ts";
-import { DEAD_STATES, proposeReplacement } from "../fleet/replacement-proposal.ts";
-import { CLOSED } from "../fleet/replacement-rows.ts";
+import { DEAD_STATES, proposeReplacement } from "../fleet/replacement/replacement-proposal.ts";
+import { CLOSED } from "../fleet/replacement/replacement-rows.ts";
 import type { RunFence } from "../pipeline/index.ts";
 
 /** New proposals per run, at most (a fleet that lost a whole region asks in pieces). */

@@ -20,7 +20,7 @@ import { buildApp } from "../functions/app.ts";
 import { handleDelivery } from "../jobs/deliver.ts";
 import type { Deps } from "../jobs/deps.ts";
 import { createWake, DEFAULT_AGENT, ensureAgent, LocalScheduler, requestRun } from "../pipeline/index.ts";
-import { SimulatorProvider } from "../fleet/simulator.ts";
+import { SimulatorProvider } from "../fleet/providers/simulator.ts";
 import { parseConfig } from "../runtime/config.ts";
 import { systemClock } from "../runtime/clock.ts";
 import { runs, wakes } from "../schema/index.ts";

@@ -13,21 +13,21 @@
 import { Hono } from "hono";
 import { secureHeaders } from "hono/secure-headers";
 import type { AppEnv } from "../jobs/app-env.ts";
-import * as actions from "./action-handlers.tsx";
-import * as agents from "./agent-handlers.tsx";
-import * as instances from "./instance-handlers.tsx";
-import * as trust from "./trust-handlers.tsx";
-import * as operators from "./operator-handlers.tsx";
-import { DASHBOARD_JS } from "./live-script.ts";
+import * as actions from "./chat/action-handlers.tsx";
+import * as agents from "./agents/agent-handlers.tsx";
+import * as instances from "./fleet/instance-handlers.tsx";
+import * as trust from "./chat/trust-handlers.tsx";
+import * as operators from "./operators/operator-handlers.tsx";
+import { DASHBOARD_JS } from "./shell/live-script.ts";
 import * as pages from "./page-handlers.tsx";
-import { postMode } from "./mode-handlers.tsx";
-import * as session from "./session-handlers.tsx";
-import { refuseArchived, selectAgent } from "./selected-agent.tsx";
-import { requireOperator, requireOperatorJson, sameOrigin } from "./session.ts";
-import { requirePageRole, verifyCsrfPage } from "./refusal.tsx";
-import { FAVICON_SVG } from "./favicon.ts";
-import { DASHBOARD_CSS } from "./styles.ts";
-import { postLiftBlock } from "./approval-blocks.tsx";
+import { postMode } from "./agents/mode-handlers.tsx";
+import * as session from "./sign-in/session-handlers.tsx";
+import { refuseArchived, selectAgent } from "./shell/selected-agent.tsx";
+import { requireOperator, requireOperatorJson, sameOrigin } from "./sign-in/session.ts";
+import { requirePageRole, verifyCsrfPage } from "./shell/refusal.tsx";
+import { FAVICON_SVG } from "./shell/favicon.ts";
+import { DASHBOARD_CSS } from "./shell/styles.ts";
+import { postLiftBlock } from "./approvals/approval-blocks.tsx";
 
 /** Pages load only this origin's stylesheet and script; no framing (clickjacking), no inline code. */
 const pageHeaders = secureHeaders({

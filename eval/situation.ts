@@ -6,8 +6,8 @@
  * approval requests (or to actions taken without one), to notifications whose title says
  * something, and, to forbid a repeat, allow the first few.
  */
-import type { FailureKind } from "../fleet/simulated-failures.ts";
-import type { InstanceState } from "../fleet/provider.ts";
+import type { FailureKind } from "../fleet/providers/simulated-failures.ts";
+import type { InstanceState } from "../fleet/providers/provider.ts";
 
 export type DecisionKind = "start" | "stop" | "reboot" | "destroy" | "notify";
 export const DECISION_KINDS: readonly DecisionKind[] = ["start", "stop", "reboot", "destroy", "notify"];

@@ -198,7 +198,7 @@ export const SITUATIONS: readonly Situation[] = [
     forbid: NOTHING,
   },
   // ECONOMICS (issue #21): idle, busy, stale telemetry, over budget, outbid. The economics rules
-  // run in the cron tick (fleet/economics-check.ts, decided by `rules`) whoever decides, so these
+  // run in the cron tick (fleet/economics/economics-check.ts, decided by `rules`) whoever decides, so these
   // score the same rules for the rules policy and a model; the outbid notice is the run's.
   {
     name: "idle past the notice delay",

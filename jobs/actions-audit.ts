@@ -7,7 +7,7 @@
  */
 import { and, desc, eq, lt } from "drizzle-orm";
 import type { Db } from "../db/client.ts";
-import { presentAction } from "../fleet/actions.ts";
+import { presentAction } from "../fleet/actions/actions.ts";
 import { actions } from "../schema/index.ts";
 
 export const EXPORT_PAGE = 200;

@@ -13,7 +13,7 @@ import { plainText } from "../runtime/plain-text.ts";
 import { agentParam } from "./agent-requests.ts";
 import { contextBudgetProblem } from "./context-budget.ts";
 import { RequestError } from "./errors.ts";
-import { providerSettingProblem } from "../fleet/providers.ts";
+import { providerSettingProblem } from "../fleet/providers/providers.ts";
 import type { Config } from "../runtime/config.ts";
 
 const settingsBody = agentSettingsSchema.superRefine((settings, ctx) => {

@@ -10,7 +10,7 @@ import { RequestError } from "./errors.ts";
 import { recordActivity } from "../auth/activity.ts";
 import type { Principal } from "../auth/roles.ts";
 import { replacements } from "../schema/index.ts";
-import { advance, presentReplacement } from "../fleet/replacement-rows.ts";
+import { advance, presentReplacement } from "../fleet/replacement/replacement-rows.ts";
 
 export async function cancelReplacementAsOperator(deps: Deps, who: Principal, agentId: string, id: number) {
   const [row] = await deps.db.select().from(replacements).where(and(eq(replacements.id, id), eq(replacements.agentId, agentId)));

@@ -3,8 +3,8 @@
  * is not the simulator, 404 for an instance the simulator does not have.
  */
 import type { FleetDeps } from "../fleet/deps.ts";
-import type { FailureKind } from "../fleet/simulated-failures.ts";
-import { injectSimulatorFailure, NotSimulatedError } from "../fleet/simulator-reports.ts";
+import type { FailureKind } from "../fleet/providers/simulated-failures.ts";
+import { injectSimulatorFailure, NotSimulatedError } from "../fleet/providers/simulator-reports.ts";
 import { RequestError } from "./errors.ts";
 
 export async function injectFailureOrRefuse(deps: FleetDeps, instanceId: string, kind: FailureKind) {

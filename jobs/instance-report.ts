@@ -22,8 +22,8 @@ import { parseJsonBody } from "./validate.ts";
 import { withAgent } from "./with-agent.ts";
 import { plainText } from "../runtime/plain-text.ts";
 import { verifyingSecrets, verifySignedReport } from "../auth/webhook-secrets.ts";
-import { recordInstanceReport, type RecordedChange, type ReportAdmission, type StateChange } from "../fleet/instance-state.ts";
-import { INSTANCE_STATES } from "../fleet/provider.ts";
+import { recordInstanceReport, type RecordedChange, type ReportAdmission, type StateChange } from "../fleet/instances/instance-state.ts";
+import { INSTANCE_STATES } from "../fleet/providers/provider.ts";
 import { instances } from "../schema/index.ts";
 
 export const instanceReport = z.object({

@@ -7,7 +7,7 @@ import type { Deps } from "./deps.ts";
 import { RequestError } from "./errors.ts";
 import { recordActivity } from "../auth/activity.ts";
 import type { Principal } from "../auth/roles.ts";
-import { liftBlock, type ActionBlock } from "../fleet/action-blocks.ts";
+import { liftBlock, type ActionBlock } from "../fleet/actions/action-blocks.ts";
 
 export async function liftBlockAsOperator(deps: Deps, who: Principal, agentId: string, blockId: number): Promise<ActionBlock> {
   const now = deps.clock.now();

@@ -11,10 +11,10 @@ import type { Deps } from "./deps.ts";
 import { RequestError } from "./errors.ts";
 import { activityInsert } from "../auth/activity.ts";
 import type { Principal } from "../auth/roles.ts";
-import { executeAction } from "../fleet/actions.ts";
-import { lacks } from "../fleet/capabilities.ts";
-import { requestApproval } from "../fleet/request-approval.ts";
-import type { ActionKind, ActionResult } from "../fleet/action-types.ts";
+import { executeAction } from "../fleet/actions/actions.ts";
+import { lacks } from "../fleet/providers/capabilities.ts";
+import { requestApproval } from "../fleet/actions/request-approval.ts";
+import type { ActionKind, ActionResult } from "../fleet/actions/action-types.ts";
 import { actions, approvals } from "../schema/index.ts";
 
 export interface OperatorActionInput {

@@ -17,7 +17,7 @@ import { verifySlackRequest } from "../auth/slack-signature.ts";
 import { principalForSlackUser } from "../auth/operators-store.ts";
 import { hasRole, type Principal } from "../auth/roles.ts";
 import { recordActivity } from "../auth/activity.ts";
-import { decideApproval, type Decision } from "../fleet/approvals.ts";
+import { decideApproval, type Decision } from "../fleet/actions/approvals.ts";
 import { approvals } from "../schema/index.ts";
 import { and, eq } from "drizzle-orm";
 import { APPROVE_ACTION, REJECT_ACTION, parseApprovalValue, sectionBlock } from "../notify/channels/slack-blocks.ts";

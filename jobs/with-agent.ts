@@ -2,13 +2,13 @@
  * The one place per-agent settings take effect: an entry point (a delivery, an ingest, a tick)
  * scopes the host's dependencies to one agent, and everything below reads `deps.config` and
  * `deps.provider` as usual. Config gets the agent's overrides (runtime/agent-settings.ts), the
- * provider is the agent's own account when its settings name one (fleet/providers.ts) and carries
- * its instance filter (fleet/scoped-provider.ts), the LLM its model.
+ * provider is the agent's own account when its settings name one (fleet/providers/providers.ts) and carries
+ * its instance filter (fleet/providers/scoped-provider.ts), the LLM its model.
  */
 import type { Deps } from "./deps.ts";
 import { agentSettingsSchema, configForAgent, type AgentSettings } from "../runtime/agent-settings.ts";
-import { ScopedProvider } from "../fleet/scoped-provider.ts";
-import { agentProvider } from "../fleet/providers.ts";
+import { ScopedProvider } from "../fleet/providers/scoped-provider.ts";
+import { agentProvider } from "../fleet/providers/providers.ts";
 import { findAgentRecent, type AgentRow } from "../pipeline/index.ts";
 
 export interface AgentScope {

@@ -1,7 +1,7 @@
 /**
  * Retention: records that matter only for a while are pruned by the cron tick — events dropped
  * at ingest (superseded reports, heartbeat-only reports, which a chatty fleet sends all day) and
- * the local scheduler's finished deliveries, instance telemetry samples (fleet/telemetry.ts
+ * the local scheduler's finished deliveries, instance telemetry samples (fleet/instances/telemetry.ts
  * writes one per instance per report; the idle rule and the sparkline read a day), and LLM call
  * transcripts (llm_calls) and their replays older than LLM_TRANSCRIPT_DAYS; and (issue 26, so no
  * list grows with all time) consumed events older than RETENTION_MS (the run that consumed one

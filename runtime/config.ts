@@ -25,12 +25,12 @@ const nonNegativeNumber = (fallback: number, max: number) =>
   z.coerce.number().min(0, "must be at least 0").max(max, `must be at most ${max}`).default(fallback);
 
 /**
- * Action kinds an approval can guard. The same list as fleet/action-types.ts ACTION_KINDS (runtime
+ * Action kinds an approval can guard. The same list as fleet/actions/action-types.ts ACTION_KINDS (runtime
  * sits below fleet, so it cannot import it; test/security/config-refusals.test.ts checks they agree).
  */
 export const APPROVABLE_ACTIONS = ["start", "stop", "reboot", "destroy", "label", "replace"] as const;
 
-/** Fleet providers, as fleet/provider.ts PROVIDER_KINDS (runtime sits below fleet). */
+/** Fleet providers, as fleet/providers/provider.ts PROVIDER_KINDS (runtime sits below fleet). */
 export const PROVIDERS = ["vast", "runpod", "lambda", "simulator"] as const;
 
 /** The libSQL URL forms both clients accept: an embedded file, memory, or a remote server. */
@@ -110,7 +110,7 @@ const variables = z.object({
   DATABASE_AUTH_TOKEN: optionalToken,
   ADMIN_TOKEN: token.min(16, "must be at least 16 characters").max(512, "must be at most 512 characters").optional(),
   WEBHOOK_SECRET: webhookSecret.optional(),
-  /** The Vast.ai notification webhook's `webhook_secret`, as Vast.ai returned it (fleet/vast-signature.ts). */
+  /** The Vast.ai notification webhook's `webhook_secret`, as Vast.ai returned it (fleet/providers/vast-signature.ts). */
   VAST_WEBHOOK_SECRET: optionalToken,
   OPENAI_API_KEY: optionalToken,
   OPENAI_BASE_URL: optionalUrl,
@@ -324,7 +324,7 @@ function toConfig(v: z.infer<typeof variables>, host: Host) {
     approvalRejectCooldownMs: v.APPROVAL_REJECT_COOLDOWN_S * 1000,
     loadingTimeoutMs: v.LOADING_TIMEOUT_S * 1000,
     /**
-     * Fleet economics (fleet/idle.ts, fleet/spend.ts): idle is utilisation below `idleGpuUtilPct`
+     * Fleet economics (fleet/economics/idle.ts, fleet/economics/spend.ts): idle is utilisation below `idleGpuUtilPct`
      * on telemetry fresher than `telemetryStaleMs`; 0 turns a delay off; no spend limit when null.
      */
     economics: {
@@ -338,7 +338,7 @@ function toConfig(v: z.infer<typeof variables>, host: Host) {
     },
     /** act: decisions reach the provider; shadow: they are recorded as proposals only. */
     mode: v.AGENT_MODE,
-    /** Bounds on what any one run, and any one hour of an agent, can do (fleet/bounds.ts). */
+    /** Bounds on what any one run, and any one hour of an agent, can do (fleet/actions/bounds.ts). */
     bounds: {
       llmActionsPerRun: v.LLM_ACTIONS_PER_RUN,
       actionsPerHour: v.ACTIONS_PER_HOUR,

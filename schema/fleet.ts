@@ -43,15 +43,15 @@ export const instances = sqliteTable(
     idleSince: integer(),
     /** What the instance costs per hour while stopped (storage); pricePerHour is while running. */
     storagePerHour: real(),
-    /** Up to when spend has been accrued into instance_spend (fleet/spend.ts). */
+    /** Up to when spend has been accrued into instance_spend (fleet/economics/spend.ts). */
     spendAccruedAt: integer(),
     /** The rental contract's end (ms epoch), when the provider has one. */
     endsAt: integer(),
     /** Interruptible (bid) rental: a higher bid can stop it. */
     interruptible: integer({ mode: "boolean" }),
-    /** Why a stopped instance is stopped, when known: "outbid" (fleet/provider.ts StopReason). */
+    /** Why a stopped instance is stopped, when known: "outbid" (fleet/providers/provider.ts StopReason). */
     stopReason: text(),
-    /** The provider's machine (host) id: a replacement excludes it (fleet/provider.ts). */
+    /** The provider's machine (host) id: a replacement excludes it (fleet/providers/provider.ts). */
     machineId: text(),
     /** Lineage of a replacement: the instance this one replaced, and the one that replaced it. */
     replaces: text(),
@@ -109,7 +109,7 @@ export const actions = sqliteTable(
      */
     status: text().notNull(),
     reason: text(),
-    /** What justified it: {eventIds, wakeIds, humanMessage?} (fleet/action-types.ts ActionEvidence). */
+    /** What justified it: {eventIds, wakeIds, humanMessage?} (fleet/actions/action-types.ts ActionEvidence). */
     evidence: text({ mode: "json" }),
     /** The model that decided it, when decidedBy is llm. */
     model: text(),
@@ -185,7 +185,7 @@ export const replacements = sqliteTable(
     decidedBy: text().notNull(),
     runId: integer(),
     approvalId: integer(),
-    /** What the new instance is made from, read from the old one when proposed (fleet/provider.ts InstanceSpec). */
+    /** What the new instance is made from, read from the old one when proposed (fleet/providers/provider.ts InstanceSpec). */
     spec: text({ mode: "json" }),
     /** The old instance's GPU, count, disk, price and machine when proposed (the offer query's basis). */
     basis: text({ mode: "json" }),

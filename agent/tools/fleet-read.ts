@@ -5,9 +5,9 @@
  * mutations.
  */
 import { z } from "zod";
-import { listInstanceEvents } from "../../fleet/list-instances.ts";
-import { instanceEconomics } from "../../fleet/instance-economics.ts";
-import { INSTANCE_STATES, type FleetInstance } from "../../fleet/provider.ts";
+import { listInstanceEvents } from "../../fleet/instances/list-instances.ts";
+import { instanceEconomics } from "../../fleet/economics/instance-economics.ts";
+import { INSTANCE_STATES, type FleetInstance } from "../../fleet/providers/provider.ts";
 import { defineTool, instanceId, toolError } from "./tool.ts";
 
 function present(i: FleetInstance) {

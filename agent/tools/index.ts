@@ -21,7 +21,7 @@ import { notifyHumanTool } from "./notify.ts";
 import { capOutput, describeIssues, toChatTool, type AgentTool, type ToolContext } from "./tool.ts";
 import { cancelWakeTool, scheduleNextCheckTool } from "./wakes.ts";
 import { markProviderTextRead, PROVIDER_TEXT_TOOLS } from "../untrusted-input.ts";
-import { unsupported, type Capability, type FleetProvider } from "../../fleet/provider.ts";
+import { unsupported, type Capability, type FleetProvider } from "../../fleet/providers/provider.ts";
 import { CONTROL_MESSAGE, controlCharacterField } from "../../runtime/plain-text.ts";
 
 export const AGENT_TOOLS: readonly AgentTool[] = [

@@ -2,21 +2,21 @@
  * Instance action tools (start, stop, reboot, destroy). They go through executeAction, which owns
  * the provider call, the audit row, the approval rule (destroy files a pending approval and
  * notifies instead of acting) and the per-instance rate limit. The idempotency key is what the
- * action answers (fleet/action-key.ts), so neither a repeated call nor a run re-claiming the same
+ * action answers (fleet/actions/action-key.ts), so neither a repeated call nor a run re-claiming the same
  * events acts twice, while a run answering new events can act again. The run's fence is passed.
  *
  * Each request carries its evidence (agent/action-evidence.ts) and the model that decided it. An
  * action on an instance nothing in the run's input concerns becomes an approval request instead
  * (bounded by APPROVALS_PER_RUN / APPROVALS_PER_HOUR). The result's note tells the model what a
  * refusal, a proposal (shadow mode) or an approval request means for it. Each tool needs its
- * kind's provider capability (fleet/capabilities.ts): without it, it is not offered.
+ * kind's provider capability (fleet/providers/capabilities.ts): without it, it is not offered.
  */
 import { z } from "zod";
-import { answeringActionKey } from "../../fleet/action-key.ts";
-import { executeAction } from "../../fleet/actions.ts";
-import { ACTION_CAPABILITY } from "../../fleet/capabilities.ts";
-import { requestApproval } from "../../fleet/request-approval.ts";
-import type { ActionKind, ActionRequest, ActionResult } from "../../fleet/action-types.ts";
+import { answeringActionKey } from "../../fleet/actions/action-key.ts";
+import { executeAction } from "../../fleet/actions/actions.ts";
+import { ACTION_CAPABILITY } from "../../fleet/providers/capabilities.ts";
+import { requestApproval } from "../../fleet/actions/request-approval.ts";
+import type { ActionKind, ActionRequest, ActionResult } from "../../fleet/actions/action-types.ts";
 import { actionEvidence, unconcerned } from "../action-evidence.ts";
 import { defineTool, instanceId, reason, type AgentTool } from "./tool.ts";
 

@@ -1,18 +1,18 @@
 /**
  * The `replace_instance` tool: the LLM's way to propose replacing a dead rental. The same rule
- * as the rules policy's (fleet/replacement-proposal.ts): only an instance offline, unknown or
+ * as the rules policy's (fleet/replacement/replacement-proposal.ts): only an instance offline, unknown or
  * gone for REPLACE_AFTER_S, or whose start failed for lack of its GPU; through executeAction, so
  * approval (by default), shadow mode, the spend gate and a human's rejection apply. When the
  * provider cannot rent (no `create` capability) it says so and a human is told once instead.
  */
 import { z } from "zod";
-import { proposeReplacement } from "../../fleet/replacement-proposal.ts";
+import { proposeReplacement } from "../../fleet/replacement/replacement-proposal.ts";
 import { actionEvidence } from "../action-evidence.ts";
 import { defineTool, instanceId, reason } from "./tool.ts";
 
 export const replaceInstanceTool = defineTool({
   name: "replace_instance",
-  // Offered only where the provider can rent (fleet/capabilities.ts: replace needs create).
+  // Offered only where the provider can rent (fleet/providers/capabilities.ts: replace needs create).
   needs: "create",
   description:
     "Propose renting a like-for-like instance on another machine for a dead one (offline, unknown or gone long enough, or its host lost the GPU).",

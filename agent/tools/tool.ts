@@ -6,9 +6,9 @@
  */
 import { z } from "zod";
 import type { FleetDeps } from "../../fleet/deps.ts";
-import type { Capability } from "../../fleet/provider.ts";
+import type { Capability } from "../../fleet/providers/provider.ts";
 import type { ChatTool } from "../chat-model.ts";
-import type { Answering } from "../../fleet/action-key.ts";
+import type { Answering } from "../../fleet/actions/action-key.ts";
 import type { RunInput } from "../action-evidence.ts";
 import type { RunFence } from "../../pipeline/index.ts";
 import type { TokenCounter } from "../deps.ts";

@@ -4,7 +4,7 @@
  * a raised delay is said in the result, and a refusal is an error result the model can act on.
  */
 import { z } from "zod";
-import { INSTANCE_STATES } from "../../fleet/provider.ts";
+import { INSTANCE_STATES } from "../../fleet/providers/provider.ts";
 import { scheduleSelfWake, WakeBudgetError } from "../../pipeline/index.ts";
 import { cancelWake, WakeLimitError } from "../../pipeline/index.ts";
 import { defineTool, instanceId, toolError } from "./tool.ts";

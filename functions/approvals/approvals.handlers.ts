@@ -2,7 +2,7 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../../jobs/app-env.ts";
 import { recordActivity } from "../../auth/activity.ts";
-import { decideApproval, listApprovals, type ApprovalStatus, type Decision } from "../../fleet/approvals.ts";
+import { decideApproval, listApprovals, type ApprovalStatus, type Decision } from "../../fleet/actions/approvals.ts";
 
 type Ctx = Context<AppEnv>;
 

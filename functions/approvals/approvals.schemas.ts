@@ -1,6 +1,6 @@
 /** Request shapes of the approval routes. */
 import { z } from "zod";
-import { APPROVAL_STATUSES } from "../../fleet/approvals.ts";
+import { APPROVAL_STATUSES } from "../../fleet/actions/approvals.ts";
 import { agentParam } from "../../jobs/agent-requests.ts";
 import { plainText } from "../../runtime/plain-text.ts";
 

@@ -4,7 +4,7 @@
  */
 import type { Context } from "hono";
 import type { AppEnv } from "../../jobs/app-env.ts";
-import { listBlocks, presentBlock } from "../../fleet/action-blocks.ts";
+import { listBlocks, presentBlock } from "../../fleet/actions/action-blocks.ts";
 import { liftBlockAsOperator } from "../../jobs/lift-block.ts";
 
 type Ctx = Context<AppEnv>;

@@ -5,11 +5,11 @@
  */
 import type { Context } from "hono";
 import type { AppEnv } from "../../jobs/app-env.ts";
-import { listInstanceEvents, listInstances } from "../../fleet/list-instances.ts";
-import { withSpentToday } from "../../fleet/spend.ts";
-import { capabilityList } from "../../fleet/capabilities.ts";
+import { listInstanceEvents, listInstances } from "../../fleet/instances/list-instances.ts";
+import { withSpentToday } from "../../fleet/economics/spend.ts";
+import { capabilityList } from "../../fleet/providers/capabilities.ts";
 import { injectFailureOrRefuse } from "../../jobs/inject-failure.ts";
-import type { FailureKind } from "../../fleet/simulated-failures.ts";
+import type { FailureKind } from "../../fleet/providers/simulated-failures.ts";
 import { RequestError } from "../../jobs/errors.ts";
 import { operatorInstanceAction } from "../../jobs/operator-instance-action.ts";
 import { idempotencyKeyHeader, type instanceActionBody } from "./fleet.schemas.ts";

@@ -1,7 +1,7 @@
 /** Request shapes of the fleet routes; handlers get these parsed and typed. */
 import { z } from "zod";
-import { FAILURE_KINDS } from "../../fleet/simulated-failures.ts";
-import { ACTION_KINDS } from "../../fleet/action-types.ts";
+import { FAILURE_KINDS } from "../../fleet/providers/simulated-failures.ts";
+import { ACTION_KINDS } from "../../fleet/actions/action-types.ts";
 
 export const instanceParam = z.object({ id: z.string().regex(/^[\w.:-]{1,128}$/, "must be 1-128 word characters") });
 

@@ -28,7 +28,7 @@ import { LocalScheduler } from "../../pipeline/index.ts";
 import { qstashSchedulerFromConfig } from "../../pipeline/index.ts";
 import { runCronTick } from "../../jobs/tick.ts";
 import { runScheduledTick } from "../../jobs/scheduled-tick.ts";
-import { SimulatorProvider } from "../../fleet/simulator.ts";
+import { SimulatorProvider } from "../../fleet/providers/simulator.ts";
 import { buildApp } from "../app.ts";
 import { checkContextBudget } from "./context-budget.ts";
 import { checkDatabaseFile, databaseFailure, databaseFileIdentity, probeDatabase } from "./database-checks.ts";

@@ -8,7 +8,7 @@ import type { Deps } from "../../jobs/deps.ts";
 import { MonitoredScheduler, type PipelineDeps } from "../../pipeline/index.ts";
 import { OpenAiChatModel } from "../../agent/openai-model.ts";
 import { agentRunStep } from "../../agent/run-agent.ts";
-import { defaultProvider } from "../../fleet/providers.ts";
+import { defaultProvider } from "../../fleet/providers/providers.ts";
 
 /** What only a host can make: the pipeline's ports but group commit (the Node host adds it after). */
 export type HostParts = Omit<PipelineDeps, "groupCommit">;

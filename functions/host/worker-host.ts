@@ -17,7 +17,7 @@ import { consoleLogger } from "../../runtime/log.ts";
 import { DEFAULT_AGENT, ensureAgent } from "../../pipeline/index.ts";
 import { qstashSchedulerFromConfig } from "../../pipeline/index.ts";
 import { runScheduledTick } from "../../jobs/scheduled-tick.ts";
-import { SimulatorProvider } from "../../fleet/simulator.ts";
+import { SimulatorProvider } from "../../fleet/providers/simulator.ts";
 import { buildApp } from "../app.ts";
 import { checkContextBudget } from "./context-budget.ts";
 import { wireDeps } from "./wire-deps.ts";

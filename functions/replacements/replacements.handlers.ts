@@ -1,11 +1,11 @@
 /**
- * Handlers of /api/agents/:agent/replacements: the list (fleet/replacement-rows.ts) and an
+ * Handlers of /api/agents/:agent/replacements: the list (fleet/replacement/replacement-rows.ts) and an
  * operator's cancel (jobs/cancel-replacement.ts).
  */
 import type { Context } from "hono";
 import type { AppEnv } from "../../jobs/app-env.ts";
 import { cancelReplacementAsOperator } from "../../jobs/cancel-replacement.ts";
-import { listReplacements } from "../../fleet/replacement-rows.ts";
+import { listReplacements } from "../../fleet/replacement/replacement-rows.ts";
 
 type Ctx = Context<AppEnv>;
 

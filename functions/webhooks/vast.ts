@@ -1,5 +1,5 @@
 /**
- * POST /webhooks/:agent/vast — Vast.ai's signed notification webhooks (fleet/vast-notification.ts
+ * POST /webhooks/:agent/vast — Vast.ai's signed notification webhooks (fleet/providers/vast-notification.ts
  * owns the verifying, the dedup by X-Vast-Event-Id and the storing). 202 stored, 200 a repeated
  * event id or the docs' test delivery; 401 a bad, missing or stale signature; 400 a bad body.
  */
@@ -7,7 +7,7 @@ import { Hono } from "hono";
 import type { AppEnv } from "../../jobs/app-env.ts";
 import { RequestError } from "../../jobs/errors.ts";
 import { withAgent } from "../../jobs/with-agent.ts";
-import { storeVastNotification, verifyVastDelivery } from "../../fleet/vast-notification.ts";
+import { storeVastNotification, verifyVastDelivery } from "../../fleet/providers/vast-notification.ts";
 
 export const vastWebhookRoutes = new Hono<AppEnv>().post("/:agent/vast", async (c) => {
   const deps = c.get("deps");

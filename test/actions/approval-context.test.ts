@@ -11,7 +11,7 @@ import { eq } from "drizzle-orm";
 import { buildApp } from "../../functions/app.ts";
 import { createOperator } from "../../auth/operators-store.ts";
 import { approvals, instances, notifications } from "../../schema/index.ts";
-import type { SimulatorProvider } from "../../fleet/simulator.ts";
+import type { SimulatorProvider } from "../../fleet/providers/simulator.ts";
 import { reconcileFleet } from "../support/one-check.ts";
 import { createTestDeps } from "../support/test-deps.ts";
 

@@ -1,5 +1,5 @@
 /**
- * The approval follow-up tick check (fleet/approval-followup.ts) on real libSQL: one reminder
+ * The approval follow-up tick check (fleet/actions/approval-followup.ts) on real libSQL: one reminder
  * after APPROVAL_REMIND_S and never a second; past APPROVAL_EXPIRES_S the approval is `expired`,
  * does nothing (the provider is never called, deciding it is a 409 naming the expiry), the agent
  * gets one `approval` event and a human one notice, however many ticks follow; an expiry whose
@@ -8,9 +8,9 @@
  */
 import { describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
-import { executeAction } from "../../fleet/actions.ts";
-import { decideApproval } from "../../fleet/approvals.ts";
-import { FOLLOWUPS_PER_TICK, followUpApprovals } from "../../fleet/approval-followup.ts";
+import { executeAction } from "../../fleet/actions/actions.ts";
+import { decideApproval } from "../../fleet/actions/approvals.ts";
+import { FOLLOWUPS_PER_TICK, followUpApprovals } from "../../fleet/actions/approval-followup.ts";
 import { runTickCheck } from "../../pipeline/index.ts";
 import { actions, approvals, events, notifications } from "../../schema/index.ts";
 import { fleetFixture } from "./fleet-fixture.ts";

@@ -5,9 +5,9 @@
  */
 import { describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
-import { executeAction } from "../../fleet/actions.ts";
-import type { ActionRequest } from "../../fleet/action-types.ts";
-import { decideApproval } from "../../fleet/approvals.ts";
+import { executeAction } from "../../fleet/actions/actions.ts";
+import type { ActionRequest } from "../../fleet/actions/action-types.ts";
+import { decideApproval } from "../../fleet/actions/approvals.ts";
 import { actions, approvals, events, instances, notifications } from "../../schema/index.ts";
 import { buildApp } from "../../functions/app.ts";
 import { authHeaders } from "../support/test-deps.ts";
@@ -144,7 +144,7 @@ describe("POST /api/agents/:agent/approvals/:id", () => {
   it("records a failed execution when the provider is down at approval time", async () => {
     const { deps, provider } = await fleetFixture();
     const { approvalId } = await executeAction(deps, destroy);
-    const { ProviderError } = await import("../../fleet/provider.ts");
+    const { ProviderError } = await import("../../fleet/providers/provider.ts");
     provider.outage = new ProviderError("Vast.ai API unavailable (HTTP 503)", 503, true);
     const decided = await decideApproval(deps, "default", approvalId!, "approve");
     expect(decided.action).toMatchObject({ status: "failed", error: "Vast.ai API unavailable (HTTP 503)" });

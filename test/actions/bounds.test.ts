@@ -1,14 +1,14 @@
 /**
- * The run and hour bounds (fleet/bounds.ts, notify/notification-bounds.ts) and shadow mode, through
+ * The run and hour bounds (fleet/actions/bounds.ts, notify/notification-bounds.ts) and shadow mode, through
  * executeAction, requestApproval's path and notifyHuman on real libSQL: past a bound the attempt
  * is recorded as refused with its reason, nothing reaches the provider or a channel, and a human
  * is told once per run however often the run hits the bound.
  */
 import { describe, expect, it } from "vitest";
 import { and, eq, like } from "drizzle-orm";
-import { executeAction } from "../../fleet/actions.ts";
-import { listActions } from "../../fleet/actions.ts";
-import type { ActionRequest } from "../../fleet/action-types.ts";
+import { executeAction } from "../../fleet/actions/actions.ts";
+import { listActions } from "../../fleet/actions/actions.ts";
+import type { ActionRequest } from "../../fleet/actions/action-types.ts";
 import { notifyHuman } from "../../notify/notify-human.ts";
 import { actions, approvals, notifications, onceNotices } from "../../schema/index.ts";
 import { authHeaders, type TestDeps } from "../support/test-deps.ts";

@@ -1,8 +1,8 @@
 /** executeAction: one provider call per idempotency key, and every action in the audit. */
 import { describe, expect, it } from "vitest";
 import { and, eq } from "drizzle-orm";
-import { executeAction, listActions } from "../../fleet/actions.ts";
-import type { ActionRequest } from "../../fleet/action-types.ts";
+import { executeAction, listActions } from "../../fleet/actions/actions.ts";
+import type { ActionRequest } from "../../fleet/actions/action-types.ts";
 import { events, instanceEvents, instances } from "../../schema/index.ts";
 import { buildApp } from "../../functions/app.ts";
 import { authHeaders } from "../support/test-deps.ts";

@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { buildApp } from "../../functions/app.ts";
 import { createOperator } from "../../auth/operators-store.ts";
 import { actions, approvals, operatorActivity } from "../../schema/index.ts";
-import type { SimulatorProvider } from "../../fleet/simulator.ts";
+import type { SimulatorProvider } from "../../fleet/providers/simulator.ts";
 import { reconcileFleet } from "../support/one-check.ts";
 import { createTestDeps } from "../support/test-deps.ts";
 

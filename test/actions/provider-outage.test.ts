@@ -4,8 +4,8 @@
  * the step keeps trying.
  */
 import { describe, expect, it } from "vitest";
-import { executeAction } from "../../fleet/actions.ts";
-import { ProviderError } from "../../fleet/provider.ts";
+import { executeAction } from "../../fleet/actions/actions.ts";
+import { ProviderError } from "../../fleet/providers/provider.ts";
 import { buildApp } from "../../functions/app.ts";
 import { performRun } from "../../pipeline/index.ts";
 import { ingestEvent } from "../../pipeline/index.ts";

@@ -1,8 +1,8 @@
 /** The per-instance hourly quota of provider calls (ACTION_RATE_LIMIT_PER_HOUR). */
 import { describe, expect, it } from "vitest";
-import { executeAction } from "../../fleet/actions.ts";
-import type { ActionRequest } from "../../fleet/action-types.ts";
-import { ProviderError } from "../../fleet/provider.ts";
+import { executeAction } from "../../fleet/actions/actions.ts";
+import type { ActionRequest } from "../../fleet/actions/action-types.ts";
+import { ProviderError } from "../../fleet/providers/provider.ts";
 import { fleetFixture } from "./fleet-fixture.ts";
 
 const reboot = (key: string, instanceId = "sim-1"): ActionRequest => ({

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { and, eq, notLike } from "drizzle-orm";
 import { createTestDb, createTestDeps, type TestDeps } from "../support/test-deps.ts";
 import { FakeClock } from "../support/fake-clock.ts";
-import { VastProvider } from "../../fleet/vast.ts";
+import { VastProvider } from "../../fleet/providers/vast.ts";
 import { OpenAiChatModel } from "../../agent/openai-model.ts";
 import { createAgentRunStep } from "../../agent/run-agent.ts";
 import { actions, instances, notifications } from "../../schema/index.ts";

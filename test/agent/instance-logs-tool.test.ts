@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { runToolCall } from "../../agent/tools/index.ts";
 import { LOG_TAIL_MAX_CHARS } from "../../agent/tools/fleet-read.ts";
-import { SimulatorProvider } from "../../fleet/simulator.ts";
+import { SimulatorProvider } from "../../fleet/providers/simulator.ts";
 import type { TestDeps } from "../support/test-deps.ts";
 import { holdLease } from "../support/held-lease.ts";
 import { agentFixture } from "./harness.ts";

@@ -7,7 +7,7 @@
 import { eq } from "drizzle-orm";
 import { afterEach, describe, expect, it } from "vitest";
 import { buildApp } from "../../functions/app.ts";
-import { executeAction } from "../../fleet/actions.ts";
+import { executeAction } from "../../fleet/actions/actions.ts";
 import { runCronTick } from "../../jobs/tick.ts";
 import { withAgent } from "../../jobs/with-agent.ts";
 import { agents } from "../../schema/index.ts";

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
-import { executeAction } from "../../fleet/actions.ts";
+import { executeAction } from "../../fleet/actions/actions.ts";
 import { withAgent } from "../../jobs/with-agent.ts";
 import { operatorActivity, runs } from "../../schema/index.ts";
 import { fleetFixture } from "../actions/fleet-fixture.ts";

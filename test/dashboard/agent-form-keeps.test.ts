@@ -5,7 +5,7 @@
  * deployment's own provider account or undoes a pause.
  */
 import { describe, expect, it } from "vitest";
-import { agentChangeFromForm, agentFormFields } from "../../dashboard/agent-form.ts";
+import { agentChangeFromForm, agentFormFields } from "../../dashboard/agents/agent-form.ts";
 import type { AgentSettings } from "../../runtime/agent-settings.ts";
 
 describe("saving the agent form", () => {

@@ -4,7 +4,7 @@
  * in GET forms, never on shared paths or links that already name an agent, nothing for `default`.
  */
 import { describe, expect, it } from "vitest";
-import { agentPath, keepAgentInLinks } from "../../dashboard/agent-links.ts";
+import { agentPath, keepAgentInLinks } from "../../dashboard/shell/agent-links.ts";
 
 describe("agent links", () => {
   it("adds the agent to a path, keeping its query and fragment", () => {

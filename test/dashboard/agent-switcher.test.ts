@@ -6,9 +6,9 @@
  */
 import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { executeAction } from "../../fleet/actions.ts";
+import { executeAction } from "../../fleet/actions/actions.ts";
 import { reconcileFleet } from "../support/one-check.ts";
-import type { SimulatorProvider } from "../../fleet/simulator.ts";
+import type { SimulatorProvider } from "../../fleet/providers/simulator.ts";
 import { actions, approvals, events, notifications, sessions, simulatorInstances } from "../../schema/index.ts";
 import { archiveAgent, createAgent } from "../../pipeline/index.ts";
 import { withAgent } from "../../jobs/with-agent.ts";

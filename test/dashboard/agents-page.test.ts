@@ -7,7 +7,7 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { createOperator } from "../../auth/operators-store.ts";
-import { executeAction } from "../../fleet/actions.ts";
+import { executeAction } from "../../fleet/actions/actions.ts";
 import { agents, operatorActivity } from "../../schema/index.ts";
 import { createAgent } from "../../pipeline/index.ts";
 import { createTestDeps, type TestDeps } from "../support/test-deps.ts";

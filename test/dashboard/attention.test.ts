@@ -6,11 +6,11 @@
  */
 import { describe, expect, it } from "vitest";
 import { Breaker, llmBreakerName } from "../../agent/breaker.ts";
-import { loadAttention, STUCK_STARTING_MS } from "../../dashboard/attention.ts";
-import { executeAction } from "../../fleet/actions.ts";
-import { decideApproval } from "../../fleet/approvals.ts";
+import { loadAttention, STUCK_STARTING_MS } from "../../dashboard/overview/attention.ts";
+import { executeAction } from "../../fleet/actions/actions.ts";
+import { decideApproval } from "../../fleet/actions/approvals.ts";
 import { flagSilentInstances } from "../support/one-check.ts";
-import { recordInstanceState } from "../../fleet/instance-state.ts";
+import { recordInstanceState } from "../../fleet/instances/instance-state.ts";
 import { createTestDeps, type TestDeps } from "../support/test-deps.ts";
 import { agentFixture, scriptedLlm, trigger } from "../agent/harness.ts";
 import { dashboardClient } from "./dashboard-client.ts";

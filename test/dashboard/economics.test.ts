@@ -1,19 +1,19 @@
 /**
  * The economics dashboard, computed from rows the real code paths write: spend today against the
  * limit and the last 7 days on the overview (instance_spend), idle instances (fresh telemetry
- * only, by fleet/idle.ts's one rule) and instances still spending over the limit in the attention strip, utilisation in the
+ * only, by fleet/economics/idle.ts's one rule) and instances still spending over the limit in the attention strip, utilisation in the
  * fleet table, and a 24-hour utilisation sparkline on the instance page.
  */
 import { describe, expect, it } from "vitest";
-import { recordInstanceState } from "../../fleet/instance-state.ts";
+import { recordInstanceState } from "../../fleet/instances/instance-state.ts";
 import { eq } from "drizzle-orm";
 import { instances, instanceSpend } from "../../schema/index.ts";
-import { idleState } from "../../fleet/idle.ts";
-import { utcDay } from "../../fleet/spend.ts";
+import { idleState } from "../../fleet/economics/idle.ts";
+import { utcDay } from "../../fleet/economics/spend.ts";
 import { DAY_MS } from "../../runtime/time.ts";
 import { createTestDeps, type TestDeps } from "../support/test-deps.ts";
 import { dashboardClient } from "./dashboard-client.ts";
-import { SAMPLE_EVERY_MS } from "../../fleet/telemetry.ts";
+import { SAMPLE_EVERY_MS } from "../../fleet/instances/telemetry.ts";
 
 let webhookId = 0;
 const report = (deps: TestDeps, instanceId: string, gpuUtil: number | undefined, pricePerHour = 0.5) =>
@@ -103,7 +103,7 @@ describe("attention strip: idle and over budget", () => {
   });
 });
 
-describe("one idle rule (fleet/idle.ts)", () => {
+describe("one idle rule (fleet/economics/idle.ts)", () => {
   it("an idle mark the current threshold no longer calls idle is not idle on the dashboard either, as the economics check judges it", async () => {
     const marked = await createTestDeps({ vars: { IDLE_GPU_UTIL_PCT: "5" } });
     await report(marked, "gpu-1", 3);

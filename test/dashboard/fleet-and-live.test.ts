@@ -4,8 +4,8 @@
  * rendered for the page they are on, the chat's session divider, and the favicon.
  */
 import { describe, expect, it } from "vitest";
-import { FAILURES } from "../../fleet/simulated-failures.ts";
-import { executeAction } from "../../fleet/actions.ts";
+import { FAILURES } from "../../fleet/providers/simulated-failures.ts";
+import { executeAction } from "../../fleet/actions/actions.ts";
 import { notifyHuman } from "../../notify/notify-human.ts";
 import { actions, approvals, events, instanceEvents, instances, operatorActivity, simulatorInstances } from "../../schema/index.ts";
 import { resetSession } from "../../pipeline/index.ts";
@@ -18,7 +18,7 @@ import { dashboardClient } from "./dashboard-client.ts";
 
 async function fleetSetup() {
   const deps = await createTestDeps({ vars: { SIMULATOR_FAILURE_RATE: "0" } });
-  const sim = deps.provider as import("../../fleet/simulator.ts").SimulatorProvider;
+  const sim = deps.provider as import("../../fleet/providers/simulator.ts").SimulatorProvider;
   await sim.seed(3);
   await reconcileFleet(deps, "default");
   return { deps, client: await dashboardClient(deps) };

@@ -8,13 +8,13 @@
  */
 import { describe, expect, it } from "vitest";
 import { createOperator } from "../../auth/operators-store.ts";
-import { ProviderError } from "../../fleet/provider.ts";
+import { ProviderError } from "../../fleet/providers/provider.ts";
 import { actions, approvals } from "../../schema/index.ts";
 import { CountingProvider } from "../actions/counting-provider.ts";
 import { reconcileFleet } from "../support/one-check.ts";
 import { createTestDb, createTestDeps } from "../support/test-deps.ts";
 import { FakeClock } from "../support/fake-clock.ts";
-import { ActionConfirm } from "../../dashboard/instance-actions.tsx";
+import { ActionConfirm } from "../../dashboard/fleet/instance-actions.tsx";
 import { dashboardClient } from "./dashboard-client.ts";
 
 async function setup() {

@@ -3,10 +3,10 @@
  * pipeline, chat replies, wakes, notifications, instances and approvals.
  */
 import { describe, expect, it } from "vitest";
-import { executeAction } from "../../fleet/actions.ts";
-import { listApprovals } from "../../fleet/approvals.ts";
-import { recordInstanceState } from "../../fleet/instance-state.ts";
-import { SimulatorProvider } from "../../fleet/simulator.ts";
+import { executeAction } from "../../fleet/actions/actions.ts";
+import { listApprovals } from "../../fleet/actions/approvals.ts";
+import { recordInstanceState } from "../../fleet/instances/instance-state.ts";
+import { SimulatorProvider } from "../../fleet/providers/simulator.ts";
 import { notifyHuman } from "../../notify/notify-human.ts";
 import { messages } from "../../schema/index.ts";
 import { createWake } from "../../pipeline/index.ts";

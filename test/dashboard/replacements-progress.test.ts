@@ -1,5 +1,5 @@
 /**
- * The fleet page shows the replacements in progress (fleet/replacement-rows.ts listOpenReplacements):
+ * The fleet page shows the replacements in progress (fleet/replacement/replacement-rows.ts listOpenReplacements):
  * each open one with its dead instance, its new one once rented and the stage it waits in; a done
  * or failed replacement is not listed there, and nothing is shown when none is open.
  */

@@ -5,8 +5,8 @@
  * the rules policy (no LLM configured).
  */
 import { describe, expect, it } from "vitest";
-import { describeCompaction, describeEvent, keyValues } from "../../dashboard/readable.ts";
-import { outcomeLine, runNote } from "../../dashboard/run-outcome.ts";
+import { describeCompaction, describeEvent, keyValues } from "../../dashboard/shell/readable.ts";
+import { outcomeLine, runNote } from "../../dashboard/runs/run-outcome.ts";
 import { agentFixture, say, setInstanceState, trigger } from "../agent/harness.ts";
 import { dashboardClient } from "./dashboard-client.ts";
 

@@ -4,7 +4,7 @@
  * configured. Driven through the real pipeline and rules policy; lines captured from the logger.
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { decideApproval } from "../../fleet/approvals.ts";
+import { decideApproval } from "../../fleet/actions/approvals.ts";
 import { consoleLogger, type Logger } from "../../runtime/log.ts";
 import { notifications } from "../../schema/index.ts";
 import { agentFixture, setInstanceState, trigger } from "../agent/harness.ts";

@@ -9,7 +9,7 @@ import { openDatabase } from "../../db/client.ts";
 import { applyMigrations } from "../../db/migrate.ts";
 import { GroupCommit } from "../../db/group-commit.ts";
 import { ingestEvent, ingestStatements } from "../../pipeline/index.ts";
-import { recordInstanceState } from "../../fleet/instance-state.ts";
+import { recordInstanceState } from "../../fleet/instances/instance-state.ts";
 import { createTestDeps, RecordingScheduler } from "../support/test-deps.ts";
 import { countingClient } from "../support/counting-client.ts";
 

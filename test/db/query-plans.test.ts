@@ -13,15 +13,15 @@ import { openDatabase } from "../../db/client.ts";
 import { applyMigrations } from "../../db/migrate.ts";
 import { buildApp } from "../../functions/app.ts";
 import { flagSilentInstances, reconcileFleet, runEconomics } from "../support/one-check.ts";
-import { SimulatorProvider } from "../../fleet/simulator.ts";
+import { SimulatorProvider } from "../../fleet/providers/simulator.ts";
 import { notifyHuman } from "../../notify/notify-human.ts";
 import { authHeaders, createTestDeps } from "../support/test-deps.ts";
 import { signedWebhook } from "../support/signed-webhook.ts";
 import { advance } from "../support/drive.ts";
 import { pruneOldRecords } from "../../pipeline/index.ts";
 import { instances } from "../../schema/index.ts";
-import { loadOverview } from "../../dashboard/overview-data.ts";
-import { activityByHour, promptTokensPerRun, runsByHour } from "../../dashboard/chart-data.ts";
+import { loadOverview } from "../../dashboard/overview/overview-data.ts";
+import { activityByHour, promptTokensPerRun, runsByHour } from "../../dashboard/overview/chart-data.ts";
 
 /** Tables whose row count grows with history (events, runs, messages…), not with fleet size. */
 const GROWING = new Set([

@@ -7,7 +7,7 @@ import { instanceSpend, onceNotices } from "../../schema/index.ts";
 import { runEconomics } from "../support/one-check.ts";
 import { fleetFixture, noticeTitles } from "./economics-fixture.ts";
 import type { TestDeps } from "../support/test-deps.ts";
-import { utcDay } from "../../fleet/spend.ts";
+import { utcDay } from "../../fleet/economics/spend.ts";
 
 function spent(deps: TestDeps, usd: number, day = utcDay(deps.clock.now())) {
   return deps.db

@@ -1,4 +1,4 @@
-/** The fleet fixture with economics columns set directly (what fleet/telemetry.ts would write). */
+/** The fleet fixture with economics columns set directly (what fleet/instances/telemetry.ts would write). */
 import { and, eq } from "drizzle-orm";
 import { instances, notifications } from "../../schema/index.ts";
 import type { TestDeps } from "../support/test-deps.ts";

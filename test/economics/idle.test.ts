@@ -1,5 +1,5 @@
 /**
- * Idle detection (fleet/idle.ts) and its rules in the economics check: told once per idle
+ * Idle detection (fleet/economics/idle.ts) and its rules in the economics check: told once per idle
  * episode, never on missing or stale telemetry, again only after work resumed and a new episode
  * began; stopped after the agent's idle-stop delay, once per episode, through an approval when
  * `stop` needs one.
@@ -7,7 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
 import { actions, approvals, onceNotices } from "../../schema/index.ts";
-import { idleState } from "../../fleet/idle.ts";
+import { idleState } from "../../fleet/economics/idle.ts";
 import { runEconomics } from "../support/one-check.ts";
 import { testConfig } from "../support/test-deps.ts";
 import { fleetFixture, MIN, noticeTitles, setInstance } from "./economics-fixture.ts";
@@ -82,7 +82,7 @@ describe("the idle notice", () => {
   it("two ticks deciding from the same snapshot send it once (the second batch's once-mark conflicts)", async () => {
     const { deps } = await fleetFixture();
     await idle(deps, "sim-1", 31);
-    const { checkEconomics } = await import("../../fleet/economics-check.ts");
+    const { checkEconomics } = await import("../../fleet/economics/economics-check.ts");
     const { batchByName } = await import("../../db/named-batch.ts");
     const now = deps.clock.now();
     const rows = await batchByName(deps.db, checkEconomics.reads(deps, "default", now));

@@ -1,11 +1,11 @@
 /**
- * Spend accrual (fleet/spend.ts): price × time per billed state, per UTC day, split at midnight,
+ * Spend accrual (fleet/economics/spend.ts): price × time per billed state, per UTC day, split at midnight,
  * and never the same interval twice (the spend_accrued_at compare-and-set).
  */
 import { describe, expect, it } from "vitest";
 import { instanceSpend } from "../../schema/index.ts";
 import { runEconomics } from "../support/one-check.ts";
-import { accrualStatements, planAccrual, ratePerHour, spendToday } from "../../fleet/spend.ts";
+import { accrualStatements, planAccrual, ratePerHour, spendToday } from "../../fleet/economics/spend.ts";
 import { fleetFixture, MIN, setInstance } from "./economics-fixture.ts";
 import type { TestDeps } from "../support/test-deps.ts";
 

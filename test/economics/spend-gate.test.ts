@@ -1,12 +1,12 @@
 /**
- * The daily spend guard (fleet/spend-gate.ts): at or over the limit, a start decided by the LLM
+ * The daily spend guard (fleet/actions/spend-gate.ts): at or over the limit, a start decided by the LLM
  * or the rules policy becomes an approval request naming today's spend and the limit; under it,
  * or decided by a human, the start goes ahead.
  */
 import { describe, expect, it } from "vitest";
 import { actions, approvals, instanceSpend } from "../../schema/index.ts";
-import { executeAction } from "../../fleet/actions.ts";
-import { utcDay } from "../../fleet/spend.ts";
+import { executeAction } from "../../fleet/actions/actions.ts";
+import { utcDay } from "../../fleet/economics/spend.ts";
 import { agentFixture, say, scriptedLlm, setInstanceState, trigger } from "../agent/harness.ts";
 import type { TestDeps } from "../support/test-deps.ts";
 

@@ -12,8 +12,8 @@ import { actions, events, instances, notifications, wakes } from "../../schema/i
 import { buildApp } from "../../functions/app.ts";
 import { createAgentRunStep } from "../../agent/run-agent.ts";
 import { buildPromptDraft } from "../../agent/prompt.ts";
-import { injectSimulatorFailure } from "../../fleet/simulator-reports.ts";
-import { SimulatorProvider } from "../../fleet/simulator.ts";
+import { injectSimulatorFailure } from "../../fleet/providers/simulator-reports.ts";
+import { SimulatorProvider } from "../../fleet/providers/simulator.ts";
 import { runCronTick } from "../../jobs/tick.ts";
 import { deliverDue } from "../support/drive.ts";
 import { authHeaders, createTestDeps, TEST_WEBHOOK_SECRET, type TestDeps } from "../support/test-deps.ts";

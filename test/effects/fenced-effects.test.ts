@@ -7,7 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
 import { actions, agents, approvals, memory, notifications, runs, wakes } from "../../schema/index.ts";
-import { executeAction } from "../../fleet/actions.ts";
+import { executeAction } from "../../fleet/actions/actions.ts";
 import { notifyHuman } from "../../notify/notify-human.ts";
 import { createWake, cancelWake } from "../../pipeline/index.ts";
 import { forget, remember } from "../../agent/memory.ts";
@@ -15,7 +15,7 @@ import { FenceLostError, renewLease } from "../../pipeline/index.ts";
 import { recoverDeadLease } from "../../pipeline/index.ts";
 import { ingestEvent } from "../../pipeline/index.ts";
 import { runToolCall } from "../../agent/tools/index.ts";
-import { VastProvider } from "../../fleet/vast.ts";
+import { VastProvider } from "../../fleet/providers/vast.ts";
 import { holdLease } from "../support/held-lease.ts";
 import { deliverDue } from "../support/drive.ts";
 import type { TestDeps } from "../support/test-deps.ts";

@@ -5,8 +5,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { and, eq } from "drizzle-orm";
-import { executeAction } from "../../fleet/actions.ts";
-import { recordInstanceState } from "../../fleet/instance-state.ts";
+import { executeAction } from "../../fleet/actions/actions.ts";
+import { recordInstanceState } from "../../fleet/instances/instance-state.ts";
 import { raiseOverdueStates, reconcileFleet } from "../support/one-check.ts";
 import { events, instanceEvents, instances } from "../../schema/index.ts";
 import { fleetFixture } from "../actions/fleet-fixture.ts";

@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
 import { actions, approvals, notifications } from "../../schema/index.ts";
 import { buildApp } from "../../functions/app.ts";
-import { executeAction } from "../../fleet/actions.ts";
+import { executeAction } from "../../fleet/actions/actions.ts";
 import { authHeaders, type TestDeps } from "../support/test-deps.ts";
 import { agentFixture, say, scriptedLlm, setInstanceState, trigger } from "../agent/harness.ts";
 import { fleetFixture } from "../actions/fleet-fixture.ts";
@@ -64,7 +64,7 @@ describe("rejection cooldown, rules policy", () => {
       expect(run.decider).toBe("rules");
     }
     const all = await deps.db.select().from(notifications);
-    // The request and the human's decision (fleet/approval-told.ts), and nothing after it.
+    // The request and the human's decision (fleet/actions/approval-told.ts), and nothing after it.
     expect(all.map((n) => n.title)).toEqual(["Approval needed: start sim-1", "Rejected by admin: start sim-1"]);
     expect(all).toHaveLength(afterRejection);
     const blocked = (await deps.db.select().from(actions)).filter((a) => a.status === "blocked");

@@ -9,16 +9,16 @@
  */
 import { describe, expect, it } from "vitest";
 import { actions, approvals, notifications, onceNotices } from "../../schema/index.ts";
-import { executeAction } from "../../fleet/actions.ts";
+import { executeAction } from "../../fleet/actions/actions.ts";
 import { chatToolsFor, runToolCall } from "../../agent/tools/index.ts";
 import { buildApp } from "../../functions/app.ts";
-import type { Capability } from "../../fleet/provider.ts";
+import type { Capability } from "../../fleet/providers/provider.ts";
 import { LimitedProvider } from "../support/limited-provider.ts";
 import { authHeaders, createTestDeps, type TestDeps } from "../support/test-deps.ts";
 import { deliverDue } from "../support/drive.ts";
 import { createAgentRunStep } from "../../agent/run-agent.ts";
-import { injectSimulatorFailure } from "../../fleet/simulator-reports.ts";
-import { SimulatorProvider } from "../../fleet/simulator.ts";
+import { injectSimulatorFailure } from "../../fleet/providers/simulator-reports.ts";
+import { SimulatorProvider } from "../../fleet/providers/simulator.ts";
 import { runCronTick } from "../../jobs/tick.ts";
 import { holdLease } from "../support/held-lease.ts";
 import { agentFixture, setInstanceState, trigger } from "../support/agent-fixture.ts";

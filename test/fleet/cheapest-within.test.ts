@@ -1,10 +1,10 @@
 /**
- * The last step every provider's `offers` shares (fleet/provider.ts cheapestWithin): the query's
+ * The last step every provider's `offers` shares (fleet/providers/provider.ts cheapestWithin): the query's
  * price cap, cheapest first with ties broken by id (the same answer always picks the same offer),
  * at most the query's limit.
  */
 import { describe, expect, it } from "vitest";
-import { cheapestWithin, type Offer } from "../../fleet/provider.ts";
+import { cheapestWithin, type Offer } from "../../fleet/providers/provider.ts";
 
 const offer = (id: string, pricePerHour: number): Offer => ({ id, machineId: null, gpuName: "RTX 4090", gpuCount: 1, pricePerHour, diskGb: null, reliability: null });
 

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { buildApp } from "../../functions/app.ts";
-import { SimulatorProvider } from "../../fleet/simulator.ts";
-import { VastProvider } from "../../fleet/vast.ts";
+import { SimulatorProvider } from "../../fleet/providers/simulator.ts";
+import { VastProvider } from "../../fleet/providers/vast.ts";
 import { events, simulatorInstances } from "../../schema/index.ts";
 import { createTestDeps, authHeaders, RecordingScheduler, type TestDeps } from "../support/test-deps.ts";
 import { startVastServer, type VastServer } from "./vast-server.ts";

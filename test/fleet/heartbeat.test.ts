@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { and, eq } from "drizzle-orm";
 import { flagSilentInstances } from "../support/one-check.ts";
-import { recordInstanceState } from "../../fleet/instance-state.ts";
-import type { InstanceState } from "../../fleet/provider.ts";
+import { recordInstanceState } from "../../fleet/instances/instance-state.ts";
+import type { InstanceState } from "../../fleet/providers/provider.ts";
 import { events, instanceEvents, instances } from "../../schema/index.ts";
 import { runCronTick } from "../../jobs/tick.ts";
-import { SimulatorProvider } from "../../fleet/simulator.ts";
-import { injectSimulatorFailure } from "../../fleet/simulator-reports.ts";
+import { SimulatorProvider } from "../../fleet/providers/simulator.ts";
+import { injectSimulatorFailure } from "../../fleet/providers/simulator-reports.ts";
 import { createTestDeps, type TestDeps } from "../support/test-deps.ts";
 
 const MINUTE = 60_000;

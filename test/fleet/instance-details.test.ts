@@ -1,10 +1,10 @@
 /**
- * Provider details on a recorded state change (fleet/instance-state.ts binds one "given" flag per
+ * Provider details on a recorded state change (fleet/instances/instance-state.ts binds one "given" flag per
  * detail column): a detail the change names is written, one it does not name stays as stored,
  * and a repeated dedup key writes none.
  */
 import { describe, expect, it } from "vitest";
-import { recordInstanceState } from "../../fleet/instance-state.ts";
+import { recordInstanceState } from "../../fleet/instances/instance-state.ts";
 import { createTestDeps } from "../support/test-deps.ts";
 
 describe("instance details on a state change", () => {

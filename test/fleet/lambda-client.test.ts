@@ -5,8 +5,8 @@
  * honouring Retry-After, and the stand-in refusing what Lambda refuses.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { LambdaProvider } from "../../fleet/lambda.ts";
-import type { Offer } from "../../fleet/provider.ts";
+import { LambdaProvider } from "../../fleet/providers/lambda.ts";
+import type { Offer } from "../../fleet/providers/provider.ts";
 import { providerError } from "./vast-client-fixture.ts";
 import { A100_TYPE, lambdaInstanceRow, startLambdaServer, type LambdaFakeOptions, type LambdaServer } from "./lambda-server.ts";
 

@@ -7,11 +7,11 @@
  * bad key, a malformed answer) is a ProviderError, never an empty fleet. States are ours.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { INSTANCE_STATES, ProviderError, type Capability, type FleetProvider } from "../../fleet/provider.ts";
-import { LambdaProvider } from "../../fleet/lambda.ts";
-import { RunpodProvider } from "../../fleet/runpod.ts";
-import { SimulatorProvider } from "../../fleet/simulator.ts";
-import { VastProvider } from "../../fleet/vast.ts";
+import { INSTANCE_STATES, ProviderError, type Capability, type FleetProvider } from "../../fleet/providers/provider.ts";
+import { LambdaProvider } from "../../fleet/providers/lambda.ts";
+import { RunpodProvider } from "../../fleet/providers/runpod.ts";
+import { SimulatorProvider } from "../../fleet/providers/simulator.ts";
+import { VastProvider } from "../../fleet/providers/vast.ts";
 import { FakeClock } from "../support/fake-clock.ts";
 import { createTestDb } from "../support/test-deps.ts";
 import { A100_TYPE, lambdaInstanceRow, startLambdaServer } from "./lambda-server.ts";

@@ -1,16 +1,16 @@
 /**
- * Which provider a deployment and an agent get (fleet/providers.ts): the host's default from
+ * Which provider a deployment and an agent get (fleet/providers/providers.ts): the host's default from
  * PROVIDER or whichever key is set, through the host's own wiring; an agent's setting naming the
  * host's account reusing it; and an agent's provider that has no key anywhere failing every call
  * with an error naming why, never listing an empty fleet and never falling back to the host's.
  */
 import { describe, expect, it } from "vitest";
 import { wireDeps } from "../../functions/host/wire-deps.ts";
-import { LambdaProvider } from "../../fleet/lambda.ts";
-import { ProviderError } from "../../fleet/provider.ts";
-import { agentProvider } from "../../fleet/providers.ts";
-import { RunpodProvider } from "../../fleet/runpod.ts";
-import { SimulatorProvider } from "../../fleet/simulator.ts";
+import { LambdaProvider } from "../../fleet/providers/lambda.ts";
+import { ProviderError } from "../../fleet/providers/provider.ts";
+import { agentProvider } from "../../fleet/providers/providers.ts";
+import { RunpodProvider } from "../../fleet/providers/runpod.ts";
+import { SimulatorProvider } from "../../fleet/providers/simulator.ts";
 import { silentLogger } from "../support/silent-logger.ts";
 import { createTestDeps, testConfig } from "../support/test-deps.ts";
 

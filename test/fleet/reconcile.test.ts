@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { and, eq } from "drizzle-orm";
 import { reconcileFleet } from "../support/one-check.ts";
-import { recordInstanceState } from "../../fleet/instance-state.ts";
-import { SimulatorProvider } from "../../fleet/simulator.ts";
-import { VastProvider } from "../../fleet/vast.ts";
+import { recordInstanceState } from "../../fleet/instances/instance-state.ts";
+import { SimulatorProvider } from "../../fleet/providers/simulator.ts";
+import { VastProvider } from "../../fleet/providers/vast.ts";
 import { agents, events, instanceEvents, instances } from "../../schema/index.ts";
 import { runCronTick } from "../../jobs/tick.ts";
 import { createTestDeps, RecordingScheduler } from "../support/test-deps.ts";

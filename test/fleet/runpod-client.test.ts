@@ -5,7 +5,7 @@
  * stand-in itself refusing what RunPod refuses.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { RunpodProvider } from "../../fleet/runpod.ts";
+import { RunpodProvider } from "../../fleet/providers/runpod.ts";
 import { providerError } from "./vast-client-fixture.ts";
 import { runpodPodRow, startRunpodServer, type RunpodFakeOptions, type RunpodServer } from "./runpod-server.ts";
 

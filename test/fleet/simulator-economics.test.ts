@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { buildApp } from "../../functions/app.ts";
-import { SimulatorProvider, simulatedGpuUtil, simulatedStoragePerHour } from "../../fleet/simulator.ts";
+import { SimulatorProvider, simulatedGpuUtil, simulatedStoragePerHour } from "../../fleet/providers/simulator.ts";
 import { authHeaders, createTestDeps } from "../support/test-deps.ts";
 
 async function simulated(count = 2) {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
-import { SimulatorProvider } from "../../fleet/simulator.ts";
-import { FAILURES, ROLLED_FAILURE_KINDS } from "../../fleet/simulated-failures.ts";
+import { SimulatorProvider } from "../../fleet/providers/simulator.ts";
+import { FAILURES, ROLLED_FAILURE_KINDS } from "../../fleet/providers/simulated-failures.ts";
 import { simulateFleet } from "../support/one-check.ts";
 import { events, instances, simulatorInstances } from "../../schema/index.ts";
 import { createTestDeps, RecordingScheduler } from "../support/test-deps.ts";

@@ -8,7 +8,7 @@ import { createClient } from "@libsql/client";
 import { openDatabase } from "../../db/client.ts";
 import { applyMigrations } from "../../db/migrate.ts";
 import { FakeClock } from "../support/fake-clock.ts";
-import { SimulatorProvider, simulatorPages } from "../../fleet/simulator.ts";
+import { SimulatorProvider, simulatorPages } from "../../fleet/providers/simulator.ts";
 import { countingClient } from "../support/counting-client.ts";
 import { createTestDeps } from "../support/test-deps.ts";
 import { agentTick } from "../../pipeline/index.ts";

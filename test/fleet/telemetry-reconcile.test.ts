@@ -6,10 +6,10 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { reconcileFleet } from "../support/one-check.ts";
-import { VastProvider } from "../../fleet/vast.ts";
-import { SimulatorProvider } from "../../fleet/simulator.ts";
+import { VastProvider } from "../../fleet/providers/vast.ts";
+import { SimulatorProvider } from "../../fleet/providers/simulator.ts";
 import { createTestDeps } from "../support/test-deps.ts";
-import { SAMPLE_EVERY_MS } from "../../fleet/telemetry.ts";
+import { SAMPLE_EVERY_MS } from "../../fleet/instances/telemetry.ts";
 import { outbidRow, startVastServer, vastInstance, type VastFakeOptions, type VastServer } from "./vast-server.ts";
 
 let server: VastServer | null = null;

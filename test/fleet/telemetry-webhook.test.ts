@@ -12,7 +12,7 @@ import { applyMigrations } from "../../db/migrate.ts";
 import { createTestDeps, type TestDeps } from "../support/test-deps.ts";
 import { signedWebhook } from "../support/signed-webhook.ts";
 import { countingClient } from "../support/counting-client.ts";
-import { SAMPLE_EVERY_MS } from "../../fleet/telemetry.ts";
+import { SAMPLE_EVERY_MS } from "../../fleet/instances/telemetry.ts";
 
 async function setUp(db?: TestDeps["db"]) {
   const deps = await createTestDeps({ ...(db ? { db } : {}), vars: { IDLE_GPU_UTIL_PCT: "5" } });

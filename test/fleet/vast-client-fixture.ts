@@ -4,8 +4,8 @@
  * after each test; and the ProviderError a failing call must throw.
  */
 import { afterEach, expect } from "vitest";
-import { ProviderError } from "../../fleet/provider.ts";
-import { VastProvider, type VastOptions } from "../../fleet/vast.ts";
+import { ProviderError } from "../../fleet/providers/provider.ts";
+import { VastProvider, type VastOptions } from "../../fleet/providers/vast.ts";
 import { startVastServer, type VastFakeOptions, type VastServer } from "./vast-server.ts";
 
 /** Call at a test file's top level: answers `client(fake, options)` for that file's tests. */

@@ -4,9 +4,9 @@
  * pages or an error.
  */
 import { describe, expect, it } from "vitest";
-import { isGoneInstance, vastState } from "../../fleet/vast-instance.ts";
+import { isGoneInstance, vastState } from "../../fleet/providers/vast-instance.ts";
 import { startVastServer, vastInstance } from "./vast-server.ts";
-import { VastProvider } from "../../fleet/vast.ts";
+import { VastProvider } from "../../fleet/providers/vast.ts";
 import { providerError, useVastClient } from "./vast-client-fixture.ts";
 
 export const KEY = "vast-test-key-123";

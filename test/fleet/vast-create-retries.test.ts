@@ -8,8 +8,8 @@
 import { createServer } from "node:net";
 import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
-import type { InstanceSpec, Offer } from "../../fleet/provider.ts";
-import { VastProvider } from "../../fleet/vast.ts";
+import type { InstanceSpec, Offer } from "../../fleet/providers/provider.ts";
+import { VastProvider } from "../../fleet/providers/vast.ts";
 import { vastOffer } from "./vast-server.ts";
 import { providerError, useVastClient } from "./vast-client-fixture.ts";
 

@@ -6,7 +6,7 @@
  * whatever fails after it may have reached Vast.ai, and the fake's refusals.
  */
 import { describe, expect, it } from "vitest";
-import type { InstanceSpec, Offer, OfferQuery } from "../../fleet/provider.ts";
+import type { InstanceSpec, Offer, OfferQuery } from "../../fleet/providers/provider.ts";
 import { vastInstance, vastOffer } from "./vast-server.ts";
 import { providerError, useVastClient } from "./vast-client-fixture.ts";
 

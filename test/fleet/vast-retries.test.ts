@@ -5,7 +5,7 @@
  * with a 500, which may have been carried out, is sent once.
  */
 import { describe, expect, it } from "vitest";
-import type { VastProvider } from "../../fleet/vast.ts";
+import type { VastProvider } from "../../fleet/providers/vast.ts";
 import { vastInstance } from "./vast-server.ts";
 import { providerError, useVastClient } from "./vast-client-fixture.ts";
 

@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { buildApp } from "../../functions/app.ts";
-import type { SimulatorProvider } from "../../fleet/simulator.ts";
+import type { SimulatorProvider } from "../../fleet/providers/simulator.ts";
 import { withAgent } from "../../jobs/with-agent.ts";
 import { snapshotText } from "../../agent/prompt-snapshot.ts";
 import { instances } from "../../schema/index.ts";

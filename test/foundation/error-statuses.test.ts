@@ -6,9 +6,9 @@
  */
 import { describe, expect, it } from "vitest";
 import { buildApp } from "../../functions/app.ts";
-import { ProviderError, type FleetInstance } from "../../fleet/provider.ts";
-import { SimulatorProvider } from "../../fleet/simulator.ts";
-import type { FailureKind } from "../../fleet/simulated-failures.ts";
+import { ProviderError, type FleetInstance } from "../../fleet/providers/provider.ts";
+import { SimulatorProvider } from "../../fleet/providers/simulator.ts";
+import type { FailureKind } from "../../fleet/providers/simulated-failures.ts";
 import type { Logger } from "../../runtime/log.ts";
 import { authHeaders, createTestDeps, type TestDeps } from "../support/test-deps.ts";
 import { dashboardClient } from "../dashboard/dashboard-client.ts";

@@ -16,7 +16,7 @@ import { withAgent } from "../../jobs/with-agent.ts";
 import { createAgent } from "../../pipeline/index.ts";
 import { parseConfig } from "../../runtime/config.ts";
 import { agentSettingsSchema } from "../../runtime/agent-settings.ts";
-import { agentChangeFromForm, agentFormFields } from "../../dashboard/agent-form.ts";
+import { agentChangeFromForm, agentFormFields } from "../../dashboard/agents/agent-form.ts";
 import { createTestDeps } from "../support/test-deps.ts";
 import { discordMaskedLink, startReceiver, type Receiver } from "./receiver.ts";
 

@@ -8,8 +8,8 @@
 import { describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
 import { actions, notifications } from "../../schema/index.ts";
-import { SIM_BOOT_MS } from "../../fleet/simulator-offers.ts";
-import type { SimulatorProvider } from "../../fleet/simulator.ts";
+import { SIM_BOOT_MS } from "../../fleet/providers/simulator-offers.ts";
+import type { SimulatorProvider } from "../../fleet/providers/simulator.ts";
 import type { TestDeps } from "../support/test-deps.ts";
 import { deadFleet, decide, ruleRun, rows, tick } from "./support.ts";
 

@@ -7,8 +7,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { and, eq } from "drizzle-orm";
 import { approvals, instances } from "../../schema/index.ts";
-import { VastProvider } from "../../fleet/vast.ts";
-import { proposeReplacement } from "../../fleet/replacement-proposal.ts";
+import { VastProvider } from "../../fleet/providers/vast.ts";
+import { proposeReplacement } from "../../fleet/replacement/replacement-proposal.ts";
 import { createTestDeps } from "../support/test-deps.ts";
 import { startVastServer, vastInstance, vastOffer, type VastServer } from "../fleet/vast-server.ts";
 import { agentFixture, scriptedLlm, setInstanceState, trigger } from "../agent/harness.ts";

@@ -1,5 +1,5 @@
 /**
- * The rules policy's replacement bounds (agent/rules-replacement.ts, fleet/replacement-proposal.ts):
+ * The rules policy's replacement bounds (agent/rules-replacement.ts, fleet/replacement/replacement-proposal.ts):
  * a run asks for at most MAX_PER_RUN (10) new replacements and the next run asks for the rest;
  * requests a bound refused (APPROVALS_PER_RUN, APPROVALS_PER_HOUR) are filed again by later runs,
  * a bound's worth at a time (after an hour's bound, only once its hour has passed), until every
@@ -9,9 +9,9 @@
  */
 import { describe, expect, it } from "vitest";
 import { and, eq } from "drizzle-orm";
-import { decideApproval } from "../../fleet/approvals.ts";
+import { decideApproval } from "../../fleet/actions/approvals.ts";
 import { actions, approvals } from "../../schema/index.ts";
-import type { SimulatorProvider } from "../../fleet/simulator.ts";
+import type { SimulatorProvider } from "../../fleet/providers/simulator.ts";
 import type { TestDeps } from "../support/test-deps.ts";
 import { agentFixture, setInstanceState, trigger } from "../agent/harness.ts";
 import { AFTER_S, rows } from "./support.ts";

@@ -7,7 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
 import { actions, approvals, notifications, simulatorInstances } from "../../schema/index.ts";
-import { SIM_BOOT_MS } from "../../fleet/simulator-offers.ts";
+import { SIM_BOOT_MS } from "../../fleet/providers/simulator-offers.ts";
 import { dashboardClient } from "../dashboard/dashboard-client.ts";
 import { api, AFTER_S, deadFleet, decide, ruleRun, rows, tick } from "./support.ts";
 

@@ -7,8 +7,8 @@ import { eq } from "drizzle-orm";
 import { buildApp } from "../../functions/app.ts";
 import { approvals, replacements } from "../../schema/index.ts";
 import { runTickCheck } from "../../pipeline/index.ts";
-import { checkReplacements, type ReplacementsReport } from "../../fleet/replacement-check.ts";
-import type { SimulatorProvider } from "../../fleet/simulator.ts";
+import { checkReplacements, type ReplacementsReport } from "../../fleet/replacement/replacement-check.ts";
+import type { SimulatorProvider } from "../../fleet/providers/simulator.ts";
 import { authHeaders, type TestDeps } from "../support/test-deps.ts";
 import { agentFixture, setInstanceState, trigger } from "../agent/harness.ts";
 

@@ -1,11 +1,11 @@
 /**
- * The replacement check's bounds (fleet/replacement-check.ts): a proposal whose approval request
+ * The replacement check's bounds (fleet/replacement/replacement-check.ts): a proposal whose approval request
  * was never filed (a crash between the two writes) is cancelled once a run lease has passed, not
  * before, and a tick looks at no more than MAX_STEPS_PER_TICK open replacements; the rest wait
  * for later ticks, and each is closed once.
  */
 import { describe, expect, it } from "vitest";
-import { MAX_STEPS_PER_TICK } from "../../fleet/replacement-check.ts";
+import { MAX_STEPS_PER_TICK } from "../../fleet/replacement/replacement-check.ts";
 import { replacements } from "../../schema/index.ts";
 import { agentFixture } from "../agent/harness.ts";
 import { rows, tick } from "./support.ts";

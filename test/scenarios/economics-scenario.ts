@@ -19,7 +19,7 @@ const BUSY = "sim-x-0022";
 const EXITED = "sim-x-0023";
 /** Below what the bulk fleet accrues in a second, so the limit is already reached. */
 const LOW_LIMIT_USD = 0.0001;
-/** Longer than fleet/spend.ts's accrual interval (5 minutes). */
+/** Longer than fleet/economics/spend.ts's accrual interval (5 minutes). */
 const ACCRUED_AGO_MS = 10 * 60_000;
 
 async function idleNotices(host: ScenarioHost, id: string) {
@@ -48,7 +48,7 @@ export function defineEconomicsScenario(getHost: () => ScenarioHost) {
       // not enough once: a tick leaves alone what its own reconciliation changed).
       for (let tick = 0; tick < 3 && (await idleNotices(host, IDLE)).length === 0; tick++) await tickLater(host);
       expect(await idleNotices(host, IDLE)).toHaveLength(1);
-      // Accrual is due every 5 minutes per instance (fleet/spend.ts) and the hosts run in real
+      // Accrual is due every 5 minutes per instance (fleet/economics/spend.ts) and the hosts run in real
       // time: the priced instances were last accrued ten minutes ago, as if that much time passed.
       await host.db.update(instances).set({ spendAccruedAt: Date.now() - ACCRUED_AGO_MS }).where(and(eq(instances.agentId, "default"), inArray(instances.id, [IDLE, BUSY])));
       await tickLater(host);

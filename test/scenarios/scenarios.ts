@@ -6,7 +6,7 @@
  */
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SIMULATOR_PAGE_SIZE, SimulatorProvider, simulatedStoragePerHour, simulatorPages } from "../../fleet/simulator.ts";
+import { SIMULATOR_PAGE_SIZE, SimulatorProvider, simulatedStoragePerHour, simulatorPages } from "../../fleet/providers/simulator.ts";
 import { systemClock } from "../../runtime/clock.ts";
 import type { Deps } from "../../jobs/deps.ts";
 import { silentLogger } from "../support/silent-logger.ts";

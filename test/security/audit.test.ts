@@ -7,7 +7,7 @@ import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { buildApp } from "../../functions/app.ts";
 import { createOperator } from "../../auth/operators-store.ts";
-import { executeAction } from "../../fleet/actions.ts";
+import { executeAction } from "../../fleet/actions/actions.ts";
 import { actions, approvals, events } from "../../schema/index.ts";
 import { fleetFixture } from "../actions/fleet-fixture.ts";
 import { dashboardClient } from "../dashboard/dashboard-client.ts";

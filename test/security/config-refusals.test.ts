@@ -13,7 +13,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ACTION_KINDS } from "../../fleet/action-types.ts";
+import { ACTION_KINDS } from "../../fleet/actions/action-types.ts";
 import { minimumContextBudget } from "../../functions/host/context-budget.ts";
 import { APPROVABLE_ACTIONS } from "../../runtime/config.ts";
 import { TEST_ADMIN_TOKEN, TEST_WEBHOOK_SECRET } from "../support/test-deps.ts";

@@ -143,7 +143,7 @@ describe("roles on every route", () => {
         expect([401, 403], `${name} on ${path}`).not.toContain(res.status);
       } else {
         expect(res.status, `${name} on ${path}`).toBe(403);
-        // The dashboard's refusal is a page in its style naming the role needed and the signed-in one (dashboard/refusal.tsx).
+        // The dashboard's refusal is a page in its style naming the role needed and the signed-in one (dashboard/shell/refusal.tsx).
         expect(res.headers.get("content-type"), `${name} on ${path}`).toMatch(/^text\/html/);
         expect(await res.text(), `${name} on ${path}`).toContain(`This needs the ${needed} role; you are signed in as ${role}-1`);
         expect(await deps.db.select().from(events)).toHaveLength(0);

@@ -20,7 +20,7 @@ import { ingestEvent } from "../../pipeline/index.ts";
 import { resetSession } from "../../pipeline/index.ts";
 import { runCronTick } from "../../jobs/tick.ts";
 import { createWake } from "../../pipeline/index.ts";
-import { SimulatorProvider } from "../../fleet/simulator.ts";
+import { SimulatorProvider } from "../../fleet/providers/simulator.ts";
 import { testConfig } from "../support/test-deps.ts";
 import { faultyClient, type FaultSwitch } from "./faulty-client.ts";
 import { Rng } from "./rng.ts";

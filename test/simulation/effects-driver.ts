@@ -25,7 +25,7 @@ import { recoverDeadLease } from "../../pipeline/index.ts";
 import type { RunFence } from "../../pipeline/index.ts";
 import type { PublishRequest } from "../../pipeline/index.ts";
 import { runCronTick } from "../../jobs/tick.ts";
-import { SimulatorProvider } from "../../fleet/simulator.ts";
+import { SimulatorProvider } from "../../fleet/providers/simulator.ts";
 import { createAgentRunStep } from "../../agent/run-agent.ts";
 import { RecordingScheduler, testConfig } from "../support/test-deps.ts";
 import { checkEffectInvariants } from "./effects-invariants.ts";
@@ -144,7 +144,7 @@ export async function simulateEffects(seed: number, options: EffectsSimOptions =
         for (const request of due) await deliver(deps, request);
       }
     }
-    // Every instance reports idle telemetry and a price, as fleet/telemetry.ts would: the
+    // Every instance reports idle telemetry and a price, as fleet/instances/telemetry.ts would: the
     // economics check then spends, stops and asks on every tick (none of it may loop).
     const idleTelemetry = (deps: Deps) =>
       deps.db

@@ -31,7 +31,7 @@ describe(`loop-bounds simulation (${seeds.length} seeds)`, () => {
       rulesInBlocks += result.rulesRunsInBlocks;
     }
     // non-vacuous: the agent ran, decided actions and some were carried out, and was told no; the
-    // rules policy decided while a no held. The run and hour bounds (fleet/bounds.ts) and the
+    // rules policy decided while a no held. The run and hour bounds (fleet/actions/bounds.ts) and the
     // unconcerned-instance rule turn most of what this LLM asks for into refusals and approval
     // requests, so fewer are carried out than it decides.
     expect(runs).toBeGreaterThan(seeds.length * 5);

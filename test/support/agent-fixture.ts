@@ -9,7 +9,7 @@ import { createTestDb, createTestDeps, type TestDeps } from "./test-deps.ts";
 import { deliverDue } from "./drive.ts";
 import type { ScriptedLlm } from "./scripted-llm.ts";
 import { FakeClock } from "./fake-clock.ts";
-import { SimulatorProvider } from "../../fleet/simulator.ts";
+import { SimulatorProvider } from "../../fleet/providers/simulator.ts";
 import { OpenAiChatModel } from "../../agent/openai-model.ts";
 import { createAgentRunStep } from "../../agent/run-agent.ts";
 import { ingestEvent } from "../../pipeline/index.ts";

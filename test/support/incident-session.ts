@@ -11,7 +11,7 @@ import type { ChatMessage, ChatTool } from "../../agent/chat-model.ts";
 import { agentFixture, runPipeline } from "./agent-fixture.ts";
 import { ScriptedLlm } from "./scripted-llm.ts";
 import { deliverDue } from "./drive.ts";
-import { injectSimulatorFailure } from "../../fleet/simulator-reports.ts";
+import { injectSimulatorFailure } from "../../fleet/providers/simulator-reports.ts";
 
 export const INCIDENTS = 40;
 

@@ -8,12 +8,12 @@ import type { AgentDeps } from "../../agent/deps.ts";
 import type { FleetDeps } from "../../fleet/deps.ts";
 import { runTickCheck, type PipelineDeps } from "../../pipeline/index.ts";
 import { checkLoopHealth } from "../../agent/watchdog/watchdog.ts";
-import { checkHeartbeats } from "../../fleet/heartbeat.ts";
-import { checkOverdueStates } from "../../fleet/overdue-states.ts";
-import { reconcileInstances, type ReconcileReport } from "../../fleet/reconcile.ts";
-import { simulatorReports } from "../../fleet/simulator-reports.ts";
+import { checkHeartbeats } from "../../fleet/instances/heartbeat.ts";
+import { checkOverdueStates } from "../../fleet/instances/overdue-states.ts";
+import { reconcileInstances, type ReconcileReport } from "../../fleet/instances/reconcile.ts";
+import { simulatorReports } from "../../fleet/providers/simulator-reports.ts";
 import { repairStalledDeliveries } from "../../notify/repair-deliveries.ts";
-import { checkEconomics, type EconomicsReport } from "../../fleet/economics-check.ts";
+import { checkEconomics, type EconomicsReport } from "../../fleet/economics/economics-check.ts";
 
 /** Reconciliation alone; a provider failure is thrown. */
 export function reconcileFleet(deps: FleetDeps, agentId: string): Promise<ReconcileReport> {

@@ -13,7 +13,7 @@ import { silentLogger } from "./silent-logger.ts";
 import { DEFAULT_AGENT, ensureAgent } from "../../pipeline/index.ts";
 import { minimalRunStep } from "./minimal-run-step.ts";
 import type { PublishRequest, Scheduler } from "../../pipeline/index.ts";
-import { SimulatorProvider } from "../../fleet/simulator.ts";
+import { SimulatorProvider } from "../../fleet/providers/simulator.ts";
 
 export const TEST_ADMIN_TOKEN = "test-admin-token-0123456789";
 export const TEST_WEBHOOK_SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";

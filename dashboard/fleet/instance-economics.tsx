@@ -1,0 +1,24 @@
+/**
+ * The instance page's economics: what it costs per hour now (its storage while stopped), its
+ * latest GPU utilisation and since when it has been idle, and the last 24 hours as a sparkline.
+ */
+import type { InstanceView } from "../../fleet/instances/list-instances.ts";
+import { OptionalFact } from "../shell/facts.tsx";
+import { dollarsPerHour, utcTime } from "../shell/format.ts";
+import { UtilisationSparkline, type UtilisationPoint } from "./utilisation.tsx";
+
+export function InstanceEconomics({ instance: i, utilisation }: { instance: InstanceView; utilisation: UtilisationPoint[] }) {
+  return (
+    <>
+      <dl class="facts" data-testid="instance-economics">
+        <dt>Costs now</dt>
+        <dd>{i.state === "stopped" ? `${dollarsPerHour(i.costPerHour)} (storage, while stopped)` : dollarsPerHour(i.costPerHour)}</dd>
+        <OptionalFact term="GPU utilisation" value={i.gpuUtil !== null ? `${i.gpuUtil} % at ${utcTime(i.gpuUtilAt)}` : null} />
+        <OptionalFact term="Idle since" value={i.idleSince ? utcTime(i.idleSince) : null} />
+        <OptionalFact term="Rental ends" value={i.endsAt ? utcTime(i.endsAt) : null} />
+        <OptionalFact term="Interruptible" value={i.interruptible ? "yes (a higher bid can stop it)" : null} />
+      </dl>
+      <UtilisationSparkline points={utilisation} />
+    </>
+  );
+}

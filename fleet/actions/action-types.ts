@@ -1,0 +1,55 @@
+/**
+ * The shape of an action on an instance: its kinds, the request (who decided, what it answers,
+ * the deciding run's fence) and the result. Its own module because executing, recording,
+ * approving and expecting an action all speak it, and none of them should import another to do so.
+ */
+import type { RunFence } from "../../pipeline/index.ts";
+
+export const ACTION_KINDS = ["start", "stop", "reboot", "destroy", "label", "replace"] as const;
+export type ActionKind = (typeof ACTION_KINDS)[number];
+
+export interface ActionRequest {
+  agentId: string;
+  runId: number | null;
+  instanceId: string;
+  kind: ActionKind;
+  /** The new label, for kind `label`. */
+  label?: string;
+  decidedBy: "llm" | "rules" | "human";
+  /** Same key (per agent) = same action: a repeat does not call the provider again. */
+  idempotencyKey: string;
+  reason?: string;
+  approvalId?: number;
+  /** The deciding run's fence; absent or null when no run decided (a human's approval). */
+  fence?: RunFence | null;
+  /** What justified it (stored on the action record and shown with it). */
+  evidence?: ActionEvidence;
+  /** The model that decided it, when decidedBy is llm. */
+  model?: string;
+  /** The operator whose own action it is, when decidedBy is human (jobs/operator-instance-action.ts writes it on the record). */
+  operator?: string;
+}
+
+/**
+ * Why an action was taken: the run's consumed events and wakes that concern it, and the human
+ * message that asked for it, if one did. A human's own action carries the operator instead.
+ */
+export interface ActionEvidence {
+  eventIds: number[];
+  wakeIds: number[];
+  /** The human message (event id and its text, cut) that asked for it. */
+  humanMessage?: { eventId: number; text: string };
+}
+
+export interface ActionResult {
+  actionId: number;
+  /**
+   * proposed: shadow mode recorded it and did not act; refused: a run or hour bound
+   * (fleet/actions/bounds.ts) or the spend limit said no before anything was called.
+   */
+  status: "succeeded" | "failed" | "awaiting_approval" | "rate_limited" | "proposed" | "refused";
+  /** True when the key was already used and this is the recorded result. */
+  repeated: boolean;
+  approvalId?: number;
+  error?: string;
+}

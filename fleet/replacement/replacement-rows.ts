@@ -1,0 +1,165 @@
+/**
+ * The `replacements` table's rows (schema/fleet.ts): a proposal's row with what the new instance
+ * is made from (spec) and what it must match (basis), the one open row per old instance (the
+ * `replacements_open` unique index makes a second proposal the same one), the approval that moves
+ * it forward, and how it is shown. Status only moves forward: every write here and in
+ * replacement.ts is a compare-and-set on the status it leaves, so a stale caller changes nothing.
+ */
+import { and, desc, eq, inArray, notInArray } from "drizzle-orm";
+import type { FleetDeps } from "../deps.ts";
+import { instances, replacements } from "../../schema/index.ts";
+import { iso } from "../../runtime/time.ts";
+import type { InstanceSpec, Offer } from "../providers/provider.ts";
+
+export type ReplacementRow = typeof replacements.$inferSelect;
+
+/** Statuses after which a replacement is over (the unique open index leaves these out). */
+export const CLOSED = ["done", "failed", "rejected", "expired", "cancelled"] as const;
+/** Statuses the tick advances: each a step of fleet/replacement/replacement.ts. */
+export const IN_FLIGHT = ["approved", "creating", "waiting"] as const;
+
+/** The old instance's figures an offer must match (schema: replacements.basis). */
+export interface Basis {
+  gpuName: string;
+  gpuCount: number;
+  diskGb: number | null;
+  pricePerHour: number | null;
+  machineId: string | null;
+  label: string | null;
+}
+
+type ReplacementDeps = Pick<FleetDeps, "db" | "clock" | "provider">;
+
+/** The open replacement of an instance, if there is one. */
+export async function openReplacement(deps: Pick<FleetDeps, "db">, agentId: string, oldInstanceId: string): Promise<ReplacementRow | undefined> {
+  const [row] = await deps.db
+    .select()
+    .from(replacements)
+    .where(and(eq(replacements.agentId, agentId), eq(replacements.oldInstanceId, oldInstanceId), notInArray(replacements.status, [...CLOSED])));
+  return row;
+}
+
+/**
+ * What the new instance is made from and must match, from the provider's answer (`get`) and,
+ * where it lacks something, the stored row; null when the GPU model or count is unknown.
+ */
+export async function readBasis(deps: ReplacementDeps, agentId: string, instanceId: string): Promise<{ basis: Basis; spec: InstanceSpec } | null> {
+  const live = await deps.provider.get(instanceId).catch(() => null);
+  const [stored] = await deps.db.select().from(instances).where(and(eq(instances.agentId, agentId), eq(instances.id, instanceId)));
+  const gpuName = live?.gpuName ?? stored?.gpuName ?? null;
+  const gpuCount = live?.gpuCount ?? stored?.gpuCount ?? null;
+  if (!gpuName || !gpuCount) return null;
+  const label = live?.label ?? stored?.label ?? null;
+  const diskGb = live?.spec?.diskGb ?? live?.diskGb ?? null;
+  const basis: Basis = { gpuName, gpuCount, diskGb, pricePerHour: live?.pricePerHour ?? stored?.pricePerHour ?? null, machineId: live?.machineId ?? stored?.machineId ?? null, label };
+  const spec: InstanceSpec = live?.spec ?? { image: null, templateId: null, env: {}, onstart: null, label, diskGb };
+  return { basis, spec };
+}
+
+/** A marker label unique to one replacement: how its new instance is found after a crash. */
+export function newMarker(oldInstanceId: string, now: number): string {
+  return `fw-replace-${oldInstanceId}-${now.toString(36)}-${crypto.randomUUID().slice(0, 8)}`;
+}
+
+/** Inserts the proposal, or answers the open one (one per old instance). */
+export async function insertProposal(
+  deps: ReplacementDeps,
+  values: { agentId: string; oldInstanceId: string; reason: string; decidedBy: string; runId: number | null; basis: Basis; spec: InstanceSpec },
+): Promise<ReplacementRow> {
+  const now = deps.clock.now();
+  const [row] = await deps.db
+    .insert(replacements)
+    .values({ ...values, status: "proposed", marker: newMarker(values.oldInstanceId, now), createdAt: now, updatedAt: now })
+    .onConflictDoNothing()
+    .returning();
+  return row ?? (await openReplacement(deps, values.agentId, values.oldInstanceId))!;
+}
+
+/** Moves a replacement from `from` to `to` with `set`; the row when this call moved it, else undefined. */
+export async function advance(
+  deps: Pick<FleetDeps, "db" | "clock">,
+  id: number,
+  from: readonly string[],
+  set: Partial<ReplacementRow> & { status: string },
+): Promise<ReplacementRow | undefined> {
+  const now = deps.clock.now();
+  const closing = (CLOSED as readonly string[]).includes(set.status);
+  const [row] = await deps.db
+    .update(replacements)
+    .set({ ...set, updatedAt: now, ...(closing ? { finishedAt: now } : {}) })
+    .where(and(eq(replacements.id, id), inArray(replacements.status, [...from])))
+    .returning();
+  return row;
+}
+
+/**
+ * The approved execution of kind `replace` (fleet/actions/actions.ts): the open proposal becomes
+ * `approved`; one is proposed from the stored instance when none is open (an approval of a
+ * request made before its row was written). Answers the approved row, or throws why not.
+ */
+export async function approveReplacement(
+  deps: ReplacementDeps,
+  request: { agentId: string; instanceId: string; decidedBy: string; runId: number | null; approvalId?: number; operator?: string; reason?: string },
+): Promise<ReplacementRow> {
+  let row = await openReplacement(deps, request.agentId, request.instanceId);
+  if (!row && request.approvalId !== undefined) {
+    // The approval of a replacement closed meanwhile (cancelled by an operator): nothing is rented.
+    const [closed] = await deps.db.select().from(replacements).where(and(eq(replacements.agentId, request.agentId), eq(replacements.approvalId, request.approvalId)));
+    if (closed) throw new Error(`replacement ${closed.id} of ${request.instanceId} is ${closed.status}`);
+  }
+  if (!row) {
+    const read = await readBasis(deps, request.agentId, request.instanceId);
+    if (!read) throw new Error(`cannot replace ${request.instanceId}: its GPU model and count are unknown`);
+    row = await insertProposal(deps, { agentId: request.agentId, oldInstanceId: request.instanceId, reason: request.reason ?? "approved", decidedBy: request.decidedBy, runId: request.runId, ...read });
+  }
+  if ((IN_FLIGHT as readonly string[]).includes(row.status)) return row;
+  const approved = await advance(deps, row.id, ["proposed", "awaiting_approval"], {
+    status: "approved",
+    approvalId: request.approvalId ?? row.approvalId,
+    operator: request.operator ?? row.operator,
+  });
+  if (!approved) throw new Error(`replacement ${row.id} of ${request.instanceId} is ${row.status}, not awaiting approval`);
+  return approved;
+}
+
+export function presentReplacement(row: ReplacementRow) {
+  return {
+    id: row.id,
+    oldInstanceId: row.oldInstanceId,
+    newInstanceId: row.newInstanceId,
+    status: row.status,
+    reason: row.reason,
+    decidedBy: row.decidedBy,
+    runId: row.runId,
+    approvalId: row.approvalId,
+    operator: row.operator,
+    basis: row.basis as Basis | null,
+    offer: row.offer as Offer | null,
+    marker: row.marker,
+    error: row.error,
+    createAttemptedAt: iso(row.createAttemptedAt),
+    deadlineAt: iso(row.deadlineAt),
+    createdAt: iso(row.createdAt),
+    finishedAt: iso(row.finishedAt),
+  };
+}
+
+/** Replacements not yet done, failed or closed: proposed, awaiting approval, or under way. */
+export const OPEN_STATUSES = ["proposed", "awaiting_approval", ...IN_FLIGHT] as const;
+
+/** The agent's open replacements, newest first (bounded): what the fleet page shows in progress. */
+export async function listOpenReplacements(deps: Pick<FleetDeps, "db">, agentId: string, limit = 20) {
+  const rows = await deps.db
+    .select()
+    .from(replacements)
+    .where(and(eq(replacements.agentId, agentId), inArray(replacements.status, [...OPEN_STATUSES])))
+    .orderBy(desc(replacements.id))
+    .limit(limit);
+  return rows.map(presentReplacement);
+}
+
+/** The agent's replacements, newest first (bounded). */
+export async function listReplacements(deps: Pick<FleetDeps, "db">, agentId: string, limit = 50) {
+  const rows = await deps.db.select().from(replacements).where(eq(replacements.agentId, agentId)).orderBy(desc(replacements.id)).limit(limit);
+  return rows.map(presentReplacement);
+}

@@ -1,0 +1,187 @@
+/**
+ * A replacement's state machine (issue #23 item 2), one step per call, each step a
+ * compare-and-set on the status it leaves (fleet/replacement/replacement-rows.ts `advance`), so a stale or
+ * concurrent caller (an overlapping tick, a retried approval) cannot take a step twice:
+ *
+ *   approved → search offers like the old instance (same GPU model and count, at least its disk,
+ *     at most REPLACE_MAX_PRICE_FACTOR × its price, reliability ≥ REPLACE_MIN_RELIABILITY, never
+ *     its machine); none → failed, a human told once.
+ *   approved → creating: `createAttemptedAt` and the offer are written BEFORE create is called;
+ *     only the caller that moved the row calls create, so there is never a second create.
+ *   creating → waiting: create's id recorded; after a crash between create and this record, the
+ *     instance is found by the replacement's marker label instead (never created again); none by
+ *     the deadline → failed, a human told once.
+ *   waiting → done: only once the new instance runs: its label set back to the old one's, the
+ *     old instance destroyed (executeAction, under the replacement's own key, as the approver),
+ *     lineage recorded on both. Not running by LOADING_TIMEOUT_S → the new one destroyed,
+ *     failed, a human told once, and nothing retried without a human.
+ */
+import { sql } from "drizzle-orm";
+import type { ActionDeps } from "../actions/actions.ts";
+import { executeAction } from "../actions/actions.ts";
+import { instances } from "../../schema/index.ts";
+import { ProviderError, type InstanceSpec, type Offer, type OfferQuery } from "../providers/provider.ts";
+import { advance, type Basis, type ReplacementRow } from "./replacement-rows.ts";
+import { tellOnce } from "../tell-once.ts";
+import { onceKey } from "../once-notices.ts";
+import type { ActionRequest } from "../actions/action-types.ts";
+
+/** Offers asked for per search, cheapest first. */
+const OFFERS_PER_SEARCH = 5;
+
+/** What one step did, for the tick's report and the logs. */
+export type StepOutcome = "created" | "adopted" | "waiting" | "done" | "failed" | "idle";
+
+/** The offer query of a replacement: like the old instance, excluding its machine. */
+export function offerQuery(deps: Pick<ActionDeps, "config">, basis: Basis): OfferQuery {
+  const { maxPriceFactor, minReliability } = deps.config.replace;
+  return {
+    gpuName: basis.gpuName,
+    gpuCount: basis.gpuCount,
+    minDiskGb: basis.diskGb,
+    maxPricePerHour: basis.pricePerHour === null ? null : Math.round(basis.pricePerHour * maxPriceFactor * 10_000) / 10_000,
+    minReliability,
+    excludeMachineIds: basis.machineId ? [basis.machineId] : [],
+    limit: OFFERS_PER_SEARCH,
+  };
+}
+
+/** Takes the replacement's next step; provider errors leave it where it is for the next tick. */
+export async function stepReplacement(deps: ActionDeps, row: ReplacementRow): Promise<StepOutcome> {
+  switch (row.status) {
+    case "approved":
+      return chooseAndCreate(deps, row);
+    case "creating":
+      return row.newInstanceId ? awaitRunning(deps, row) : adoptByMarker(deps, row);
+    case "waiting":
+      return awaitRunning(deps, row);
+    default:
+      return "idle";
+  }
+}
+
+async function chooseAndCreate(deps: ActionDeps, row: ReplacementRow): Promise<StepOutcome> {
+  const basis = row.basis as Basis;
+  const spec = row.spec as InstanceSpec;
+  const now = deps.clock.now();
+  if (!spec?.image) return fail(deps, row, ["approved"], `the image of ${row.oldInstanceId} is unknown, so no like-for-like instance can be made`);
+  let offers: Offer[];
+  try {
+    offers = await deps.provider.offers(offerQuery(deps, basis));
+  } catch (err) {
+    // A provider down: searched again next tick, for at most LOADING_TIMEOUT_S after the approval.
+    if (now - row.updatedAt < deps.config.loadingTimeoutMs) return "waiting";
+    return fail(deps, row, ["approved"], `could not search offers: ${message(err)}`);
+  }
+  const offer = offers[0];
+  if (!offer) {
+    const q = offerQuery(deps, basis);
+    return fail(deps, row, ["approved"], `no offer like ${row.oldInstanceId}: ${q.gpuCount}× ${q.gpuName}, disk ≥ ${q.minDiskGb ?? "any"} GB, ≤ $${q.maxPricePerHour ?? "any"}/h, reliability ≥ ${q.minReliability}, not on machine ${basis.machineId ?? "?"}`);
+  }
+  // The one create: only the caller that moves approved → creating calls the provider.
+  const claimed = await advance(deps, row.id, ["approved"], { status: "creating", createAttemptedAt: now, offer, deadlineAt: now + deps.config.loadingTimeoutMs });
+  if (!claimed) return "idle";
+  let id: string;
+  try {
+    ({ id } = await deps.provider.create(offer, { ...spec, label: row.marker }));
+  } catch (err) {
+    // Refused outright (a 4xx that is no timeout): nothing was rented. Anything else may have
+    // rented it: the marker search decides, never a second create.
+    if (err instanceof ProviderError && err.status !== null && err.status >= 400 && err.status < 500 && err.status !== 408 && err.status !== 429) {
+      return fail(deps, claimed, ["creating"], `the provider refused the create: ${message(err)}`);
+    }
+    deps.log.info("replacement create failed; looking for its marker", { agentId: row.agentId, replacementId: row.id, error: message(err) });
+    return "waiting";
+  }
+  await advance(deps, row.id, ["creating"], { status: "waiting", newInstanceId: id, deadlineAt: deps.clock.now() + deps.config.loadingTimeoutMs });
+  deps.log.info("replacement created", { agentId: row.agentId, replacementId: row.id, oldInstanceId: row.oldInstanceId, newInstanceId: id, offer: offer.id });
+  return "created";
+}
+
+/** After a crash between create and its record: the instance carrying the marker, never a second create. */
+async function adoptByMarker(deps: ActionDeps, row: ReplacementRow): Promise<StepOutcome> {
+  const listed = await deps.provider.list().catch(() => null);
+  const found = listed?.find((i) => i.label === row.marker);
+  if (found) {
+    await advance(deps, row.id, ["creating"], { status: "waiting", newInstanceId: found.id });
+    return "adopted";
+  }
+  if (deps.clock.now() < (row.deadlineAt ?? 0)) return "waiting";
+  return fail(deps, row, ["creating"], `a create was attempted at ${new Date(row.createAttemptedAt ?? 0).toISOString()} but no instance carries its marker ${row.marker}; not tried again`);
+}
+
+async function awaitRunning(deps: ActionDeps, row: ReplacementRow): Promise<StepOutcome> {
+  const newId = row.newInstanceId!;
+  const now = deps.clock.now();
+  const fresh = await deps.provider.get(newId).catch(() => undefined);
+  if (fresh === undefined) return now < (row.deadlineAt ?? 0) ? "waiting" : timedOut(deps, row, "the provider did not answer");
+  if (fresh?.state !== "running") return fresh && now < (row.deadlineAt ?? 0) ? "waiting" : timedOut(deps, row, fresh ? `still ${fresh.state}` : "gone");
+
+  const basis = row.basis as Basis;
+  if (basis.label && deps.provider.capabilities.has("label")) {
+    await executeAction(deps, { ...asApprover(row, newId, `replacement:${row.id}:label`), kind: "label", label: basis.label, reason: `replacement ${row.id}: the old instance's label` });
+  }
+  // Only now, with the new one running, is the old one destroyed.
+  const old = await deps.provider.get(row.oldInstanceId).catch(() => undefined);
+  if (old !== null) {
+    const destroyed = await executeAction(deps, { ...asApprover(row, row.oldInstanceId, `replacement:${row.id}:destroy-old`), kind: "destroy", reason: `replaced by ${newId} (replacement ${row.id})` });
+    if (destroyed.status === "awaiting_approval") return "waiting";
+    if (destroyed.status !== "succeeded") return fail(deps, row, ["waiting", "creating"], `${newId} runs, but destroying ${row.oldInstanceId} failed: ${destroyed.error ?? destroyed.status}`);
+  }
+  const done = await advance(deps, row.id, ["waiting", "creating"], { status: "done", error: null });
+  if (done) await recordLineage(deps, row, newId, fresh);
+  deps.log.info("replacement done", { agentId: row.agentId, replacementId: row.id, oldInstanceId: row.oldInstanceId, newInstanceId: newId });
+  return "done";
+}
+
+/** The new one did not come up in time: destroyed, failed, a human told once; no retry. */
+async function timedOut(deps: ActionDeps, row: ReplacementRow, why: string): Promise<StepOutcome> {
+  const newId = row.newInstanceId!;
+  const destroyed = await executeAction(deps, { ...asApprover(row, newId, `replacement:${row.id}:destroy-new`), kind: "destroy", reason: `replacement ${row.id}: did not reach running in time` });
+  const what = destroyed.status === "succeeded" ? "destroyed" : `not destroyed (${destroyed.error ?? destroyed.status}): please destroy it`;
+  return fail(deps, row, ["waiting", "creating"], `${newId} did not reach running within ${Math.round(deps.config.loadingTimeoutMs / 1000)} s (${why}); it was ${what}. ${row.oldInstanceId} is left as it is; a new replacement needs a human.`);
+}
+
+/** The approver's request: a human when a human approved the replacement (never asked twice). */
+function asApprover(row: ReplacementRow, instanceId: string, idempotencyKey: string): Omit<ActionRequest, "kind"> {
+  const human = row.approvalId !== null || row.decidedBy === "human";
+  return {
+    agentId: row.agentId,
+    runId: null,
+    instanceId,
+    decidedBy: human ? "human" : (row.decidedBy as ActionRequest["decidedBy"]),
+    idempotencyKey,
+    ...(row.approvalId !== null ? { approvalId: row.approvalId } : {}),
+    ...(row.operator ? { operator: row.operator } : {}),
+  };
+}
+
+/** Failed, and a human told once (once-mark `replacement-failed:<old>:<id>`). */
+async function fail(deps: ActionDeps, row: ReplacementRow, from: readonly string[], error: string): Promise<StepOutcome> {
+  const failed = await advance(deps, row.id, from, { status: "failed", error });
+  if (!failed) return "idle";
+  deps.log.info("replacement failed", { agentId: row.agentId, replacementId: row.id, error });
+  await tellOnce(deps, row.agentId, {
+    key: onceKey("replacement-failed", row.oldInstanceId, row.id),
+    title: `Replacement of ${row.oldInstanceId} failed`,
+    body: `${error}\nfleetwarden will not try again on its own.`,
+    severity: "warning",
+    instanceId: row.oldInstanceId,
+  });
+  return "failed";
+}
+
+/** `replacedBy` on the old instance, `replaces` on the new one (its row written if not listed yet). */
+async function recordLineage(deps: ActionDeps, row: ReplacementRow, newId: string, fresh: { label: string | null; gpuName: string | null; gpuCount: number | null; pricePerHour: number | null; machineId?: string | null }) {
+  const now = deps.clock.now();
+  const basis = row.basis as Basis;
+  await deps.db.batch([
+    deps.db.update(instances).set({ replacedBy: newId, updatedAt: now }).where(sql`${instances.agentId} = ${row.agentId} and ${instances.id} = ${row.oldInstanceId}`),
+    deps.db
+      .insert(instances)
+      .values({ agentId: row.agentId, id: newId, state: "running", stateAt: now, lastSeenAt: now, label: basis.label ?? fresh.label, gpuName: fresh.gpuName, gpuCount: fresh.gpuCount, pricePerHour: fresh.pricePerHour, machineId: fresh.machineId ?? null, replaces: row.oldInstanceId, statusMessage: "running", updatedAt: now })
+      .onConflictDoUpdate({ target: [instances.agentId, instances.id], set: { replaces: row.oldInstanceId, updatedAt: now } }),
+  ]);
+}
+
+const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
