@@ -13,7 +13,7 @@ import type { ActionEvidence } from "../fleet/actions/action-types.ts";
 import { instances, wakes } from "../schema/index.ts";
 import { humanText, namesInstance } from "../fleet/actions/human-asks.ts";
 import { LOADING_STATES } from "../fleet/instances/overdue-states.ts";
-import { attentionMarker } from "./prompt-attention.ts";
+import { attentionMarker } from "./prompt/prompt-attention.ts";
 
 /** A run's input: its consumed events and wakes. */
 export interface RunInput {

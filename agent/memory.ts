@@ -3,15 +3,15 @@
  * every prompt (within a cap) and survive session resets (unless the reset asks to clear them), so
  * they stay few and short. A human lists them and deletes one (`forget` without a fence, from the
  * API and the dashboard). A fact written by a run whose input held text no operator typed is marked
- * `untrusted` (the rule: agent/untrusted-input.ts), worked out in the write itself.
+ * `untrusted` (the rule: agent/prompt/untrusted-input.ts), worked out in the write itself.
  */
 import { and, asc, eq, inArray, not, or, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/sqlite-core";
 import type { AgentDeps } from "./deps.ts";
 import { insertWhere } from "../db/insert-where.ts";
 import { events, memory, wakes } from "../schema/index.ts";
-import { hasReadProviderText, OPERATOR_SOURCES } from "./untrusted-input.ts";
-import { countText } from "./tokens.ts";
+import { hasReadProviderText, OPERATOR_SOURCES } from "./prompt/untrusted-input.ts";
+import { countText } from "./prompt/tokens.ts";
 import { fencedWrite, type RunFence } from "../pipeline/index.ts";
 
 export const MAX_MEMORY_FACTS = 50;
@@ -34,7 +34,7 @@ export async function listMemory(deps: Pick<AgentDeps, "db">, agentId: string) {
 /** The row an upsert proposed (SQLite's `excluded`), with the table's columns. */
 const proposed = alias(memory, "excluded");
 
-/** SQL: the run's input held text no operator typed (see agent/untrusted-input.ts). */
+/** SQL: the run's input held text no operator typed (see agent/prompt/untrusted-input.ts). */
 function untrustedInput(agentId: string, fence: RunFence | null) {
   if (!fence) return sql`0`;
   if (hasReadProviderText(fence)) return sql`1`;

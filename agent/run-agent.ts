@@ -9,11 +9,11 @@
  * is shown with a marker saying so (the run does not ask the model to continue it), and a cut
  * message's tool calls are not run — each is answered with an error the model can act on, and the
  * round counts as malformed. A reply or tool argument over LLM_OUTPUT_MAX_CHARS was cut on arrival
- * (agent/output-cap.ts): the reply says so, such a call is answered with an error, and the run
+ * (agent/llm/output-cap.ts): the reply says so, such a call is answered with an error, and the run
  * records `outputCut`. A refusal is the reply, shown as one, and noted in the run's error.
  *
  * Every write the run makes is fenced by its lease (pipeline/run-fence.ts): the lease is renewed
- * once per iteration, in the batch that keeps the LLM call's transcript (agent/llm-call.ts), and
+ * once per iteration, in the batch that keeps the LLM call's transcript (agent/llm/llm-call.ts), and
  * checked before the answer's tools run; an answer that arrives after the run's deadline is not
  * acted on, and a lost fence (FenceLostError) ends the step, which the pipeline records.
  *
@@ -24,22 +24,22 @@
  */
 import type { RunContext, RunOutcome, RunStep } from "../pipeline/index.ts";
 import type { AgentDeps } from "./deps.ts";
-import { Breaker, DEFAULT_BREAKER, llmBreakerName, type BreakerPolicy } from "./breaker.ts";
-import { assemble, BudgetError, fitPrompt, type FitReport } from "./budget.ts";
-import type { ChatMessage } from "./chat-model.ts";
-import { createSummarizer } from "./compaction.ts";
-import { toConversationTurns } from "./conversation.ts";
-import { LlmCaller, LlmFault } from "./llm-call.ts";
-import { completionEnding, CUT_TOOL_CALL_RESULT, cutReply, refusalReply } from "./completion-ending.ts";
+import { Breaker, DEFAULT_BREAKER, llmBreakerName, type BreakerPolicy } from "./llm/breaker.ts";
+import { assemble, BudgetError, fitPrompt, type FitReport } from "./prompt/budget.ts";
+import type { ChatMessage } from "./llm/chat-model.ts";
+import { createSummarizer } from "./prompt/compaction.ts";
+import { toConversationTurns } from "./prompt/conversation.ts";
+import { LlmCaller, LlmFault } from "./llm/llm-call.ts";
+import { completionEnding, CUT_TOOL_CALL_RESULT, cutReply, refusalReply } from "./llm/completion-ending.ts";
 import { iso } from "../runtime/time.ts";
-import { buildPromptDraft, PROMPT_SHARES } from "./prompt.ts";
-import { readPromptRows } from "./prompt-reads.ts";
-import { decideByRules } from "./rules-policy.ts";
-import { withStorableArguments } from "./tool-call-args.ts";
-import { cutArgumentsResult } from "./output-cap.ts";
+import { buildPromptDraft, PROMPT_SHARES } from "./prompt/prompt.ts";
+import { readPromptRows } from "./prompt/prompt-reads.ts";
+import { decideByRules } from "./rules/rules-policy.ts";
+import { withStorableArguments } from "./llm/tool-call-args.ts";
+import { cutArgumentsResult } from "./llm/output-cap.ts";
 import { chatToolsFor, runToolCall } from "./tools/index.ts";
-import { countPrompt, messageTexts, precount } from "./tokens.ts";
-import { makeTurn } from "./turns.ts";
+import { countPrompt, messageTexts, precount } from "./prompt/tokens.ts";
+import { makeTurn } from "./prompt/turns.ts";
 
 /** Rounds in a row where every tool call was malformed before the LLM counts as failing. */
 const MAX_MALFORMED_ROUNDS = 2;
@@ -66,7 +66,7 @@ interface Progress {
 
 async function runAgent(context: RunContext<AgentDeps>, breakerPolicy: BreakerPolicy): Promise<RunOutcome> {
   const { deps } = context;
-  // The prompt's rows and the breaker's in one batch (agent/prompt-reads.ts).
+  // The prompt's rows and the breaker's in one batch (agent/prompt/prompt-reads.ts).
   const breakerName = deps.llm ? llmBreakerName(context.agentId, deps.llm.model) : null;
   const read = await readPromptRows(deps, context, breakerName);
   const draft = await buildPromptDraft(deps, context, read);

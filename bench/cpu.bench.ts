@@ -248,7 +248,7 @@ what was already counted: the final count of every request re-tokenized the whol
 message's count is stored with it), the tool schemas (about 1,500 tokens) were tokenized twice per
 LLM call, the system prompt once per run, a summary at every measure of the draft (each step of
 each compaction loop), and stubbed tool outputs at every fit. *After*: messages rebuilt from the
-history keep their stored counts (\`agent/turns.ts\`) and the rest is counted once; the tokenizer
+history keep their stored counts (\`agent/prompt/turns.ts\`) and the rest is counted once; the tokenizer
 is under 1% of the profile. Side by side (both versions at the same time on the same machine, load
 average about 17, so higher throughout than the table above; 30 warm and 5 cold samples each): the run delivery after a webhook 108.3 → 93.6 ms warm median
 (cold 442 → 394 ms), after a chat message 81.8 → 70.9 ms (cold 392 → 303 ms); the other rows

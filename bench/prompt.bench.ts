@@ -3,10 +3,10 @@
  * before an LLM call, with the per-message token counts stored when messages were written
  * (fleetwarden) against re-tokenizing every history message before every call.
  */
-import { fitPrompt, type PromptDraft } from "../agent/budget.ts";
-import type { ChatMessage } from "../agent/chat-model.ts";
-import { countMessage } from "../agent/tokens.ts";
-import { makeTurn } from "../agent/turns.ts";
+import { fitPrompt, type PromptDraft } from "../agent/prompt/budget.ts";
+import type { ChatMessage } from "../agent/llm/chat-model.ts";
+import { countMessage } from "../agent/prompt/tokens.ts";
+import { makeTurn } from "../agent/prompt/turns.ts";
 import { CHAT_TOOLS } from "../agent/tools/index.ts";
 import { fmtMs, measure, type Row } from "./harness.ts";
 

@@ -7,7 +7,7 @@ import { ReplacementsInProgress } from "./fleet/replacements.tsx";
 import type { Context } from "hono";
 import type { AppEnv } from "../jobs/app-env.ts";
 import { RequestError } from "../jobs/errors.ts";
-import { listConversation } from "../agent/conversation.ts";
+import { listConversation } from "../agent/prompt/conversation.ts";
 import { listApprovals } from "../fleet/actions/approvals.ts";
 import { listInstances } from "../fleet/instances/list-instances.ts";
 import { listNotifications } from "../notify/list-notifications.ts";

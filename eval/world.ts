@@ -9,7 +9,7 @@ import { and, eq } from "drizzle-orm";
 import { buildApp } from "../functions/app.ts";
 import { runCronTick } from "../jobs/tick.ts";
 import { createAgentRunStep } from "../agent/run-agent.ts";
-import { OpenAiChatModel } from "../agent/openai-model.ts";
+import { OpenAiChatModel } from "../agent/llm/openai-model.ts";
 import { executeAction } from "../fleet/actions/actions.ts";
 import { SimulatorProvider } from "../fleet/providers/simulator.ts";
 import { approvals, simulatorInstances } from "../schema/index.ts";

@@ -5,7 +5,7 @@
  */
 import type { Deps } from "./deps.ts";
 import { readHealth } from "../agent/watchdog/watchdog.ts";
-import { agentLlmHealth } from "../agent/llm-health.ts";
+import { agentLlmHealth } from "../agent/llm/llm-health.ts";
 import { withAgent } from "./with-agent.ts";
 
 export async function loadAgentHealth(deps: Deps, agentId: string) {

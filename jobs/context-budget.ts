@@ -6,8 +6,8 @@
  * (functions/host/context-budget.ts) and the agents API and form refuse such a per-agent
  * `contextBudgetTokens` (jobs/agent-admin-requests.ts): one minimum for both.
  */
-import { SYSTEM_PROMPT } from "../agent/prompt.ts";
-import { countPrompt } from "../agent/tokens.ts";
+import { SYSTEM_PROMPT } from "../agent/prompt/prompt.ts";
+import { countPrompt } from "../agent/prompt/tokens.ts";
 import { CHAT_TOOLS } from "../agent/tools/index.ts";
 
 export const WORKING_MARGIN_TOKENS = 1000;

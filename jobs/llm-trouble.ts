@@ -4,7 +4,7 @@
  * is not listed (changing the model is the fix). Bounded by the breaker rows in trouble.
  */
 import type { Deps } from "./deps.ts";
-import { agentLlmHealth, troubledLlmBreakers } from "../agent/llm-health.ts";
+import { agentLlmHealth, troubledLlmBreakers } from "../agent/llm/llm-health.ts";
 import { withAgent } from "./with-agent.ts";
 
 export interface LlmTrouble {

@@ -12,7 +12,7 @@
  * to a tool the provider lacks is an error result naming the provider and the capability, before
  * anything runs (executeAction would record it failed with the same 501 in any case).
  */
-import type { ChatTool } from "../chat-model.ts";
+import type { ChatTool } from "../llm/chat-model.ts";
 import { getInstanceLogsTool, getInstanceTool, listInstancesTool } from "./fleet-read.ts";
 import { instanceActionTools } from "./instance-actions.ts";
 import { replaceInstanceTool } from "./replace.ts";
@@ -20,7 +20,7 @@ import { forgetTool, rememberTool } from "./memory.ts";
 import { notifyHumanTool } from "./notify.ts";
 import { capOutput, describeIssues, toChatTool, type AgentTool, type ToolContext } from "./tool.ts";
 import { cancelWakeTool, scheduleNextCheckTool } from "./wakes.ts";
-import { markProviderTextRead, PROVIDER_TEXT_TOOLS } from "../untrusted-input.ts";
+import { markProviderTextRead, PROVIDER_TEXT_TOOLS } from "../prompt/untrusted-input.ts";
 import { unsupported, type Capability, type FleetProvider } from "../../fleet/providers/provider.ts";
 import { CONTROL_MESSAGE, controlCharacterField } from "../../runtime/plain-text.ts";
 

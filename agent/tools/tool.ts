@@ -7,13 +7,13 @@
 import { z } from "zod";
 import type { FleetDeps } from "../../fleet/deps.ts";
 import type { Capability } from "../../fleet/providers/provider.ts";
-import type { ChatTool } from "../chat-model.ts";
+import type { ChatTool } from "../llm/chat-model.ts";
 import type { Answering } from "../../fleet/actions/action-key.ts";
 import type { RunInput } from "../action-evidence.ts";
 import type { RunFence } from "../../pipeline/index.ts";
 import type { TokenCounter } from "../deps.ts";
-import { truncateToTokensOffThread } from "../tokens.ts";
-import { dataJson } from "../prompt-data.ts";
+import { truncateToTokensOffThread } from "../prompt/tokens.ts";
+import { dataJson } from "../prompt/prompt-data.ts";
 
 export interface ToolContext {
   /** The fleet's ports (tools act and read through the provider, never the LLM) and the token counter. */

@@ -12,7 +12,7 @@ import { selfWakesInHour, wakeBudgetFrom } from "../../pipeline/index.ts";
 import { OVERDUE_MS } from "../../pipeline/index.ts";
 import { schedulerHealthRead } from "../../pipeline/index.ts";
 import type { NamedResults } from "../../db/named-batch.ts";
-import { llmBreakerName } from "../breaker.ts";
+import { llmBreakerName } from "../llm/breaker.ts";
 
 export const CONDITION_KINDS = [
   "events_waiting",

@@ -1,7 +1,7 @@
 /**
  * The agent's pinned memory as a human sees it: every fact with its key, the run that wrote it,
  * when, and the untrusted mark (written by a run whose input held text no operator typed: see
- * agent/untrusted-input.ts), each with a Delete button (operators; a CSRF-checked post).
+ * agent/prompt/untrusted-input.ts), each with a Delete button (operators; a CSRF-checked post).
  */
 import { Badge } from "../shell/badges.tsx";
 import { utcTime } from "../shell/format.ts";

@@ -7,7 +7,7 @@
  * Read from the database on every render, so it clears as soon as the condition does.
  */
 import { and, desc, eq, gte, inArray } from "drizzle-orm";
-import { agentLlmHealth } from "../../agent/llm-health.ts";
+import { agentLlmHealth } from "../../agent/llm/llm-health.ts";
 import { readHealth } from "../../agent/watchdog/watchdog.ts";
 import type { LoopHealth } from "./health-panel.tsx";
 import { withAgent } from "../../jobs/with-agent.ts";

@@ -1,9 +1,9 @@
 /**
- * A run's LLM calls on its page (agent/transcripts.ts): for each, the purpose, model and time,
+ * A run's LLM calls on its page (agent/llm/transcripts.ts): for each, the purpose, model and time,
  * the messages as sent (collapsed), and the tool calls and reply it got back, or its error. All
  * text goes through JSX, so it is escaped.
  */
-import type { LlmCallView } from "../../agent/transcripts.ts";
+import type { LlmCallView } from "../../agent/llm/transcripts.ts";
 import { utcTime } from "../shell/format.ts";
 
 const contentOf = (content: unknown) => (typeof content === "string" ? content : content === null || content === undefined ? "" : JSON.stringify(content));

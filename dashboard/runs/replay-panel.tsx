@@ -1,8 +1,8 @@
 /**
  * "Replay with…" on a run's page: a form naming the model (empty: the agent's configured one)
- * that replays the run without side effects (agent/replay.ts), and the last replay's result.
+ * that replays the run without side effects (agent/llm/replay.ts), and the last replay's result.
  */
-import type { lastReplay } from "../../agent/replay.ts";
+import type { lastReplay } from "../../agent/llm/replay.ts";
 import { Badge } from "../shell/badges.tsx";
 import { utcTime } from "../shell/format.ts";
 import { CsrfField } from "../shell/layout.tsx";

@@ -9,8 +9,8 @@ import type { Deps } from "../../jobs/deps.ts";
 import { events, messages, runs, wakes } from "../../schema/index.ts";
 import { presentRun } from "../../pipeline/index.ts";
 import { loadRunEffects, outcomeLine } from "./run-outcome.ts";
-import { listLlmCalls } from "../../agent/transcripts.ts";
-import { lastReplay } from "../../agent/replay.ts";
+import { listLlmCalls } from "../../agent/llm/transcripts.ts";
+import { lastReplay } from "../../agent/llm/replay.ts";
 
 export interface ToolCallView {
   id: string;

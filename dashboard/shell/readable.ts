@@ -3,7 +3,7 @@
  * compaction record) written as sentences and "key: value" lines a person reads at a glance,
  * instead of JSON dumps. Unknown shapes fall back to "key: value" lines, never to nothing.
  */
-import type { FitReport } from "../../agent/budget.ts";
+import type { FitReport } from "../../agent/prompt/budget.ts";
 
 function parsed(value: unknown): unknown {
   if (typeof value !== "string") return value;

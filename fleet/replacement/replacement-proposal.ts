@@ -1,6 +1,6 @@
 /**
  * When a dead rental becomes a replacement proposal (issue #23 item 2): the one rule both the
- * rules policy (agent/rules-replacement.ts) and the LLM's `replace_instance` tool use. An instance
+ * rules policy (agent/rules/rules-replacement.ts) and the LLM's `replace_instance` tool use. An instance
  * offline, unknown or gone for REPLACE_AFTER_S (per agent; 0 = off), or whose start failed because
  * the host no longer has the GPU, is proposed through executeAction (kind `replace`), so approval
  * (by default), shadow mode, the spend gate, bounds and a human's rejection all apply.

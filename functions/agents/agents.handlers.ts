@@ -8,7 +8,7 @@ import { resetAgentSession } from "../../jobs/reset-agent-session.ts";
 import { getAgentState, getRun, listEvents, listRuns } from "../../pipeline/index.ts";
 import { iso } from "../../runtime/time.ts";
 import { listWakes } from "../../pipeline/index.ts";
-import { listConversation } from "../../agent/conversation.ts";
+import { listConversation } from "../../agent/prompt/conversation.ts";
 import { ingestOperatorInput } from "../../auth/operator-input.ts";
 import { RequestError } from "../../jobs/errors.ts";
 import { idempotencyKey } from "../../jobs/agent-requests.ts";

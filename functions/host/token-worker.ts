@@ -5,7 +5,7 @@
  * Bounded in queue, time and restarts:
  * - at most MAX_IN_FLIGHT requests wait on the thread; a request past that is tokenized in place
  *   when it is short (under IN_PLACE_MAX_CHARS in all), else refused (TokenizeUnavailable: the
- *   caller estimates, agent/tokens.ts), so no queue grows and no long text blocks the event loop;
+ *   caller estimates, agent/prompt/tokens.ts), so no queue grows and no long text blocks the event loop;
  * - a request the thread has not answered within `deadlineMs` (gpt-tokenizer is quadratic on long
  *   runs of one character) is refused, the thread is terminated (with what it still owed, refused
  *   too) and a new one started on the next request: at most MAX_RESTARTS times;
@@ -13,7 +13,7 @@
  *   on requests are answered in place when short and refused when long. Never a restart loop.
  */
 import { Worker } from "node:worker_threads";
-import { tokenizeInProcess } from "../../agent/tokens.ts";
+import { tokenizeInProcess } from "../../agent/prompt/tokens.ts";
 import type { TokenCounter } from "../../jobs/deps.ts";
 import type { Logger } from "../../runtime/log.ts";
 

@@ -6,7 +6,7 @@
  */
 import type { Deps } from "../../jobs/deps.ts";
 import { MonitoredScheduler, type PipelineDeps } from "../../pipeline/index.ts";
-import { OpenAiChatModel } from "../../agent/openai-model.ts";
+import { OpenAiChatModel } from "../../agent/llm/openai-model.ts";
 import { agentRunStep } from "../../agent/run-agent.ts";
 import { defaultProvider } from "../../fleet/providers/providers.ts";
 

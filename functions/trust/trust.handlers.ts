@@ -6,7 +6,7 @@ import type { Context } from "hono";
 import type { AppEnv } from "../../jobs/app-env.ts";
 import { listMemory } from "../../agent/memory.ts";
 import { replayAsOperator } from "../../jobs/replay-as-operator.ts";
-import { listLlmCalls } from "../../agent/transcripts.ts";
+import { listLlmCalls } from "../../agent/llm/transcripts.ts";
 import { RequestError } from "../../jobs/errors.ts";
 import { deleteMemoryFact } from "../../jobs/delete-memory-fact.ts";
 import { getRun } from "../../pipeline/index.ts";

@@ -9,7 +9,7 @@ import { eq } from "drizzle-orm";
 import { actionBlocks, actions, approvals, events, instances, wakes } from "../../schema/index.ts";
 import { runToolCall } from "../../agent/tools/index.ts";
 import { blockingRejection } from "../../fleet/actions/action-blocks.ts";
-import { decideByRules } from "../../agent/rules-policy.ts";
+import { decideByRules } from "../../agent/rules/rules-policy.ts";
 import { asksFor, namesInstance } from "../../fleet/actions/human-asks.ts";
 import { holdLease } from "../support/held-lease.ts";
 import type { TestDeps } from "../support/test-deps.ts";

@@ -6,11 +6,11 @@
  */
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { fitPrompt, type PromptDraft } from "../../agent/budget.ts";
-import { countPrompt, countTools } from "../../agent/tokens.ts";
+import { fitPrompt, type PromptDraft } from "../../agent/prompt/budget.ts";
+import { countPrompt, countTools } from "../../agent/prompt/tokens.ts";
 import { CHAT_TOOLS } from "../../agent/tools/index.ts";
-import { makeTurn, pairsIntact, type Turn } from "../../agent/turns.ts";
-import type { ChatMessage } from "../../agent/chat-model.ts";
+import { makeTurn, pairsIntact, type Turn } from "../../agent/prompt/turns.ts";
+import type { ChatMessage } from "../../agent/llm/chat-model.ts";
 
 const WORDS = ["gpu", "instance", "restart", "exited", "sim-1", "running", "notify", "the", "fleet", "ok", "42", "{\"a\":1}", "\n"];
 /** Text of up to `max` words; the length is drawn uniformly so large turns really occur. */

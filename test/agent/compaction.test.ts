@@ -6,8 +6,8 @@
 import { describe, expect, it } from "vitest";
 import { and, eq } from "drizzle-orm";
 import { sessions } from "../../schema/index.ts";
-import { countMessage, countPrompt } from "../../agent/tokens.ts";
-import { pairsIntact } from "../../agent/turns.ts";
+import { countMessage, countPrompt } from "../../agent/prompt/tokens.ts";
+import { pairsIntact } from "../../agent/prompt/turns.ts";
 import { buildApp } from "../../functions/app.ts";
 import { authHeaders } from "../support/test-deps.ts";
 import type { ChatRequestBody } from "../support/scripted-llm.ts";

@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
 import { buildApp } from "../../functions/app.ts";
 import { actions, messages } from "../../schema/index.ts";
-import { REPLY_CUT_MARKER } from "../../agent/completion-ending.ts";
+import { REPLY_CUT_MARKER } from "../../agent/llm/completion-ending.ts";
 import { authHeaders } from "../support/test-deps.ts";
 import { agentFixture, say, scriptedLlm, setInstanceState } from "./harness.ts";
 import type { TestDeps } from "../support/test-deps.ts";

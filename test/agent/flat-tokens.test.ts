@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { incidentSession } from "../support/incident-session.ts";
-import { snapshotText, SNAPSHOT_FULL_MAX } from "../../agent/prompt-snapshot.ts";
+import { snapshotText, SNAPSHOT_FULL_MAX } from "../../agent/prompt/prompt-snapshot.ts";
 import { agentFixture, say, scriptedLlm } from "./harness.ts";
 import { createTestDeps } from "../support/test-deps.ts";
 import type { instances } from "../../schema/index.ts";

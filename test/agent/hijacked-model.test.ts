@@ -10,7 +10,7 @@ import { and, eq, notLike } from "drizzle-orm";
 import { createTestDb, createTestDeps, type TestDeps } from "../support/test-deps.ts";
 import { FakeClock } from "../support/fake-clock.ts";
 import { VastProvider } from "../../fleet/providers/vast.ts";
-import { OpenAiChatModel } from "../../agent/openai-model.ts";
+import { OpenAiChatModel } from "../../agent/llm/openai-model.ts";
 import { createAgentRunStep } from "../../agent/run-agent.ts";
 import { actions, instances, notifications } from "../../schema/index.ts";
 import { startVastServer, vastInstance, type VastServer } from "../fleet/vast-server.ts";

@@ -1,11 +1,11 @@
 /**
- * agent/tokens.ts keeps the counts a TokenCounter made so the synchronous counters find them, for
+ * agent/prompt/tokens.ts keeps the counts a TokenCounter made so the synchronous counters find them, for
  * at most KNOWN_COUNTS_MAX_CHARS characters of text (oldest forgotten first), and only for texts
  * long enough to be worth a trip to the thread. A counter that answers a recognisable count
  * (one token per 10 characters) shows which counts came from it.
  */
 import { describe, expect, it } from "vitest";
-import { countText, KNOWN_COUNTS_MAX_CHARS, OFF_THREAD_MIN_CHARS, precount } from "../../agent/tokens.ts";
+import { countText, KNOWN_COUNTS_MAX_CHARS, OFF_THREAD_MIN_CHARS, precount } from "../../agent/prompt/tokens.ts";
 import type { TokenCounter } from "../../jobs/deps.ts";
 
 const marked: TokenCounter = { tokenize: async (texts) => texts.map((t) => new Uint32Array(Math.floor(t.length / 10))) };

@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { asc } from "drizzle-orm";
 import { buildApp } from "../../functions/app.ts";
 import { messages } from "../../schema/index.ts";
-import { storableArguments } from "../../agent/tool-call-args.ts";
+import { storableArguments } from "../../agent/llm/tool-call-args.ts";
 import { parseConfig } from "../../runtime/config.ts";
 import { agentFixture, say, scriptedLlm } from "./harness.ts";
 

@@ -12,7 +12,7 @@ import { agentFixture, say } from "../support/agent-fixture.ts";
 import { ScriptedLlm } from "../support/scripted-llm.ts";
 import { llmCalls, messages, notifications } from "../../schema/index.ts";
 import { MAX_RESTARTS, TokenizeUnavailable, TokenWorker } from "../../functions/host/token-worker.ts";
-import { countText, estimateTokens, precount, truncateToTokensOffThread } from "../../agent/tokens.ts";
+import { countText, estimateTokens, precount, truncateToTokensOffThread } from "../../agent/prompt/tokens.ts";
 import { stuckThread } from "../support/token-threads.ts";
 import type { Logger } from "../../runtime/log.ts";
 

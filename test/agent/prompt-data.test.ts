@@ -1,11 +1,11 @@
 /**
- * Cutting a prompt part to a small room (agent/prompt-data.ts fitDataInPlace): when the room is
+ * Cutting a prompt part to a small room (agent/prompt/prompt-data.ts fitDataInPlace): when the room is
  * too small to close a data block, the run's own opening words are kept, cut like any text, and
  * no block is left open; an empty cut is never taken while the room fits a marker.
  */
 import { describe, expect, it } from "vitest";
-import { fitDataInPlace } from "../../agent/prompt-data.ts";
-import { countText } from "../../agent/tokens.ts";
+import { fitDataInPlace } from "../../agent/prompt/prompt-data.ts";
+import { countText } from "../../agent/prompt/tokens.ts";
 
 const input = `Run 1 at 2026-12-01T00:00:00.000Z. This run was woken by:\n<events>\n${Array.from({ length: 60 }, (_, i) => JSON.stringify({ id: i, message: "sim-1 exited with code 1" })).join("\n")}\n</events>`;
 

@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { createClient } from "@libsql/client";
 import { openDatabase } from "../../db/client.ts";
 import { applyMigrations } from "../../db/migrate.ts";
-import { buildPromptDraft } from "../../agent/prompt.ts";
+import { buildPromptDraft } from "../../agent/prompt/prompt.ts";
 import { instances, instanceSpend } from "../../schema/index.ts";
 import { countingClient } from "../support/counting-client.ts";
 import { createTestDeps } from "../support/test-deps.ts";

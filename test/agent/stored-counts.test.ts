@@ -7,8 +7,8 @@
  * counted afresh.
  */
 import { describe, expect, it } from "vitest";
-import { countMessage, countPrompt } from "../../agent/tokens.ts";
-import { turnsFromStored, type StoredMessage } from "../../agent/turns.ts";
+import { countMessage, countPrompt } from "../../agent/prompt/tokens.ts";
+import { turnsFromStored, type StoredMessage } from "../../agent/prompt/turns.ts";
 
 const call = (id: string, args: string) => [{ id, type: "function", function: { name: "get_instance_logs", arguments: args } }];
 const rows: StoredMessage[] = [

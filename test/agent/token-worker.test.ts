@@ -1,12 +1,12 @@
 /**
- * The Node host's token-count worker thread: it counts exactly what agent/tokens.ts counts in
+ * The Node host's token-count worker thread: it counts exactly what agent/prompt/tokens.ts counts in
  * place, it truncates to the same text, at most MAX_IN_FLIGHT requests wait on it, and a thread
  * that crashes is logged once while every short request is still answered (in place) and a long
  * one refused (the caller estimates; test/agent/output-cap.test.ts has the deadline).
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { MAX_IN_FLIGHT, TokenWorker } from "../../functions/host/token-worker.ts";
-import { countText, tokenizeInProcess, truncateToTokens, truncateToTokensOffThread } from "../../agent/tokens.ts";
+import { countText, tokenizeInProcess, truncateToTokens, truncateToTokensOffThread } from "../../agent/prompt/tokens.ts";
 import type { Logger } from "../../runtime/log.ts";
 import { crashingThread, stuckThread } from "../support/token-threads.ts";
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { and, eq } from "drizzle-orm";
 import { buildApp } from "../../functions/app.ts";
 import { actions, messages } from "../../schema/index.ts";
-import { countMessage, countPrompt } from "../../agent/tokens.ts";
+import { countMessage, countPrompt } from "../../agent/prompt/tokens.ts";
 import { authHeaders } from "../support/test-deps.ts";
 import { agentFixture, latestRun, say, scriptedLlm, setInstanceState } from "./harness.ts";
 

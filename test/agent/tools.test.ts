@@ -7,7 +7,7 @@ import { eq } from "drizzle-orm";
 import { actions, approvals, memory, notifications, wakes } from "../../schema/index.ts";
 import { runToolCall, CHAT_TOOLS } from "../../agent/tools/index.ts";
 import { TOOL_OUTPUT_MAX_TOKENS } from "../../agent/tools/tool.ts";
-import { countText } from "../../agent/tokens.ts";
+import { countText } from "../../agent/prompt/tokens.ts";
 import { MAX_MEMORY_FACTS } from "../../agent/memory.ts";
 import type { TestDeps } from "../support/test-deps.ts";
 import { holdLease } from "../support/held-lease.ts";

@@ -4,7 +4,7 @@
  */
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
-import { OpenAiChatModel } from "../../agent/openai-model.ts";
+import { OpenAiChatModel } from "../../agent/llm/openai-model.ts";
 import { buildApp } from "../../functions/app.ts";
 import { needsApproval } from "../../fleet/actions/actions.ts";
 import { configForAgent } from "../../runtime/agent-settings.ts";

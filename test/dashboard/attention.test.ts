@@ -5,7 +5,7 @@
  * made by the real code paths, and each clears when its cause does.
  */
 import { describe, expect, it } from "vitest";
-import { Breaker, llmBreakerName } from "../../agent/breaker.ts";
+import { Breaker, llmBreakerName } from "../../agent/llm/breaker.ts";
 import { loadAttention, STUCK_STARTING_MS } from "../../dashboard/overview/attention.ts";
 import { executeAction } from "../../fleet/actions/actions.ts";
 import { decideApproval } from "../../fleet/actions/approvals.ts";

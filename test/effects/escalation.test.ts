@@ -11,7 +11,7 @@ import { and, eq } from "drizzle-orm";
 import { actions, events, instances, notifications, wakes } from "../../schema/index.ts";
 import { buildApp } from "../../functions/app.ts";
 import { createAgentRunStep } from "../../agent/run-agent.ts";
-import { buildPromptDraft } from "../../agent/prompt.ts";
+import { buildPromptDraft } from "../../agent/prompt/prompt.ts";
 import { injectSimulatorFailure } from "../../fleet/providers/simulator-reports.ts";
 import { SimulatorProvider } from "../../fleet/providers/simulator.ts";
 import { runCronTick } from "../../jobs/tick.ts";

@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
 import { buildApp } from "../../functions/app.ts";
 import type { SimulatorProvider } from "../../fleet/providers/simulator.ts";
 import { withAgent } from "../../jobs/with-agent.ts";
-import { snapshotText } from "../../agent/prompt-snapshot.ts";
+import { snapshotText } from "../../agent/prompt/prompt-snapshot.ts";
 import { instances } from "../../schema/index.ts";
 import { reconcileFleet } from "../support/one-check.ts";
 import { signedWebhook } from "../support/signed-webhook.ts";

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { ingestEvent } from "../../pipeline/index.ts";
-import { listConversation } from "../../agent/conversation.ts";
+import { listConversation } from "../../agent/prompt/conversation.ts";
 import type { RunOutcome } from "../../pipeline/index.ts";
 import { runCronTick } from "../../jobs/tick.ts";
 import { createTestDeps, RecordingScheduler } from "../support/test-deps.ts";

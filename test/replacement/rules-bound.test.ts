@@ -1,5 +1,5 @@
 /**
- * The rules policy's replacement bounds (agent/rules-replacement.ts, fleet/replacement/replacement-proposal.ts):
+ * The rules policy's replacement bounds (agent/rules/rules-replacement.ts, fleet/replacement/replacement-proposal.ts):
  * a run asks for at most MAX_PER_RUN (10) new replacements and the next run asks for the rest;
  * requests a bound refused (APPROVALS_PER_RUN, APPROVALS_PER_HOUR) are filed again by later runs,
  * a bound's worth at a time (after an hour's bound, only once its hour has passed), until every

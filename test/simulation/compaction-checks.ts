@@ -8,8 +8,8 @@
  *   the run's later calls start from.
  * - A summary a call reports is persisted for the epoch (later runs start from it).
  */
-import type { FitReport, PromptDraft } from "../../agent/budget.ts";
-import { countText } from "../../agent/tokens.ts";
+import type { FitReport, PromptDraft } from "../../agent/prompt/budget.ts";
+import { countText } from "../../agent/prompt/tokens.ts";
 import type { StartingHistory } from "./sim-step.ts";
 
 export interface CompactionRecord {

@@ -28,7 +28,7 @@ import { SimScheduler, type Queued } from "./sim-scheduler.ts";
 import { SimStep } from "./sim-step.ts";
 import { SimModel } from "./sim-model.ts";
 import { createAgentRunStep } from "../../agent/run-agent.ts";
-import { buildPromptDraft } from "../../agent/prompt.ts";
+import { buildPromptDraft } from "../../agent/prompt/prompt.ts";
 import { checkInvariants, checkSettled } from "./invariants.ts";
 import { checkCompaction, startingHistory, type CompactionRecord } from "./compaction-checks.ts";
 import { judgeRequest, lateClaims, readSchedule, type Arrival } from "./debounce-checks.ts";

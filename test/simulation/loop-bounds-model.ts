@@ -5,7 +5,7 @@
  * to destroy an instance whatever a human said. After its tool results it answers in text.
  * While `down` it fails every call, so the rules policy decides (and the breaker opens).
  */
-import type { ChatCompletion, ChatMessage, ChatModel } from "../../agent/chat-model.ts";
+import type { ChatCompletion, ChatMessage, ChatModel } from "../../agent/llm/chat-model.ts";
 import type { Rng } from "./rng.ts";
 
 export class EffectsModel implements ChatModel {

@@ -4,7 +4,7 @@
  * destroy that needs approval) on every call, notifies and remembers, and sometimes answers only
  * after the run's lease has run out (it advances the fake clock while "thinking").
  */
-import type { ChatCompletion, ChatModel } from "../../agent/chat-model.ts";
+import type { ChatCompletion, ChatModel } from "../../agent/llm/chat-model.ts";
 import type { FakeClock } from "../support/fake-clock.ts";
 import type { Rng } from "./rng.ts";
 

@@ -4,9 +4,9 @@
  * clock jumps, sometimes past the run's lease). Every request it receives is checked against the
  * agent's guarantees: within the token budget, and no tool call separated from its result.
  */
-import type { ChatCompletion, ChatMessage, ChatModel, ChatTool } from "../../agent/chat-model.ts";
-import { countPrompt } from "../../agent/tokens.ts";
-import { pairsIntact } from "../../agent/turns.ts";
+import type { ChatCompletion, ChatMessage, ChatModel, ChatTool } from "../../agent/llm/chat-model.ts";
+import { countPrompt } from "../../agent/prompt/tokens.ts";
+import { pairsIntact } from "../../agent/prompt/turns.ts";
 import type { FakeClock } from "../support/fake-clock.ts";
 import type { Rng } from "./rng.ts";
 

@@ -10,11 +10,11 @@ import { deliverDue } from "./drive.ts";
 import type { ScriptedLlm } from "./scripted-llm.ts";
 import { FakeClock } from "./fake-clock.ts";
 import { SimulatorProvider } from "../../fleet/providers/simulator.ts";
-import { OpenAiChatModel } from "../../agent/openai-model.ts";
+import { OpenAiChatModel } from "../../agent/llm/openai-model.ts";
 import { createAgentRunStep } from "../../agent/run-agent.ts";
 import { ingestEvent } from "../../pipeline/index.ts";
 import { instances, runs } from "../../schema/index.ts";
-import type { BreakerPolicy } from "../../agent/breaker.ts";
+import type { BreakerPolicy } from "../../agent/llm/breaker.ts";
 
 export interface AgentFixture {
   deps: TestDeps;
@@ -87,14 +87,14 @@ export async function setInstanceState(deps: TestDeps, id: string, state: string
 
 /** Stores earlier runs' turns (as the pipeline writes them) until the history reaches `tokens`. */
 export async function seedHistory(deps: TestDeps, tokens: number, options: { withToolPairs?: boolean; startRun?: number } = {}) {
-  const { toConversationTurns } = await import("../../agent/conversation.ts");
+  const { toConversationTurns } = await import("../../agent/prompt/conversation.ts");
   const { messages } = await import("../../schema/index.ts");
-  const { countMessage } = await import("../../agent/tokens.ts");
+  const { countMessage } = await import("../../agent/prompt/tokens.ts");
   let total = 0;
   let runId = options.startRun ?? 1000;
   while (total < tokens) {
     runId++;
-    const turns: import("../../agent/chat-model.ts").ChatMessage[] = [
+    const turns: import("../../agent/llm/chat-model.ts").ChatMessage[] = [
       { role: "user", content: `Run ${runId}: Human message: how is the fleet? ${"Please check throughput on sim-1 and sim-2 again. ".repeat(20)}` },
     ];
     if (options.withToolPairs) {

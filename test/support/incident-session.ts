@@ -4,10 +4,10 @@
  * OpenAI-compatible model over loopback. Each incident: an instance runs out of memory → the agent
  * reads its logs, starts it, schedules a re-check and answers; the re-check run confirms. An
  * incident's cost is the sum of the prompt tokens of every LLM call it made (the summariser's
- * included), counted as the budget counts them (agent/tokens.ts countPrompt).
+ * included), counted as the budget counts them (agent/prompt/tokens.ts countPrompt).
  */
-import { countPrompt } from "../../agent/tokens.ts";
-import type { ChatMessage, ChatTool } from "../../agent/chat-model.ts";
+import { countPrompt } from "../../agent/prompt/tokens.ts";
+import type { ChatMessage, ChatTool } from "../../agent/llm/chat-model.ts";
 import { agentFixture, runPipeline } from "./agent-fixture.ts";
 import { ScriptedLlm } from "./scripted-llm.ts";
 import { deliverDue } from "./drive.ts";

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { buildApp } from "../../functions/app.ts";
 import { llmCalls } from "../../schema/index.ts";
 import { pruneOldRecords } from "../../pipeline/index.ts";
-import { answerOf } from "../../agent/transcripts.ts";
+import { answerOf } from "../../agent/llm/transcripts.ts";
 import { DAY_MS } from "../../runtime/time.ts";
 import { authHeaders } from "../support/test-deps.ts";
 import { dashboardClient } from "../dashboard/dashboard-client.ts";

@@ -7,7 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { buildApp } from "../../functions/app.ts";
 import { actions, approvals, llmCalls, memory, notifications, operatorActivity, replays, runs, wakes } from "../../schema/index.ts";
-import { NOT_EXECUTED } from "../../agent/replay.ts";
+import { NOT_EXECUTED } from "../../agent/llm/replay.ts";
 import { authHeaders, type TestDeps } from "../support/test-deps.ts";
 import { CountingProvider } from "../actions/counting-provider.ts";
 import { dashboardClient } from "../dashboard/dashboard-client.ts";

@@ -6,12 +6,12 @@
  * Read fresh from the database with the fleet snapshot.
  */
 import { and, eq, inArray } from "drizzle-orm";
-import type { AgentDeps } from "./deps.ts";
-import type { RunContext } from "../pipeline/index.ts";
-import { instances, wakes } from "../schema/index.ts";
-import { listBlocks, type ActionBlock } from "../fleet/actions/action-blocks.ts";
+import type { AgentDeps } from "../deps.ts";
+import type { RunContext } from "../../pipeline/index.ts";
+import { instances, wakes } from "../../schema/index.ts";
+import { listBlocks, type ActionBlock } from "../../fleet/actions/action-blocks.ts";
 import { dataBlock } from "./prompt-data.ts";
-import { LOADING_STATES } from "../fleet/instances/overdue-states.ts";
+import { LOADING_STATES } from "../../fleet/instances/overdue-states.ts";
 
 type InstanceRow = typeof instances.$inferSelect;
 type WakeRow = typeof wakes.$inferSelect;

@@ -13,12 +13,12 @@
  * the counter cannot count in time (it refuses: a missed deadline, a stopped thread and a long
  * text) is estimated, never counted on the event loop: ESTIMATE_CHARS_PER_TOKEN characters per
  * token, kept as that text's count and noted in `estimatedTexts`. Model output is cut to
- * LLM_OUTPUT_MAX_CHARS before it gets here (agent/output-cap.ts), so the Worker's in-place
+ * LLM_OUTPUT_MAX_CHARS before it gets here (agent/llm/output-cap.ts), so the Worker's in-place
  * counting is bounded too.
  */
 import { decode, encode } from "gpt-tokenizer/encoding/cl100k_base";
-import type { TokenCounter } from "./deps.ts";
-import type { ChatMessage, ChatTool } from "./chat-model.ts";
+import type { TokenCounter } from "../deps.ts";
+import type { ChatMessage, ChatTool } from "../llm/chat-model.ts";
 
 /** Per-message framing (role and separators), as OpenAI's chat format adds it. */
 const MESSAGE_OVERHEAD = 4;
@@ -112,7 +112,7 @@ export function countMessage(message: ChatMessage): number {
 /**
  * Records the count a message had when it was stored (`messages.tokens`, measured by
  * countMessage as it was written), so counting the history again costs nothing. Only for a
- * message rebuilt exactly as it was counted (agent/turns.ts checks that).
+ * message rebuilt exactly as it was counted (agent/prompt/turns.ts checks that).
  */
 export function withStoredCount(message: ChatMessage, tokens: number): ChatMessage {
   counted.set(message, tokens);

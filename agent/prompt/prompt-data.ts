@@ -7,7 +7,7 @@
  * `fitData` cuts a text holding blocks to its share of the budget and closes a block the cut
  * went through, with a JSON line saying what was cut, so a cut block is still well-formed.
  */
-import type { TokenCounter } from "./deps.ts";
+import type { TokenCounter } from "../deps.ts";
 import { countText, precount, truncateToTokens, truncateToTokensOffThread } from "./tokens.ts";
 
 /** The data blocks the prompt uses; the system prompt names each one. */
@@ -45,7 +45,7 @@ export async function fitData(text: string, maxTokens: number, what: string, cou
   return "";
 }
 
-/** fitData counted in place, for a cut made while the prompt is fitted (agent/budget.ts). */
+/** fitData counted in place, for a cut made while the prompt is fitted (agent/prompt/budget.ts). */
 export function fitDataInPlace(text: string, maxTokens: number, what: string): string {
   if (countText(text) <= maxTokens) return text;
   for (let reserve = CLOSE_RESERVE; reserve < maxTokens; reserve *= 2) {

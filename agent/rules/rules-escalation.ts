@@ -10,15 +10,15 @@
  * Every notification is keyed per instance, so repeats inside the dedup window page nobody.
  */
 import { and, eq, gt, like } from "drizzle-orm";
-import type { AgentDeps } from "./deps.ts";
-import type { FleetDeps } from "../fleet/deps.ts";
-import type { RunContext } from "../pipeline/index.ts";
-import { actions, instances, wakes } from "../schema/index.ts";
-import { executeAction } from "../fleet/actions/actions.ts";
-import { lacks } from "../fleet/providers/capabilities.ts";
-import { actionEvidence } from "./action-evidence.ts";
-import { blockingRejection, describeBlock } from "../fleet/actions/action-blocks.ts";
-import { LOADING_STATES } from "../fleet/instances/overdue-states.ts";
+import type { AgentDeps } from "../deps.ts";
+import type { FleetDeps } from "../../fleet/deps.ts";
+import type { RunContext } from "../../pipeline/index.ts";
+import { actions, instances, wakes } from "../../schema/index.ts";
+import { executeAction } from "../../fleet/actions/actions.ts";
+import { lacks } from "../../fleet/providers/capabilities.ts";
+import { actionEvidence } from "../action-evidence.ts";
+import { blockingRejection, describeBlock } from "../../fleet/actions/action-blocks.ts";
+import { LOADING_STATES } from "../../fleet/instances/overdue-states.ts";
 
 export type Notify = (instanceId: string, title: string, body: string, severity: "warning" | "critical", dedupKey: string) => Promise<void>;
 

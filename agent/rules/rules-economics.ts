@@ -9,8 +9,8 @@
  * (fleet/economics/economics-check.ts) whoever decides, and the spend limit by executeAction's gate
  * (fleet/actions/spend-gate.ts), so the rules policy and the LLM meet the same rules.
  */
-import type { RunContext } from "../pipeline/index.ts";
-import type { AgentDeps } from "./deps.ts";
+import type { RunContext } from "../../pipeline/index.ts";
+import type { AgentDeps } from "../deps.ts";
 import type { Notify } from "./rules-escalation.ts";
 
 type Context = Pick<RunContext<AgentDeps>, "events">;

@@ -10,8 +10,8 @@
  * opens its own breaker, never another agent's, and a changed model starts with a closed one.
  */
 import { eq, sql } from "drizzle-orm";
-import type { AgentDeps } from "./deps.ts";
-import { breakers } from "../schema/index.ts";
+import type { AgentDeps } from "../deps.ts";
+import { breakers } from "../../schema/index.ts";
 
 export interface BreakerPolicy {
   threshold: number;

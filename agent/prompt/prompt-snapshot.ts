@@ -13,13 +13,13 @@
  * Webhook-only instances (no provider lists them) come after all of the provider's, whatever
  * their state, marked `webhookOnly`.
  */
-import { iso, MINUTE_MS } from "../runtime/time.ts";
-import type { Config } from "../runtime/config.ts";
-import type { instances } from "../schema/index.ts";
+import { iso, MINUTE_MS } from "../../runtime/time.ts";
+import type { Config } from "../../runtime/config.ts";
+import type { instances } from "../../schema/index.ts";
 import { attentionMarker } from "./prompt-attention.ts";
 import { dataBlock } from "./prompt-data.ts";
-import { costPerHour } from "../fleet/economics/instance-cost.ts";
-import { idleState } from "../fleet/economics/idle.ts";
+import { costPerHour } from "../../fleet/economics/instance-cost.ts";
+import { idleState } from "../../fleet/economics/idle.ts";
 
 type InstanceRow = typeof instances.$inferSelect;
 

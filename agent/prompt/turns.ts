@@ -3,8 +3,8 @@
  * assistant tool-call message together with all of its tool results, so compaction that drops,
  * summarises or trims whole turns can never separate a tool call from its result.
  */
-import type { ChatMessage } from "./chat-model.ts";
-import { withStorableArguments } from "./tool-call-args.ts";
+import type { ChatMessage } from "../llm/chat-model.ts";
+import { withStorableArguments } from "../llm/tool-call-args.ts";
 import { countMessage, withStoredCount } from "./tokens.ts";
 
 export interface Turn {

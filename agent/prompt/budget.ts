@@ -9,7 +9,7 @@
  * are summarised (or, failing that, trimmed) even under budget, so every call of a long session
  * costs about what a fresh session's does instead of growing until the budget.
  */
-import type { ChatMessage, ChatTool } from "./chat-model.ts";
+import type { ChatMessage, ChatTool } from "../llm/chat-model.ts";
 import { chooseTurnsToSummarize, stubToolOutputs, truncateToolOutputs, type Summarize } from "./compaction.ts";
 import { countMessage, countPrompt, countTools, truncateToTokens } from "./tokens.ts";
 import { dataBlock, fitDataInPlace } from "./prompt-data.ts";
@@ -26,7 +26,7 @@ export interface PromptDraft {
   input: ChatMessage;
   /** This run's tool rounds so far. */
   current: Turn[];
-  /** The most tokens the stored history may take (agent/prompt.ts PROMPT_SHARES.history); unset: no share of its own. */
+  /** The most tokens the stored history may take (agent/prompt/prompt.ts PROMPT_SHARES.history); unset: no share of its own. */
   historyMax?: number;
 }
 
@@ -203,7 +203,7 @@ export async function fitPrompt(draft: PromptDraft, tools: readonly ChatTool[], 
   }
 
   // The request is counted again as sent, message by message (the history by the counts stored
-  // with it, agent/turns.ts; everything built in this run as measured when it was built).
+  // with it, agent/prompt/turns.ts; everything built in this run as measured when it was built).
   let messages = assemble(work);
   let tokens = countPrompt(messages, tools);
   while (tokens > budget && work.history.length > 0) {

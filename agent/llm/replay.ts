@@ -7,12 +7,12 @@
  * at most AGENT_MAX_ITERATIONS calls, each within the LLM's timeout.
  */
 import { and, desc, eq } from "drizzle-orm";
-import type { AgentDeps } from "./deps.ts";
+import type { AgentDeps } from "../deps.ts";
 import type { ChatMessage, ChatModel } from "./chat-model.ts";
 import { withStorableArguments } from "./tool-call-args.ts";
 import { answerOf, listLlmCalls, type LlmCallView, type RecordedToolCall } from "./transcripts.ts";
-import { replays } from "../schema/index.ts";
-import { RequestError } from "../runtime/errors.ts";
+import { replays } from "../../schema/index.ts";
+import { RequestError } from "../../runtime/errors.ts";
 
 export const NOT_EXECUTED = "not executed in a replay";
 

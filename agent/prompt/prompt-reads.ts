@@ -3,19 +3,19 @@
  * Worker): the session, the fleet, pinned memory, spend today, the epoch's stored turns after the
  * summary (the summary's mark is read by the same statement), the active rejections, the consumed
  * re-checks' wakes and their instances, and the run's LLM breaker row. Issue 26: these were five
- * to seven round trips before the first LLM call; what the prompt says is agent/prompt.ts's.
+ * to seven round trips before the first LLM call; what the prompt says is agent/prompt/prompt.ts's.
  */
 import { and, asc, eq, gt, inArray, isNull, sql, type SQL } from "drizzle-orm";
-import type { AgentDeps } from "./deps.ts";
-import type { RunContext } from "../pipeline/index.ts";
-import { breakers, instances, memory, messages, sessions, wakes } from "../schema/index.ts";
-import { spendTodayStatement } from "../fleet/economics/spend.ts";
-import { blocksQuery } from "../fleet/actions/action-blocks.ts";
+import type { AgentDeps } from "../deps.ts";
+import type { RunContext } from "../../pipeline/index.ts";
+import { breakers, instances, memory, messages, sessions, wakes } from "../../schema/index.ts";
+import { spendTodayStatement } from "../../fleet/economics/spend.ts";
+import { blocksQuery } from "../../fleet/actions/action-blocks.ts";
 import { REJECTIONS_SHOWN } from "./prompt-attention.ts";
 
 type Context = Pick<RunContext<AgentDeps>, "agentId" | "sessionEpoch" | "wakes">;
 
-/** The breaker state a run starts from (agent/breaker.ts's `state()`, read in the same batch). */
+/** The breaker state a run starts from (agent/llm/breaker.ts's `state()`, read in the same batch). */
 export interface BreakerRow {
   failures: number;
   openUntil: number | null;

@@ -8,7 +8,7 @@
  *   earlier in the same run. Kept here, per run fence (the object lives exactly as long as the
  *   run's step), marked by the tool runner (agent/tools/index.ts).
  */
-import type { RunFence } from "../pipeline/index.ts";
+import type { RunFence } from "../../pipeline/index.ts";
 
 /** Event sources a person wrote; any other consumed event makes the run's input untrusted. */
 export const OPERATOR_SOURCES = ["human", "manual", "approval"] as const;

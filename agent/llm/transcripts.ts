@@ -1,16 +1,16 @@
 /**
  * The transcript of a run's LLM calls (llm_calls): what each call sent (messages, tools) and what
  * came back (the completion, or {error}), so a human can read why the agent decided as it did and
- * a run can be replayed against another model (agent/replay.ts). Written by agent/llm-call.ts,
+ * a run can be replayed against another model (agent/llm/replay.ts). Written by agent/llm/llm-call.ts,
  * one INSERT per call (not fenced: a record of what the run was told, never an effect; see
  * there); pruned after LLM_TRANSCRIPT_DAYS by the retention pass (pipeline/retention.ts).
  */
 import { and, asc, eq } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
-import type { AgentDeps } from "./deps.ts";
+import type { AgentDeps } from "../deps.ts";
 import type { ChatCompletion, ChatMessage, ChatTool } from "./chat-model.ts";
-import type { RunFence } from "../pipeline/index.ts";
-import { llmCalls } from "../schema/index.ts";
+import type { RunFence } from "../../pipeline/index.ts";
+import { llmCalls } from "../../schema/index.ts";
 
 export type LlmCallPurpose = "chat" | "summary";
 

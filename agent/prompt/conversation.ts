@@ -1,9 +1,9 @@
 /** The conversation of the current epoch, as the API and dashboard show it. */
 import { and, asc, eq } from "drizzle-orm";
-import type { AgentDeps } from "./deps.ts";
-import type { ConversationTurn } from "../pipeline/index.ts";
-import { agents, messages, sessions } from "../schema/index.ts";
-import type { ChatMessage } from "./chat-model.ts";
+import type { AgentDeps } from "../deps.ts";
+import type { ConversationTurn } from "../../pipeline/index.ts";
+import { agents, messages, sessions } from "../../schema/index.ts";
+import type { ChatMessage } from "../llm/chat-model.ts";
 import { countMessage } from "./tokens.ts";
 
 export async function listConversation(deps: Pick<AgentDeps, "db">, agentId: string) {

@@ -6,9 +6,9 @@
  * so a later run starts from it instead of redoing it.
  */
 import { lt } from "drizzle-orm";
-import type { AgentDeps } from "./deps.ts";
-import { sessions } from "../schema/index.ts";
-import type { ChatMessage } from "./chat-model.ts";
+import type { AgentDeps } from "../deps.ts";
+import { sessions } from "../../schema/index.ts";
+import type { ChatMessage } from "../llm/chat-model.ts";
 import { countMessage, countPrompt, countText, truncateToTokens, truncateToTokensOffThread } from "./tokens.ts";
 import { makeTurn, type Turn } from "./turns.ts";
 

@@ -1,14 +1,14 @@
 /**
  * How health reports describe the LLM. Each agent has its own breaker per model
- * (agent/breaker.ts llmBreakerName), so the LLM's health is an agent's: its model, whether that
+ * (agent/llm/breaker.ts llmBreakerName), so the LLM's health is an agent's: its model, whether that
  * model's breaker is open, and `misconfigured` while the server refuses its requests in a way
  * retries cannot fix (kept on the breaker row until a call succeeds). The deployment's /healthz
  * lists the agents in trouble (jobs/llm-trouble.ts) instead of blaming the default model.
  */
 import { and, gt, isNotNull, like, or } from "drizzle-orm";
-import type { AgentDeps } from "./deps.ts";
+import type { AgentDeps } from "../deps.ts";
 import { Breaker, llmBreakerName, parseLlmBreakerName } from "./breaker.ts";
-import { breakers } from "../schema/index.ts";
+import { breakers } from "../../schema/index.ts";
 
 export interface AgentLlmHealth {
   model: string;

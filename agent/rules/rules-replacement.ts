@@ -7,11 +7,11 @@
  * with a replacement open are not candidates).
  */
 import { and, eq, gt, inArray, isNull, notExists, notInArray, or } from "drizzle-orm";
-import type { FleetDeps } from "../fleet/deps.ts";
-import { instances, replacements } from "../schema/index.ts";
-import { DEAD_STATES, proposeReplacement } from "../fleet/replacement/replacement-proposal.ts";
-import { CLOSED } from "../fleet/replacement/replacement-rows.ts";
-import type { RunFence } from "../pipeline/index.ts";
+import type { FleetDeps } from "../../fleet/deps.ts";
+import { instances, replacements } from "../../schema/index.ts";
+import { DEAD_STATES, proposeReplacement } from "../../fleet/replacement/replacement-proposal.ts";
+import { CLOSED } from "../../fleet/replacement/replacement-rows.ts";
+import type { RunFence } from "../../pipeline/index.ts";
 
 /** New proposals per run, at most (a fleet that lost a whole region asks in pieces). */
 const MAX_PER_RUN = 10;

@@ -5,12 +5,12 @@
  * events and due wakes as the current input. Each part that can grow is capped at a share of the
  * budget here, so the budget's compaction only ever has history and this run's turns to weigh.
  * Text no operator typed (memory, snapshot, rejections, every event but a human's chat) is JSON
- * in data blocks the system prompt names as data (agent/prompt-data.ts); chat stays as typed.
+ * in data blocks the system prompt names as data (agent/prompt/prompt-data.ts); chat stays as typed.
  */
-import { iso } from "../runtime/time.ts";
-import type { AgentDeps } from "./deps.ts";
-import type { RunContext } from "../pipeline/index.ts";
-import type { ChatMessage } from "./chat-model.ts";
+import { iso } from "../../runtime/time.ts";
+import type { AgentDeps } from "../deps.ts";
+import type { RunContext } from "../../pipeline/index.ts";
+import type { ChatMessage } from "../llm/chat-model.ts";
 import type { PromptDraft } from "./budget.ts";
 import { rechecksText, rejectionsText } from "./prompt-attention.ts";
 import { readPromptRows, type PromptRows } from "./prompt-reads.ts";
@@ -74,7 +74,7 @@ function inputText(context: Pick<RunContext<AgentDeps>, "events" | "wakes" | "ru
 }
 
 /**
- * Reads everything the prompt needs for this run (one batch, agent/prompt-reads.ts, unless the
+ * Reads everything the prompt needs for this run (one batch, agent/prompt/prompt-reads.ts, unless the
  * caller read it already) and returns the draft the budget fits.
  */
 export async function buildPromptDraft(

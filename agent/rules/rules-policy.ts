@@ -9,22 +9,22 @@
  * is not attempted: a human is told once per instance and episode instead.
  */
 import { and, eq, gt, inArray, isNull, sql } from "drizzle-orm";
-import type { AgentDeps } from "./deps.ts";
-import type { FleetDeps } from "../fleet/deps.ts";
-import { HOUR_MS, MINUTE_MS } from "../runtime/time.ts";
-import type { PipelineDeps, RunContext } from "../pipeline/index.ts";
-import { actions, instances } from "../schema/index.ts";
-import { answeringActionKey } from "../fleet/actions/action-key.ts";
-import { executeAction } from "../fleet/actions/actions.ts";
-import { lacks, tellUnsupportedOnce } from "../fleet/providers/capabilities.ts";
-import { actionEvidence } from "./action-evidence.ts";
-import { blockingRejection, describeBlock } from "../fleet/actions/action-blocks.ts";
+import type { AgentDeps } from "../deps.ts";
+import type { FleetDeps } from "../../fleet/deps.ts";
+import { HOUR_MS, MINUTE_MS } from "../../runtime/time.ts";
+import type { PipelineDeps, RunContext } from "../../pipeline/index.ts";
+import { actions, instances } from "../../schema/index.ts";
+import { answeringActionKey } from "../../fleet/actions/action-key.ts";
+import { executeAction } from "../../fleet/actions/actions.ts";
+import { lacks, tellUnsupportedOnce } from "../../fleet/providers/capabilities.ts";
+import { actionEvidence } from "../action-evidence.ts";
+import { blockingRejection, describeBlock } from "../../fleet/actions/action-blocks.ts";
 import { escalateByRules, type Notify } from "./rules-escalation.ts";
 import { economicsByRules } from "./rules-economics.ts";
 import { replaceByRules } from "./rules-replacement.ts";
-import { notifyHuman } from "../notify/notify-human.ts";
-import { WakeLimitError } from "../pipeline/index.ts";
-import { scheduleSelfWake, WakeBudgetError } from "../pipeline/index.ts";
+import { notifyHuman } from "../../notify/notify-human.ts";
+import { WakeLimitError } from "../../pipeline/index.ts";
+import { scheduleSelfWake, WakeBudgetError } from "../../pipeline/index.ts";
 
 export const RECHECK_AFTER_MS = 5 * MINUTE_MS;
 /** States that a restart cannot fix from here, but a human should know about. */

@@ -6,17 +6,17 @@
  * refuses the request as misconfigured is said so in the fault (and so in the run's error) and
  * kept on the breaker row, where /healthz reads it.
  *
- * Every call made is kept (llm_calls, agent/transcripts.ts): its request (messages, tools) and
+ * Every call made is kept (llm_calls, agent/llm/transcripts.ts): its request (messages, tools) and
  * the response as received, or {error}, numbered in the order the run made them. One INSERT per
  * call, right after the answer, so a run that crashes later still leaves what it was told. It is
  * not fenced: a transcript is a record, not an effect, and an answer that came too late to be
  * acted on (the lease ran out meanwhile) is exactly what a human reading the run wants to see.
- * Every answer is cut to LLM_OUTPUT_MAX_CHARS first (agent/output-cap.ts), before it is kept or
+ * Every answer is cut to LLM_OUTPUT_MAX_CHARS first (agent/llm/output-cap.ts), before it is kept or
  * counted: `outputCut` says one was, `cutCalls` which calls of the last answer lost their arguments.
  */
-import type { AgentDeps } from "./deps.ts";
+import type { AgentDeps } from "../deps.ts";
 import type { Breaker } from "./breaker.ts";
-import { leaseRenewal, type RunFence } from "../pipeline/index.ts";
+import { leaseRenewal, type RunFence } from "../../pipeline/index.ts";
 import { recordLlmCall, type LlmCallPurpose } from "./transcripts.ts";
 import { capCompletion } from "./output-cap.ts";
 import { LlmMisconfigured, type ChatCompletion, type ChatMessage, type ChatModel, type ChatTool } from "./chat-model.ts";
@@ -36,7 +36,7 @@ export class LlmCaller {
   promptTokens = 0;
   completionTokens = 0;
   calls = 0;
-  /** The largest request sent, in tokens as counted by agent/tokens.ts. */
+  /** The largest request sent, in tokens as counted by agent/prompt/tokens.ts. */
   largestRequest = 0;
   /** An answer of this run was over the output cap and was cut. */
   outputCut = false;
