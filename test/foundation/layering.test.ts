@@ -4,26 +4,10 @@
  * higher one (docs/architecture.md draws the same order). Outside pipeline/ the pipeline is
  * reached through its one entry point, and only the hosts' own modules use Node's APIs.
  */
-import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-
-const root = path.resolve(import.meta.dirname, "../..");
-
-/** Higher imports lower; folders of one rank do not import each other. */
-const RANK: Record<string, number> = {
-  functions: 10,
-  dashboard: 9,
-  jobs: 8,
-  agent: 7,
-  fleet: 6,
-  notify: 5,
-  auth: 5,
-  pipeline: 4,
-  db: 3,
-  schema: 2,
-  runtime: 1,
-};
+import { importsOf, PRODUCT_FILES as files, RANK, relativeTargets, root } from "../support/source-imports.ts";
 
 /** Imports against the order that are natural where they stand, each with its reason. */
 const ALLOWED: Record<string, string> = {};
@@ -31,29 +15,7 @@ const ALLOWED: Record<string, string> = {};
 /** The only modules that may import Node's own APIs (`node:*`): the Node host and its database client. */
 const NODE_ONLY = [/^functions\/host\//, /^functions\/node\.ts$/, /^functions\/operator\.ts$/, /^db\/node-client\.ts$/, /^db\/migrate(-cli)?\.ts$/];
 
-function sourceFiles(dir: string): string[] {
-  return readdirSync(path.join(root, dir)).flatMap((name) => {
-    const rel = `${dir}/${name}`;
-    if (statSync(path.join(root, rel)).isDirectory()) return name === "migrations" ? [] : sourceFiles(rel);
-    return /\.(ts|tsx|mjs)$/.test(name) ? [rel] : [];
-  });
-}
-
-const IMPORT = /(?:^|[^\w.])(?:import|export)\s*(?:type\s+)?(?:[^"'()]*?\sfrom\s*)?\(?\s*["']([^"']+)["']/gm;
-
-export function importsOf(file: string): string[] {
-  const text = readFileSync(path.join(root, file), "utf8");
-  return [...text.matchAll(IMPORT)].map((m) => m[1]!);
-}
-
 const folderOf = (file: string) => file.split("/")[0]!;
-const files = Object.keys(RANK).flatMap(sourceFiles);
-
-function relativeTargets(file: string): string[] {
-  return importsOf(file)
-    .filter((spec) => spec.startsWith("."))
-    .map((spec) => path.posix.normalize(path.posix.join(path.posix.dirname(file), spec)));
-}
 
 describe("layering", () => {
   it("reads imports of every kind (static, type-only, re-exports, dynamic)", () => {
