@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { api, type InvocationCost, type ScenarioHost } from "./driver.ts";
 import { scriptedRun } from "./provider-side.ts";
 
-/** The worst case's ceiling: the free plan's 50 less a margin (get_instance alone is 3 of the 5 a tool round costs; see README "Subrequests"). */
+/** The worst case's ceiling: the free plan's 50 less a margin (get_instance alone is 3 of the 5 a tool round costs; see docs/operations.md, "Subrequests"). */
 export const WORST_RUN_SUBREQUESTS = 45;
 /** AGENT_MAX_ITERATIONS' default: the scenario hosts do not set it. */
 const MAX_ITERATIONS = 8;

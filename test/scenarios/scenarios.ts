@@ -204,7 +204,7 @@ export function defineScenarios(start: StartHost, onDone?: (host: ScenarioHost) 
       console.log(`${host.name}: one agent's tick delivery (3 simulated instances) cost ${JSON.stringify(tick)}`);
       expect(tick.llm).toBe(0);
       // Database round trips: Hrana requests on the Worker (its subrequests), client calls on Node.
-      // The tick reconciled, so it read the provider's one page: see README "Subrequests".
+      // The tick reconciled, so it read the provider's one page: see docs/operations.md, "Subrequests".
       expect(tick.db).toBeGreaterThanOrEqual(simulatorPages(3));
       expect(tick.db).toBeLessThanOrEqual(tickBudget(3));
     });

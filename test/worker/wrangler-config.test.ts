@@ -1,6 +1,6 @@
 /**
  * wrangler.toml as wrangler itself reads it (`unstable_readConfig`): values set in the Cloudflare
- * dashboard survive `wrangler deploy` (`keep_vars`), and the per-deployment values the README
+ * dashboard survive `wrangler deploy` (`keep_vars`), and the per-deployment values docs/operations.md
  * says to set there are not also under [vars], where each deploy would overwrite them.
  */
 import { join } from "node:path";
