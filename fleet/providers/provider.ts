@@ -107,6 +107,24 @@ export function cheapestWithin(offers: readonly Offer[], query: Pick<OfferQuery,
     .slice(0, Math.max(0, query.limit));
 }
 
+/**
+ * The offers that meet the whole query — GPU model and count exactly, not on an excluded machine,
+ * at least its disk and reliability (unknown counts as none) — cheapest within its price cap.
+ * What a provider whose answer might ignore a filter re-checks, so it cannot rent the wrong machine.
+ */
+export function meetingQuery(offers: readonly Offer[], query: OfferQuery): Offer[] {
+  const excluded = new Set(query.excludeMachineIds);
+  const like = offers.filter(
+    (o) =>
+      o.gpuName === query.gpuName &&
+      o.gpuCount === query.gpuCount &&
+      (o.machineId === null || !excluded.has(o.machineId)) &&
+      (query.minDiskGb === null || (o.diskGb ?? 0) >= query.minDiskGb) &&
+      (query.minReliability === null || (o.reliability ?? 0) >= query.minReliability),
+  );
+  return cheapestWithin(like, query);
+}
+
 /** The provider's answer to a create: the new instance's id (Vast.ai's `new_contract`). */
 export interface CreatedInstance {
   id: string;

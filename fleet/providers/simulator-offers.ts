@@ -8,7 +8,7 @@
  * then reports `running` (its startedAt holds when: derived at read time, so listing writes nothing), unless a scripted
  * failure (`stuck_loading`) holds it.
  */
-import { cheapestWithin, type InstanceSpec, type Offer, type OfferQuery } from "./provider.ts";
+import type { InstanceSpec, Offer } from "./provider.ts";
 
 /** The simulated hosts' one image. */
 export const SIM_IMAGE = "fleetwarden/sim-trainer:latest";
@@ -41,19 +41,6 @@ export function machinesFor(gpuName: string, gpuCount: number, basePrice: number
     diskGb: DISK_GB_PER_GPU * gpuCount * shape.disk,
     reliability: shape.reliability,
   }));
-}
-
-/** Offers matching the query, cheapest first. */
-export function matchingOffers(catalogue: readonly Offer[], query: OfferQuery): Offer[] {
-  const like = catalogue.filter(
-    (o) =>
-      o.gpuName === query.gpuName &&
-      o.gpuCount === query.gpuCount &&
-      !query.excludeMachineIds.includes(o.machineId ?? "") &&
-      (query.minDiskGb === null || (o.diskGb ?? 0) >= query.minDiskGb) &&
-      (query.minReliability === null || (o.reliability ?? 0) >= query.minReliability),
-  );
-  return cheapestWithin(like, query);
 }
 
 /** The id a created instance gets: its machine in it, so the machine survives without a column. */

@@ -17,10 +17,10 @@ import { and, asc, eq, gt, isNull, lt, or, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
 import type { Clock } from "../../runtime/clock.ts";
 import { simulatorInstances } from "../../schema/index.ts";
-import { ProviderError, tailOfLog, type Capability, type CreatedInstance, type InstanceSpec, type Offer, type OfferQuery, type FleetInstance, type FleetProvider, type InstanceLogs, type InstanceState, type LogRequest } from "./provider.ts";
+import { meetingQuery, ProviderError, tailOfLog, type Capability, type CreatedInstance, type InstanceSpec, type Offer, type OfferQuery, type FleetInstance, type FleetProvider, type InstanceLogs, type InstanceState, type LogRequest } from "./provider.ts";
 import { lastLines, simulatedLog } from "./simulator-logs.ts";
 import { FAILURES, HOST_NO_GPU_MESSAGE, ROLLED_FAILURE_KINDS, type FailureKind } from "./simulated-failures.ts";
-import { booted, booting, createdId, machinesFor, matchingOffers, SIM_BOOT_MS, SIM_BOOTING, simulatedDiskGb, simulatedMachineId, simulatedReliability, simulatedSpec } from "./simulator-offers.ts";
+import { booted, booting, createdId, machinesFor, SIM_BOOT_MS, SIM_BOOTING, simulatedDiskGb, simulatedMachineId, simulatedReliability, simulatedSpec } from "./simulator-offers.ts";
 
 const GPUS = [
   { gpuName: "RTX 4090", gpuCount: 1, pricePerHour: 0.42 },
@@ -309,7 +309,7 @@ export class SimulatorProvider implements FleetProvider {
   }
   /** The catalogue's machines for every simulated GPU model (fleet/providers/simulator-offers.ts), filtered. */
   async offers(query: OfferQuery): Promise<Offer[]> {
-    return matchingOffers(GPUS.flatMap((g) => machinesFor(g.gpuName, g.gpuCount, g.pricePerHour)), query);
+    return meetingQuery(GPUS.flatMap((g) => machinesFor(g.gpuName, g.gpuCount, g.pricePerHour)), query);
   }
 
   /** Rents the offer: a new instance on its machine, `loading` until it boots (SIM_BOOT_MS). */

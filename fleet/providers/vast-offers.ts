@@ -20,7 +20,7 @@
  *   instead of becoming a stopped instance nobody asked for. Answer `{success, new_contract}`.
  */
 import { z } from "zod";
-import { cheapestWithin, ProviderError, type CreatedInstance, type InstanceSpec, type Offer, type OfferQuery } from "./provider.ts";
+import { meetingQuery, ProviderError, type CreatedInstance, type InstanceSpec, type Offer, type OfferQuery } from "./provider.ts";
 
 /** vast-cli's search default when no disk is asked for (`--storage`, 5.0 GB). */
 const DEFAULT_STORAGE_GB = 5;
@@ -72,17 +72,10 @@ export function offersSearchBody(query: OfferQuery): Record<string, unknown> {
   return q;
 }
 
-const offerReliability = (raw: VastOffer) => raw.reliability2 ?? raw.reliability ?? null;
-
 /** Vast's answer, re-checked against the query (see the header), cheapest first, at most `limit`. */
 export function matchingOffers(raw: VastOffer[], query: OfferQuery): Offer[] {
-  const excluded = new Set(query.excludeMachineIds);
   const offers = raw
     .filter((o) => o.rented !== true)
-    .filter((o) => o.gpu_name === query.gpuName && o.num_gpus === query.gpuCount)
-    .filter((o) => o.machine_id == null || !excluded.has(String(o.machine_id)))
-    .filter((o) => query.minDiskGb === null || (o.disk_space ?? 0) >= query.minDiskGb)
-    .filter((o) => query.minReliability === null || (offerReliability(o) ?? 0) >= query.minReliability)
     .map((o): Offer => ({
       id: String(o.id),
       machineId: o.machine_id == null ? null : String(o.machine_id),
@@ -90,9 +83,9 @@ export function matchingOffers(raw: VastOffer[], query: OfferQuery): Offer[] {
       gpuCount: o.num_gpus,
       pricePerHour: o.dph_total,
       diskGb: o.disk_space ?? null,
-      reliability: offerReliability(o),
+      reliability: o.reliability2 ?? o.reliability ?? null,
     }));
-  return cheapestWithin(offers, query);
+  return meetingQuery(offers, query);
 }
 
 /** The body of `PUT /api/v0/asks/{id}/`, as vast-cli's create__instance builds it. */
