@@ -1,14 +1,18 @@
-/** What the decision views read: an agent's mode and latest proposals, and a run's actions. */
+/**
+ * Read model of the decision views (the overview's mode switch, a run's page): an agent's mode
+ * and its latest proposals (shadow mode's record of what it would have done), and a run's actions.
+ */
 import { and, asc, desc, eq } from "drizzle-orm";
-import type { Deps } from "../../jobs/deps.ts";
+import type { Db } from "../../db/client.ts";
+import type { Config } from "../../runtime/config.ts";
 import { actions } from "../../schema/index.ts";
 import { presentAction } from "../../fleet/actions/actions.ts";
-import { effectiveMode } from "../../jobs/agent-mode.ts";
+import { effectiveMode } from "../agent-mode.ts";
 import { findAgent } from "../../pipeline/index.ts";
 
 export const PROPOSALS_SHOWN = 10;
 
-export async function loadModeSwitch(deps: Pick<Deps, "db" | "config">, agentId: string) {
+export async function loadModeSwitch(deps: { db: Db; config: Pick<Config, "mode"> }, agentId: string) {
   const [row, proposals] = await Promise.all([
     findAgent(deps.db, agentId),
     deps.db.select().from(actions).where(and(eq(actions.agentId, agentId), eq(actions.status, "proposed"))).orderBy(desc(actions.id)).limit(PROPOSALS_SHOWN),
@@ -16,7 +20,7 @@ export async function loadModeSwitch(deps: Pick<Deps, "db" | "config">, agentId:
   return { mode: effectiveMode(deps.config, row?.settings), proposals: proposals.map(presentAction) };
 }
 
-export async function listRunActions(deps: Pick<Deps, "db">, agentId: string, runId: number) {
+export async function listRunActions(deps: { db: Db }, agentId: string, runId: number) {
   const rows = await deps.db.select().from(actions).where(and(eq(actions.agentId, agentId), eq(actions.runId, runId))).orderBy(asc(actions.id));
   return rows.map(presentAction);
 }
