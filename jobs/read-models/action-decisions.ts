@@ -1,6 +1,7 @@
 /**
  * Read model of the decision views (the overview's mode switch, a run's page): an agent's mode
- * and its latest proposals (shadow mode's record of what it would have done), and a run's actions.
+ * (the same read as GET /api/agents/:agent/mode) and its latest proposals (shadow mode's record of
+ * what it would have done), and a run's actions.
  */
 import { and, asc, desc, eq } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
@@ -12,12 +13,20 @@ import { findAgent } from "../../pipeline/index.ts";
 
 export const PROPOSALS_SHOWN = 10;
 
-export async function loadModeSwitch(deps: { db: Db; config: Pick<Config, "mode"> }, agentId: string) {
-  const [row, proposals] = await Promise.all([
-    findAgent(deps.db, agentId),
+type ModePorts = { db: Db; config: Pick<Config, "mode"> };
+
+/** The mode the agent runs in now: its own setting, else AGENT_MODE. */
+export async function readMode(deps: ModePorts, agentId: string) {
+  const row = await findAgent(deps.db, agentId);
+  return effectiveMode(deps.config, row?.settings);
+}
+
+export async function loadModeSwitch(deps: ModePorts, agentId: string) {
+  const [mode, proposals] = await Promise.all([
+    readMode(deps, agentId),
     deps.db.select().from(actions).where(and(eq(actions.agentId, agentId), eq(actions.status, "proposed"))).orderBy(desc(actions.id)).limit(PROPOSALS_SHOWN),
   ]);
-  return { mode: effectiveMode(deps.config, row?.settings), proposals: proposals.map(presentAction) };
+  return { mode, proposals: proposals.map(presentAction) };
 }
 
 export async function listRunActions(deps: { db: Db }, agentId: string, runId: number) {

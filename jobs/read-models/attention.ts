@@ -4,13 +4,12 @@
  * created/loading, a missed heartbeat, an action a human rejected lately), and the LLM's state
  * (configured or not, its circuit breaker, whether the rules policy decided the latest run), and
  * the fleet's economics (idle instances, instances still spending over the daily limit).
- * Read from the database on every render, so it clears as soon as the condition does. Takes the
- * whole Deps because the breaker is the agent's own model's (its scope is built by withAgent).
+ * Read from the database on every render, so it clears as soon as the condition does. The
+ * watchdog and the breaker are the same read as GET /api/agents/:agent/health (agent-health.ts),
+ * which is why this takes the whole Deps.
  */
 import { and, desc, eq, gte, inArray } from "drizzle-orm";
-import { agentLlmHealth } from "../../agent/llm/llm-health.ts";
-import { readHealth } from "../../agent/watchdog/watchdog.ts";
-import { withAgent } from "../with-agent.ts";
+import { readAgentHealth } from "./agent-health.ts";
 import { listInstances, type InstanceView } from "../../fleet/instances/list-instances.ts";
 import type { Deps } from "../deps.ts";
 import { actions, approvals, runs } from "../../schema/index.ts";
@@ -51,7 +50,7 @@ export interface Attention {
   instances: InstanceAttention[];
   llm: LlmState;
   /** The loop watchdog's open conditions (GET /api/agents/:agent/health). */
-  watchdog: Awaited<ReturnType<typeof readHealth>>;
+  watchdog: Awaited<ReturnType<typeof readAgentHealth>>["watchdog"];
   checkedAt: number;
   /** Everything above that needs a person: the attention badge's number. */
   count: number;
@@ -71,7 +70,7 @@ export function instanceReasons(i: InstanceView, now: number, rejectedKinds: str
 export async function loadAttention(deps: Deps, agentId: string): Promise<Attention> {
   const { db } = deps;
   const now = deps.clock.now();
-  const [fleet, pending, rejected, lastRun, breakerOpenUntil, watchdog, spend] = await Promise.all([
+  const [fleet, pending, rejected, lastRun, health, spend] = await Promise.all([
     listInstances(deps, agentId),
     db
       .select({ id: approvals.id, kind: approvals.kind, instanceId: approvals.instanceId, createdAt: approvals.createdAt })
@@ -88,9 +87,7 @@ export async function loadAttention(deps: Deps, agentId: string): Promise<Attent
       .where(and(eq(runs.agentId, agentId), inArray(runs.status, ["succeeded", "failed", "crashed"])))
       .orderBy(desc(runs.runId))
       .limit(1),
-    // The selected agent's breaker for its own model: another agent's failures are not shown here.
-    withAgent(deps, agentId).then(async (scope) => (scope ? ((await agentLlmHealth(scope.deps, agentId))?.breakerOpenUntil ?? null) : null)),
-    readHealth(deps, agentId),
+    readAgentHealth(deps, agentId),
     loadSpend(deps, agentId),
   ]);
   const instances = fleet
@@ -100,6 +97,9 @@ export async function loadAttention(deps: Deps, agentId: string): Promise<Attent
       return { id: i.id, label: i.label, state: i.state, reasons };
     })
     .filter((i) => i.reasons.length > 0);
+  // The selected agent's breaker for its own model: another agent's failures are not shown here.
+  const { watchdog } = health;
+  const breakerOpenUntil = health.llm?.breakerOpenUntil ?? null;
   const configured = deps.llm !== null;
   const llm = { configured, breakerOpenUntil, fallingBack: configured && lastRun[0]?.decider === "rules" };
   const count = watchdog.conditions.length + pending.length + instances.length + (breakerOpenUntil !== null ? 1 : 0) + (llm.fallingBack && breakerOpenUntil === null ? 1 : 0);
