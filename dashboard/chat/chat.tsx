@@ -4,7 +4,7 @@
  * Each message names the operator who sent it ("You (alice)" on alice's own), each reset divider
  * who reset; the form is only for a role that may chat, and keeps a refused message's text.
  */
-import { epochOf, type ChatEntry, type ChatThreadData, type SessionStart } from "./chat-thread.ts";
+import { epochOf, type ChatEntry, type ChatThreadData, type SessionStart } from "../../jobs/read-models/chat-thread.ts";
 import { relative, utcTime } from "../shell/format.ts";
 import { CsrfField } from "../shell/layout.tsx";
 import type { Viewer } from "../shell/can.ts";

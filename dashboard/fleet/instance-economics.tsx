@@ -5,7 +5,8 @@
 import type { InstanceView } from "../../fleet/instances/list-instances.ts";
 import { OptionalFact } from "../shell/facts.tsx";
 import { dollarsPerHour, utcTime } from "../shell/format.ts";
-import { UtilisationSparkline, type UtilisationPoint } from "./utilisation.tsx";
+import { UtilisationSparkline } from "./utilisation.tsx";
+import type { UtilisationPoint } from "../../jobs/read-models/instance-utilisation.ts";
 
 export function InstanceEconomics({ instance: i, utilisation }: { instance: InstanceView; utilisation: UtilisationPoint[] }) {
   return (

@@ -12,7 +12,7 @@ import { InstanceBlocks } from "./instance-blocks.tsx";
 import type { Viewer } from "../shell/can.ts";
 import type { Capability } from "../../fleet/providers/provider.ts";
 import { dollarsPerHour, relative, utcTime } from "../shell/format.ts";
-import type { InstanceRecord } from "./instance-record.ts";
+import type { InstanceRecord } from "../../jobs/read-models/instance-record.ts";
 import { RunsTimeline } from "../runs/runs-timeline.tsx";
 import { InstanceEconomics } from "./instance-economics.tsx";
 

@@ -1,41 +1,14 @@
 /**
  * GPU utilisation on the dashboard: the fleet table's cell (latest figure, marked idle or stale)
  * and the instance page's sparkline of the last 24 hours of samples (instance_telemetry), with
- * its text alternative (a sentence naming the range and the latest figure).
+ * its text alternative (a sentence naming the range and the latest figure). The samples are read
+ * by jobs/read-models/instance-utilisation.ts.
  */
-import { and, asc, eq, gte, isNotNull } from "drizzle-orm";
 import type { InstanceView } from "../../fleet/instances/list-instances.ts";
-import type { Deps } from "../../jobs/deps.ts";
-import { DAY_MS } from "../../runtime/time.ts";
-import { instanceTelemetry } from "../../schema/index.ts";
-import { idleFor } from "../overview/attention-economics.ts";
 import type { IdleSettings } from "../../fleet/economics/idle.ts";
+import { idleFor } from "../../jobs/read-models/attention-economics.ts";
+import type { UtilisationPoint } from "../../jobs/read-models/instance-utilisation.ts";
 import { Badge } from "../shell/badges.tsx";
-
-/** Samples drawn at most (a day of one-minute samples, thinned to every n-th). */
-export const SPARK_POINTS = 288;
-
-export interface UtilisationPoint {
-  at: number;
-  gpuUtil: number;
-}
-
-export async function loadUtilisation(deps: Pick<Deps, "db" | "clock">, agentId: string, instanceId: string): Promise<UtilisationPoint[]> {
-  const rows = await deps.db
-    .select({ at: instanceTelemetry.at, gpuUtil: instanceTelemetry.gpuUtil })
-    .from(instanceTelemetry)
-    .where(
-      and(
-        eq(instanceTelemetry.agentId, agentId),
-        eq(instanceTelemetry.instanceId, instanceId),
-        gte(instanceTelemetry.at, deps.clock.now() - DAY_MS),
-        isNotNull(instanceTelemetry.gpuUtil),
-      ),
-    )
-    .orderBy(asc(instanceTelemetry.at));
-  const every = Math.max(1, Math.ceil(rows.length / SPARK_POINTS));
-  return rows.filter((_, i) => i % every === 0 || i === rows.length - 1).map((r) => ({ at: r.at, gpuUtil: r.gpuUtil! }));
-}
 
 /** The fleet table's utilisation cell. */
 export function UtilisationCell({ instance: i, now, economics }: { instance: InstanceView; now: number; economics: IdleSettings }) {

@@ -3,17 +3,10 @@
  * (tokens of the last prompt against the budget, and what compaction last did). Rendered on the
  * overview and re-rendered by the live updates.
  */
-import type { getAgentState } from "../../pipeline/index.ts";
+import type { AgentState, LastCompaction } from "../../jobs/read-models/overview.ts";
 import { Badge } from "../shell/badges.tsx";
 import { percent, tokens, utcTime } from "../shell/format.ts";
 import { describeCompaction } from "../shell/readable.ts";
-
-export type AgentState = NonNullable<Awaited<ReturnType<typeof getAgentState>>>;
-
-export interface LastCompaction {
-  runId: number;
-  record: unknown;
-}
 
 /** No ticking relative times here: the region is aria-live, so it should change only when the state does. */
 export function StatePanel({ state }: { state: AgentState }) {

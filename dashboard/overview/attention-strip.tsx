@@ -3,7 +3,7 @@
  * Pending approvals, instances not running as intended, the LLM's state, and last the loop
  * watchdog's open conditions (the same data as GET /api/agents/:agent/health, in its own panel).
  */
-import type { Attention } from "./attention.ts";
+import type { Attention } from "../../jobs/read-models/attention.ts";
 import { Badge, InstanceStateBadge } from "../shell/badges.tsx";
 import { utcTime } from "../shell/format.ts";
 import { HealthPanel } from "./health-panel.tsx";

@@ -5,18 +5,9 @@
  * Colour never carries meaning alone: each series is also named in the legend and the table.
  */
 import type { Child } from "hono/jsx";
+import type { Bucket, Series } from "../../jobs/read-models/charts.ts";
 
-export interface Series {
-  key: string;
-  label: string;
-  /** A CSS class (`fill-ok`, `fill-bad`…) defined in the stylesheet. */
-  tone: string;
-}
-
-export interface Bucket {
-  label: string;
-  values: Record<string, number>;
-}
+export type { Bucket, Series };
 
 const WIDTH = 640;
 const HEIGHT = 160;

@@ -1,18 +1,11 @@
 /**
- * The overview's three charts, read and rendered together (one live region): runs of the last
+ * The overview's three charts, rendered together (one live region; read by
+ * jobs/read-models/charts.ts): runs of the last
  * 24 hours by outcome, the largest prompt per run against the context budget with compaction
  * marked, and actions and notifications per hour. Each summary sentence is written from the data.
  */
-import type { Deps } from "../../jobs/deps.ts";
-import { ACTIVITY, activityByHour, PROMPT_SERIES, promptTokensPerRun, RUN_OUTCOMES, runsByHour, TOKEN_RUNS } from "./chart-data.ts";
+import { ACTIVITY, PROMPT_SERIES, RUN_OUTCOMES, TOKEN_RUNS, type ChartsData } from "../../jobs/read-models/charts.ts";
 import { ColumnChart } from "./charts.tsx";
-
-export type ChartsData = Awaited<ReturnType<typeof loadCharts>>;
-
-export async function loadCharts(deps: Deps, agentId: string) {
-  const [runs, prompts, activity] = await Promise.all([runsByHour(deps, agentId), promptTokensPerRun(deps, agentId), activityByHour(deps, agentId)]);
-  return { runs, prompts, activity };
-}
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString("en-US")} ${n === 1 ? one : many}`;
 

@@ -3,36 +3,19 @@
  * by state with its cost and the agent's state, spend today against the limit with the last 7 days, the charts, the context gauge, the latest runs,
  * pending wakes and recent notifications. Every region updates live.
  */
-import type { InstanceView } from "../../fleet/instances/list-instances.ts";
-import type { NotificationView } from "../../notify/list-notifications.ts";
 import { ResetForm, RESET_KEEPS, TriggerForm } from "../chat/action-forms.tsx";
-import { ContextGauge, StatePanel, type AgentState, type LastCompaction } from "./agent-state-panel.tsx";
-import type { Attention } from "./attention.ts";
+import { ContextGauge, StatePanel } from "./agent-state-panel.tsx";
+import type { OverviewData } from "../../jobs/read-models/overview.ts";
 import { AttentionStrip } from "./attention-strip.tsx";
 import { FleetSummary } from "../fleet/fleet.tsx";
 import { NotificationsList } from "../approvals/notifications.tsx";
-import { OverviewCharts, type ChartsData } from "./overview-charts.tsx";
-import { RunsTimeline, type RunRow } from "../runs/runs-timeline.tsx";
-import { WakesList, type WakeRow } from "../runs/wakes.tsx";
+import { OverviewCharts } from "./overview-charts.tsx";
+import { RunsTimeline } from "../runs/runs-timeline.tsx";
+import { WakesList } from "../runs/wakes.tsx";
 import { SpendPanel } from "./spend-panel.tsx";
-import type { Spend } from "./spend-data.ts";
 import { ModeSwitch, type ActionView } from "../fleet/action-decisions.tsx";
-import { MemoryPanel, type MemoryFactRow } from "../chat/memory-panel.tsx";
+import { MemoryPanel } from "../chat/memory-panel.tsx";
 import type { Viewer } from "../shell/can.ts";
-
-export interface OverviewData {
-  state: AgentState;
-  compaction: LastCompaction | null;
-  runs: RunRow[];
-  wakes: WakeRow[];
-  notifications: NotificationView[];
-  attention: Attention;
-  instances: InstanceView[];
-  charts: ChartsData;
-  spend: Spend;
-  memory: MemoryFactRow[];
-  now: number;
-}
 
 export function OverviewPage({ data, csrf, mode, viewer }: { data: OverviewData; csrf: string; mode?: { mode: "act" | "shadow"; proposals: ActionView[] }; viewer: Viewer }) {
   return (

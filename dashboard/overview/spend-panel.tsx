@@ -5,7 +5,7 @@
 import type { Series } from "./charts.tsx";
 import { ColumnChart } from "./charts.tsx";
 import { percent } from "../shell/format.ts";
-import { overBudget, type Spend } from "./spend-data.ts";
+import { overBudget, type Spend } from "../../jobs/read-models/spend.ts";
 
 export const dollars = (usd: number) => `$${usd.toFixed(2)}`;
 

@@ -7,7 +7,7 @@ import { NoopBadge, RunStatus, WakeStatus } from "../shell/badges.tsx";
 import { tokens, utcTime } from "../shell/format.ts";
 import { describeCompaction, describeEvent, keyValues } from "../shell/readable.ts";
 import { ActionDecisions, type ActionView } from "../fleet/action-decisions.tsx";
-import type { RunRecord } from "./run-record.ts";
+import type { RunRecord } from "../../jobs/read-models/run-record.ts";
 import { RunFacts } from "./runs-timeline.tsx";
 import { LlmCalls } from "./llm-calls.tsx";
 import { ReplayPanel } from "./replay-panel.tsx";

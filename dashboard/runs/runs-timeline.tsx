@@ -7,10 +7,10 @@
 import { RunStatus } from "../shell/badges.tsx";
 import { duration, relative, tokens, utcTime } from "../shell/format.ts";
 import { OptionalFact } from "../shell/facts.tsx";
-import { runNote } from "./run-outcome.ts";
-import type { RunRow, RunView } from "./run-rows.ts";
+import { runNote } from "../../jobs/read-models/run-outcome.ts";
+import type { RunRow, RunView } from "../../jobs/read-models/run-list.ts";
 
-export type { RunRow, RunView } from "./run-rows.ts";
+export type { RunRow, RunView } from "../../jobs/read-models/run-list.ts";
 
 const DECIDERS: Record<string, string> = { llm: "LLM", rules: "rules policy", none: "no agent (minimal step)" };
 

@@ -9,7 +9,7 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { AppEnv } from "../../jobs/app-env.ts";
 import { listAgents, type AgentRow } from "../../pipeline/index.ts";
 import { keepAgentInLinks } from "./agent-links.ts";
-import { loadAttention } from "../overview/attention.ts";
+import { loadAttention } from "../../jobs/read-models/attention.ts";
 import { Layout, type AgentChoice, type Frame, type NavKey } from "./layout.tsx";
 import { csrfToken } from "../sign-in/session.ts";
 import { viewerOf } from "./can.ts";

@@ -2,16 +2,14 @@
 import type { Context } from "hono";
 import type { z } from "zod";
 import type { AppEnv } from "../../jobs/app-env.ts";
-import { effectiveMode, setAgentMode } from "../../jobs/agent-mode.ts";
-import { findAgent } from "../../pipeline/index.ts";
+import { setAgentMode } from "../../jobs/agent-mode.ts";
+import { readMode } from "../../jobs/read-models/action-decisions.ts";
 import type { modeBody } from "../../jobs/agent-mode.ts";
 
 type Ctx = Context<AppEnv>;
 
 export async function getMode(c: Ctx, agentId: string) {
-  const deps = c.get("deps");
-  const row = await findAgent(deps.db, agentId);
-  return c.json({ agentId, mode: effectiveMode(deps.config, row?.settings) });
+  return c.json({ agentId, mode: await readMode(c.get("deps"), agentId) });
 }
 
 export async function postMode(c: Ctx, agentId: string, body: z.infer<typeof modeBody>) {

@@ -13,7 +13,7 @@ import { runs } from "../../schema/index.ts";
 import { buildApp } from "../../functions/app.ts";
 import { authHeaders, type TestDeps } from "../support/test-deps.ts";
 import { watchLoop } from "../support/one-check.ts";
-import { loadAttention } from "../../dashboard/overview/attention.ts";
+import { loadAttention } from "../../jobs/read-models/attention.ts";
 import { AGENT_ROW_TTL_MS } from "../../pipeline/index.ts";
 import { withAgent } from "../../jobs/with-agent.ts";
 

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { Breaker, llmBreakerName } from "../../agent/llm/breaker.ts";
-import { loadAttention, STUCK_STARTING_MS } from "../../dashboard/overview/attention.ts";
+import { loadAttention, STUCK_STARTING_MS } from "../../jobs/read-models/attention.ts";
 import { executeAction } from "../../fleet/actions/actions.ts";
 import { decideApproval } from "../../fleet/actions/approvals.ts";
 import { flagSilentInstances } from "../support/one-check.ts";

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { describeCompaction, describeEvent, keyValues } from "../../dashboard/shell/readable.ts";
-import { outcomeLine, runNote } from "../../dashboard/runs/run-outcome.ts";
+import { outcomeLine, runNote } from "../../jobs/read-models/run-outcome.ts";
 import { agentFixture, say, setInstanceState, trigger } from "../agent/harness.ts";
 import { dashboardClient } from "./dashboard-client.ts";
 

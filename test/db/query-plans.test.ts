@@ -20,8 +20,8 @@ import { signedWebhook } from "../support/signed-webhook.ts";
 import { advance } from "../support/drive.ts";
 import { pruneOldRecords } from "../../pipeline/index.ts";
 import { instances } from "../../schema/index.ts";
-import { loadOverview } from "../../dashboard/overview/overview-data.ts";
-import { activityByHour, promptTokensPerRun, runsByHour } from "../../dashboard/overview/chart-data.ts";
+import { loadOverview } from "../../jobs/read-models/overview.ts";
+import { activityByHour, promptTokensPerRun, runsByHour } from "../../jobs/read-models/charts.ts";
 
 /** Tables whose row count grows with history (events, runs, messages…), not with fleet size. */
 const GROWING = new Set([

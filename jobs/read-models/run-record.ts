@@ -1,13 +1,12 @@
 /**
- * Everything one run's page shows, read in one batch: the run row, the events and wakes it
- * consumed (ids copied into the run at claim), the wakes it scheduled, and its conversation
- * turns (assistant turns with their tool calls, and the tool results that answered them), then
+ * Read model of one run's page: the run (the same read as GET /api/agents/:agent/runs/:id,
+ * pipeline's getRun), then in one batch the events and wakes it consumed (ids copied into the
+ * run at claim), the wakes it scheduled, and its conversation turns (assistant turns with their tool calls, and the tool results that answered them), then
  * its kept LLM calls and its last replay.
  */
 import { and, asc, eq, inArray } from "drizzle-orm";
-import type { Deps } from "../../jobs/deps.ts";
-import { events, messages, runs, wakes } from "../../schema/index.ts";
-import { presentRun } from "../../pipeline/index.ts";
+import { events, messages, wakes } from "../../schema/index.ts";
+import { getRun } from "../../pipeline/index.ts";
 import { loadRunEffects, outcomeLine } from "./run-outcome.ts";
 import { listLlmCalls } from "../../agent/llm/transcripts.ts";
 import { lastReplay } from "../../agent/llm/replay.ts";
@@ -18,11 +17,10 @@ export interface ToolCallView {
   arguments: string;
 }
 
-export async function getRunRecord(deps: Deps, agentId: string, runId: number) {
+export async function getRunRecord(deps: Parameters<typeof getRun>[0], agentId: string, runId: number) {
   const { db } = deps;
-  const [runRow] = await db.select().from(runs).where(and(eq(runs.agentId, agentId), eq(runs.runId, runId)));
-  if (!runRow) return null;
-  const run = presentRun(runRow);
+  const run = await getRun(deps, agentId, runId);
+  if (!run) return null;
   const eventIds = run.triggers.map((t) => t.id).filter((id) => Number.isInteger(id));
   const wakeIds = run.wakesConsumed.filter((id) => Number.isInteger(id));
   const [eventRows, consumedWakes, createdWakes, turns] = await db.batch([

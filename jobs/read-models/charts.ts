@@ -1,13 +1,25 @@
 /**
- * What the overview's charts draw, read from the audit tables: runs of the last 24 hours by
+ * Read model of what the overview's charts draw, read from the audit tables: runs of the last 24 hours by
  * outcome (per hour), the largest prompt of each recent run against the budget (with the runs
  * where compaction ran), and actions and notifications per hour. Hours are UTC clock hours, the
  * last one the current, so a chart re-rendered by the live updates only grows its last column.
  */
 import { and, desc, eq, gte } from "drizzle-orm";
-import type { Deps } from "../../jobs/deps.ts";
+import type { Deps } from "../deps.ts";
 import { actions, notifications, runs } from "../../schema/index.ts";
-import type { Bucket, Series } from "./charts.tsx";
+
+/** One series of a chart; the tone is a CSS class (`fill-ok`, `fill-bad`…) of the stylesheet. */
+export interface Series {
+  key: string;
+  label: string;
+  tone: string;
+}
+
+/** One column of a chart: its label and a value per series key. */
+export interface Bucket {
+  label: string;
+  values: Record<string, number>;
+}
 
 export const HOURS = 24;
 export const TOKEN_RUNS = 30;
@@ -48,7 +60,7 @@ function hourBuckets(now: number, keys: string[]): { buckets: Bucket[]; index: (
   return { buckets, since, index: (at) => Math.floor((at - since) / HOUR_MS) };
 }
 
-export async function runsByHour(deps: Deps, agentId: string) {
+export async function runsByHour(deps: Pick<Deps, "db" | "clock">, agentId: string) {
   const now = deps.clock.now();
   const { buckets, since, index } = hourBuckets(now, RUN_OUTCOMES.map((s) => s.key));
   const rows = await deps.db
@@ -77,7 +89,7 @@ export function compactionRan(record: unknown): boolean {
   });
 }
 
-export async function promptTokensPerRun(deps: Deps, agentId: string) {
+export async function promptTokensPerRun(deps: Pick<Deps, "db" | "config">, agentId: string) {
   const rows = await deps.db
     .select({ runId: runs.runId, contextTokens: runs.contextTokens, compaction: runs.compaction })
     .from(runs)
@@ -90,7 +102,7 @@ export async function promptTokensPerRun(deps: Deps, agentId: string) {
   return { buckets, marks, budget: deps.config.contextBudgetTokens, largest: Math.max(0, ...ordered.map((r) => r.contextTokens)) };
 }
 
-export async function activityByHour(deps: Deps, agentId: string) {
+export async function activityByHour(deps: Pick<Deps, "db" | "clock">, agentId: string) {
   const now = deps.clock.now();
   const { buckets, since, index } = hourBuckets(now, ACTIVITY.map((s) => s.key));
   const [actionRows, notificationRows] = await deps.db.batch([
@@ -104,4 +116,12 @@ export async function activityByHour(deps: Deps, agentId: string) {
   for (const row of actionRows) count(row.at, "actions");
   for (const row of notificationRows) count(row.at, "notifications");
   return { buckets, actions: actionRows.length, notifications: notificationRows.length };
+}
+
+export type ChartsData = Awaited<ReturnType<typeof loadCharts>>;
+
+/** The overview's three charts, read together (they render as one live region). */
+export async function loadCharts(deps: Pick<Deps, "db" | "clock" | "config">, agentId: string) {
+  const [runs, prompts, activity] = await Promise.all([runsByHour(deps, agentId), promptTokensPerRun(deps, agentId), activityByHour(deps, agentId)]);
+  return { runs, prompts, activity };
 }

@@ -1,22 +1,23 @@
 /**
- * Everything one instance's page shows: the instance, its state history, the actions taken on
- * it, and the runs that touched it (runs that acted on it, and runs that consumed an event
- * about it), each run with its one-line outcome, and its GPU utilisation of the last 24 hours.
+ * Read model of one instance's page: the instance, its state history, the actions taken on it,
+ * and the runs that touched it (runs that acted on it, and runs that consumed an event about it),
+ * each run with its one-line outcome, its GPU utilisation of the last 24 hours and its blocks.
+ * The history is the same read as GET /api/agents/:agent/instances/:id/events (listInstanceEvents).
  */
-import { listBlocks } from "../../fleet/actions/action-blocks.ts";
 import { and, desc, eq, inArray, isNotNull } from "drizzle-orm";
+import { listBlocks } from "../../fleet/actions/action-blocks.ts";
 import { presentAction } from "../../fleet/actions/actions.ts";
 import { listInstanceEvents, listInstances } from "../../fleet/instances/list-instances.ts";
-import type { Deps } from "../../jobs/deps.ts";
+import type { Deps } from "../deps.ts";
 import { actions, events, instanceEvents, runs } from "../../schema/index.ts";
 import { presentRun } from "../../pipeline/index.ts";
-import { withOutcomes } from "../runs/run-rows.ts";
-import { loadUtilisation } from "./utilisation.tsx";
+import { withOutcomes } from "./run-list.ts";
+import { loadUtilisation } from "./instance-utilisation.ts";
 
 export const INSTANCE_HISTORY = 100;
 const INSTANCE_RUNS = 50;
 
-export async function getInstanceRecord(deps: Deps, agentId: string, instanceId: string) {
+export async function getInstanceRecord(deps: Pick<Deps, "db" | "clock">, agentId: string, instanceId: string) {
   const { db } = deps;
   const instance = (await listInstances(deps, agentId)).find((i) => i.id === instanceId);
   if (!instance) return null;

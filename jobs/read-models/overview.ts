@@ -1,21 +1,29 @@
-/** Reads what the overview and its live regions show, for one agent. */
+/**
+ * Read model of the overview and its live regions, for one agent: its state (the same read as
+ * GET /api/agents/:agent, pipeline's getAgentState), what compaction last did, the latest runs,
+ * pending wakes and notifications, attention, the fleet, the charts, spend and memory.
+ */
 import { and, desc, eq, isNotNull } from "drizzle-orm";
-import type { Deps } from "../../jobs/deps.ts";
+import type { Deps } from "../deps.ts";
 import { runs } from "../../schema/index.ts";
-import { getAgentState } from "../../pipeline/index.ts";
+import { getAgentState, listWakes } from "../../pipeline/index.ts";
 import { listInstances } from "../../fleet/instances/list-instances.ts";
-import { listWakes } from "../../pipeline/index.ts";
 import { listNotifications } from "../../notify/list-notifications.ts";
-import type { AgentState, LastCompaction } from "./agent-state-panel.tsx";
 import { loadAttention } from "./attention.ts";
-import type { OverviewData } from "./overview.tsx";
-import { loadCharts } from "./overview-charts.tsx";
-import { listRunRows } from "../runs/run-rows.ts";
-import { loadSpend } from "./spend-data.ts";
+import { loadCharts } from "./charts.ts";
+import { listRunRows } from "./run-list.ts";
+import { loadSpend } from "./spend.ts";
 import { listMemory } from "../../agent/memory.ts";
 
 export const RECENT_RUNS = 5;
 export const RECENT_NOTIFICATIONS = 5;
+
+export type AgentState = NonNullable<Awaited<ReturnType<typeof getAgentState>>>;
+
+export interface LastCompaction {
+  runId: number;
+  record: unknown;
+}
 
 export class UnknownAgentError extends Error {
   readonly status = 404;
@@ -25,14 +33,14 @@ export class UnknownAgentError extends Error {
   }
 }
 
-export async function loadAgentState(deps: Deps, agentId: string): Promise<AgentState> {
+export async function loadAgentState(deps: Parameters<typeof getAgentState>[0], agentId: string): Promise<AgentState> {
   const state = await getAgentState(deps, agentId);
   if (!state) throw new UnknownAgentError(agentId);
   return state;
 }
 
 /** The latest run that recorded a compaction, with that record. */
-export async function lastCompaction(deps: Deps, agentId: string): Promise<LastCompaction | null> {
+export async function lastCompaction(deps: Pick<Deps, "db">, agentId: string): Promise<LastCompaction | null> {
   const [row] = await deps.db
     .select({ runId: runs.runId, record: runs.compaction })
     .from(runs)
@@ -45,7 +53,10 @@ export async function lastCompaction(deps: Deps, agentId: string): Promise<LastC
 /** Busy = a run is in progress, scheduled, or events wait for one: the live script polls faster. */
 export const isBusy = (state: AgentState) => state.running || state.nextRunAt !== null || state.pendingEvents > 0;
 
-export async function loadOverview(deps: Deps, agentId: string): Promise<OverviewData> {
+export type OverviewData = Awaited<ReturnType<typeof loadOverview>>;
+
+/** Takes the whole Deps because attention reads the agent's own LLM breaker (jobs/with-agent.ts). */
+export async function loadOverview(deps: Deps, agentId: string) {
   const state = await loadAgentState(deps, agentId);
   const [compaction, recentRuns, wakes, notifications, attention, instances, charts, spend, memory] = await Promise.all([
     lastCompaction(deps, agentId),

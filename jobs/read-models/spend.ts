@@ -1,9 +1,9 @@
 /**
- * What the fleet cost, for the overview's spend panel and the attention strip: the spend report
+ * Read model of what the fleet cost, for the overview's spend panel and the attention strip: the spend report
  * of fleet/economics/spend.ts (estimated spend today and on each of the last 7 UTC days, per instance
  * today, against the agent's daily limit) in the shape the panels read.
  */
-import type { Deps } from "../../jobs/deps.ts";
+import type { Deps } from "../deps.ts";
 import { spendReport } from "../../fleet/economics/spend.ts";
 
 export interface Spend {
@@ -25,6 +25,9 @@ export async function loadSpend(deps: Pick<Deps, "db" | "clock" | "config">, age
     byInstance: new Map(report.instances.map((i) => [i.id, i.usdToday])),
   };
 }
+
+/** Dollars as the panels and the attention strip's reasons write them. */
+export const dollars = (usd: number) => `$${usd.toFixed(2)}`;
 
 /** Spent today at or over the limit. */
 export const overBudget = (spend: Pick<Spend, "today" | "limit">) => spend.limit !== null && spend.today >= spend.limit;

@@ -1,10 +1,10 @@
 /**
- * A run's decision in one line, written by code from what the run left behind in the audit
+ * Read model of a run's decision in one line, written by code from what the run left behind in the audit
  * tables (its actions, the wakes it scheduled, the notifications it sent, its reply), never from
  * the model's prose: "restarted sim-1; re-check in 5 min", "replied to a message", "no-op".
  */
 import { and, eq, inArray, ne } from "drizzle-orm";
-import type { Deps } from "../../jobs/deps.ts";
+import type { Db } from "../../db/client.ts";
 import { actions, notifications, wakes } from "../../schema/index.ts";
 
 export interface RunEffects {
@@ -25,7 +25,7 @@ export interface RunForOutcome {
 }
 
 /** The effects of each run in `runIds`, read in one batch. */
-export async function loadRunEffects(deps: Deps, agentId: string, runIds: number[]): Promise<Map<number, RunEffects>> {
+export async function loadRunEffects(deps: { db: Db }, agentId: string, runIds: number[]): Promise<Map<number, RunEffects>> {
   const map = new Map<number, RunEffects>(runIds.map((id) => [id, { actions: [], wakes: [], notifications: [] }]));
   if (runIds.length === 0) return map;
   const { db } = deps;

@@ -1,11 +1,11 @@
 /**
- * The chat as an operator reads it: each human message (an inbox event from source `human`)
+ * Read model of the chat as an operator reads it: each human message (an inbox event from source `human`)
  * with what became of it: waiting for a run, being answered, or answered by the reply of the
  * run that consumed it. A run that consumed several messages answers them once, under the last.
  * With the sessions (conversation epochs) and when each started, so the thread can mark resets.
  */
 import { and, asc, desc, eq } from "drizzle-orm";
-import type { Deps } from "../../jobs/deps.ts";
+import type { Db } from "../../db/client.ts";
 import { events, runs, sessions } from "../../schema/index.ts";
 
 export interface ChatEntry {
@@ -23,7 +23,7 @@ export interface ChatEntry {
   showsReply: boolean;
 }
 
-export async function listChatThread(deps: Deps, agentId: string, limit = 50): Promise<ChatEntry[]> {
+export async function listChatThread(deps: { db: Db }, agentId: string, limit = 50): Promise<ChatEntry[]> {
   const rows = await deps.db
     .select({
       eventId: events.id,
@@ -81,7 +81,7 @@ export interface ChatThreadData {
   sessions: SessionStart[];
 }
 
-export async function loadChatThread(deps: Deps, agentId: string): Promise<ChatThreadData> {
+export async function loadChatThread(deps: { db: Db }, agentId: string): Promise<ChatThreadData> {
   const [entries, started] = await Promise.all([
     listChatThread(deps, agentId),
     deps.db.select({ epoch: sessions.epoch, startedAt: sessions.startedAt, startedBy: sessions.startedBy }).from(sessions).where(eq(sessions.agentId, agentId)).orderBy(asc(sessions.epoch)),

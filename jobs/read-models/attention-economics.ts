@@ -5,8 +5,7 @@
  */
 import type { InstanceView } from "../../fleet/instances/list-instances.ts";
 import { idleState, type IdleSettings } from "../../fleet/economics/idle.ts";
-import { dollars } from "./spend-panel.tsx";
-import { overBudget, type Spend } from "./spend-data.ts";
+import { dollars, overBudget, type Spend } from "./spend.ts";
 
 const ms = (at: string | null) => (at === null ? null : Date.parse(at));
 

@@ -1,0 +1,26 @@
+/**
+ * Read model of one agent's health: the loop watchdog's open conditions as of the last cron tick,
+ * and its LLM now — the model it uses and that model's own breaker (open until, failures,
+ * misconfiguration). Another agent's failing model never shows here. GET /api/agents/:agent/health
+ * answers with it, and the attention strip counts from the same read. Takes the whole Deps because
+ * the agent's own model is found through its scope (jobs/with-agent.ts).
+ */
+import type { Deps } from "../deps.ts";
+import { readHealth } from "../../agent/watchdog/watchdog.ts";
+import { agentLlmHealth } from "../../agent/llm/llm-health.ts";
+import { withAgent } from "../with-agent.ts";
+
+export async function readAgentHealth(deps: Deps, agentId: string) {
+  const [watchdog, scope] = await Promise.all([readHealth(deps, agentId), withAgent(deps, agentId)]);
+  const llm = scope ? await agentLlmHealth(scope.deps, agentId) : null;
+  return { watchdog, llm };
+}
+
+/** The health as GET /api/agents/:agent/health writes it: `{ok, conditions, llm}`, times in ISO 8601. */
+export async function loadAgentHealth(deps: Deps, agentId: string) {
+  const { watchdog, llm } = await readAgentHealth(deps, agentId);
+  return {
+    ...watchdog,
+    llm: llm && { ...llm, breakerOpenUntil: llm.breakerOpenUntil === null ? null : new Date(llm.breakerOpenUntil).toISOString() },
+  };
+}
