@@ -55,7 +55,14 @@ export const ECONOMICS_ROWS = {
     to: ms,
     at: "economics.telemetryStaleMs",
   }),
-  IDLE_NOTIFY_AFTER_S: setting({ group: economics, doc: "idle this long → a human is told once per idle episode (`0` = never)", ...whole(0, WINDOW_MAX_S, 1800), to: ms, at: "economics.idleNotifyAfterMs" }),
+  IDLE_NOTIFY_AFTER_S: setting({
+    group: economics,
+    doc: "idle this long → a human is told once per idle episode (`0` = never)",
+    ...whole(0, WINDOW_MAX_S, 1800),
+    to: ms,
+    at: "economics.idleNotifyAfterMs",
+    agent: { key: "idleNotifyAfterS", field: { label: "Tell a human after idle (s)", input: "number" }, show: secondsOrNever },
+  }),
   IDLE_STOP_AFTER_S: setting({
     group: economics,
     doc: "idle this long → the instance is stopped (decided by `rules`; an approval when `stop` needs one), once per idle episode (`0` = never)",
