@@ -22,8 +22,7 @@ function defaultOf(row: NamedRow): string {
   if (row.defaultText) return row.defaultText;
   const parsed = row.schema.safeParse(undefined);
   if (!parsed.success || parsed.data === undefined) return "–";
-  const shown = typeof parsed.data === "number" ? String(parsed.data) : String(parsed.data);
-  return code(shown);
+  return code(String(parsed.data));
 }
 
 function boundsOf(row: NamedRow): string {
