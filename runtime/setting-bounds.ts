@@ -1,7 +1,7 @@
 /**
- * The bounds of every numeric setting and the value forms shared by the environment's schema
- * (runtime/config.ts) and the per-agent settings schema (runtime/agent-settings.ts): one constant
- * per bound, so a per-agent setting can never go past what its environment counterpart accepts.
+ * The bounds of every numeric setting and the value forms the rows of the settings table use
+ * (runtime/settings/): one constant per bound, read by a row's environment schema and its
+ * per-agent schema alike, so a per-agent setting can never go past what its variable accepts.
  * Every time is bounded (a timer or a cookie past its limit breaks at run time, not at start),
  * URLs must be http(s), and a token is trimmed and refused when whitespace is left inside.
  */

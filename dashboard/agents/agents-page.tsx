@@ -7,7 +7,8 @@
 import { APPROVABLE_ACTIONS } from "../../runtime/config.ts";
 import type { AgentSettings, InstanceFilter } from "../../runtime/agent-settings.ts";
 import { maskSettings } from "../../runtime/agent-settings.ts";
-import { CHANNELS, type AgentFormFields } from "./agent-form.ts";
+import { fieldText, type AgentFormFields } from "./agent-form.ts";
+import { fieldName, fieldsOfKind, FORM_ROWS } from "./form-rows.ts";
 import { Badge } from "../shell/badges.tsx";
 import { utcTime } from "../shell/format.ts";
 import { CsrfField } from "../shell/layout.tsx";
@@ -65,7 +66,7 @@ function AgentsTable({ agents }: { agents: AgentSummary[] }) {
   );
 }
 
-function TextField(props: { name: keyof AgentFormFields; label: string; value: string; hint?: string; inputmode?: "numeric" }) {
+function TextField(props: { name: string; label: string; value: string; hint?: string; inputmode?: "numeric" }) {
   const id = `agent-${props.name}`;
   return (
     <div class="field">
@@ -80,7 +81,14 @@ function TextField(props: { name: keyof AgentFormFields; label: string; value: s
   );
 }
 
-/** The settings form: create (with an id field) or edit. Empty fields keep the environment's default. */
+const labelOf = (input: "actions" | "instanceFilter") => FORM_ROWS.find((row) => row.agent.field.input === input)!.agent.field.label;
+const approvalLegend = labelOf("actions");
+const filterLegend = labelOf("instanceFilter");
+
+/**
+ * The settings form: create (with an id field) or edit, one field per per-agent row that declares
+ * one (./form-rows.ts). Empty fields keep the environment's default.
+ */
 function AgentSettingsForm(props: { fields: AgentFormFields; csrf: string; action: string; create: boolean }) {
   const f = props.fields;
   return (
@@ -89,13 +97,11 @@ function AgentSettingsForm(props: { fields: AgentFormFields; csrf: string; actio
       {props.create ? <TextField name="id" label="Id (letters, digits, - or _)" value={f.id} /> : null}
       <TextField name="name" label="Name" value={f.name} />
       <p class="muted">Empty fields use the environment's defaults.</p>
-      <TextField name="model" label="Model" value={f.model} hint="AGENT_MODEL for this agent." />
-      <TextField name="contextBudgetTokens" label="Context budget (tokens)" value={f.contextBudgetTokens} inputmode="numeric" />
-      <TextField name="debounceHumanMs" label="Debounce for human triggers (ms)" value={f.debounceHumanMs} inputmode="numeric" />
-      <TextField name="debounceStateMs" label="Debounce for state changes (ms)" value={f.debounceStateMs} inputmode="numeric" />
-      <TextField name="maxPendingWakes" label="Most pending wakes" value={f.maxPendingWakes} inputmode="numeric" />
+      {fieldsOfKind("number", "text").map((row) => (
+        <TextField name={fieldName(row)} label={row.agent.field.label} value={fieldText(f, fieldName(row))} hint={row.agent.field.hint} inputmode={row.agent.field.input === "number" ? "numeric" : undefined} />
+      ))}
       <fieldset class="field">
-        <legend>Actions that need a human's approval</legend>
+        <legend>{approvalLegend}</legend>
         <label for="agent-approvalMode">Rule</label>
         <select id="agent-approvalMode" name="approvalMode">
           <option value="default" selected={f.approvalMode === "default"}>
@@ -114,12 +120,12 @@ function AgentSettingsForm(props: { fields: AgentFormFields; csrf: string; actio
       <fieldset class="field">
         <legend>Notification channels</legend>
         <p class="muted">Stored URLs are shown masked; leave a masked URL as it is to keep it, clear it to remove the channel.</p>
-        {CHANNELS.map((name) => (
-          <TextField name={name} label={`${name} URL`} value={f[name]} />
+        {fieldsOfKind("url").map((row) => (
+          <TextField name={fieldName(row)} label={row.agent.field.label} value={fieldText(f, fieldName(row))} />
         ))}
       </fieldset>
       <fieldset class="field">
-        <legend>Instances this agent acts on</legend>
+        <legend>{filterLegend}</legend>
         <label for="agent-filterKind">Filter</label>
         <select id="agent-filterKind" name="filterKind">
           <option value="none" selected={f.filterKind === "none"}>

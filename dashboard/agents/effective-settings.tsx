@@ -1,11 +1,13 @@
 /**
- * An agent's effective settings on its Agents page: each setting's value as the agent runs with
- * it and where that value comes from — the agent's own setting, or the environment's default
- * (naming the variable) — so a channel configured only in the environment shows as configured
- * ("from environment", its URL masked with maskUrl) instead of looking empty.
+ * An agent's effective settings on its Agents page: each per-agent setting's value as the agent
+ * runs with it and where that value comes from — the agent's own setting, or the environment's
+ * default (naming the variable) — so a channel configured only in the environment shows as
+ * configured ("from environment", its URL masked) instead of looking empty. One row per per-agent
+ * row of the settings table that says how to show its value (runtime/settings/).
  */
 import type { Config } from "../../runtime/config.ts";
-import { maskUrl, type AgentSettings } from "../../runtime/agent-settings.ts";
+import { configForAgent, landed, type AgentSettings } from "../../runtime/agent-settings.ts";
+import { AGENT_ROWS, getPath } from "../../runtime/settings/table.ts";
 
 export interface EffectiveSetting {
   setting: string;
@@ -14,36 +16,20 @@ export interface EffectiveSetting {
   from: "agent" | "environment";
 }
 
-const optional = (value: string | null | undefined, none: string) => (value ? value : none);
+const SHOWN = AGENT_ROWS.filter((row) => row.agent.show && row.at);
 
-/** One row per setting: the agent's value when it sets one, else the environment's. */
+/**
+ * One row per setting: the value in the agent's own Config (the agent's when it sets one, else the
+ * environment's); a setting not laid over Config shows the agent's own value, else the environment's.
+ */
 export function effectiveSettings(env: Config, settings: AgentSettings): EffectiveSetting[] {
-  const row = <K extends keyof AgentSettings>(setting: K, variable: string, show: (value: AgentSettings[K] | undefined, fromAgent: boolean) => string, envValue: AgentSettings[K] | undefined): EffectiveSetting => {
-    const fromAgent = settings[setting] !== undefined;
-    return { setting, variable, value: show(fromAgent ? settings[setting] : envValue, fromAgent), from: fromAgent ? "agent" : "environment" };
-  };
-  const channel = (name: "slack" | "discord" | "ntfy", variable: string): EffectiveSetting => {
-    const own = settings.channels?.[name];
-    const url = own ?? env.channels[name];
-    return { setting: `channels.${name}`, variable, value: url ? maskUrl(url) : "not configured", from: own !== undefined ? "agent" : "environment" };
-  };
-  return [
-    row("model", "AGENT_MODEL", (v) => (env.llm ? String(v) : "no LLM configured: the rules policy decides"), env.llm?.model),
-    row("mode", "AGENT_MODE", (v) => String(v), env.mode),
-    row("approvalRequired", "APPROVAL_REQUIRED_ACTIONS", (v) => (v && v.length ? v.join(", ") : "none"), [...env.approvalRequired] as AgentSettings["approvalRequired"]),
-    row("contextBudgetTokens", "CONTEXT_BUDGET_TOKENS", (v) => `${v} tokens`, env.contextBudgetTokens),
-    row("debounceHumanMs", "DEBOUNCE_HUMAN_MS", (v) => `${v} ms`, env.debounceHumanMs),
-    row("debounceStateMs", "DEBOUNCE_STATE_MS", (v) => `${v} ms`, env.debounceStateMs),
-    row("maxPendingWakes", "MAX_PENDING_WAKES", (v) => String(v), env.maxPendingWakes),
-    row("idleStopAfterS", "IDLE_STOP_AFTER_S", (v) => (v ? `${v} s` : "never"), env.economics.idleStopAfterMs / 1000),
-    row("spendLimitPerDayUsd", "SPEND_LIMIT_PER_DAY_USD", (v) => (v ? `$${v} per day` : "no limit"), env.economics.spendLimitPerDayUsd),
-    row("replaceAfterS", "REPLACE_AFTER_S", (v) => (v ? `${v} s` : "never"), env.replace.afterMs / 1000),
-    row("provider", "PROVIDER", (v) => String(v?.kind), { kind: env.provider }),
-    channel("slack", "SLACK_WEBHOOK_URL"),
-    channel("discord", "DISCORD_WEBHOOK_URL"),
-    channel("ntfy", "NTFY_URL"),
-    row("discordThreadName", "DISCORD_THREAD_NAME", (v) => optional(v, "none"), env.discordThreadName),
-  ];
+  const own = configForAgent(env, settings);
+  return SHOWN.map((row) => {
+    const value = getPath(settings, row.agent.key);
+    const fromAgent = value !== undefined;
+    const inEffect = row.agent.fold === false && fromAgent ? landed(row, value) : getPath(own, row.at!);
+    return { setting: row.agent.key, variable: row.name, value: row.agent.show!(inEffect), from: fromAgent ? "agent" : "environment" };
+  });
 }
 
 export function EffectiveSettings({ rows }: { rows: readonly EffectiveSetting[] }) {

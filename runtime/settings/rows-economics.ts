@@ -1,0 +1,97 @@
+/** Rows of the settings table: notification channels, and the fleet's economics (idle, spend, expiry). */
+import { z } from "zod";
+import { plainText } from "../plain-text.ts";
+import { httpUrl, IDLE_STOP_AFTER_MAX_S, INTERVAL_MAX_S, SPEND_LIMIT_PER_DAY_MAX_USD, STOPPED_DESTROY_AFTER_MAX_S, WINDOW_MAX_S } from "../setting-bounds.ts";
+import { maskUrl, optionalUrl } from "./forms.ts";
+import { fraction, ms, secondsOrNever, whole } from "./numbers.ts";
+import { setting } from "./setting.ts";
+
+const notify = "Notifications";
+const economics = "Economics";
+
+/** A notification channel: its URL carries a token, so it is shown masked and kept when the mask comes back. */
+const channel = (name: "slack" | "discord" | "ntfy") => ({
+  key: `channels.${name}` as const,
+  schema: httpUrl,
+  field: { label: `${name} URL`, input: "url" as const, name },
+  show: (url: string | undefined) => (url ? maskUrl(url) : "not configured"),
+  mask: { show: maskUrl, keep: (sent: string, stored: string) => (sent === maskUrl(stored) ? stored : sent) },
+});
+
+export const ECONOMICS_ROWS = {
+  SLACK_WEBHOOK_URL: setting({ group: notify, doc: "Slack incoming webhook for notifications", schema: optionalUrl, at: "channels.slack", secret: true, agent: channel("slack") }),
+  DISCORD_WEBHOOK_URL: setting({
+    group: notify,
+    doc: "Discord webhook for notifications (posted with `?wait=true`; a 2xx without the created message is a failed delivery)",
+    schema: optionalUrl,
+    at: "channels.discord",
+    secret: true,
+    agent: channel("discord"),
+  }),
+  NTFY_URL: setting({ group: notify, doc: "ntfy topic URL for notifications", schema: optionalUrl, at: "channels.ntfy", secret: true, agent: channel("ntfy") }),
+  DISCORD_THREAD_NAME: setting({
+    group: notify,
+    doc: "sent as `thread_name`: required by a Discord forum channel's webhook (each alert opens a thread of that name) and refused by any other",
+    schema: z.string().trim().max(100, "must be at most 100 characters (Discord's limit for a thread name)").optional(),
+    at: "discordThreadName",
+    bounds: "1–100 characters",
+    agent: {
+      key: "discordThreadName",
+      schema: plainText(z.string().trim().min(1, "must not be empty").max(100, "must be at most 100 characters (Discord's limit)")),
+      show: (name) => (name ? name : "none"),
+    },
+  }),
+  NOTIFY_DEDUP_WINDOW_S: setting({ group: notify, doc: "the same alert (dedup key) is not sent again within this window", ...whole(0, WINDOW_MAX_S, 3600), to: ms, at: "notifyDedupWindowMs" }),
+  IDLE_GPU_UTIL_PCT: setting({
+    group: economics,
+    doc: "a running instance is idle while its GPU utilisation stays below this (every idle decision names its signal)",
+    ...fraction(0, 100, 5),
+    at: "economics.idleGpuUtilPct",
+  }),
+  TELEMETRY_STALE_S: setting({
+    group: economics,
+    doc: "utilisation older than this, or never reported, means not idle (fails safe; the dashboard marks the figure stale)",
+    ...whole(1, INTERVAL_MAX_S, 600),
+    to: ms,
+    at: "economics.telemetryStaleMs",
+  }),
+  IDLE_NOTIFY_AFTER_S: setting({
+    group: economics,
+    doc: "idle this long → a human is told once per idle episode (`0` = never)",
+    ...whole(0, WINDOW_MAX_S, 1800),
+    to: ms,
+    at: "economics.idleNotifyAfterMs",
+    agent: { key: "idleNotifyAfterS", field: { label: "Tell a human after idle (s)", input: "number" }, show: secondsOrNever },
+  }),
+  IDLE_STOP_AFTER_S: setting({
+    group: economics,
+    doc: "idle this long → the instance is stopped (decided by `rules`; an approval when `stop` needs one), once per idle episode (`0` = never)",
+    ...whole(0, IDLE_STOP_AFTER_MAX_S, 0),
+    to: ms,
+    at: "economics.idleStopAfterMs",
+    agent: { key: "idleStopAfterS", show: secondsOrNever },
+  }),
+  SPEND_LIMIT_PER_DAY_USD: setting({
+    group: economics,
+    doc: "estimated spend per UTC day: a human is told at 80 % and 100 %; at or over it a `start` by the LLM or the rules needs approval (per agent, `null` removes the environment's limit)",
+    schema: z.coerce.number().positive("must be more than 0").max(SPEND_LIMIT_PER_DAY_MAX_USD, `must be at most ${SPEND_LIMIT_PER_DAY_MAX_USD}`).optional(),
+    to: (usd) => usd ?? null,
+    at: "economics.spendLimitPerDayUsd",
+    defaultText: "– (no limit)",
+    bounds: `more than 0 – ${SPEND_LIMIT_PER_DAY_MAX_USD.toLocaleString("en-US")} (fractions allowed)`,
+    agent: {
+      key: "spendLimitPerDayUsd",
+      schema: z.number().positive("must be more than 0").max(SPEND_LIMIT_PER_DAY_MAX_USD, `must be at most ${SPEND_LIMIT_PER_DAY_MAX_USD}`).nullable(),
+      show: (usd) => (usd ? `$${usd} per day` : "no limit"),
+    },
+  }),
+  STOPPED_DESTROY_AFTER_S: setting({
+    group: economics,
+    doc: "an instance stopped longer becomes one approval request to destroy it (stating its storage cost per day) per stopped episode (`0` = off)",
+    ...whole(0, STOPPED_DESTROY_AFTER_MAX_S, 0),
+    to: ms,
+    at: "economics.stoppedDestroyAfterMs",
+  }),
+  EXPIRY_WARN_S: setting({ group: economics, doc: "a rental contract ending within this → a human is told once per contract end (`0` = never)", ...whole(0, WINDOW_MAX_S, 86400), to: ms, at: "economics.expiryWarnMs" }),
+};
+

@@ -1,0 +1,60 @@
+/** Rows of the settings table: provider accounts, the simulator, instance timeouts and replacement. */
+import { z } from "zod";
+import { httpUrl, INTERVAL_MAX_S, SIMULATOR_FAILURES_PER_HOUR_MAX, WINDOW_MAX_S } from "../setting-bounds.ts";
+import { instanceFilter, maskKey, optionalToken, PROVIDERS, providerSetting } from "./forms.ts";
+import { fraction, ms, secondsOrNever, whole } from "./numbers.ts";
+import { setting } from "./setting.ts";
+
+const providers = "Providers";
+const instances = "Instances and replacement";
+
+export const FLEET_ROWS = {
+  PROVIDER: setting({
+    group: providers,
+    doc: "`vast`, `runpod`, `lambda` or `simulator`: the default agent's provider (and every agent's without its own); per agent, `{kind, apiKey?, url?}` is the agent's own account (the key falls back to the environment's for that kind, and is shown masked)",
+    schema: z.enum(PROVIDERS).optional(),
+    at: "provider",
+    defaultText: "the one whose key is set (Vast.ai, then RunPod, then Lambda), else `simulator`",
+    agent: {
+      key: "provider",
+      schema: providerSetting,
+      // Not laid over Config: fleet/providers/providers.ts builds the agent's own provider from it.
+      fold: false,
+      to: (own) => own.kind,
+      show: String,
+      mask: {
+        show: (own) => (own.apiKey ? { ...own, apiKey: maskKey(own.apiKey) } : own),
+        keep: (sent, stored) => (sent.apiKey && stored.apiKey && sent.kind === stored.kind && sent.apiKey === maskKey(stored.apiKey) ? { ...sent, apiKey: stored.apiKey } : sent),
+      },
+    },
+  }),
+  VAST_API_KEY: setting({ group: providers, doc: "Vast.ai API key", schema: optionalToken, at: "vast.apiKey", secret: true }),
+  VAST_URL: setting({ group: providers, doc: "Vast.ai API base", schema: httpUrl.default("https://console.vast.ai"), at: "vast.url" }),
+  RUNPOD_API_KEY: setting({ group: providers, doc: "RunPod API key (sent as `Authorization: Bearer`)", schema: optionalToken, at: "runpod.apiKey", secret: true }),
+  RUNPOD_URL: setting({ group: providers, doc: "RunPod GraphQL endpoint", schema: httpUrl.default("https://api.runpod.io/graphql"), at: "runpod.url" }),
+  LAMBDA_API_KEY: setting({ group: providers, doc: "Lambda Cloud API key (sent as `Authorization: Bearer`)", schema: optionalToken, at: "lambda.apiKey", secret: true }),
+  LAMBDA_URL: setting({ group: providers, doc: "Lambda Cloud API base", schema: httpUrl.default("https://cloud.lambdalabs.com/api/v1"), at: "lambda.url" }),
+  SIMULATOR_INSTANCES: setting({ group: "Simulator", doc: "simulated fleet size", ...whole(0, 10_000, 4), at: "simulator.instances" }),
+  SIMULATOR_FAILURE_RATE: setting({ group: "Simulator", doc: "scripted failures per simulated instance per hour (`0` = quiet)", ...fraction(0, SIMULATOR_FAILURES_PER_HOUR_MAX, 2), at: "simulator.failureRatePerHour" }),
+  HEARTBEAT_TIMEOUT_S: setting({ group: instances, doc: "an instance that reports by webhook and stays silent this long becomes an event", ...whole(1, INTERVAL_MAX_S, 300), to: ms, at: "heartbeatTimeoutMs" }),
+  LOADING_TIMEOUT_S: setting({ group: instances, doc: "an instance in created/loading longer, or an action's expected state not reached by then, becomes an event", ...whole(1, INTERVAL_MAX_S, 900), to: ms, at: "loadingTimeoutMs" }),
+  REPLACE_AFTER_S: setting({
+    group: instances,
+    doc: "an instance offline, unknown or gone this long becomes a replacement proposal (`0` = never)",
+    ...whole(0, WINDOW_MAX_S, 1800),
+    to: ms,
+    at: "replace.afterMs",
+    agent: { key: "replaceAfterS", show: secondsOrNever },
+  }),
+  REPLACE_MAX_PRICE_FACTOR: setting({ group: instances, doc: "a replacement's offer costs at most this × the old instance's price", ...fraction(1, 10, 1.25), at: "replace.maxPriceFactor" }),
+  REPLACE_MIN_RELIABILITY: setting({ group: instances, doc: "a replacement's host has at least this reliability", ...fraction(0, 1, 0.95), at: "replace.minReliability" }),
+  instanceFilter: setting({
+    group: "Per agent only",
+    doc: "which of the provider account's instances the agent acts on, when several agents share one account: `{labelPrefix}` (labels starting with it) or `{ids}` (exactly these); unset: every instance",
+    env: false,
+    schema: z.never().optional(),
+    defaultText: "every instance",
+    bounds: "exactly one of `labelPrefix` (1–64 characters) or `ids` (1–1,000)",
+    agent: { key: "instanceFilter", schema: instanceFilter, fold: false, field: { label: "Instances this agent acts on", input: "instanceFilter" } },
+  }),
+};

@@ -1,0 +1,22 @@
+/**
+ * Generated documents stay what their tables render: docs/configuration.md is the settings table
+ * (runtime/settings/) printed, so a row added, changed or removed without `npm run docs` fails here.
+ */
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { GENERATED } from "../../docs/generate.ts";
+import { ENV_ROWS } from "../../runtime/settings/table.ts";
+
+const root = path.resolve(import.meta.dirname, "../..");
+
+describe("generated docs", () => {
+  it.each(GENERATED.map(([outputPath, render]) => [outputPath, render] as const))("%s is what its table renders (run npm run docs)", (outputPath, render) => {
+    expect(readFileSync(path.join(root, outputPath), "utf8")).toBe(render());
+  });
+
+  it("lists every environment variable exactly once in docs/configuration.md", () => {
+    const text = readFileSync(path.join(root, "docs/configuration.md"), "utf8");
+    for (const row of ENV_ROWS) expect(text.split(`\n| \`${row.name}\` |`).length - 1, row.name).toBe(1);
+  });
+});
