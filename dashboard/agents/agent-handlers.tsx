@@ -21,7 +21,7 @@ import { agentPath } from "../shell/agent-links.ts";
 import { channelUrlIssue } from "../../jobs/agent-admin-requests.ts";
 import { agentChangeFromForm, agentFormFields, EMPTY_AGENT_FORM, newAgentFromForm, readAgentForm, type AgentFormFields } from "./agent-form.ts";
 import { AgentPage, AgentsPage, type AgentSummary } from "./agents-page.tsx";
-import { loadAttention } from "../overview/attention.ts";
+import { loadAttention } from "../../jobs/read-models/attention.ts";
 import { sendPage } from "../shell/render.tsx";
 import { selectedAgentId } from "../shell/selected-agent.tsx";
 import { csrfToken } from "../sign-in/session.ts";
