@@ -151,8 +151,8 @@ function asApprover(row: ReplacementRow, instanceId: string, idempotencyKey: str
     instanceId,
     decidedBy: human ? "human" : (row.decidedBy as ActionRequest["decidedBy"]),
     idempotencyKey,
+    // The approval carried out; no `operator`: that would make it an operator's own request, asked again.
     ...(row.approvalId !== null ? { approvalId: row.approvalId } : {}),
-    ...(row.operator ? { operator: row.operator } : {}),
   };
 }
 
