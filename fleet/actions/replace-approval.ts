@@ -13,7 +13,7 @@ import type { ActionRequest } from "./action-types.ts";
 
 /** Statuses a replacement waits in for its approval, and those it is under way in. */
 const ASKING = ["proposed", "awaiting_approval"];
-const UNDER_WAY = ["approved", "creating", "waiting"];
+const UNDER_WAY = ["approved", "creating", "waiting", "finishing"];
 
 /** Marks the instance's open replacement approved; throws why not (recorded as the action's failure). */
 export async function markReplacementApproved(deps: Pick<FleetDeps, "db" | "clock" | "provider">, request: ActionRequest): Promise<void> {

@@ -16,7 +16,7 @@ export type ReplacementRow = typeof replacements.$inferSelect;
 /** Statuses after which a replacement is over (the unique open index leaves these out). */
 export const CLOSED = ["done", "failed", "rejected", "expired", "cancelled"] as const;
 /** Statuses the tick advances: each a step of fleet/replacement/replacement.ts. */
-export const IN_FLIGHT = ["approved", "creating", "waiting"] as const;
+export const IN_FLIGHT = ["approved", "creating", "waiting", "finishing"] as const;
 
 /** The old instance's figures an offer must match (schema: replacements.basis). */
 export interface Basis {

@@ -1,0 +1,68 @@
+/**
+ * Two steppers on one replacement row (issue #32): overlapping ticks (or any second caller of
+ * stepReplacement) with the same snapshot of the row must not create twice, and must not both
+ * finish it in opposite ways. The race that existed: at the deadline, one stepper saw the new
+ * instance still loading and timed out (destroying the NEW one) while the other saw it running
+ * and finished (destroying the OLD one): both gone. Each destructive step now first claims the
+ * row (waiting → finishing, waiting → failed), so only one of them acts.
+ */
+import { describe, expect, it } from "vitest";
+import { SIM_BOOT_MS } from "../../fleet/providers/simulator-offers.ts";
+import type { SimulatorProvider } from "../../fleet/providers/simulator.ts";
+import { stepReplacement } from "../../fleet/replacement/replacement.ts";
+import { deadFleet, decide, ruleRun, rows, tick } from "./support.ts";
+
+const newRentals = async (sim: SimulatorProvider) => (await sim.list()).filter((i) => i.id.startsWith("sim-on-"));
+
+async function approved() {
+  const { deps, sim } = await deadFleet();
+  await ruleRun(deps);
+  await decide(deps, "approve");
+  return { deps, sim };
+}
+
+describe("two steppers on one replacement", () => {
+  it("approved: two concurrent steps with a slow create rent once", async () => {
+    const { deps, sim } = await approved();
+    const counter = { creates: 0 };
+    const create = sim.create.bind(sim);
+    sim.create = async (offer, spec) => {
+      counter.creates++;
+      await new Promise((r) => setTimeout(r, 50));
+      return create(offer, spec);
+    };
+    const [row] = await rows(deps);
+    expect(row!.status).toBe("approved");
+    const outcomes = await Promise.all([stepReplacement(deps, row!), stepReplacement(deps, row!), tick(deps)]);
+    expect(counter.creates).toBe(1);
+    expect(outcomes.slice(0, 2).sort()).toEqual(["created", "idle"]);
+    expect(await newRentals(sim)).toHaveLength(1);
+  });
+
+  it("at the deadline, one stepper seeing it loading and one seeing it running: only one of them acts, never both instances destroyed", async () => {
+    const { deps, sim } = await approved();
+    await tick(deps); // the one create
+    const [row] = await rows(deps);
+    const newId = row!.newInstanceId!;
+    deps.clock.advance(Math.max(SIM_BOOT_MS, row!.deadlineAt! - deps.clock.now()));
+    // The instance finishes booting between the two steppers' reads: the first read still says loading.
+    const get = sim.get.bind(sim);
+    let reads = 0;
+    sim.get = async (id) => {
+      const fresh = await get(id);
+      if (id === newId && fresh && reads++ === 0) return { ...fresh, state: "loading" };
+      return fresh;
+    };
+    await Promise.all([stepReplacement(deps, row!), stepReplacement(deps, row!)]);
+    await tick(deps);
+    await tick(deps);
+
+    const [after] = await rows(deps);
+    const old = await sim.get("sim-1");
+    const fresh = await sim.get(newId);
+    expect(old === null && fresh === null, "both the old and the new instance were destroyed").toBe(false);
+    if (after!.status === "done") expect(fresh).toMatchObject({ state: "running" });
+    else expect(after).toMatchObject({ status: "failed" });
+    if (after!.status === "failed") expect(old).not.toBeNull();
+  });
+});
