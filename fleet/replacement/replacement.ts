@@ -21,12 +21,13 @@
  * deadline (one sees the new instance loading, the other running) used to destroy both the new
  * and the old instance; now whichever claims first acts and the other does nothing.
  */
-import { sql } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import type { ActionDeps } from "../actions/actions.ts";
 import { executeAction } from "../actions/actions.ts";
-import { instances } from "../../schema/index.ts";
+import { replacements } from "../../schema/index.ts";
 import { ProviderError, type InstanceSpec, type Offer, type OfferQuery } from "../providers/provider.ts";
 import { advance, type Basis, type ReplacementRow } from "./replacement-rows.ts";
+import { recordLineage, type Running } from "./replacement-lineage.ts";
 import { tellOnce } from "../tell-once.ts";
 import { onceKey } from "../once-notices.ts";
 import type { ActionRequest } from "../actions/action-types.ts";
@@ -100,9 +101,22 @@ async function chooseAndCreate(deps: ActionDeps, row: ReplacementRow): Promise<S
     deps.log.info("replacement create failed; looking for its marker", { agentId: row.agentId, replacementId: row.id, error: message(err) });
     return "waiting";
   }
-  await advance(deps, row.id, ["creating"], { status: "waiting", newInstanceId: id, deadlineAt: deps.clock.now() + deps.config.loadingTimeoutMs });
+  const recorded = await advance(deps, row.id, ["creating"], { status: "waiting", newInstanceId: id, deadlineAt: deps.clock.now() + deps.config.loadingTimeoutMs });
+  if (!recorded) await releaseUntracked(deps, row, id);
   deps.log.info("replacement created", { agentId: row.agentId, replacementId: row.id, oldInstanceId: row.oldInstanceId, newInstanceId: id, offer: offer.id });
   return "created";
+}
+
+/**
+ * A create that returned after another stepper moved the row on without it (it failed the row at
+ * its deadline, finding no marker while this create was still on its way): nobody would ever look
+ * after the rented instance, so it is destroyed rather than left running and billed.
+ */
+async function releaseUntracked(deps: ActionDeps, row: ReplacementRow, id: string): Promise<void> {
+  const [now] = await deps.db.select({ newInstanceId: replacements.newInstanceId }).from(replacements).where(eq(replacements.id, row.id));
+  if (now?.newInstanceId === id) return; // adopted by its marker meanwhile: tracked
+  deps.log.info("replacement created an instance its row no longer tracks; destroying it", { agentId: row.agentId, replacementId: row.id, newInstanceId: id });
+  await executeAction(deps, { ...asApprover(row, id, `replacement:${row.id}:destroy-untracked`), kind: "destroy", reason: `replacement ${row.id} had already failed when its create returned` });
 }
 
 /** After a crash between create and its record: the instance carrying the marker, never a second create. */
@@ -197,21 +211,6 @@ async function tellFailed(deps: ActionDeps, row: ReplacementRow, error: string):
     severity: "warning",
     instanceId: row.oldInstanceId,
   });
-}
-
-/** `replacedBy` on the old instance, `replaces` on the new one (its row written if not listed yet). */
-type Running = { label: string | null; gpuName: string | null; gpuCount: number | null; pricePerHour: number | null; machineId?: string | null };
-
-async function recordLineage(deps: ActionDeps, row: ReplacementRow, newId: string, fresh: Running) {
-  const now = deps.clock.now();
-  const basis = row.basis as Basis;
-  await deps.db.batch([
-    deps.db.update(instances).set({ replacedBy: newId, updatedAt: now }).where(sql`${instances.agentId} = ${row.agentId} and ${instances.id} = ${row.oldInstanceId}`),
-    deps.db
-      .insert(instances)
-      .values({ agentId: row.agentId, id: newId, state: "running", stateAt: now, lastSeenAt: now, label: basis.label ?? fresh.label, gpuName: fresh.gpuName, gpuCount: fresh.gpuCount, pricePerHour: fresh.pricePerHour, machineId: fresh.machineId ?? null, replaces: row.oldInstanceId, statusMessage: "running", updatedAt: now })
-      .onConflictDoUpdate({ target: [instances.agentId, instances.id], set: { replaces: row.oldInstanceId, updatedAt: now } }),
-  ]);
 }
 
 const message = (err: unknown) => (err instanceof Error ? err.message : String(err));

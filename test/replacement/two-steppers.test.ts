@@ -4,7 +4,9 @@
  * finish it in opposite ways. The race that existed: at the deadline, one stepper saw the new
  * instance still loading and timed out (destroying the NEW one) while the other saw it running
  * and finished (destroying the OLD one): both gone. Each destructive step now first claims the
- * row (waiting → finishing, waiting → failed), so only one of them acts.
+ * row (waiting → finishing, waiting → failed), so only one of them acts. And a create slower than
+ * the deadline, while another stepper failed the row for want of its marker, left its rental
+ * running with nobody looking after it; it is now destroyed when its create returns.
  */
 import { describe, expect, it } from "vitest";
 import { SIM_BOOT_MS } from "../../fleet/providers/simulator-offers.ts";
@@ -37,6 +39,28 @@ describe("two steppers on one replacement", () => {
     expect(counter.creates).toBe(1);
     expect(outcomes.slice(0, 2).sort()).toEqual(["created", "idle"]);
     expect(await newRentals(sim)).toHaveLength(1);
+  });
+
+  it("a create slower than the deadline, while a second stepper fails the row for want of its marker: the late rental is not left running untracked", async () => {
+    const { deps, sim } = await approved();
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const create = sim.create.bind(sim);
+    sim.create = async (offer, spec) => {
+      await held; // the request is still on its way: nothing carries the marker yet
+      return create(offer, spec);
+    };
+    const [row] = await rows(deps);
+    const first = stepReplacement(deps, row!);
+    await new Promise((r) => setTimeout(r, 50));
+    const [creating] = await rows(deps);
+    expect(creating).toMatchObject({ status: "creating", newInstanceId: null });
+    deps.clock.advance(creating!.deadlineAt! - deps.clock.now());
+    expect(await stepReplacement(deps, creating!)).toBe("failed");
+    release();
+    await first;
+    expect((await rows(deps))[0]).toMatchObject({ status: "failed" });
+    expect(await newRentals(sim), "a rented instance nobody tracks").toEqual([]);
   });
 
   it("at the deadline, one stepper seeing it loading and one seeing it running: only one of them acts, never both instances destroyed", async () => {
