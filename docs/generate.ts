@@ -1,13 +1,15 @@
 /**
- * The generated documents: each output path with the function that renders it from the code's
- * own tables. `npm run docs` writes them; test/docs/generated-docs.test.ts fails when a committed
- * file differs from what its table renders.
+ * `npm run docs`: writes the reference pages rendered from the code's own tables, so they cannot
+ * drift from it. One `[path, render]` pair per page; test/foundation/generated-docs.test.ts fails
+ * when a committed page is not what its renderer produces.
  */
 import { writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { renderGateTable } from "../fleet/actions/decide.ts";
 import { renderConfigurationReference } from "../runtime/settings/reference.ts";
 
 export const GENERATED: readonly (readonly [outputPath: string, render: () => string])[] = [
+  ["docs/actions.md", renderGateTable],
   ["docs/configuration.md", renderConfigurationReference],
 ];
 

@@ -1,8 +1,9 @@
 /**
  * An operator's own action on an instance: the one function behind the API's
- * POST /api/agents/:agent/instances/:id/actions and the instance page's action form. It acts
- * through executeAction (or, for a kind in APPROVAL_REQUIRED_ACTIONS, files an approval through
- * requestApproval) as a human decision, then names the operator on what it wrote: the action
+ * POST /api/agents/:agent/instances/:id/actions and the instance page's action form. It asks
+ * executeAction as an operator's own request (the action table files an approval for a kind in
+ * APPROVAL_REQUIRED_ACTIONS or APPROVAL_TWO_PERSON, in shadow mode too), then names the operator
+ * on what it wrote: the action
  * record's `operator`, the approval's `requested_by`, and one operator_activity row, in one batch.
  * The idempotency key bounds it: a repeated key returns the recorded result and writes nothing.
  */
@@ -12,8 +13,6 @@ import { RequestError } from "./errors.ts";
 import { activityInsert } from "../auth/activity.ts";
 import type { Principal } from "../auth/roles.ts";
 import { executeAction } from "../fleet/actions/actions.ts";
-import { lacks } from "../fleet/providers/capabilities.ts";
-import { requestApproval } from "../fleet/actions/request-approval.ts";
 import type { ActionKind, ActionResult } from "../fleet/actions/action-types.ts";
 import { actions, approvals } from "../schema/index.ts";
 
@@ -42,9 +41,7 @@ export async function operatorInstanceAction(deps: Deps, who: Principal, input: 
     reason: input.note?.trim() || `operator action from the ${input.via} by ${who.name}`,
     operator: who.name,
   };
-  // A kind the provider lacks is never filed for approval: executeAction records it failed (501).
-  const approve = deps.config.approvalRequired.includes(input.kind) && !lacks(deps.provider, input.kind);
-  const result = approve ? await requestApproval(deps, request) : await executeAction(deps, request);
+  const result = await executeAction(deps, request);
   if (result.repeated || !result.actionId) return result;
   const { db } = deps;
   await db.batch([

@@ -7,7 +7,7 @@
  * `outbid:<instance>:<change time>`, the same for a webhook and reconciliation reporting the same
  * change). Idleness, spend and expiry are judged by the economics tick check
  * (fleet/economics/economics-check.ts) whoever decides, and the spend limit by executeAction's gate
- * (fleet/actions/spend-gate.ts), so the rules policy and the LLM meet the same rules.
+ * (the action table, fleet/actions/decide.ts), so the rules policy and the LLM meet the same rules.
  */
 import type { RunContext } from "../../pipeline/index.ts";
 import type { AgentDeps } from "../deps.ts";

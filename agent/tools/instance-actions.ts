@@ -5,9 +5,9 @@
  * action answers (fleet/actions/action-key.ts), so neither a repeated call nor a run re-claiming the same
  * events acts twice, while a run answering new events can act again. The run's fence is passed.
  *
- * Each request carries its evidence (agent/action-evidence.ts) and the model that decided it. An
- * action on an instance nothing in the run's input concerns becomes an approval request instead
- * (bounded by APPROVALS_PER_RUN / APPROVALS_PER_HOUR). The result's note tells the model what a
+ * Each request carries its evidence (agent/action-evidence.ts) and the model that decided it. For
+ * an instance nothing in the run's input concerns it also says so (`askHuman`), and the action
+ * table files an approval request instead (bounded by APPROVALS_PER_RUN / APPROVALS_PER_HOUR). The result's note tells the model what a
  * refusal, a proposal (shadow mode) or an approval request means for it. Each tool needs its
  * kind's provider capability (fleet/providers/capabilities.ts): without it, it is not offered.
  */
@@ -15,7 +15,6 @@ import { z } from "zod";
 import { answeringActionKey } from "../../fleet/actions/action-key.ts";
 import { executeAction } from "../../fleet/actions/actions.ts";
 import { ACTION_CAPABILITY } from "../../fleet/providers/capabilities.ts";
-import { requestApproval } from "../../fleet/actions/request-approval.ts";
 import type { ActionKind, ActionRequest, ActionResult } from "../../fleet/actions/action-types.ts";
 import { actionEvidence, unconcerned } from "../action-evidence.ts";
 import { defineTool, instanceId, reason, type AgentTool } from "./tool.ts";
@@ -28,6 +27,7 @@ function actionTool(kind: Exclude<ActionKind, "label">, name: string, descriptio
     schema: z.object({ instance_id: instanceId, reason }).strict(),
     async run({ deps, agentId, runId, fence, answering }, args) {
       const evidence = await actionEvidence(deps, agentId, args.instance_id, answering);
+      const why = await unconcerned(deps, agentId, args.instance_id, evidence);
       const request: ActionRequest = {
         agentId,
         runId,
@@ -39,9 +39,10 @@ function actionTool(kind: Exclude<ActionKind, "label">, name: string, descriptio
         fence,
         evidence,
         ...(deps.config.llm?.model ? { model: deps.config.llm.model } : {}),
+        // Blast radius: the action table asks a human about an instance nothing in the run concerns.
+        ...(why ? { askHuman: `${why}. Model's reason: ${args.reason}` } : {}),
       };
-      const why = await unconcerned(deps, agentId, args.instance_id, evidence);
-      const result = why ? await requestApproval(deps, { ...request, reason: `${why}. Model's reason: ${args.reason}` }) : await executeAction(deps, request);
+      const result = await executeAction(deps, request);
       const mutated = !result.repeated && (result.status === "succeeded" || result.status === "awaiting_approval");
       const note = noteFor(result, why);
       return { output: { ...result, ...(note ? { note } : {}) }, mutated };

@@ -1,7 +1,7 @@
 /**
  * A human's "no" sticks (invariant 12). Rejecting an approval stores a block on that action kind
  * for that instance for APPROVAL_REJECT_COOLDOWN_S; while it is active, neither the LLM nor the
- * rules policy files the same request again (requestApproval refuses it, saying who rejected it
+ * rules policy files the same request again (the action table refuses it, saying who rejected it
  * and when; the rules policy does not try it). Whether a block holds is decided in one place,
  * `blockingRejection`, which both call. A human lifts it by approving a request for the same action (one the agent filed
  * because a human asked for it in chat: a run answering a human message that names that instance
@@ -49,24 +49,33 @@ export type BlockedQuestion = Pick<ActionRequest, "agentId" | "instanceId" | "ki
  * this instance in this run, or undefined when it may ask. Only the LLM in a run that consumed a
  * human message naming this instance and this action is let through (a human asked for it
  * again); the rules policy never is, and
- * neither is a filing with no run behind it. requestApproval refuses what this returns, and the
- * rules policy does not try it (so it pages nobody about a refusal it caused).
+ * neither is a filing with no run behind it. The action table (fleet/actions/decide.ts) refuses
+ * what this holds for, and the rules policy does not try it (so it pages nobody about a refusal it caused).
  */
 export async function blockingRejection(deps: Reader, asked: BlockedQuestion): Promise<ActionBlock | undefined> {
   const block = await activeBlock(deps, asked.agentId, asked.instanceId, asked.kind);
   if (!block) return undefined;
-  if (asked.decidedBy === "llm" && (await humanAskedAgain(deps, asked))) return undefined;
-  return block;
+  return (await blockHolds(deps, asked)) ? block : undefined;
 }
 
 async function activeBlock(deps: Reader, agentId: string, instanceId: string, kind: string): Promise<ActionBlock | undefined> {
-  const [row] = await deps.db
+  const [row] = await activeBlockQuery(deps, agentId, instanceId, kind);
+  return row;
+}
+
+/** The active block on this kind for this instance, as a statement (the action facts read it in their batch). */
+export function activeBlockQuery(deps: Reader, agentId: string, instanceId: string, kind: string) {
+  return deps.db
     .select()
     .from(actionBlocks)
     .where(and(active(deps, agentId), eq(actionBlocks.instanceId, instanceId), eq(actionBlocks.kind, kind)))
     .orderBy(desc(actionBlocks.until))
     .limit(1);
-  return row;
+}
+
+/** Whether an active block stops this question: only the LLM answering a human who asked again passes. */
+export async function blockHolds(deps: Reader, asked: BlockedQuestion): Promise<boolean> {
+  return !(asked.decidedBy === "llm" && (await humanAskedAgain(deps, asked)));
 }
 
 export async function listBlocks(deps: Reader, agentId: string, activeOnly: boolean, limit = 100): Promise<ActionBlock[]> {

@@ -86,11 +86,16 @@ export async function claimAction(deps: Pick<FleetDeps, "db" | "clock" | "config
 }
 
 export async function findAction(deps: Pick<FleetDeps, "db">, agentId: string, idempotencyKey: string): Promise<ActionRow | undefined> {
-  const [row] = await deps.db
+  const [row] = await actionQuery(deps, agentId, idempotencyKey);
+  return row;
+}
+
+/** The action recorded under a key, as a statement (the action facts read it in their batch). */
+export function actionQuery(deps: Pick<FleetDeps, "db">, agentId: string, idempotencyKey: string) {
+  return deps.db
     .select()
     .from(actions)
     .where(and(eq(actions.agentId, agentId), eq(actions.idempotencyKey, idempotencyKey)));
-  return row;
 }
 
 /** The answer for a key already used: what was recorded, without acting again. */

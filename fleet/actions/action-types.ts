@@ -26,8 +26,17 @@ export interface ActionRequest {
   evidence?: ActionEvidence;
   /** The model that decided it, when decidedBy is llm. */
   model?: string;
-  /** The operator whose own action it is, when decidedBy is human (jobs/operator-instance-action.ts writes it on the record). */
+  /**
+   * The operator whose own action it is, when decidedBy is human and no approval is being carried
+   * out (jobs/operator-instance-action.ts writes it on the record): the approval list applies to it.
+   */
   operator?: string;
+  /**
+   * Why the caller wants a human to decide, in words for the approver: nothing in the run's input
+   * concerns the instance (blast radius, agent/tools/instance-actions.ts), or a rule that only
+   * ever proposes (the economics check's destroy of a long-stopped instance).
+   */
+  askHuman?: string;
 }
 
 /**
@@ -45,7 +54,7 @@ export interface ActionResult {
   actionId: number;
   /**
    * proposed: shadow mode recorded it and did not act; refused: a run or hour bound
-   * (fleet/actions/bounds.ts) or the spend limit said no before anything was called.
+   * (fleet/actions/bounds.ts) said no before anything was called.
    */
   status: "succeeded" | "failed" | "awaiting_approval" | "rate_limited" | "proposed" | "refused";
   /** True when the key was already used and this is the recorded result. */

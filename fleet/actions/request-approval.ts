@@ -1,52 +1,29 @@
 /**
- * Turns an action that needs a human (destroy by default, APPROVAL_REQUIRED_ACTIONS) into a
- * pending approval: who asked (llm or rules, on which run), what (kind, instance, label) and
- * why. The action row (awaiting_approval) and the approval are written in one batch keyed by the
+ * Carries out the action table's `approval` outcome (fleet/actions/decide.ts): a pending approval
+ * saying who asked (llm, rules or an operator, on which run), what (kind, instance, label) and why.
+ * The action row (awaiting_approval) and the approval are written in one batch keyed by the
  * action's idempotency key, so a repeated request neither duplicates the approval nor pages the
  * human twice. The provider is not called; decideApproval executes it once approved.
  *
- * Two refusals come first (invariant 12): while a request for the same action on the same
- * instance is pending, the pending one is the answer (nothing filed, nobody paged again); and
- * while a human's rejection of it is active (fleet/actions/action-blocks.ts), the request is recorded as
- * `blocked` and refused, saying who rejected it and when, unless the run answers a human message
- * (a human asked again).
- *
- * Then shadow mode records the request as `proposed` (nothing filed, nobody paged), and the
- * approval bounds (fleet/actions/bounds.ts) decide in the filing statement itself: past APPROVALS_PER_RUN
- * or APPROVALS_PER_HOUR the row is `refused` with its reason, no approval is filed, and a human
- * is told once per run.
+ * Nothing is decided here except the approval bounds, which are decided in the filing statement
+ * itself so concurrent callers cannot slip under them: past APPROVALS_PER_RUN or
+ * APPROVALS_PER_HOUR the row is `refused` with its reason, no approval is filed, and a human is
+ * told once per run. Also here: recording what files nothing (`blocked`, and a shadow proposal
+ * of what would have asked a human).
  */
-import { and, eq, sql } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { actions, approvals } from "../../schema/index.ts";
 import { notifyHuman, type NotifyDeps } from "../../notify/notify-human.ts";
 import type { ActionRequest, ActionResult } from "./action-types.ts";
 import { findAction, recordedResult, type ActionRow } from "./action-records.ts";
 import { fencedWrite, FenceLostError } from "../../pipeline/index.ts";
 import { insertWhere } from "../../db/insert-where.ts";
-import { blockingRejection, describeBlock } from "./action-blocks.ts";
 import { approvalBound, tellRefused } from "./bounds.ts";
 import { approvalContext } from "./approval-context.ts";
 import { askedMessage } from "./approval-messages.ts";
 
-/** The pending approval for this action on this instance, if one is waiting for a human. */
-async function pendingFor(deps: NotifyDeps, request: ActionRequest) {
-  const [row] = await deps.db
-    .select()
-    .from(approvals)
-    .where(
-      and(
-        eq(approvals.agentId, request.agentId),
-        eq(approvals.instanceId, request.instanceId),
-        eq(approvals.kind, request.kind),
-        eq(approvals.status, "pending"),
-      ),
-    )
-    .limit(1);
-  return row;
-}
-
 /** Records a request that files nothing (blocked, or proposed in shadow mode) in the audit. */
-async function recordUnfiled(
+export async function recordUnfiled(
   deps: NotifyDeps,
   request: ActionRequest,
   outcome: { status: "blocked" | "proposed"; error?: string; result: Record<string, unknown> },
@@ -89,18 +66,6 @@ export async function requestApproval(deps: NotifyDeps, request: ActionRequest):
   const why = request.reason?.trim() || `${request.decidedBy} decided to ${request.kind} it`;
   const mine = sql`agent_id = ${agentId} and idempotency_key = ${idempotencyKey}`;
 
-  const known = await findAction(deps, agentId, idempotencyKey);
-  if (known) return recordedResult(deps, known);
-  const waiting = await pendingFor(deps, request);
-  if (waiting) return { actionId: waiting.actionId ?? 0, status: "awaiting_approval", repeated: true, approvalId: waiting.id };
-  const block = await blockingRejection(deps, request);
-  if (block) {
-    const error = `blocked: ${describeBlock(block)}. Do not ask again unless a human asks for it.`;
-    return recordUnfiled(deps, request, { status: "blocked", error, result: { providerCalled: false } });
-  }
-  if (deps.config.mode === "shadow") {
-    return recordUnfiled(deps, request, { status: "proposed", result: { providerCalled: false, shadow: true, approvalRequested: false } });
-  }
   const bound = approvalBound(deps, request, now);
   // What the approver needs (GPU, $/h, state and since when), and when an undecided one expires.
   const context = await approvalContext(deps, agentId, request.instanceId);

@@ -28,7 +28,6 @@ import { accrualStatements, planAccrual, ratePerHour, round, spendTodayStatement
 import { idleState } from "./idle.ts";
 import { markStatement, onceKey, onceKeySql, onceMarked, onceNoticeStatements, type OnceNotice } from "../once-notices.ts";
 import { executeAction } from "../actions/actions.ts";
-import { requestApproval } from "../actions/request-approval.ts";
 import { iso } from "../../runtime/time.ts";
 import type { ActionRequest } from "../actions/action-types.ts";
 
@@ -169,9 +168,9 @@ function budgetNotice(key: string, step: number, today: number, limit: number, f
 }
 
 /** The tick's own action (no run, decided by rules), keyed by its episode; a throw is logged, never raised. */
-async function actByRules(deps: FleetDeps, request: Omit<ActionRequest, "runId" | "decidedBy">, act: typeof executeAction): Promise<string> {
+async function actByRules(deps: FleetDeps, request: Omit<ActionRequest, "runId" | "decidedBy">): Promise<string> {
   try {
-    return (await act(deps, { ...request, runId: null, decidedBy: "rules" })).status;
+    return (await executeAction(deps, { ...request, runId: null, decidedBy: "rules" })).status;
   } catch (err) {
     deps.log.error("the economics check could not act", { agentId: request.agentId, instanceId: request.instanceId, kind: request.kind, error: String(err) });
     return "failed";
@@ -190,22 +189,13 @@ function stopIdle(deps: FleetDeps, agentId: string, row: EconomicsRow, now: numb
       idempotencyKey: onceKey("idle-stop", row.id, row.idleSince!),
       reason: `idle for at least ${Math.round(deps.config.economics.idleStopAfterMs / 60_000)} min (${idle.signal}); it costs ${usd(ratePerHour(row))}/hour running`,
     },
-    executeAction,
   );
 }
 
 /** Asks a human, once per stopped episode, to destroy an instance stopped too long. */
 function askToDestroy(deps: FleetDeps, agentId: string, row: EconomicsRow, now: number): Promise<string> {
   const perDay = (row.storagePerHour ?? 0) * 24;
-  return actByRules(
-    deps,
-    {
-      agentId,
-      instanceId: row.id,
-      kind: "destroy",
-      idempotencyKey: onceKey("stopped-destroy", row.id, row.stateAt),
-      reason: `stopped since ${iso(row.stateAt)} (${Math.round((now - row.stateAt) / 3_600_000)} h); its storage costs ${usd(perDay)}/day${row.storagePerHour === null ? " (storage price unknown)" : ""}`,
-    },
-    requestApproval,
-  );
+  const reason = `stopped since ${iso(row.stateAt)} (${Math.round((now - row.stateAt) / 3_600_000)} h); its storage costs ${usd(perDay)}/day${row.storagePerHour === null ? " (storage price unknown)" : ""}`;
+  // This rule only ever proposes: the action table files an approval (a proposal in shadow mode).
+  return actByRules(deps, { agentId, instanceId: row.id, kind: "destroy", idempotencyKey: onceKey("stopped-destroy", row.id, row.stateAt), reason, askHuman: reason });
 }

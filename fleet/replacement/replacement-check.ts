@@ -1,6 +1,8 @@
 /**
- * The tick's replacement check: every open replacement of the agent moves on by at most one
- * step per tick (fleet/replacement/replacement.ts), after the tick's write batch. An awaiting one follows its
+ * The tick's replacement check, the replacement's only stepper: every open replacement of the
+ * agent moves on by at most one step per tick (fleet/replacement/replacement.ts), after the tick's
+ * write batch. Approving a replacement only marks it approved (fleet/actions/replace-approval.ts);
+ * the create happens here. Overlapping ticks are safe: each step claims the row first. An awaiting one follows its
  * approval: rejected or expired closes it (a human's "no" sticks: fleet/replacement/replacement-proposal.ts);
  * a proposal whose request was never filed (a crash between the two) is cancelled after a lease.
  * Bounded: at most MAX_STEPS_PER_TICK replacements per tick, one step each, one create ever per row.

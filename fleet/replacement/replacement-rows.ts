@@ -16,7 +16,7 @@ export type ReplacementRow = typeof replacements.$inferSelect;
 /** Statuses after which a replacement is over (the unique open index leaves these out). */
 export const CLOSED = ["done", "failed", "rejected", "expired", "cancelled"] as const;
 /** Statuses the tick advances: each a step of fleet/replacement/replacement.ts. */
-export const IN_FLIGHT = ["approved", "creating", "waiting"] as const;
+export const IN_FLIGHT = ["approved", "creating", "waiting", "finishing"] as const;
 
 /** The old instance's figures an offer must match (schema: replacements.basis). */
 export interface Basis {
@@ -90,36 +90,6 @@ export async function advance(
     .where(and(eq(replacements.id, id), inArray(replacements.status, [...from])))
     .returning();
   return row;
-}
-
-/**
- * The approved execution of kind `replace` (fleet/actions/actions.ts): the open proposal becomes
- * `approved`; one is proposed from the stored instance when none is open (an approval of a
- * request made before its row was written). Answers the approved row, or throws why not.
- */
-export async function approveReplacement(
-  deps: ReplacementDeps,
-  request: { agentId: string; instanceId: string; decidedBy: string; runId: number | null; approvalId?: number; operator?: string; reason?: string },
-): Promise<ReplacementRow> {
-  let row = await openReplacement(deps, request.agentId, request.instanceId);
-  if (!row && request.approvalId !== undefined) {
-    // The approval of a replacement closed meanwhile (cancelled by an operator): nothing is rented.
-    const [closed] = await deps.db.select().from(replacements).where(and(eq(replacements.agentId, request.agentId), eq(replacements.approvalId, request.approvalId)));
-    if (closed) throw new Error(`replacement ${closed.id} of ${request.instanceId} is ${closed.status}`);
-  }
-  if (!row) {
-    const read = await readBasis(deps, request.agentId, request.instanceId);
-    if (!read) throw new Error(`cannot replace ${request.instanceId}: its GPU model and count are unknown`);
-    row = await insertProposal(deps, { agentId: request.agentId, oldInstanceId: request.instanceId, reason: request.reason ?? "approved", decidedBy: request.decidedBy, runId: request.runId, ...read });
-  }
-  if ((IN_FLIGHT as readonly string[]).includes(row.status)) return row;
-  const approved = await advance(deps, row.id, ["proposed", "awaiting_approval"], {
-    status: "approved",
-    approvalId: request.approvalId ?? row.approvalId,
-    operator: request.operator ?? row.operator,
-  });
-  if (!approved) throw new Error(`replacement ${row.id} of ${request.instanceId} is ${row.status}, not awaiting approval`);
-  return approved;
 }
 
 export function presentReplacement(row: ReplacementRow) {

@@ -11,17 +11,23 @@
  *   creating → waiting: create's id recorded; after a crash between create and this record, the
  *     instance is found by the replacement's marker label instead (never created again); none by
  *     the deadline → failed, a human told once.
- *   waiting → done: only once the new instance runs: its label set back to the old one's, the
- *     old instance destroyed (executeAction, under the replacement's own key, as the approver),
- *     lineage recorded on both. Not running by LOADING_TIMEOUT_S → the new one destroyed,
- *     failed, a human told once, and nothing retried without a human.
+ *   waiting → finishing → done: only once the new instance runs: its label set back to the old
+ *     one's, the row claimed (`finishing`), the old instance destroyed (executeAction, under the
+ *     replacement's own key, as the approver), lineage recorded on both. Not running by
+ *     LOADING_TIMEOUT_S → the row claimed (`failed`) first, then the new one destroyed, a human
+ *     told once, and nothing retried without a human.
+ *
+ * Every destructive step claims the row before it acts: two steppers reading the same row at the
+ * deadline (one sees the new instance loading, the other running) used to destroy both the new
+ * and the old instance; now whichever claims first acts and the other does nothing.
  */
-import { sql } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import type { ActionDeps } from "../actions/actions.ts";
 import { executeAction } from "../actions/actions.ts";
-import { instances } from "../../schema/index.ts";
+import { replacements } from "../../schema/index.ts";
 import { ProviderError, type InstanceSpec, type Offer, type OfferQuery } from "../providers/provider.ts";
 import { advance, type Basis, type ReplacementRow } from "./replacement-rows.ts";
+import { recordLineage, type Running } from "./replacement-lineage.ts";
 import { tellOnce } from "../tell-once.ts";
 import { onceKey } from "../once-notices.ts";
 import type { ActionRequest } from "../actions/action-types.ts";
@@ -55,6 +61,8 @@ export async function stepReplacement(deps: ActionDeps, row: ReplacementRow): Pr
       return row.newInstanceId ? awaitRunning(deps, row) : adoptByMarker(deps, row);
     case "waiting":
       return awaitRunning(deps, row);
+    case "finishing":
+      return finish(deps, row);
     default:
       return "idle";
   }
@@ -93,9 +101,22 @@ async function chooseAndCreate(deps: ActionDeps, row: ReplacementRow): Promise<S
     deps.log.info("replacement create failed; looking for its marker", { agentId: row.agentId, replacementId: row.id, error: message(err) });
     return "waiting";
   }
-  await advance(deps, row.id, ["creating"], { status: "waiting", newInstanceId: id, deadlineAt: deps.clock.now() + deps.config.loadingTimeoutMs });
+  const recorded = await advance(deps, row.id, ["creating"], { status: "waiting", newInstanceId: id, deadlineAt: deps.clock.now() + deps.config.loadingTimeoutMs });
+  if (!recorded) await releaseUntracked(deps, row, id);
   deps.log.info("replacement created", { agentId: row.agentId, replacementId: row.id, oldInstanceId: row.oldInstanceId, newInstanceId: id, offer: offer.id });
   return "created";
+}
+
+/**
+ * A create that returned after another stepper moved the row on without it (it failed the row at
+ * its deadline, finding no marker while this create was still on its way): nobody would ever look
+ * after the rented instance, so it is destroyed rather than left running and billed.
+ */
+async function releaseUntracked(deps: ActionDeps, row: ReplacementRow, id: string): Promise<void> {
+  const [now] = await deps.db.select({ newInstanceId: replacements.newInstanceId }).from(replacements).where(eq(replacements.id, row.id));
+  if (now?.newInstanceId === id) return; // adopted by its marker meanwhile: tracked
+  deps.log.info("replacement created an instance its row no longer tracks; destroying it", { agentId: row.agentId, replacementId: row.id, newInstanceId: id });
+  await executeAction(deps, { ...asApprover(row, id, `replacement:${row.id}:destroy-untracked`), kind: "destroy", reason: `replacement ${row.id} had already failed when its create returned` });
 }
 
 /** After a crash between create and its record: the instance carrying the marker, never a second create. */
@@ -121,25 +142,42 @@ async function awaitRunning(deps: ActionDeps, row: ReplacementRow): Promise<Step
   if (basis.label && deps.provider.capabilities.has("label")) {
     await executeAction(deps, { ...asApprover(row, newId, `replacement:${row.id}:label`), kind: "label", label: basis.label, reason: `replacement ${row.id}: the old instance's label` });
   }
+  // The claim: only the stepper that moves it to `finishing` destroys the old one (a second one, or a timeout, does nothing).
+  const claimed = await advance(deps, row.id, ["waiting", "creating"], { status: "finishing", newInstanceId: newId });
+  if (!claimed) return "idle";
+  return finish(deps, claimed, fresh);
+}
+
+/** The new one runs and the row is claimed: the old one destroyed, then done with lineage. */
+async function finish(deps: ActionDeps, row: ReplacementRow, seen?: Running): Promise<StepOutcome> {
+  const newId = row.newInstanceId!;
+  const fresh = seen ?? (await deps.provider.get(newId).catch(() => undefined)) ?? { label: null, gpuName: null, gpuCount: null, pricePerHour: null };
   // Only now, with the new one running, is the old one destroyed.
   const old = await deps.provider.get(row.oldInstanceId).catch(() => undefined);
   if (old !== null) {
     const destroyed = await executeAction(deps, { ...asApprover(row, row.oldInstanceId, `replacement:${row.id}:destroy-old`), kind: "destroy", reason: `replaced by ${newId} (replacement ${row.id})` });
     if (destroyed.status === "awaiting_approval") return "waiting";
-    if (destroyed.status !== "succeeded") return fail(deps, row, ["waiting", "creating"], `${newId} runs, but destroying ${row.oldInstanceId} failed: ${destroyed.error ?? destroyed.status}`);
+    if (destroyed.status !== "succeeded") return fail(deps, row, ["finishing"], `${newId} runs, but destroying ${row.oldInstanceId} failed: ${destroyed.error ?? destroyed.status}`);
   }
-  const done = await advance(deps, row.id, ["waiting", "creating"], { status: "done", error: null });
-  if (done) await recordLineage(deps, row, newId, fresh);
+  const done = await advance(deps, row.id, ["finishing"], { status: "done", error: null });
+  if (!done) return "idle";
+  await recordLineage(deps, row, newId, fresh);
   deps.log.info("replacement done", { agentId: row.agentId, replacementId: row.id, oldInstanceId: row.oldInstanceId, newInstanceId: newId });
   return "done";
 }
 
-/** The new one did not come up in time: destroyed, failed, a human told once; no retry. */
+/** The new one did not come up in time: the row claimed as failed, then the new one destroyed, a human told once; no retry. */
 async function timedOut(deps: ActionDeps, row: ReplacementRow, why: string): Promise<StepOutcome> {
   const newId = row.newInstanceId!;
+  const late = `${newId} did not reach running within ${Math.round(deps.config.loadingTimeoutMs / 1000)} s (${why})`;
+  const claimed = await advance(deps, row.id, ["waiting", "creating"], { status: "failed", error: `${late}; it is being destroyed` });
+  if (!claimed) return "idle";
   const destroyed = await executeAction(deps, { ...asApprover(row, newId, `replacement:${row.id}:destroy-new`), kind: "destroy", reason: `replacement ${row.id}: did not reach running in time` });
   const what = destroyed.status === "succeeded" ? "destroyed" : `not destroyed (${destroyed.error ?? destroyed.status}): please destroy it`;
-  return fail(deps, row, ["waiting", "creating"], `${newId} did not reach running within ${Math.round(deps.config.loadingTimeoutMs / 1000)} s (${why}); it was ${what}. ${row.oldInstanceId} is left as it is; a new replacement needs a human.`);
+  const error = `${late}; it was ${what}. ${row.oldInstanceId} is left as it is; a new replacement needs a human.`;
+  await advance(deps, row.id, ["failed"], { status: "failed", error });
+  await tellFailed(deps, row, error);
+  return "failed";
 }
 
 /** The approver's request: a human when a human approved the replacement (never asked twice). */
@@ -151,8 +189,8 @@ function asApprover(row: ReplacementRow, instanceId: string, idempotencyKey: str
     instanceId,
     decidedBy: human ? "human" : (row.decidedBy as ActionRequest["decidedBy"]),
     idempotencyKey,
+    // The approval carried out; no `operator`: that would make it an operator's own request, asked again.
     ...(row.approvalId !== null ? { approvalId: row.approvalId } : {}),
-    ...(row.operator ? { operator: row.operator } : {}),
   };
 }
 
@@ -160,6 +198,11 @@ function asApprover(row: ReplacementRow, instanceId: string, idempotencyKey: str
 async function fail(deps: ActionDeps, row: ReplacementRow, from: readonly string[], error: string): Promise<StepOutcome> {
   const failed = await advance(deps, row.id, from, { status: "failed", error });
   if (!failed) return "idle";
+  await tellFailed(deps, row, error);
+  return "failed";
+}
+
+async function tellFailed(deps: ActionDeps, row: ReplacementRow, error: string): Promise<void> {
   deps.log.info("replacement failed", { agentId: row.agentId, replacementId: row.id, error });
   await tellOnce(deps, row.agentId, {
     key: onceKey("replacement-failed", row.oldInstanceId, row.id),
@@ -168,20 +211,6 @@ async function fail(deps: ActionDeps, row: ReplacementRow, from: readonly string
     severity: "warning",
     instanceId: row.oldInstanceId,
   });
-  return "failed";
-}
-
-/** `replacedBy` on the old instance, `replaces` on the new one (its row written if not listed yet). */
-async function recordLineage(deps: ActionDeps, row: ReplacementRow, newId: string, fresh: { label: string | null; gpuName: string | null; gpuCount: number | null; pricePerHour: number | null; machineId?: string | null }) {
-  const now = deps.clock.now();
-  const basis = row.basis as Basis;
-  await deps.db.batch([
-    deps.db.update(instances).set({ replacedBy: newId, updatedAt: now }).where(sql`${instances.agentId} = ${row.agentId} and ${instances.id} = ${row.oldInstanceId}`),
-    deps.db
-      .insert(instances)
-      .values({ agentId: row.agentId, id: newId, state: "running", stateAt: now, lastSeenAt: now, label: basis.label ?? fresh.label, gpuName: fresh.gpuName, gpuCount: fresh.gpuCount, pricePerHour: fresh.pricePerHour, machineId: fresh.machineId ?? null, replaces: row.oldInstanceId, statusMessage: "running", updatedAt: now })
-      .onConflictDoUpdate({ target: [instances.agentId, instances.id], set: { replaces: row.oldInstanceId, updatedAt: now } }),
-  ]);
 }
 
 const message = (err: unknown) => (err instanceof Error ? err.message : String(err));

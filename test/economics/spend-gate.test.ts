@@ -1,5 +1,5 @@
 /**
- * The daily spend guard (fleet/actions/spend-gate.ts): at or over the limit, a start decided by the LLM
+ * The daily spend guard (the "needs a human" gate of fleet/actions/decide.ts): at or over the limit, a start decided by the LLM
  * or the rules policy becomes an approval request naming today's spend and the limit; under it,
  * or decided by a human, the start goes ahead.
  */

@@ -1,6 +1,7 @@
 /**
- * Generated documents stay what their tables render: docs/configuration.md is the settings table
- * (runtime/settings/) printed, so a row added, changed or removed without `npm run docs` fails here.
+ * Generated documents stay what their tables render: docs/actions.md is the action decision table
+ * (fleet/actions/decide.ts) and docs/configuration.md the settings table (runtime/settings/), printed;
+ * a gate or a row added, changed or removed without `npm run docs`, or a hand edit, fails here.
  */
 import { readFileSync } from "node:fs";
 import path from "node:path";
@@ -11,6 +12,10 @@ import { ENV_ROWS } from "../../runtime/settings/table.ts";
 const root = path.resolve(import.meta.dirname, "../..");
 
 describe("generated docs", () => {
+  it("include the action table and the configuration reference", () => {
+    expect(GENERATED.map(([outputPath]) => outputPath)).toEqual(["docs/actions.md", "docs/configuration.md"]);
+  });
+
   it.each(GENERATED.map(([outputPath, render]) => [outputPath, render] as const))("%s is what its table renders (run npm run docs)", (outputPath, render) => {
     expect(readFileSync(path.join(root, outputPath), "utf8")).toBe(render());
   });

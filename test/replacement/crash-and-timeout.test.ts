@@ -37,6 +37,7 @@ describe("replacement under crashes and timeouts", () => {
     const counter = crashingCreate(deps, sim, "after");
     await ruleRun(deps);
     await decide(deps, "approve");
+    expect((await tick(deps)).steps[0]!.outcome).toBe("waiting"); // the create, crashing after it returned
     const [row] = await rows(deps);
     expect(row).toMatchObject({ status: "creating", newInstanceId: null });
     expect(row!.createAttemptedAt).not.toBeNull();
@@ -56,6 +57,7 @@ describe("replacement under crashes and timeouts", () => {
     const counter = crashingCreate(deps, sim, "before");
     await ruleRun(deps);
     await decide(deps, "approve");
+    expect((await tick(deps)).steps[0]!.outcome).toBe("waiting"); // the create, crashing before it left
     expect((await tick(deps)).steps[0]!.outcome).toBe("waiting");
     deps.clock.advance(deps.config.loadingTimeoutMs);
     expect((await tick(deps)).steps[0]!.outcome).toBe("failed");
@@ -72,6 +74,7 @@ describe("replacement under crashes and timeouts", () => {
     const { deps, sim } = await deadFleet();
     await ruleRun(deps);
     await decide(deps, "approve");
+    expect((await tick(deps)).steps[0]!.outcome).toBe("created");
     const [row] = await rows(deps);
     await sim.injectFailure(row!.newInstanceId!, "stuck_loading");
     deps.clock.advance(SIM_BOOT_MS);

@@ -61,6 +61,8 @@ describe("replacement against the Vast.ai test server", () => {
     expect(proposal).toMatchObject({ status: "proposed", result: { status: "awaiting_approval" } });
     expect(server.created).toEqual([]);
     await decide(deps, "approve");
+    expect(server.created).toEqual([]); // approving marks it approved; the tick rents
+    expect((await tick(deps)).steps[0]!.outcome).toBe("created");
     expect(server.created).toHaveLength(1);
     const [row] = await rows(deps);
     expect(row).toMatchObject({ status: "waiting", newInstanceId: String(server.created[0]), offer: expect.objectContaining({ id: "2" }) });

@@ -1,11 +1,11 @@
 /**
  * Renting costs money: at or over the daily spend limit a replacement always waits for a human,
- * even where APPROVAL_REQUIRED_ACTIONS does not name `replace` (fleet/actions/spend-gate.ts SPENDING_KINDS).
+ * even where APPROVAL_REQUIRED_ACTIONS does not name `replace` (fleet/actions/decide.ts SPENDING_KINDS).
  * Under the limit, with replace not approval-gated, the rules policy's replacement goes ahead.
  */
 import { describe, expect, it } from "vitest";
 import { approvals, instanceSpend, simulatorInstances } from "../../schema/index.ts";
-import { deadFleet, ruleRun, rows } from "./support.ts";
+import { deadFleet, ruleRun, rows, tick } from "./support.ts";
 
 describe("a replacement over the daily spend limit", () => {
   it("becomes an approval request and rents nothing; under the limit it rents", async () => {
@@ -22,7 +22,8 @@ describe("a replacement over the daily spend limit", () => {
     const { deps: under } = await deadFleet({ APPROVAL_REQUIRED_ACTIONS: "none", SPEND_LIMIT_PER_DAY_USD: "1000" });
     await ruleRun(under);
     expect(await under.db.select().from(approvals)).toEqual([]);
-    expect((await rows(under)).map((r) => r.status)).not.toContain("awaiting_approval");
+    expect((await rows(under)).map((r) => r.status)).toEqual(["approved"]);
+    await tick(under); // the tick's replacement check is its only stepper: it rents
     expect((await rows(under))[0]?.createAttemptedAt).not.toBeNull();
   });
 });

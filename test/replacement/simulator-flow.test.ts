@@ -25,6 +25,10 @@ describe("replacement on the simulator", () => {
     expect(await sim.list()).toHaveLength(2); // nothing rented before a human said yes
 
     await decide(deps, "approve");
+    // Approving only marks it approved; the tick's replacement check makes the one create.
+    expect((await rows(deps))[0]).toMatchObject({ status: "approved", createAttemptedAt: null });
+    expect(await sim.list()).toHaveLength(2);
+    expect((await tick(deps)).steps).toEqual([{ id: proposed!.id, outcome: "created" }]);
     const [creating] = await rows(deps);
     expect(creating).toMatchObject({ status: "waiting", approvalId: approval!.id });
     expect(creating!.createAttemptedAt).not.toBeNull();

@@ -1,8 +1,8 @@
 /**
  * The shared scenario of issue 23's replacement, on both hosts: a bulk instance whose host has been
  * offline for two hours is proposed for replacement by the model (replace_instance), which files an
- * approval and rents nothing; once a human approves, exactly one instance is created on another
- * machine, the old one is kept while the new one loads, and only when the new one runs does a cron
+ * approval and rents nothing; once a human approves, the next cron tick creates exactly one
+ * instance on another machine, the old one is kept while the new one loads, and only when the new one runs does a cron
  * tick destroy the old one and record the lineage on both. Runs last: it destroys its instance.
  */
 import { and, eq } from "drizzle-orm";
@@ -44,9 +44,14 @@ export function defineReplacementScenario(getHost: () => ScenarioHost) {
       expect(asked).toBeDefined();
       expect(await simulated(host)).toBe(rented);
 
-      // The decision wakes the agent once; the approval itself searches offers and rents.
+      // The decision wakes the agent once and marks the replacement approved; the next cron tick's
+      // replacement check (its only stepper) searches offers and rents.
       host.llm.push({ text: "The replacement is under way." });
       await api(host, "POST", `/api/agents/default/approvals/${asked!.id}`, { decision: "approve" });
+      await settleUntil(host, () => idle(host));
+      expect(await replacementOf(host)).toMatchObject({ status: "approved", newInstanceId: null });
+      expect(await simulated(host)).toBe(rented);
+      await cron(host);
       await settleUntil(host, () => idle(host));
       const waiting = await replacementOf(host);
       expect(waiting).toMatchObject({ status: "waiting", newInstanceId: expect.any(String) });
