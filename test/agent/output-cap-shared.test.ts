@@ -10,13 +10,19 @@ import { notifications } from "../../schema/index.ts";
 import { agentFixture, say, scriptedLlm } from "./harness.ts";
 
 function completionWithCalls(argumentLengths: number[]): ChatCompletion {
-  const tool_calls = argumentLengths.map((n, i) => ({ id: `c${i}`, type: "function" as const, function: { name: "notify_human", arguments: "x".repeat(n) } }));
+  const tool_calls = argumentLengths.map((n, i) => ({
+    id: `c${i}`,
+    type: "function" as const,
+    function: { name: "notify_human", arguments: "x".repeat(n) },
+  }));
   return {
     id: "cmpl",
     object: "chat.completion",
     created: 0,
     model: "m",
-    choices: [{ index: 0, finish_reason: "tool_calls", logprobs: null, message: { role: "assistant", content: null, refusal: null, tool_calls } }],
+    choices: [
+      { index: 0, finish_reason: "tool_calls", logprobs: null, message: { role: "assistant", content: null, refusal: null, tool_calls } },
+    ],
   };
 }
 

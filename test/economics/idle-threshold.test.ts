@@ -19,7 +19,11 @@ const marked = { state: "running", gpuUtilAt: NOW - MIN, idleSince: NOW - 31 * M
 
 describe("idleState at the threshold", () => {
   it("utilisation exactly at IDLE_GPU_UTIL_PCT is working, even with an idle mark", () => {
-    expect(idleState({ ...marked, gpuUtil: THRESHOLD }, NOW, economics)).toEqual({ idle: false, forMs: 0, signal: "gpu_util 5 %, from Vast.ai: working" });
+    expect(idleState({ ...marked, gpuUtil: THRESHOLD }, NOW, economics)).toEqual({
+      idle: false,
+      forMs: 0,
+      signal: "gpu_util 5 %, from Vast.ai: working",
+    });
   });
   it("utilisation just under it is idle", () => {
     expect(idleState({ ...marked, gpuUtil: THRESHOLD - 0.01 }, NOW, economics)).toMatchObject({ idle: true, forMs: 31 * MIN });

@@ -14,7 +14,10 @@ describe("a fan-out refused in this invocation", () => {
     const flaky = new FlakyScheduler();
     flaky.down = false;
     // No inline ticks: every agent (never reconciled) is fanned out, so the fan-out is this invocation's publish.
-    const deps = await createTestDeps({ scheduler: flaky, vars: { SIMULATOR_INSTANCES: "0", CRON_INLINE_AGENTS: "0", CRON_INLINE_RUNS: "5" } });
+    const deps = await createTestDeps({
+      scheduler: flaky,
+      vars: { SIMULATOR_INSTANCES: "0", CRON_INLINE_AGENTS: "0", CRON_INLINE_RUNS: "5" },
+    });
     await createAgent(deps.db, { id: "a1", settings: {} }, deps.clock.now());
     const monitored = { ...deps, scheduler: new MonitoredScheduler(flaky, deps) };
     for (const agentId of ["default", "a1"]) {
@@ -28,7 +31,10 @@ describe("a fan-out refused in this invocation", () => {
     const report = await runScheduledTick(monitored);
     expect(report.fannedOut).toEqual([]);
     expect(report.schedulerFailing).toBe(true);
-    expect(report.ran.map((r) => [r.agentId, r.result]).sort()).toEqual([["a1", "succeeded"], ["default", "succeeded"]]);
+    expect(report.ran.map((r) => [r.agentId, r.result]).sort()).toEqual([
+      ["a1", "succeeded"],
+      ["default", "succeeded"],
+    ]);
     for (const agentId of ["default", "a1"]) expect(await listRuns(deps, agentId, 5)).toHaveLength(1);
     expect((await readSchedulerHealth(monitored)).ok).toBe(false);
   });

@@ -12,14 +12,13 @@
  * the model uses, decideApproval, and the provider, so it keeps checking whatever the table's
  * internals become.
  */
-import { and, count, eq, sql } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { approvals, instances, instanceSpend } from "../../schema/index.ts";
-import { DEFAULT_AGENT, ensureAgent, ingestEvent, type ConsumedEvent } from "../../pipeline/index.ts";
+import { DEFAULT_AGENT, ensureAgent, ingestEvent } from "../../pipeline/index.ts";
 import { executeAction } from "../../fleet/actions/actions.ts";
 import { decideApproval } from "../../fleet/actions/approvals.ts";
 import type { ActionKind } from "../../fleet/actions/action-types.ts";
-import { spendToday, utcDay } from "../../fleet/economics/spend.ts";
-import { needsAttention } from "../../agent/action-evidence.ts";
+import { utcDay } from "../../fleet/economics/spend.ts";
 import { runToolCall } from "../../agent/tools/index.ts";
 import type { AgentRunStep, Deps } from "../../jobs/deps.ts";
 import { createTestDb, RecordingScheduler, testConfig } from "../support/test-deps.ts";
@@ -27,24 +26,14 @@ import { FakeClock } from "../support/fake-clock.ts";
 import { silentLogger } from "../support/silent-logger.ts";
 import { deliverDue } from "../support/drive.ts";
 import { CountingProvider } from "../actions/counting-provider.ts";
-import { checkRequest, type Asker, type ObservedRequest } from "./action-table-invariants.ts";
+import type { Asker } from "./action-table-invariants.ts";
+import { concernedBy, RequestObserver, type Exercised } from "./action-table-observer.ts";
 import { Rng } from "./rng.ts";
 
 const FLEET = ["sim-1", "sim-2", "sim-3", "sim-4"];
 const KINDS: readonly Exclude<ActionKind, "label" | "replace">[] = ["start", "start", "stop", "reboot", "reboot", "destroy"];
 const TOOL = { start: "start_instance", stop: "stop_instance", reboot: "reboot_instance", destroy: "destroy_instance" } as const;
 const COOLDOWN_S = 3600;
-
-/** How often each gate's situation arose, so a run of seeds shows it checked something. */
-export interface Exercised {
-  shadowAsks: number;
-  overLimitSpendingAsks: number;
-  blockedAsks: number;
-  unconcernedAsks: number;
-  humanAskedAgain: number;
-  actsWithoutHuman: number;
-  humanActs: number;
-}
 
 export interface ActionTableResult {
   seed: number;
@@ -53,25 +42,6 @@ export interface ActionTableResult {
   requests: number;
   exercised: Exercised;
   violations: string[];
-}
-
-/** "please reboot sim-3" → the kind and instance a human message asks for. */
-function askedFor(event: Pick<ConsumedEvent, "source" | "payload">): { kind: string; instanceId: string } | null {
-  if (event.source !== "human") return null;
-  const match = /^please (\w+) (sim-\d+)$/.exec(String((event.payload as { text?: unknown }).text ?? ""));
-  return match ? { kind: match[1]!, instanceId: match[2]! } : null;
-}
-
-/** The instances a run's input is about: events naming them (reports, approval outcomes) and human messages. */
-function concernedBy(events: readonly Pick<ConsumedEvent, "source" | "payload">[]): Set<string> {
-  const about = new Set<string>();
-  for (const e of events) {
-    const id = (e.payload as { instanceId?: unknown } | null)?.instanceId;
-    if (typeof id === "string") about.add(id);
-    const asked = askedFor(e);
-    if (asked) about.add(asked.instanceId);
-  }
-  return about;
 }
 
 export async function simulateActionTable(seed: number, steps = 40): Promise<ActionTableResult> {
@@ -97,46 +67,12 @@ export async function simulateActionTable(seed: number, steps = 40): Promise<Act
   const provider = new CountingProvider(db, clock);
   await provider.inner.seed(FLEET.length);
   const now = clock.now();
-  await db.insert(instances).values(FLEET.map((id) => ({ agentId: DEFAULT_AGENT, id, state: "running", stateAt: now, lastSeenAt: now, updatedAt: now })));
+  await db
+    .insert(instances)
+    .values(FLEET.map((id) => ({ agentId: DEFAULT_AGENT, id, state: "running", stateAt: now, lastSeenAt: now, updatedAt: now })));
 
-  const violations: string[] = [];
-  const exercised: Exercised = { shadowAsks: 0, overLimitSpendingAsks: 0, blockedAsks: 0, unconcernedAsks: 0, humanAskedAgain: 0, actsWithoutHuman: 0, humanActs: 0 };
-  /** The simulated human's rejections still in their cooldown, by "instance:kind". */
-  const rejectedUntil = new Map<string, number>();
-  let requests = 0;
-
-  const filed = async (instanceId: string, kind: string) =>
-    (await db.select({ n: count() }).from(approvals).where(and(eq(approvals.instanceId, instanceId), eq(approvals.kind, kind))))[0]!.n;
-
-  /** Asks, observing from outside what reached the provider and what was filed. */
-  async function observe(asker: Asker, kind: string, instanceId: string, events: readonly ConsumedEvent[] | null, ask: () => Promise<string>) {
-    const until = rejectedUntil.get(`${instanceId}:${kind}`);
-    const observed: Omit<ObservedRequest, "providerCalls" | "filedApprovals" | "status"> = {
-      asker,
-      kind,
-      instanceId,
-      shadow,
-      overSpendLimit: spendLimit !== null && (await spendToday({ db, clock }, DEFAULT_AGENT)) >= spendLimit,
-      rejectedUntil: until !== undefined && until > clock.now() ? until : null,
-      humanAskedAgain: (events ?? []).some((e) => askedFor(e)?.kind === kind && askedFor(e)?.instanceId === instanceId),
-      unconcerned: asker === "llm" && !concernedBy(events ?? []).has(instanceId) && !(await needsAttention({ db, clock, config }, DEFAULT_AGENT, instanceId)),
-      at: clock.now(),
-    };
-    const callsBefore = provider.calls.length;
-    const filedBefore = await filed(instanceId, kind);
-    const status = await ask();
-    const request: ObservedRequest = { ...observed, providerCalls: provider.calls.slice(callsBefore), filedApprovals: (await filed(instanceId, kind)) - filedBefore, status };
-    requests++;
-    if (asker !== "human") {
-      if (shadow) exercised.shadowAsks++;
-      if (request.overSpendLimit && kind === "start") exercised.overLimitSpendingAsks++;
-      if (request.rejectedUntil !== null) exercised.blockedAsks++;
-      if (request.unconcerned) exercised.unconcernedAsks++;
-      if (request.humanAskedAgain) exercised.humanAskedAgain++;
-      if (request.providerCalls.length) exercised.actsWithoutHuman++;
-    } else if (request.providerCalls.length) exercised.humanActs++;
-    violations.push(...checkRequest(request));
-  }
+  const observer = new RequestObserver({ db, clock, config, provider, shadow, spendLimit });
+  const observe = observer.observe.bind(observer);
 
   // The run step stands in for the model and the rules: it only chooses what to ask.
   const step: AgentRunStep = async ({ deps, agentId, runId, fence, events, wakes }) => {
@@ -149,12 +85,25 @@ export async function simulateActionTable(seed: number, steps = 40): Promise<Act
       await observe(asker, kind, instanceId, events, async () => {
         if (asker === "llm") {
           const context = { deps, agentId, runId, toolCallId: `sim-${runId}-${i}`, fence, answering: { events, wakes } };
-          const outcome = await runToolCall(context, TOOL[kind], JSON.stringify({ instance_id: instanceId, reason: "the simulation's model" }));
+          const outcome = await runToolCall(
+            context,
+            TOOL[kind],
+            JSON.stringify({ instance_id: instanceId, reason: "the simulation's model" }),
+          );
           mutated ||= outcome.mutated;
           return /"status":"(\w+)"/.exec(outcome.content)?.[1] ?? outcome.content;
         }
         const key = `sim-rules:${runId}:${kind}:${instanceId}`;
-        const result = await executeAction(deps, { agentId, runId, instanceId, kind, decidedBy: "rules", idempotencyKey: key, reason: "the simulation's rule", fence });
+        const result = await executeAction(deps, {
+          agentId,
+          runId,
+          instanceId,
+          kind,
+          decidedBy: "rules",
+          idempotencyKey: key,
+          reason: "the simulation's rule",
+          fence,
+        });
         mutated ||= result.status === "succeeded" || result.status === "awaiting_approval";
         return result.status;
       });
@@ -162,15 +111,30 @@ export async function simulateActionTable(seed: number, steps = 40): Promise<Act
     return { decider: "llm", mutated, reply: null, promptTokens: 0, completionTokens: 0, contextTokens: 0, compaction: null };
   };
 
-  const deps: Deps & { clock: FakeClock } = { db, clock, config, scheduler: new RecordingScheduler(), provider, llm: null, runStep: step, log: silentLogger };
+  const deps: Deps & { clock: FakeClock } = {
+    db,
+    clock,
+    config,
+    scheduler: new RecordingScheduler(),
+    provider,
+    llm: null,
+    runStep: step,
+    log: silentLogger,
+  };
   let said = 0;
   let operatorActions = 0;
 
-  for (let i = 0; i < steps && violations.length === 0; i++) {
+  for (let i = 0; i < steps && observer.violations.length === 0; i++) {
     const roll = rng.next();
     if (roll < 0.2) {
       const instanceId = rng.pick(FLEET);
-      await ingestEvent(deps, { agentId: DEFAULT_AGENT, source: "webhook", priority: 1, dedupKey: `report:${i}`, payload: { instanceId, state: "exited" } });
+      await ingestEvent(deps, {
+        agentId: DEFAULT_AGENT,
+        source: "webhook",
+        priority: 1,
+        dedupKey: `report:${i}`,
+        payload: { instanceId, state: "exited" },
+      });
     } else if (roll < 0.35) {
       const text = rng.chance(0.5) ? `please ${rng.pick(KINDS)} ${rng.pick(FLEET)}` : "how is it going?";
       await ingestEvent(deps, { agentId: DEFAULT_AGENT, source: "human", priority: 0, dedupKey: `chat:${++said}`, payload: { text } });
@@ -179,19 +143,27 @@ export async function simulateActionTable(seed: number, steps = 40): Promise<Act
       if (pending.length) {
         const approval = rng.pick(pending);
         const decision = rng.chance(0.65) ? "reject" : "approve";
-        const key = `${approval.instanceId}:${approval.kind}`;
+        let took = false;
         await observe("human", approval.kind, approval.instanceId ?? "", null, async () => {
-          const decided = await decideApproval(deps, DEFAULT_AGENT, approval.id, decision, "the simulation's human", "sim-human").catch((err: unknown) => String(err));
-          return typeof decided === "string" ? decided : (decided.action?.status ?? decision);
-        });
-        if (decision === "reject") rejectedUntil.set(key, clock.now() + COOLDOWN_S * 1000);
-        else rejectedUntil.delete(key); // approving the same action lifts its blocks
+          const decided = await decideApproval(deps, DEFAULT_AGENT, approval.id, decision, "the simulation's human", "sim-human");
+          took = true;
+          return decided.action?.status ?? decision;
+        }).catch(() => undefined); // expired meanwhile: it decided nothing
+        if (took) observer.decided(approval.instanceId ?? "", approval.kind, decision);
       }
     } else if (roll < 0.65) {
       const kind = rng.pick(KINDS);
       const instanceId = rng.pick(FLEET);
       await observe("human", kind, instanceId, null, async () => {
-        const request = { agentId: DEFAULT_AGENT, runId: null, instanceId, kind, decidedBy: "human" as const, operator: "sim-operator", idempotencyKey: `sim-operator:${++operatorActions}` };
+        const request = {
+          agentId: DEFAULT_AGENT,
+          runId: null,
+          instanceId,
+          kind,
+          decidedBy: "human" as const,
+          operator: "sim-operator",
+          idempotencyKey: `sim-operator:${++operatorActions}`,
+        };
         return (await executeAction(deps, { ...request, reason: "the operator's own" })).status;
       });
     } else if (roll < 0.8) {
@@ -200,7 +172,10 @@ export async function simulateActionTable(seed: number, steps = 40): Promise<Act
       await db
         .insert(instanceSpend)
         .values(row)
-        .onConflictDoUpdate({ target: [instanceSpend.agentId, instanceSpend.day, instanceSpend.instanceId], set: { usd: sql`${instanceSpend.usd} + ${row.usd}` } });
+        .onConflictDoUpdate({
+          target: [instanceSpend.agentId, instanceSpend.day, instanceSpend.instanceId],
+          set: { usd: sql`${instanceSpend.usd} + ${row.usd}` },
+        });
     } else {
       clock.advance(rng.pick([60_000, 600_000, 1_800_000, 3_600_000]));
     }
@@ -208,5 +183,5 @@ export async function simulateActionTable(seed: number, steps = 40): Promise<Act
     await deliverDue(deps);
   }
   db.$client.close();
-  return { seed, shadow, spendLimit, requests, exercised, violations };
+  return { seed, shadow, spendLimit, requests: observer.requests, exercised: observer.exercised, violations: observer.violations };
 }

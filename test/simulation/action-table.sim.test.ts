@@ -7,19 +7,22 @@
  * without a human. SIM_ACTION_SEEDS sets the count (default 8); SIM_SEED replays one.
  */
 import { describe, expect, it } from "vitest";
-import { simulateActionTable, type Exercised } from "./action-table-driver.ts";
+import { simulateActionTable } from "./action-table-driver.ts";
+import { noneExercised, type Exercised } from "./action-table-observer.ts";
 
 const single = process.env.SIM_SEED ? [Number(process.env.SIM_SEED)] : null;
 const seeds = single ?? Array.from({ length: Number(process.env.SIM_ACTION_SEEDS ?? 8) }, (_, i) => 700_000 + i);
 
 describe(`action-table simulation (${seeds.length} seeds)`, () => {
   it("shadow, the spend limit, a human's rejection and the blast radius hold for every asker", { timeout: 300_000 }, async () => {
-    const total: Exercised = { shadowAsks: 0, overLimitSpendingAsks: 0, blockedAsks: 0, unconcernedAsks: 0, humanAskedAgain: 0, actsWithoutHuman: 0, humanActs: 0 };
+    const total: Exercised = noneExercised();
     const broken: string[] = [];
     for (const seed of seeds) {
       const result = await simulateActionTable(seed);
       if (result.violations.length) {
-        broken.push(`seed ${seed} (${result.shadow ? "shadow" : "act"}, spend limit ${result.spendLimit ?? "none"}): ${result.violations[0]}\n  replay: SIM_SEED=${seed} npx vitest run test/simulation/action-table.sim.test.ts`);
+        broken.push(
+          `seed ${seed} (${result.shadow ? "shadow" : "act"}, spend limit ${result.spendLimit ?? "none"}): ${result.violations[0]}\n  replay: SIM_SEED=${seed} npx vitest run test/simulation/action-table.sim.test.ts`,
+        );
       }
       for (const key of Object.keys(total) as (keyof Exercised)[]) total[key] += result.exercised[key];
     }

@@ -17,7 +17,12 @@ async function pipelineState(deps: TestDeps) {
     .select({ nextRunAt: agents.nextRunAt, runSlot: agents.runSlot, runCounter: agents.runCounter })
     .from(agents)
     .where(eq(agents.id, "default"));
-  return { agent, events: await deps.db.$count(events), runs: await deps.db.$count(runs), published: (deps.scheduler as RecordingScheduler).published.length };
+  return {
+    agent,
+    events: await deps.db.$count(events),
+    runs: await deps.db.$count(runs),
+    published: (deps.scheduler as RecordingScheduler).published.length,
+  };
 }
 
 describe("a replay requests no run", () => {
@@ -25,13 +30,21 @@ describe("a replay requests no run", () => {
     const llm = await scriptedLlm();
     const { deps } = await agentFixture({ llm });
     await setInstanceState(deps, "sim-2", "exited");
-    llm.push({ tools: [{ name: "reboot_instance", arguments: { instance_id: "sim-2", reason: "it exited" } }] }, { text: "rebooted sim-2" });
+    llm.push(
+      { tools: [{ name: "reboot_instance", arguments: { instance_id: "sim-2", reason: "it exited" } }] },
+      { text: "rebooted sim-2" },
+    );
     const run = await say(deps, "what is wrong with sim-2?");
     const before = await pipelineState(deps);
 
     // Another model, answering with calls that would each request a run if they were executed.
     llm.push(
-      { tools: [{ name: "schedule_next_check", arguments: { in_seconds: 60, reason: "look again" } }, { name: "notify_human", arguments: { title: "x", body: "y" } }] },
+      {
+        tools: [
+          { name: "schedule_next_check", arguments: { in_seconds: 60, reason: "look again" } },
+          { name: "notify_human", arguments: { title: "x", body: "y" } },
+        ],
+      },
       { text: "I will look again in a minute." },
     );
     const res = await buildApp(() => deps).request(`/api/agents/default/runs/${run.runId}/replay`, {
