@@ -15,6 +15,7 @@ const STAGE: Record<string, string> = {
   approved: "approved: searching offers",
   creating: "renting the new instance",
   waiting: "waiting for the new instance to run (the old one is kept until then)",
+  finishing: "the new instance runs: destroying the old one",
 };
 
 const link = (id: string) => <a href={`/fleet/${encodeURIComponent(id)}`}>{id}</a>;
