@@ -10,10 +10,14 @@ import { defineConfig } from "vitest/config";
  * - test/worker/** and *worker*.test.ts: the Workers entry (functions/host/worker-host.ts) keeps
  *   its dependencies in module state, built once per isolate from the first env it sees;
  * - test/browser/**: Chromium and a Node host per file, where a fresh process costs little;
+ * - test/simulation/**: the longest files (the pipeline shards take minutes each). Vitest's
+ *   sequencer orders the "isolated" project's files before "shared"'s, so these start first, not
+ *   last with one core waiting on them at the end. Their import is a few seconds of their
+ *   minutes, so their fresh forks cost little;
  * - *.isolated.test.ts: the way out for a new file that needs its own process.
  * A new test file lands in "shared" by default; give it one of these names if it must not.
  */
-const isolated = ["test/worker/**/*.test.ts", "test/**/*worker*.test.ts", "test/browser/**/*.test.ts", "test/**/*.isolated.test.ts"];
+const isolated = ["test/worker/**/*.test.ts", "test/**/*worker*.test.ts", "test/browser/**/*.test.ts", "test/simulation/**/*.test.ts", "test/**/*.isolated.test.ts"];
 const all = ["test/**/*.test.ts", "test/**/*.test.tsx"];
 
 export default defineConfig({
