@@ -3,8 +3,9 @@
  * connection to the database file runs a PASSIVE checkpoint every `intervalMs`, which copies the
  * log's committed pages into the file without waiting for or blocking the host's writer. Plain
  * JavaScript because worker threads do not inherit tsx's loader.
- * Out: "checkpointed" whenever a checkpoint copied pages; "closed" after a "stop" message, when
- * its connection is closed.
+ * Out: "ready" once its connection is open (it reads nothing more until its first checkpoint);
+ * "checkpointed" whenever a checkpoint copied pages; "closed" after a "stop" message, when its
+ * connection is closed.
  */
 import { parentPort, workerData } from "node:worker_threads";
 import Database from "libsql";
@@ -14,6 +15,7 @@ const db = new Database(path, { timeout: busyTimeoutMs });
 db.exec("PRAGMA synchronous = NORMAL");
 const checkpoint = db.prepare("PRAGMA wal_checkpoint(PASSIVE)");
 let copied = 0;
+parentPort.postMessage("ready");
 
 const timer = setInterval(() => {
   // SQLite's frame counts: in the log, and copied from it since it was last rewound.

@@ -37,6 +37,12 @@ export interface CheckpointerOptions {
 export class WalCheckpointer {
   /** Checkpoints of the thread that copied pages, for tests. */
   readonly stats = { checkpoints: 0 };
+  /**
+   * Settles once the thread's connection is open (or the thread ended first). Until then the thread
+   * may be reading the file, which keeps a backstop checkpoint from rewinding the log; tests that
+   * measure the log wait for it.
+   */
+  readonly ready: Promise<void>;
   private state: "running" | "stopping" | "stopped" = "running";
   private readonly closed: Promise<void>;
 
@@ -48,13 +54,20 @@ export class WalCheckpointer {
     // The HTTP server keeps the process alive; the thread alone never does.
     thread.unref();
     let closed: () => void;
+    let ready: () => void;
     this.closed = new Promise((resolve) => (closed = resolve));
-    thread.on("message", (message: "closed" | "checkpointed") => {
-      if (message === "closed") closed();
+    this.ready = new Promise((resolve) => (ready = resolve));
+    thread.on("message", (message: "ready" | "closed" | "checkpointed") => {
+      if (message === "ready") ready();
+      else if (message === "closed") closed();
       else this.stats.checkpoints++;
     });
-    thread.on("error", (err) => this.fail(`crashed: ${err.message}`));
+    thread.on("error", (err) => {
+      ready();
+      this.fail(`crashed: ${err.message}`);
+    });
     thread.on("exit", (code) => {
+      ready();
       closed();
       this.fail(`exited with code ${code}`);
     });

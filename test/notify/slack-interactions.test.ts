@@ -25,6 +25,7 @@ import { startResponseUrl, type ResponseUrl } from "./slack-receiver.ts";
 const SECRET = "8f742231b10e8888abcd99yyyzzz85a5";
 const open: { close(): Promise<void> }[] = [];
 afterEach(async () => {
+  await settled();
   await Promise.all(open.splice(0).map((r) => r.close()));
 });
 
@@ -63,15 +64,27 @@ function clickBody(approvalId: number, user: string, actionId: string, responseU
 
 async function signed(app: ReturnType<typeof buildApp>, body: string, at: number, secret = SECRET, sentBody = body) {
   const ts = String(Math.floor(at / 1000));
-  return app.request("/integrations/slack/interactions", {
-    method: "POST",
-    headers: { "Content-Type": "application/x-www-form-urlencoded", "X-Slack-Request-Timestamp": ts, "X-Slack-Signature": await slackSignature(secret, ts, body) },
-    body: sentBody,
-  });
+  return app.request(
+    "/integrations/slack/interactions",
+    {
+      method: "POST",
+      headers: { "Content-Type": "application/x-www-form-urlencoded", "X-Slack-Request-Timestamp": ts, "X-Slack-Signature": await slackSignature(secret, ts, body) },
+      body: sentBody,
+    },
+    undefined,
+    executionCtx,
+  );
 }
 
-async function until(check: () => boolean | Promise<boolean>) {
-  for (let i = 0; i < 200 && !(await check()); i++) await new Promise((r) => setTimeout(r, 10));
+/**
+ * The work each answer leaves running after it (the decision and the response_url message), handed
+ * to the Worker's `waitUntil` as on Workers: a test awaits it instead of sleeping, so "nothing was
+ * posted" is checked after the work finished, not after a guess at how long it takes.
+ */
+const followUps: Promise<unknown>[] = [];
+const executionCtx = { waitUntil: (work: Promise<unknown>) => void followUps.push(work), passThroughOnException: () => {}, props: {} };
+async function settled() {
+  while (followUps.length > 0) await Promise.all(followUps.splice(0));
 }
 
 describe("Slack approval buttons", () => {
@@ -95,7 +108,7 @@ describe("POST /integrations/slack/interactions", () => {
     const body = clickBody(id, "U0ADA", "fleetwarden_approve", responses.url);
     const res = await signed(app, body, deps.clock.now());
     expect(res.status).toBe(200);
-    await until(() => responses.received.length > 0);
+    await settled();
     expect(responses.rejected).toEqual([]);
     expect(responses.received[0]).toMatchObject({ replace_original: true, text: expect.stringContaining("Approved by ada") });
     const [row] = await deps.db.select().from(approvals).where(eq(approvals.id, id));
@@ -104,7 +117,7 @@ describe("POST /integrations/slack/interactions", () => {
 
     const again = await signed(app, body, deps.clock.now());
     expect(await again.json()).toMatchObject({ response_type: "ephemeral", text: expect.stringContaining("already approved by ada") });
-    await new Promise((r) => setTimeout(r, 50));
+    await settled();
     expect(responses.received).toHaveLength(1);
     expect((await deps.db.select().from(actions).where(eq(actions.decidedBy, "human"))).length).toBe(1);
   });
@@ -112,7 +125,7 @@ describe("POST /integrations/slack/interactions", () => {
   it("rejects as the operator, and the rejection blocks the action", async () => {
     const { deps, app, responses, id } = await setup();
     expect((await signed(app, clickBody(id, "U0ADA", "fleetwarden_reject", responses.url), deps.clock.now())).status).toBe(200);
-    await until(() => responses.received.length > 0);
+    await settled();
     expect(responses.received[0]!.text).toContain("Rejected by ada");
     expect((await deps.db.select().from(approvals))[0]!.status).toBe("rejected");
     expect(await deps.db.select().from(actionBlocks)).toHaveLength(1);
@@ -145,7 +158,7 @@ describe("POST /integrations/slack/interactions", () => {
       expect(res.status).toBe(200);
       expect(await res.json()).toMatchObject({ response_type: "ephemeral", replace_original: false, text: expect.stringMatching(said) });
     }
-    await new Promise((r) => setTimeout(r, 50));
+    await settled();
     expect(responses.received).toEqual([]);
     expect((await deps.db.select().from(approvals))[0]!.status).toBe("pending");
   });
@@ -153,8 +166,7 @@ describe("POST /integrations/slack/interactions", () => {
   it("decides but never posts to a response_url that is not Slack's", async () => {
     const { deps, app, responses, id } = await setup({ ALLOW_PRIVATE_URLS: "false" });
     expect((await signed(app, clickBody(id, "U0ADA", "fleetwarden_reject", responses.url), deps.clock.now())).status).toBe(200);
-    await until(async () => (await deps.db.select().from(approvals))[0]!.status !== "pending");
-    await new Promise((r) => setTimeout(r, 50));
+    await settled();
     expect((await deps.db.select().from(approvals))[0]!.status).toBe("rejected");
     expect(responses.received).toEqual([]);
   });

@@ -2,9 +2,10 @@
  * The local scheduler arms one timer for its earliest due delivery instead of polling: a delivery
  * due now goes out at once, one due later at its time (re-armed when an earlier one is published),
  * an idle scheduler does not wake up, and a wall clock stepped backwards delays it by at most one
- * bounded sleep. Real timers, a real database.
+ * bounded sleep. A real database; the timers and Date are vitest's fake ones, so every bound below
+ * is measured on a clock that moves only when the test advances it: the same on a loaded machine.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { FakeClock } from "../support/fake-clock.ts";
 import { silentLogger } from "../support/silent-logger.ts";
 import { createTestDb } from "../support/test-deps.ts";
@@ -13,8 +14,13 @@ import { systemClock, type Clock } from "../../runtime/clock.ts";
 
 const body = (slot: number): DeliveryBody => ({ type: "run", agentId: "default", slot });
 const schedulers: LocalScheduler[] = [];
-afterEach(async () => void (await Promise.all(schedulers.splice(0).map((s) => s.stop()))));
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+beforeEach(() => void vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"] }));
+afterEach(async () => {
+  await Promise.all(schedulers.splice(0).map((s) => s.stop()));
+  vi.useRealTimers();
+});
+/** Lets `ms` of fake time pass, firing each timer due on the way and the promises it starts. */
+const sleep = (ms: number) => vi.advanceTimersByTimeAsync(ms);
 
 async function started(clock: Clock, maxSleepMs?: number) {
   const scheduler = new LocalScheduler({ db: await createTestDb(), clock, log: silentLogger, visibilityMs: 60_000, maxSleepMs });

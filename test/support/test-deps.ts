@@ -2,6 +2,10 @@
  * Builds real dependencies for tests: a fresh in-memory libSQL database with the committed
  * migrations applied, a fake clock, and a scheduler that records what was published so a test
  * can deliver it when it chooses. Every test gets its own database.
+ *
+ * The migrations run once per test process, through drizzle's migrator as in production; each
+ * database after that replays what they left (sqlite_master's tables and indexes, and the
+ * migrator's own rows) as one script, in about a third of the migrator's time per database.
  */
 import { createClient } from "@libsql/client";
 import { openDatabase, type Db } from "../../db/client.ts";
@@ -45,10 +49,32 @@ export class FlakyScheduler extends RecordingScheduler {
   }
 }
 
+let migratedScript: Promise<string> | undefined;
+
+const literal = (value: unknown): string =>
+  value === null ? "null" : typeof value === "number" || typeof value === "bigint" ? String(value) : `'${String(value).replaceAll("'", "''")}'`;
+
+/** The schema and rows the committed migrations produce, as SQL: read from a database they migrated. */
+async function migrated(): Promise<string> {
+  const client = createClient({ url: ":memory:" });
+  await applyMigrations(openDatabase(client));
+  const objects = (await client.execute("select type, name, sql from sqlite_master where sql is not null and name not like 'sqlite_%' order by rowid")).rows;
+  const script = ["begin"];
+  for (const { type, name, sql } of objects) {
+    script.push(String(sql));
+    if (type !== "table") continue;
+    for (const row of (await client.execute(`select * from "${String(name)}"`)).rows) {
+      script.push(`insert into "${String(name)}" values (${Array.from(row, literal).join(", ")})`);
+    }
+  }
+  client.close();
+  return [...script, "commit"].join(";\n");
+}
+
 export async function createTestDb(): Promise<Db> {
-  const db = openDatabase(createClient({ url: ":memory:" }));
-  await applyMigrations(db);
-  return db;
+  const client = createClient({ url: ":memory:" });
+  await client.executeMultiple(await (migratedScript ??= migrated()));
+  return openDatabase(client);
 }
 
 export function testConfig(vars: Record<string, string> = {}): Config {
