@@ -17,7 +17,13 @@ import { defineConfig } from "vitest/config";
  * - *.isolated.test.ts: the way out for a new file that needs its own process.
  * A new test file lands in "shared" by default; give it one of these names if it must not.
  */
-const isolated = ["test/worker/**/*.test.ts", "test/**/*worker*.test.ts", "test/browser/**/*.test.ts", "test/simulation/**/*.test.ts", "test/**/*.isolated.test.ts"];
+const isolated = [
+  "test/worker/**/*.test.ts",
+  "test/**/*worker*.test.ts",
+  "test/browser/**/*.test.ts",
+  "test/simulation/**/*.test.ts",
+  "test/**/*.isolated.test.ts",
+];
 const all = ["test/**/*.test.ts", "test/**/*.test.tsx"];
 
 export default defineConfig({

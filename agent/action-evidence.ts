@@ -24,7 +24,12 @@ export interface RunInput {
 const QUIET_STATES = new Set<string>(["running", "stopped", ...LOADING_STATES]);
 
 /** The events and wakes of the run about this instance, and the human message naming it. */
-export async function actionEvidence(deps: Pick<FleetDeps, "db">, agentId: string, instanceId: string, input: RunInput): Promise<ActionEvidence> {
+export async function actionEvidence(
+  deps: Pick<FleetDeps, "db">,
+  agentId: string,
+  instanceId: string,
+  input: RunInput,
+): Promise<ActionEvidence> {
   const eventIds = input.events.filter((e) => (e.payload as { instanceId?: unknown } | null)?.instanceId === instanceId).map((e) => e.id);
   const wakeIds =
     input.wakes.length === 0
@@ -33,7 +38,16 @@ export async function actionEvidence(deps: Pick<FleetDeps, "db">, agentId: strin
           await deps.db
             .select({ id: wakes.id })
             .from(wakes)
-            .where(and(eq(wakes.agentId, agentId), eq(wakes.instanceId, instanceId), inArray(wakes.id, input.wakes.map((w) => w.id))))
+            .where(
+              and(
+                eq(wakes.agentId, agentId),
+                eq(wakes.instanceId, instanceId),
+                inArray(
+                  wakes.id,
+                  input.wakes.map((w) => w.id),
+                ),
+              ),
+            )
         ).map((w) => w.id);
   const human = input.events.find((e) => e.source === "human" && namesInstance(humanText(e.payload), instanceId));
   return {
@@ -44,7 +58,11 @@ export async function actionEvidence(deps: Pick<FleetDeps, "db">, agentId: strin
 }
 
 /** Whether the instance needs attention by itself (the snapshot's marker, or a state not quiet). */
-export async function needsAttention(deps: Pick<FleetDeps, "db" | "clock" | "config">, agentId: string, instanceId: string): Promise<boolean> {
+export async function needsAttention(
+  deps: Pick<FleetDeps, "db" | "clock" | "config">,
+  agentId: string,
+  instanceId: string,
+): Promise<boolean> {
   const [row] = await deps.db
     .select()
     .from(instances)
@@ -54,7 +72,12 @@ export async function needsAttention(deps: Pick<FleetDeps, "db" | "clock" | "con
 }
 
 /** Why nothing in the run concerns the instance, or null when something does. */
-export async function unconcerned(deps: Pick<FleetDeps, "db" | "clock" | "config">, agentId: string, instanceId: string, evidence: ActionEvidence): Promise<string | null> {
+export async function unconcerned(
+  deps: Pick<FleetDeps, "db" | "clock" | "config">,
+  agentId: string,
+  instanceId: string,
+  evidence: ActionEvidence,
+): Promise<string | null> {
   if (evidence.eventIds.length > 0 || evidence.wakeIds.length > 0 || evidence.humanMessage) return null;
   if (await needsAttention(deps, agentId, instanceId)) return null;
   return `nothing in this run's input concerns ${instanceId} (no event, due re-check, attention marker or human message about it), so a human must approve acting on it`;

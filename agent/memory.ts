@@ -25,7 +25,14 @@ export class MemoryFullError extends Error {
 
 export async function listMemory(deps: Pick<AgentDeps, "db">, agentId: string) {
   return deps.db
-    .select({ key: memory.key, fact: memory.fact, tokens: memory.tokens, untrusted: memory.untrusted, createdByRun: memory.createdByRun, updatedAt: memory.updatedAt })
+    .select({
+      key: memory.key,
+      fact: memory.fact,
+      tokens: memory.tokens,
+      untrusted: memory.untrusted,
+      createdByRun: memory.createdByRun,
+      updatedAt: memory.updatedAt,
+    })
     .from(memory)
     .where(eq(memory.agentId, agentId))
     .orderBy(asc(memory.key));
@@ -47,7 +54,13 @@ function untrustedInput(agentId: string, fence: RunFence | null) {
  * Saves or replaces a fact under the writing run's fence (null: not a run's write). Refuses a new
  * key once the agent holds MAX_MEMORY_FACTS.
  */
-export async function remember(deps: Pick<AgentDeps, "db" | "clock">, agentId: string, key: string, fact: string, fence: RunFence | null = null): Promise<{ replaced: boolean }> {
+export async function remember(
+  deps: Pick<AgentDeps, "db" | "clock">,
+  agentId: string,
+  key: string,
+  fact: string,
+  fence: RunFence | null = null,
+): Promise<{ replaced: boolean }> {
   const { db } = deps;
   const now = deps.clock.now();
   const mine = and(eq(memory.agentId, agentId), eq(memory.key, key));
@@ -62,12 +75,26 @@ export async function remember(deps: Pick<AgentDeps, "db" | "clock">, agentId: s
         insertWhere(
           db,
           memory,
-          { agentId, key, fact, tokens: countText(fact), createdByRun: fence?.runId ?? null, untrusted: untrustedInput(agentId, fence), updatedAt: now },
+          {
+            agentId,
+            key,
+            fact,
+            tokens: countText(fact),
+            createdByRun: fence?.runId ?? null,
+            untrusted: untrustedInput(agentId, fence),
+            updatedAt: now,
+          },
           and(or(sql`exists (select 1 from ${memory} where ${mine})`, sql`${count} < ${MAX_MEMORY_FACTS}`), holds)!,
         )
           .onConflictDoUpdate({
             target: [memory.agentId, memory.key],
-            set: { fact: sql`${proposed.fact}`, tokens: sql`${proposed.tokens}`, createdByRun: sql`${proposed.createdByRun}`, untrusted: sql`${proposed.untrusted}`, updatedAt: sql`${proposed.updatedAt}` },
+            set: {
+              fact: sql`${proposed.fact}`,
+              tokens: sql`${proposed.tokens}`,
+              createdByRun: sql`${proposed.createdByRun}`,
+              untrusted: sql`${proposed.untrusted}`,
+              updatedAt: sql`${proposed.updatedAt}`,
+            },
           })
           .returning({ key: memory.key }),
       ]),
@@ -77,7 +104,12 @@ export async function remember(deps: Pick<AgentDeps, "db" | "clock">, agentId: s
   return { replaced: existing.length > 0 };
 }
 
-export async function forget(deps: Pick<AgentDeps, "db" | "clock">, agentId: string, key: string, fence: RunFence | null = null): Promise<boolean> {
+export async function forget(
+  deps: Pick<AgentDeps, "db" | "clock">,
+  agentId: string,
+  key: string,
+  fence: RunFence | null = null,
+): Promise<boolean> {
   const rows = await fencedWrite(deps, fence, `forgetting ${key}`, (holds) =>
     deps.db
       .delete(memory)

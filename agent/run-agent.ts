@@ -76,7 +76,12 @@ async function runAgent(context: RunContext<AgentDeps>, breakerPolicy: BreakerPo
   const breaker = new Breaker(deps, breakerName, breakerPolicy);
   const breakerState = read.breaker;
   if (breakerState.openUntil !== null && breakerState.openUntil > deps.clock.now()) {
-    return decideWithRules(context, progress, null, `the LLM circuit breaker is open until ${iso(breakerState.openUntil)} (this agent's model ${deps.llm.model})`);
+    return decideWithRules(
+      context,
+      progress,
+      null,
+      `the LLM circuit breaker is open until ${iso(breakerState.openUntil)} (this agent's model ${deps.llm.model})`,
+    );
   }
   const llm = new LlmCaller(deps, deps.llm, breaker, context.deadline, breakerState.failures, context.fence);
   const budget = deps.config.contextBudgetTokens;
@@ -110,7 +115,8 @@ async function runAgent(context: RunContext<AgentDeps>, breakerPolicy: BreakerPo
       if (deps.tokenCounter) await precount([...messageTexts(assemble(draft)), JSON.stringify(tools)], deps.tokenCounter);
       const fitted = await fitPrompt(draft, tools, budget, summarize);
       progress.calls.push(fitted.report);
-      if (fitted.report.summaryError) progress.errors.push(`compaction could not summarise (${fitted.report.summaryError}); trimmed instead`);
+      if (fitted.report.summaryError)
+        progress.errors.push(`compaction could not summarise (${fitted.report.summaryError}); trimmed instead`);
       const completion = await llm.complete(fitted.messages, tools, fitted.tokens);
       const message = completion.choices[0]!.message;
       const ending = completionEnding(completion);
@@ -139,12 +145,12 @@ async function runAgent(context: RunContext<AgentDeps>, breakerPolicy: BreakerPo
           : llm.cutCalls.has(index)
             ? { content: cutArgumentsResult(deps.config.llmOutputMaxChars), mutated: false, invalid: true }
             : call.type === "function"
-            ? await runToolCall(
-                { deps, agentId: context.agentId, runId: context.runId, toolCallId: call.id, fence: context.fence, answering: context },
-                call.function.name,
-                call.function.arguments,
-              )
-            : { content: JSON.stringify({ error: "only function tools exist" }), mutated: false, invalid: true };
+              ? await runToolCall(
+                  { deps, agentId: context.agentId, runId: context.runId, toolCallId: call.id, fence: context.fence, answering: context },
+                  call.function.name,
+                  call.function.arguments,
+                )
+              : { content: JSON.stringify({ error: "only function tools exist" }), mutated: false, invalid: true };
         if (outcome.mutated) progress.mutated = true;
         if (!outcome.invalid) valid++;
         results.push({ role: "tool", tool_call_id: call.id, content: outcome.content });
@@ -152,7 +158,8 @@ async function runAgent(context: RunContext<AgentDeps>, breakerPolicy: BreakerPo
       draft.current.push(makeTurn([assistant, ...results]));
       progress.turns.push(assistant, ...results);
       malformedRounds = valid === 0 ? malformedRounds + 1 : 0;
-      if (malformedRounds >= MAX_MALFORMED_ROUNDS) throw new LlmFault(`the LLM sent only malformed tool calls ${malformedRounds} times in a row`);
+      if (malformedRounds >= MAX_MALFORMED_ROUNDS)
+        throw new LlmFault(`the LLM sent only malformed tool calls ${malformedRounds} times in a row`);
     }
   } catch (err) {
     if (!(err instanceof LlmFault || err instanceof BudgetError)) throw err;
@@ -162,7 +169,12 @@ async function runAgent(context: RunContext<AgentDeps>, breakerPolicy: BreakerPo
 }
 
 /** The rules policy decides the rest of the run; what the LLM already did stays recorded. */
-async function decideWithRules(context: RunContext<AgentDeps>, progress: Progress, llm: LlmCaller | null, why: string): Promise<RunOutcome> {
+async function decideWithRules(
+  context: RunContext<AgentDeps>,
+  progress: Progress,
+  llm: LlmCaller | null,
+  why: string,
+): Promise<RunOutcome> {
   const decision = await decideByRules(context.deps, context, why);
   if (decision.mutated) progress.mutated = true;
   progress.errors.push(`rules policy decided: ${why}`);

@@ -36,11 +36,7 @@ export type ActivityKind =
   /** An agent's webhook secret rotated (subject: its id; the secret is never recorded). */
   | "webhook_secret_rotate";
 
-export async function recordActivity(
-  db: Db,
-  who: Principal,
-  entry: ActivityEntry,
-): Promise<void> {
+export async function recordActivity(db: Db, who: Principal, entry: ActivityEntry): Promise<void> {
   await activityInsert(db, who, entry);
 }
 
@@ -76,7 +72,13 @@ const activityAfterInsert = preparedPerDb((db) =>
  * event is stored, with the event's id as subject; a repeated idempotency key writes neither.
  */
 export function activityOfIngest(db: Db, who: Principal, entry: { action: "message" | "trigger"; agentId: string; at: number }) {
-  return bind(activityAfterInsert(db), { operatorId: who.operatorId, operatorName: who.name, action: entry.action, agentId: entry.agentId, at: entry.at });
+  return bind(activityAfterInsert(db), {
+    operatorId: who.operatorId,
+    operatorName: who.name,
+    action: entry.action,
+    agentId: entry.agentId,
+    at: entry.at,
+  });
 }
 
 export async function listActivity(db: Db, limit = 100) {

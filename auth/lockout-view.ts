@@ -63,11 +63,15 @@ export async function lockoutLeft(db: Db, clock: Clock, scopes: readonly string[
 async function read(db: Db, view: View, clock: Clock, maxMs: number): Promise<void> {
   const wall = clock.now();
   const mono = monotonicNow(clock);
-  const rows = await db.select({ scope: authFailures.scope, lockedUntil: authFailures.lockedUntil }).from(authFailures).where(gt(authFailures.lockedUntil, wall));
+  const rows = await db
+    .select({ scope: authFailures.scope, lockedUntil: authFailures.lockedUntil })
+    .from(authFailures)
+    .where(gt(authFailures.lockedUntil, wall));
   const seen = new Map<string, Seen>();
   for (const r of rows) seen.set(r.scope, seenNow(view, r.scope, r.lockedUntil ?? 0, wall, mono, maxMs));
   // A lockout recorded here while the read was under way stays (lockouts only ever run out).
-  for (const [scope, known] of view.locked) if (known.deadline > mono && known.deadline > (seen.get(scope)?.deadline ?? 0)) seen.set(scope, known);
+  for (const [scope, known] of view.locked)
+    if (known.deadline > mono && known.deadline > (seen.get(scope)?.deadline ?? 0)) seen.set(scope, known);
   // A stored lockout whose deadline has passed stays in the view, run out: read again after a
   // backward step (its stored end still ahead), it must not start over.
   view.locked = seen;

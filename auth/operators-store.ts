@@ -37,13 +37,24 @@ export function presentOperator(row: OperatorRow) {
 }
 
 /** Creates an operator; the token is in the answer and nowhere else. 409 when the name is taken. */
-export async function createOperator(db: Db, input: { name: string; role: Role; createdBy: string; now: number; slackUserId?: string | undefined }) {
-  if (input.name.toLowerCase() === BOOTSTRAP_ADMIN.name) throw new OperatorError(409, `operator name "${input.name}" is reserved for the ADMIN_TOKEN holder`);
+export async function createOperator(
+  db: Db,
+  input: { name: string; role: Role; createdBy: string; now: number; slackUserId?: string | undefined },
+) {
+  if (input.name.toLowerCase() === BOOTSTRAP_ADMIN.name)
+    throw new OperatorError(409, `operator name "${input.name}" is reserved for the ADMIN_TOKEN holder`);
   if (input.slackUserId) await refuseTakenSlackUser(db, input.slackUserId, null);
   const token = randomToken(OPERATOR_TOKEN_PREFIX);
   const [row] = await db
     .insert(operators)
-    .values({ name: input.name, role: input.role, tokenHash: await sha256Hex(token), createdBy: input.createdBy, createdAt: input.now, slackUserId: input.slackUserId ?? null })
+    .values({
+      name: input.name,
+      role: input.role,
+      tokenHash: await sha256Hex(token),
+      createdBy: input.createdBy,
+      createdAt: input.now,
+      slackUserId: input.slackUserId ?? null,
+    })
     .onConflictDoNothing()
     .returning();
   if (!row) throw new OperatorError(409, `an operator named "${input.name}" already exists`);
@@ -57,8 +68,15 @@ export async function listOperators(db: Db) {
 /** Revokes the operator's token and every session it holds, in one batch. 404 when unknown. */
 export async function revokeOperator(db: Db, id: number, now: number) {
   const [revoked, , existing] = await db.batch([
-    db.update(operators).set({ revokedAt: now }).where(and(eq(operators.id, id), isNull(operators.revokedAt))).returning(),
-    db.update(operatorSessions).set({ revokedAt: now }).where(and(eq(operatorSessions.operatorId, id), isNull(operatorSessions.revokedAt))),
+    db
+      .update(operators)
+      .set({ revokedAt: now })
+      .where(and(eq(operators.id, id), isNull(operators.revokedAt)))
+      .returning(),
+    db
+      .update(operatorSessions)
+      .set({ revokedAt: now })
+      .where(and(eq(operatorSessions.operatorId, id), isNull(operatorSessions.revokedAt))),
     db.select().from(operators).where(eq(operators.id, id)),
   ]);
   const row = revoked[0] ?? existing[0];
@@ -80,7 +98,10 @@ export async function principalForToken(db: Db, adminToken: string | undefined, 
 /** The principal of a live session's operator id (the operator may have been revoked since). */
 export async function principalForId(db: Db, operatorId: number): Promise<Principal | null> {
   if (operatorId === BOOTSTRAP_ADMIN.operatorId) return BOOTSTRAP_ADMIN;
-  const [row] = await db.select().from(operators).where(and(eq(operators.id, operatorId), isNull(operators.revokedAt)));
+  const [row] = await db
+    .select()
+    .from(operators)
+    .where(and(eq(operators.id, operatorId), isNull(operators.revokedAt)));
   return row && isRole(row.role) ? { operatorId: row.id, name: row.name, role: row.role } : null;
 }
 
@@ -92,7 +113,10 @@ async function refuseTakenSlackUser(db: Db, slackUserId: string, self: number | 
 /** Changes an operator's Slack user (null unmaps it) and/or role. 404 unknown, 409 a Slack user taken. */
 export async function updateOperator(db: Db, id: number, change: { slackUserId?: string | null | undefined; role?: Role | undefined }) {
   if (change.slackUserId) await refuseTakenSlackUser(db, change.slackUserId, id);
-  const set = { ...(change.slackUserId !== undefined ? { slackUserId: change.slackUserId } : {}), ...(change.role ? { role: change.role } : {}) };
+  const set = {
+    ...(change.slackUserId !== undefined ? { slackUserId: change.slackUserId } : {}),
+    ...(change.role ? { role: change.role } : {}),
+  };
   let row: OperatorRow | undefined;
   try {
     [row] = await db.update(operators).set(set).where(eq(operators.id, id)).returning();
@@ -107,6 +131,9 @@ export async function updateOperator(db: Db, id: number, change: { slackUserId?:
 
 /** The live operator a Slack user is (revoked operators are nobody); null when unmapped. */
 export async function principalForSlackUser(db: Db, slackUserId: string): Promise<Principal | null> {
-  const [row] = await db.select().from(operators).where(and(eq(operators.slackUserId, slackUserId), isNull(operators.revokedAt)));
+  const [row] = await db
+    .select()
+    .from(operators)
+    .where(and(eq(operators.slackUserId, slackUserId), isNull(operators.revokedAt)));
   return row && isRole(row.role) ? { operatorId: row.id, name: row.name, role: row.role } : null;
 }

@@ -13,7 +13,7 @@ import { findSession, type LiveSession } from "./sessions-store.ts";
  * Any context of the app. Every app context extends AuthEnv (jobs/app-env.ts), so reading it as
  * one is a narrowing; hono's Context is invariant in its env, hence the parameter type.
  */
-type Ctx = Context<any>;
+type Ctx = Context;
 const auth = (c: Ctx) => c as Context<AuthEnv>;
 
 export const SESSION_COOKIE = "fw_session";

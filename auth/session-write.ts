@@ -12,7 +12,7 @@ import { sameSecret } from "./secrets.ts";
 import type { LiveSession } from "./sessions-store.ts";
 
 /** Any context of the app (every app context extends AuthEnv; hono's Context is invariant in its env). */
-type Ctx = Context<any>;
+type Ctx = Context;
 
 export const CSRF_HEADER = "X-CSRF-Token";
 export const CSRF_FIELD = "_csrf";

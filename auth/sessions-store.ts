@@ -64,7 +64,11 @@ export async function findSession(
   const idHash = await sha256Hex(id);
   const [row] = await db.select().from(operatorSessions).where(eq(operatorSessions.idHash, idHash));
   if (!row || row.revokedAt !== null || row.expiresAt <= now || row.lastSeenAt + times.idleMs <= now) return null;
-  if (row.operatorId === BOOTSTRAP_ADMIN.operatorId && (!options.adminToken || row.credentialHash !== (await sha256Hex(options.adminToken)))) return null;
+  if (
+    row.operatorId === BOOTSTRAP_ADMIN.operatorId &&
+    (!options.adminToken || row.credentialHash !== (await sha256Hex(options.adminToken)))
+  )
+    return null;
   const principal = await principalForId(db, row.operatorId);
   if (!principal) return null;
   if (now - row.lastSeenAt >= TOUCH_EVERY_MS) {
@@ -74,7 +78,10 @@ export async function findSession(
 }
 
 export async function revokeSession(db: Db, idHash: string, now: number): Promise<void> {
-  await db.update(operatorSessions).set({ revokedAt: now }).where(and(eq(operatorSessions.idHash, idHash), isNull(operatorSessions.revokedAt)));
+  await db
+    .update(operatorSessions)
+    .set({ revokedAt: now })
+    .where(and(eq(operatorSessions.idHash, idHash), isNull(operatorSessions.revokedAt)));
 }
 
 /** "Sign out everywhere": every live session of this operator. Returns how many were revoked. */

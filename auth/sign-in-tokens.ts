@@ -52,7 +52,11 @@ export async function consumeSignInToken(db: Db, adminToken: string | undefined,
   if (!(await sameSecret(parts[3], await mac(adminToken, `${parts[1]}.${parts[2]}`)))) return false;
   const [, used] = await db.batch([
     db.delete(signInTokens).where(lte(signInTokens.expiresAt, now)),
-    db.insert(signInTokens).values({ tokenHash: await sha256Hex(token), expiresAt }).onConflictDoNothing().returning({ tokenHash: signInTokens.tokenHash }),
+    db
+      .insert(signInTokens)
+      .values({ tokenHash: await sha256Hex(token), expiresAt })
+      .onConflictDoNothing()
+      .returning({ tokenHash: signInTokens.tokenHash }),
   ]);
   return used.length === 1;
 }

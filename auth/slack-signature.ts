@@ -24,9 +24,11 @@ export async function verifySlackRequest(
   now: number,
 ): Promise<SlackVerdict> {
   const { timestamp, signature, raw } = request;
-  if (!timestamp || !/^[0-9]{1,12}$/.test(timestamp)) return { ok: false, reason: "X-Slack-Request-Timestamp is missing or not a number of seconds" };
-  if (Math.abs(now - Number(timestamp) * 1000) > SLACK_MAX_SKEW_MS) return { ok: false, reason: "X-Slack-Request-Timestamp is more than 5 minutes from now" };
-  if (!signature || !signature.startsWith("v0=")) return { ok: false, reason: "X-Slack-Signature is missing or not v0=" };
+  if (!timestamp || !/^[0-9]{1,12}$/.test(timestamp))
+    return { ok: false, reason: "X-Slack-Request-Timestamp is missing or not a number of seconds" };
+  if (Math.abs(now - Number(timestamp) * 1000) > SLACK_MAX_SKEW_MS)
+    return { ok: false, reason: "X-Slack-Request-Timestamp is more than 5 minutes from now" };
+  if (!signature?.startsWith("v0=")) return { ok: false, reason: "X-Slack-Signature is missing or not v0=" };
   const expected = await slackSignature(secret, timestamp, raw);
   return (await sameSecret(signature, expected)) ? { ok: true } : { ok: false, reason: "X-Slack-Signature does not match" };
 }

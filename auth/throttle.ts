@@ -14,7 +14,6 @@ import { sql } from "drizzle-orm";
 import type { Context } from "hono";
 import type { PipelineDeps } from "../pipeline/index.ts";
 import { authFailures } from "../schema/index.ts";
-import type { AuthEnv } from "./auth-env.ts";
 import { lockoutLeft, sawLockout } from "./lockout-view.ts";
 
 export interface Lockout {
@@ -29,9 +28,12 @@ export interface Lockout {
  * sets, and only then is a header believed; of a list (x-forwarded-for) the last entry is taken:
  * it is the one the trusted proxy appended, while every entry before it came from the client.
  */
-export function clientAddress(c: Context<any>, trustProxyHeader: string | null = null): string {
+export function clientAddress(c: Context, trustProxyHeader: string | null = null): string {
   if (trustProxyHeader) {
-    const hops = (c.req.header(trustProxyHeader) ?? "").split(",").map((h) => h.trim()).filter(Boolean);
+    const hops = (c.req.header(trustProxyHeader) ?? "")
+      .split(",")
+      .map((h) => h.trim())
+      .filter(Boolean);
     if (hops.length) return hops.at(-1)!;
   }
   const incoming = (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming;
@@ -41,7 +43,10 @@ export function clientAddress(c: Context<any>, trustProxyHeader: string | null =
 /** The 8 groups of an IPv6 address, or null when it is not one (an IPv4-mapped tail counts as two groups). */
 function ipv6Groups(address: string): string[] | null {
   if (!address.includes(":")) return null;
-  let text = address.replace(/^\[|\]$/g, "").split("%")[0]!.toLowerCase();
+  let text = address
+    .replace(/^\[|\]$/g, "")
+    .split("%")[0]!
+    .toLowerCase();
   const v4 = text.match(/(\d+)\.(\d+)\.(\d+)\.(\d+)$/);
   if (v4) text = text.slice(0, v4.index) + [((+v4[1]! << 8) | +v4[2]!).toString(16), ((+v4[3]! << 8) | +v4[4]!).toString(16)].join(":");
   const [head, tail] = text.split("::") as [string, string | undefined];
@@ -70,7 +75,10 @@ const scopes = (address: string) => [`addr:${addressKey(address)}`, "global"] as
  * credential that failed), if any. With the database down nothing can be throttled (or done):
  * the attempt proceeds to the credential check rather than failing as a 500.
  */
-export async function currentLockout(deps: Pick<PipelineDeps, "db" | "clock" | "log" | "config">, address: string): Promise<Lockout | null> {
+export async function currentLockout(
+  deps: Pick<PipelineDeps, "db" | "clock" | "log" | "config">,
+  address: string,
+): Promise<Lockout | null> {
   const [addrScope, globalScope] = scopes(address);
   const maxMs = deps.config.authThrottle.windowMs;
   try {
@@ -85,7 +93,11 @@ export async function currentLockout(deps: Pick<PipelineDeps, "db" | "clock" | "
 }
 
 /** Counts one failed authentication from `address`; logs once when a scope becomes locked. */
-export async function recordAuthFailure(deps: Pick<PipelineDeps, "db" | "clock" | "config" | "log">, address: string, what: string): Promise<void> {
+export async function recordAuthFailure(
+  deps: Pick<PipelineDeps, "db" | "clock" | "config" | "log">,
+  address: string,
+  what: string,
+): Promise<void> {
   const now = deps.clock.now();
   const { windowMs, perAddress, global } = deps.config.authThrottle;
   const [addrScope, globalScope] = scopes(address);
@@ -116,23 +128,29 @@ export async function recordAuthFailure(deps: Pick<PipelineDeps, "db" | "clock" 
     return;
   }
   const [[a], [g]] = counted;
-  for (const [row, limit] of [[a, perAddress], [g, global]] as const) {
+  for (const [row, limit] of [
+    [a, perAddress],
+    [g, global],
+  ] as const) {
     if (row?.lockedUntil) sawLockout(deps.db, deps.clock, row.scope, row.lockedUntil, windowMs);
     if (row && row.failures === limit) {
-      deps.log.error("authentication locked out", { scope: row.scope, failures: row.failures, until: new Date(row.lockedUntil ?? now).toISOString(), after: what });
+      deps.log.error("authentication locked out", {
+        scope: row.scope,
+        failures: row.failures,
+        until: new Date(row.lockedUntil ?? now).toISOString(),
+        after: what,
+      });
     }
   }
 }
 
 /** Scopes whose window and lockout are both over hold nothing: the table stays as small as the last minute. */
 function pruneStale(deps: Pick<PipelineDeps, "db">, now: number, windowMs: number) {
-  return deps.db
-    .delete(authFailures)
-    .where(sql`(${authFailures.windowStart} <= ${now - windowMs} or ${authFailures.windowStart} > ${now})
+  return deps.db.delete(authFailures).where(sql`(${authFailures.windowStart} <= ${now - windowMs} or ${authFailures.windowStart} > ${now})
       and (coalesce(${authFailures.lockedUntil}, 0) <= ${now} or ${authFailures.lockedUntil} > ${now + windowMs})`);
 }
 
-export function tooManyAttempts(c: Context<any>, lockout: Lockout) {
+export function tooManyAttempts(c: Context, lockout: Lockout) {
   c.header("Retry-After", String(lockout.retryAfterS));
   return c.json({ error: `too many failed authentications: try again in ${lockout.retryAfterS} s` }, 429);
 }

@@ -16,7 +16,9 @@ const [path, port, secret, token, sync = "full"] = process.argv.slice(2) as [str
 const db = createClient({ url: `file:${path}`, timeout: 5000, concurrency: 1 });
 await db.execute("PRAGMA journal_mode = WAL");
 await db.execute(`PRAGMA synchronous = ${sync === "normal" ? "NORMAL" : "FULL"}`);
-await db.execute("create table if not exists inbox (id integer primary key, dedup_key text not null unique, body text not null, created_at integer not null)");
+await db.execute(
+  "create table if not exists inbox (id integer primary key, dedup_key text not null unique, body text not null, created_at integer not null)",
+);
 const webhook = new Webhook(secret);
 
 const app = new Hono()
@@ -32,13 +34,19 @@ const app = new Hono()
     } catch {
       return c.json({ error: "signature rejected" }, 401);
     }
-    await db.execute({ sql: "insert into inbox (dedup_key, body, created_at) values (?, ?, ?) on conflict do nothing", args: [headers["webhook-id"], raw, Date.now()] });
+    await db.execute({
+      sql: "insert into inbox (dedup_key, body, created_at) values (?, ?, ?) on conflict do nothing",
+      args: [headers["webhook-id"], raw, Date.now()],
+    });
     return c.json({ ok: true }, 202);
   })
   .post("/api/agents/:agent/messages", async (c) => {
     if (c.req.header("Authorization") !== `Bearer ${token}`) return c.json({ error: "unauthorized" }, 401);
     const { text } = await c.req.json<{ text: string }>();
-    await db.execute({ sql: "insert into inbox (dedup_key, body, created_at) values (?, ?, ?)", args: [crypto.randomUUID(), text, Date.now()] });
+    await db.execute({
+      sql: "insert into inbox (dedup_key, body, created_at) values (?, ?, ?)",
+      args: [crypto.randomUUID(), text, Date.now()],
+    });
     return c.json({ ok: true }, 202);
   });
 

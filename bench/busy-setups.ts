@@ -34,7 +34,8 @@ export interface Work {
 
 export const RUNS: Busy = {
   name: "webhooks, 64 connections, while runs and cron ticks happen (200 instances)",
-  describe: (w) => `${w.runs} runs (${w.llmRuns} by the LLM, ${w.llmCalls} LLM calls, prompts up to ${w.largestPrompt} tokens), ${w.ticks} cron ticks`,
+  describe: (w) =>
+    `${w.runs} runs (${w.llmRuns} by the LLM, ${w.llmCalls} LLM calls, prompts up to ${w.largestPrompt} tokens), ${w.ticks} cron ticks`,
   env: (llmUrl) => ({
     SIMULATOR_INSTANCES: "200",
     SIMULATOR_FAILURE_RATE: "120",
@@ -98,7 +99,18 @@ export const TICKS: Busy = {
 export function scriptRuns(llm: ScriptedLlm, runs: number): void {
   llm.requests.length = 0;
   for (let i = Math.ceil(llm.pending / 2); i < runs; i++) {
-    const fact = `instance sim-${(i % 200) + 1} was seen ${STATES[i % 3]} at step ${i}; keep an eye on its restarts and tell a human when it fails twice in an hour. `.repeat(3);
-    llm.push({ tools: [{ name: "list_instances", arguments: {} }, { name: "remember", arguments: { key: `note-${i % 40}`, fact: fact.slice(0, 480) } }] }, { text: "Checked the fleet; noted it." });
+    const fact =
+      `instance sim-${(i % 200) + 1} was seen ${STATES[i % 3]} at step ${i}; keep an eye on its restarts and tell a human when it fails twice in an hour. `.repeat(
+        3,
+      );
+    llm.push(
+      {
+        tools: [
+          { name: "list_instances", arguments: {} },
+          { name: "remember", arguments: { key: `note-${i % 40}`, fact: fact.slice(0, 480) } },
+        ],
+      },
+      { text: "Checked the fleet; noted it." },
+    );
   }
 }

@@ -54,7 +54,8 @@ const ONLY = process.env.BUSY_ONLY;
  * the baseline's one insert is cheapest) for the runs; `BUSY_SYNC=full` or `normal` runs one.
  */
 type Sync = "full" | "normal";
-const SYNCS: readonly Sync[] = process.env.BUSY_SYNC === "full" || process.env.BUSY_SYNC === "normal" ? [process.env.BUSY_SYNC] : ["full", "normal"];
+const SYNCS: readonly Sync[] =
+  process.env.BUSY_SYNC === "full" || process.env.BUSY_SYNC === "normal" ? [process.env.BUSY_SYNC] : ["full", "normal"];
 
 let sequence = 0;
 
@@ -119,7 +120,10 @@ async function busySample(busy: Busy, llm: ScriptedLlm, rep: number, sync: Sync)
   scriptRuns(llm, 4000);
   const fw = await startFleetwarden({ ...busy.env(llm.url), DATABASE_SYNC: sync, ...PROFILE }, dbPath);
   const tick = async () => {
-    const res = await fetch(`http://127.0.0.1:${fw.port}/api/cron`, { method: "POST", headers: { authorization: `Bearer ${BENCH_ADMIN_TOKEN}` } });
+    const res = await fetch(`http://127.0.0.1:${fw.port}/api/cron`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${BENCH_ADMIN_TOKEN}` },
+    });
     if (!res.ok) throw new Error(`cron tick answered ${res.status}: ${await res.text()}`);
   };
   try {

@@ -9,7 +9,8 @@ import { Hono } from "hono";
 import { Webhook } from "standardwebhooks";
 
 /** The table the baseline writes (created by the bench before the baseline runs). */
-export const BASELINE_TABLE = "create table if not exists bench_inbox (id integer primary key, dedup_key text not null unique, body text not null, created_at integer not null)";
+export const BASELINE_TABLE =
+  "create table if not exists bench_inbox (id integer primary key, dedup_key text not null unique, body text not null, created_at integer not null)";
 
 export function bareBaselineApp(env: Record<string, string>) {
   const db = createClient({ url: env.DATABASE_URL!, authToken: env.DATABASE_AUTH_TOKEN });
@@ -26,7 +27,10 @@ export function bareBaselineApp(env: Record<string, string>) {
     } catch {
       return c.json({ error: "signature rejected" }, 401);
     }
-    await db.execute({ sql: "insert into bench_inbox (dedup_key, body, created_at) values (?, ?, ?) on conflict do nothing", args: [headers["webhook-id"], raw, Date.now()] });
+    await db.execute({
+      sql: "insert into bench_inbox (dedup_key, body, created_at) values (?, ?, ?) on conflict do nothing",
+      args: [headers["webhook-id"], raw, Date.now()],
+    });
     return c.json({ ok: true }, 202);
   });
 }

@@ -66,7 +66,11 @@ function mainThreadCpuMs(): number {
 async function invoke(handlers: Handlers, invocation: Invocation): Promise<Measured> {
   const request = invocation.request ? new Request(invocation.request.url, invocation.request) : null;
   const waited: Promise<unknown>[] = [];
-  const ctx = { waitUntil: (p: Promise<unknown>) => void waited.push(p), passThroughOnException: () => {}, props: {} } as unknown as ExecutionContext;
+  const ctx = {
+    waitUntil: (p: Promise<unknown>) => void waited.push(p),
+    passThroughOnException: () => {},
+    props: {},
+  } as unknown as ExecutionContext;
   const main = mainThreadCpuMs();
   const cpu = process.cpuUsage();
   const started = performance.now();

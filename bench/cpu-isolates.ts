@@ -16,7 +16,11 @@ export interface IsolateOptions {
   profilePath?: string;
 }
 
-export async function startIsolate(mode: "worker" | "baseline", env: Record<string, string>, options: IsolateOptions = {}): Promise<Isolate> {
+export async function startIsolate(
+  mode: "worker" | "baseline",
+  env: Record<string, string>,
+  options: IsolateOptions = {},
+): Promise<Isolate> {
   const args = [mode, JSON.stringify(env), ...(options.profilePath ? [options.profilePath] : [])];
   const child: ChildProcess = fork(new URL("./cpu-isolate.ts", import.meta.url).pathname, args, {
     execArgv: ["--import", "tsx"],

@@ -36,7 +36,10 @@ export async function startWorld() {
   // The summariser's requests (compaction) carry no tools; its summary is about 1,000 tokens, as
   // a model's summary of some twenty runs would be (the cap is 15% of the budget, 4,500).
   llm.onSummary = () => ({
-    text: Array.from({ length: 40 }, (_, i) => `Run ${i + 1}: sim-${(i % INSTANCES) + 1} exited; its log showed no fatal error, it was restarted and came back running.`).join("\n"),
+    text: Array.from(
+      { length: 40 },
+      (_, i) => `Run ${i + 1}: sim-${(i % INSTANCES) + 1} exited; its log showed no fatal error, it was restarted and came back running.`,
+    ).join("\n"),
   });
 
   /** The Worker's vars: wrangler.toml's, with the differences a bench loop needs (each said why). */
@@ -84,11 +87,19 @@ export async function startWorld() {
     qstash,
     /** A signed instance webhook: `instance` reports `state`. */
     webhook(instance: string, state: string): Request {
-      const signed = signedWebhook(`msg_cpu_${++webhookCounter}_${Date.now()}`, { instanceId: instance, state, message: `container ${state}` });
+      const signed = signedWebhook(`msg_cpu_${++webhookCounter}_${Date.now()}`, {
+        instanceId: instance,
+        state,
+        message: `container ${state}`,
+      });
       return { url: `${TEST_PUBLIC_URL}/webhooks/default/instances`, method: signed.method, headers: signed.headers, body: signed.body };
     },
     chat(): Request {
-      return json(`${TEST_PUBLIC_URL}/api/agents/default/messages`, { text: `How is the fleet doing? (question ${++chatCounter})` }, { authorization: `Bearer ${TEST_ADMIN_TOKEN}` });
+      return json(
+        `${TEST_PUBLIC_URL}/api/agents/default/messages`,
+        { text: `How is the fleet doing? (question ${++chatCounter})` },
+        { authorization: `Bearer ${TEST_ADMIN_TOKEN}` },
+      );
     },
     /** POST /api/cron: every agent's tick inline (what the scheduled handler does once ticks run inline). */
     cronInline(): Request {
@@ -100,7 +111,9 @@ export async function startWorld() {
     },
     /** The oldest published message not handed out yet (of `type`, when given), as QStash delivers it. */
     takePublished(type?: string): Request | null {
-      const message = qstash.messages.find((m) => m.state === "pending" && (!type || (JSON.parse(m.body) as { type: string }).type === type));
+      const message = qstash.messages.find(
+        (m) => m.state === "pending" && (!type || (JSON.parse(m.body) as { type: string }).type === type),
+      );
       if (!message) return null;
       message.state = "delivered";
       return signedDelivery(message.destination, message.body);
@@ -112,7 +125,11 @@ export async function startWorld() {
         const res = await fetch(`${llm.url}/chat/completions`, {
           method: "POST",
           headers: { "content-type": "application/json" },
-          body: JSON.stringify({ model: "discard", messages: [{ role: "user", content: "discard" }], tools: [{ type: "function", function: { name: "discard", parameters: {} } }] }),
+          body: JSON.stringify({
+            model: "discard",
+            messages: [{ role: "user", content: "discard" }],
+            tools: [{ type: "function", function: { name: "discard", parameters: {} } }],
+          }),
         });
         await res.text();
       }

@@ -72,7 +72,8 @@ async function attempt(b: Bench, what: string, step: () => Promise<void>): Promi
   } catch (err) {
     b.abandoned.push(`${what}: ${err instanceof Error ? err.message : String(err)}`);
     console.error(`cpu bench: gave up ${b.abandoned.at(-1)}`);
-    if (b.abandoned.length > MAX_ABANDONED) throw new Error(`cpu bench: more than ${MAX_ABANDONED} cycles failed; the last: ${b.abandoned.at(-1)}`);
+    if (b.abandoned.length > MAX_ABANDONED)
+      throw new Error(`cpu bench: more than ${MAX_ABANDONED} cycles failed; the last: ${b.abandoned.at(-1)}`);
     await b.world.discardScripted();
     await settle(b);
     await b.world.discardScripted();
@@ -92,10 +93,21 @@ function scriptedRun(b: Bench, kind: "runIncident" | "runChat", instance: string
   if (kind === "runIncident") {
     b.world.llm.push(
       { tools: [{ name: "get_instance_logs", arguments: { instance_id: instance } }] },
-      { tools: [{ name: "start_instance", arguments: { instance_id: instance, reason: "it exited; the log shows no error a restart would not fix" } }] },
+      {
+        tools: [
+          {
+            name: "start_instance",
+            arguments: { instance_id: instance, reason: "it exited; the log shows no error a restart would not fix" },
+          },
+        ],
+      },
       { text: `${instance} went down; I read its log and restarted it.` },
     );
-  } else b.world.llm.push({ tools: [{ name: "list_instances", arguments: {} }] }, { text: `All ${INSTANCES} instances are known; nothing needs a human.` });
+  } else
+    b.world.llm.push(
+      { tools: [{ name: "list_instances", arguments: {} }] },
+      { text: `All ${INSTANCES} instances are known; nothing needs a human.` },
+    );
   return delivery;
 }
 
@@ -148,7 +160,9 @@ async function cycle(b: Bench, n: number, record: boolean): Promise<void> {
  */
 async function coldRound(b: Bench, n: number): Promise<void> {
   const kinds = Object.keys(KINDS) as Kind[];
-  const isolates = new Map(await Promise.all(kinds.map(async (k) => [k, await startIsolate(k === "baseline" ? "baseline" : "worker", b.world.env)] as const)));
+  const isolates = new Map(
+    await Promise.all(kinds.map(async (k) => [k, await startIsolate(k === "baseline" ? "baseline" : "worker", b.world.env)] as const)),
+  );
   const fresh = async (kind: Kind, request?: Invocation["request"]) => {
     const isolate = isolates.get(kind)!;
     const m = await isolate.invoke(request);
@@ -197,7 +211,9 @@ function fits(warm: number[], cold: number[]): string {
 
 /** What the scheduled handler did, read from what it published: fan out, or tick the agent itself. */
 function scheduledLabel(b: Bench): string {
-  return b.scheduledPublishedTicks > 0 ? `${KINDS.scheduled}: the fan-out (list agents, 1 QStash batch, retention)` : `${KINDS.scheduled}: the agent's tick inline`;
+  return b.scheduledPublishedTicks > 0
+    ? `${KINDS.scheduled}: the fan-out (list agents, 1 QStash batch, retention)`
+    : `${KINDS.scheduled}: the agent's tick inline`;
 }
 
 function table(b: Bench): string {

@@ -9,7 +9,12 @@ export interface Measurement {
   opsPerSec: number;
 }
 
-export async function measure(name: string, iterations: number, fn: (i: number) => Promise<unknown> | unknown, rounds = 5): Promise<Measurement> {
+export async function measure(
+  name: string,
+  iterations: number,
+  fn: (i: number) => Promise<unknown> | unknown,
+  rounds = 5,
+): Promise<Measurement> {
   for (let i = 0; i < Math.min(iterations, 20); i++) await fn(i);
   const perRound: number[] = [];
   let offset = 0;

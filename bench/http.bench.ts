@@ -9,7 +9,16 @@
  */
 import { drive, type PreparedRequest } from "./load.ts";
 import { loadNow, median, queue, sample, signedWebhook, summary, type Sample } from "./samples.ts";
-import { BENCH_ADMIN_TOKEN, dbBytes, dbBytesByObject, rssMb, startBaseline, startFleetwarden, WEBHOOK_FLEET, type Server } from "./processes.ts";
+import {
+  BENCH_ADMIN_TOKEN,
+  dbBytes,
+  dbBytesByObject,
+  rssMb,
+  startBaseline,
+  startFleetwarden,
+  WEBHOOK_FLEET,
+  type Server,
+} from "./processes.ts";
 import { fmtMs, type Row } from "./harness.ts";
 
 const REPS = 5;
@@ -22,7 +31,11 @@ let sequence = 0;
 
 function webhook(tag: string): PreparedRequest {
   const n = sequence++;
-  return signedWebhook("default", `${tag}_${n}`, JSON.stringify({ instanceId: `i-${n % FLEET}`, state: STATES[Math.floor(n / FLEET) % STATES.length] }));
+  return signedWebhook(
+    "default",
+    `${tag}_${n}`,
+    JSON.stringify({ instanceId: `i-${n % FLEET}`, state: STATES[Math.floor(n / FLEET) % STATES.length] }),
+  );
 }
 
 function chat(): PreparedRequest {
@@ -96,7 +109,9 @@ async function getInstancesMs(server: Server): Promise<number> {
   const times: number[] = [];
   for (let i = 0; i < 20; i++) {
     const t0 = performance.now();
-    const res = await fetch(`http://127.0.0.1:${server.port}/api/agents/default/instances`, { headers: { authorization: `Bearer ${BENCH_ADMIN_TOKEN}` } });
+    const res = await fetch(`http://127.0.0.1:${server.port}/api/agents/default/instances`, {
+      headers: { authorization: `Bearer ${BENCH_ADMIN_TOKEN}` },
+    });
     await res.arrayBuffer();
     times.push(performance.now() - t0);
   }
@@ -120,9 +135,17 @@ async function growth(rows: Row[]): Promise<string> {
       }
       const probe = await drive(fw.port, 32, prepared("webhooks", 1500, `probe${checkpoint}`), 60_000);
       stored += probe.requests;
-      const point = { events: stored, perEvent: 1000 / probe.reqPerSec, list: await getInstancesMs(fw), bytes: await dbBytes(fw.dbPath), rss: rssMb(fw.pid) };
+      const point = {
+        events: stored,
+        perEvent: 1000 / probe.reqPerSec,
+        list: await getInstancesMs(fw),
+        bytes: await dbBytes(fw.dbPath),
+        rss: rssMb(fw.pid),
+      };
       points.push(point);
-      lines.push(`| ${point.events.toLocaleString("en")} | ${fmtMs(point.perEvent)} | ${fmtMs(point.list)} | ${point.rss.toFixed(0)} MB | ${(point.bytes / 1e6).toFixed(1)} MB | ${loadNow()} |`);
+      lines.push(
+        `| ${point.events.toLocaleString("en")} | ${fmtMs(point.perEvent)} | ${fmtMs(point.list)} | ${point.rss.toFixed(0)} MB | ${(point.bytes / 1e6).toFixed(1)} MB | ${loadNow()} |`,
+      );
     }
     const first = points[0]!;
     const last = points[points.length - 1]!;
@@ -130,7 +153,11 @@ async function growth(rows: Row[]): Promise<string> {
     // What the bytes are: tables and indexes that hold at least 1% of the file, per 1,000 events,
     // and the LLM call transcripts (llm_calls, kept LLM_TRANSCRIPT_DAYS) whatever their share.
     const objects = await dbBytesByObject(fw.dbPath);
-    lines.push("", `Database bytes by table and index after ${last.events.toLocaleString("en")} webhooks (SQLite's dbstat), per 1,000 webhooks:`, "");
+    lines.push(
+      "",
+      `Database bytes by table and index after ${last.events.toLocaleString("en")} webhooks (SQLite's dbstat), per 1,000 webhooks:`,
+      "",
+    );
     lines.push("| table or index | KiB per 1,000 webhooks | share |", "|---|---|---|");
     const total = objects.reduce((sum, o) => sum + o.bytes, 0);
     for (const o of objects.filter((o) => o.bytes >= total / 100 || o.name.startsWith("llm_calls"))) {

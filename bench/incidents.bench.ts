@@ -20,7 +20,9 @@ export async function incidentsBench(): Promise<string> {
     const last = s.perIncident.at(-1)!;
     const lastTen = s.perIncident.slice(-10);
     const peak = Math.max(...lastTen);
-    rows.push(`| ${instances} | ${k(first)} | ${k(last)} (${(last / first).toFixed(2)}×) | ${k(peak)} (${(peak / first).toFixed(2)}×) | ${k(s.maxCall)} | ${s.calls} |`);
+    rows.push(
+      `| ${instances} | ${k(first)} | ${k(last)} (${(last / first).toFixed(2)}×) | ${k(peak)} (${(peak / first).toFixed(2)}×) | ${k(s.maxCall)} | ${s.calls} |`,
+    );
   }
   return [
     INCIDENTS_HEADING,

@@ -26,7 +26,14 @@ export interface LoadResult {
 function send(agent: Agent, port: number, req: PreparedRequest): Promise<number> {
   return new Promise((resolve, reject) => {
     const r = request(
-      { host: "127.0.0.1", port, method: "POST", path: req.path, agent, headers: { ...req.headers, "content-length": Buffer.byteLength(req.body) } },
+      {
+        host: "127.0.0.1",
+        port,
+        method: "POST",
+        path: req.path,
+        agent,
+        headers: { ...req.headers, "content-length": Buffer.byteLength(req.body) },
+      },
       (res) => {
         res.resume();
         res.on("end", () => resolve(res.statusCode ?? 0));
@@ -43,7 +50,12 @@ const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.lengt
  * Drives `port` with `connections` connections, taking requests from `next()` until it returns
  * null or `durationMs` passes.
  */
-export async function drive(port: number, connections: number, next: () => PreparedRequest | null, durationMs: number): Promise<LoadResult> {
+export async function drive(
+  port: number,
+  connections: number,
+  next: () => PreparedRequest | null,
+  durationMs: number,
+): Promise<LoadResult> {
   const agent = new Agent({ keepAlive: true, maxSockets: connections });
   const latencies: number[] = [];
   let errors = 0;

@@ -4,7 +4,7 @@
  * should stay near where it started. Reported as heap growth per 1,000 events.
  */
 import { ingestEvent } from "../pipeline/index.ts";
-import { createTestDeps, RecordingScheduler } from "../test/support/test-deps.ts";
+import { createTestDeps, type RecordingScheduler } from "../test/support/test-deps.ts";
 import { deliverDue } from "../test/support/drive.ts";
 import type { Row } from "./harness.ts";
 
@@ -20,7 +20,13 @@ export async function memoryBench(): Promise<Row[]> {
   const n = 10_000;
   const warm = async (from: number, to: number) => {
     for (let i = from; i < to; i++) {
-      await ingestEvent(deps, { agentId: "default", source: "webhook", priority: 1, dedupKey: `m:${i}`, payload: { i, note: "x".repeat(200) } });
+      await ingestEvent(deps, {
+        agentId: "default",
+        source: "webhook",
+        priority: 1,
+        dedupKey: `m:${i}`,
+        payload: { i, note: "x".repeat(200) },
+      });
       if (i % 100 === 99) {
         deps.clock.advance(deps.config.debounceStateMs);
         await deliverDue(deps, deps.scheduler as RecordingScheduler);

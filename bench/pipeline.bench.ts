@@ -10,7 +10,7 @@ import { and, eq, gt, isNull, or, sql } from "drizzle-orm";
 import { ingestEvent } from "../pipeline/index.ts";
 import { listRuns } from "../pipeline/index.ts";
 import { agents, events } from "../schema/index.ts";
-import { createTestDb, createTestDeps, RecordingScheduler } from "../test/support/test-deps.ts";
+import { createTestDb, createTestDeps, type RecordingScheduler } from "../test/support/test-deps.ts";
 import { deliverDue } from "../test/support/drive.ts";
 import { fmtMs, measure, type Row } from "./harness.ts";
 
@@ -22,13 +22,22 @@ async function ingestSequential(deps: Awaited<ReturnType<typeof createTestDeps>>
     .values({ agentId: "default", source: "webhook", priority: 1, dedupKey: `seq:${i}`, payload: { i }, createdAt: now })
     .onConflictDoNothing()
     .returning({ id: events.id });
-  if (!row) await deps.db.select().from(events).where(and(eq(events.agentId, "default"), eq(events.dedupKey, `seq:${i}`)));
+  if (!row)
+    await deps.db
+      .select()
+      .from(events)
+      .where(and(eq(events.agentId, "default"), eq(events.dedupKey, `seq:${i}`)));
   const [moved] = await deps.db
     .update(agents)
     .set({ nextRunAt: target, runSlot: sql`${agents.runSlot} + 1` })
     .where(and(eq(agents.id, "default"), or(isNull(agents.nextRunAt), gt(agents.nextRunAt, target))))
     .returning({ slot: agents.runSlot });
-  if (moved) await deps.scheduler.publish({ dedupKey: `run:default:${moved.slot}`, notBefore: target, body: { type: "run", agentId: "default", slot: moved.slot } });
+  if (moved)
+    await deps.scheduler.publish({
+      dedupKey: `run:default:${moved.slot}`,
+      notBefore: target,
+      body: { type: "run", agentId: "default", slot: moved.slot },
+    });
 }
 
 /** A client that counts round trips and optionally waits `latencyMs` on each, like a remote database. */
@@ -68,14 +77,20 @@ export async function pipelineBench(): Promise<Row[]> {
     const where = latencyMs ? `ingest one event, ${latencyMs} ms per round trip (remote DB)` : "ingest one event, embedded libSQL";
     rows.push(
       { benchmark: where, variant: "one batch (fleetwarden)", result: `${fmtMs(a.medianMs)} · ${calls(batchTrips)}`, ratio: "1.00×" },
-      { benchmark: where, variant: "same work, separate statements", result: `${fmtMs(b.medianMs)} · ${calls(seqTrips)}`, ratio: `${(b.medianMs / a.medianMs).toFixed(2)}×` },
+      {
+        benchmark: where,
+        variant: "same work, separate statements",
+        result: `${fmtMs(b.medianMs)} · ${calls(seqTrips)}`,
+        ratio: `${(b.medianMs / a.medianMs).toFixed(2)}×`,
+      },
     );
   }
 
   const burst = await createTestDeps();
   const n = 1000;
   const start = performance.now();
-  for (let i = 0; i < n; i++) await ingestEvent(burst, { agentId: "default", source: "webhook", priority: 1, dedupKey: `burst:${i}`, payload: { i } });
+  for (let i = 0; i < n; i++)
+    await ingestEvent(burst, { agentId: "default", source: "webhook", priority: 1, dedupKey: `burst:${i}`, payload: { i } });
   const ingestMs = performance.now() - start;
   burst.clock.advance(burst.config.debounceStateMs);
   await deliverDue(burst, burst.scheduler as RecordingScheduler);
@@ -83,6 +98,11 @@ export async function pipelineBench(): Promise<Row[]> {
 
   return [
     ...rows,
-    { benchmark: `burst of ${n} state webhooks`, variant: "debounced (fleetwarden)", result: `${runs} run · ingest ${fmtMs(ingestMs / n)}/event`, ratio: `${n / runs}× fewer runs than one per event` },
+    {
+      benchmark: `burst of ${n} state webhooks`,
+      variant: "debounced (fleetwarden)",
+      result: `${runs} run · ingest ${fmtMs(ingestMs / n)}/event`,
+      ratio: `${n / runs}× fewer runs than one per event`,
+    },
   ];
 }

@@ -54,10 +54,21 @@ export const WEBHOOK_FLEET: Record<string, string> = { SIMULATOR_INSTANCES: "0",
  * The real Node host with `env` on top of the bench's secrets, on a fresh file database or on
  * `dbPath` when the caller prepared one (agents and a fleet written before the host starts).
  */
-export async function startFleetwarden(env: Record<string, string>, dbPath = join(mkdtempSync(join(tmpdir(), "fw-bench-")), "fleetwarden.db")): Promise<Server> {
+export async function startFleetwarden(
+  env: Record<string, string>,
+  dbPath = join(mkdtempSync(join(tmpdir(), "fw-bench-")), "fleetwarden.db"),
+): Promise<Server> {
   const port = await freePort();
   const child = spawn(process.execPath, ["--import", "tsx", "functions/node.ts"], {
-    env: { ...process.env, NODE_OPTIONS: "", PORT: String(port), DATABASE_URL: `file:${dbPath}`, ADMIN_TOKEN: BENCH_ADMIN_TOKEN, WEBHOOK_SECRET: BENCH_WEBHOOK_SECRET, ...env },
+    env: {
+      ...process.env,
+      NODE_OPTIONS: "",
+      PORT: String(port),
+      DATABASE_URL: `file:${dbPath}`,
+      ADMIN_TOKEN: BENCH_ADMIN_TOKEN,
+      WEBHOOK_SECRET: BENCH_WEBHOOK_SECRET,
+      ...env,
+    },
     stdio: "ignore",
   });
   await waitUntil("the Node host", child, async () => (await fetch(`http://127.0.0.1:${port}/healthz`)).ok);
@@ -68,10 +79,14 @@ export async function startFleetwarden(env: Record<string, string>, dbPath = joi
 export async function startBaseline(sync: "full" | "normal" = "full"): Promise<Server> {
   const port = await freePort();
   const dbPath = join(mkdtempSync(join(tmpdir(), "fw-baseline-")), "baseline.db");
-  const child = spawn(process.execPath, ["--import", "tsx", "bench/baseline-server.ts", dbPath, String(port), BENCH_WEBHOOK_SECRET, BENCH_ADMIN_TOKEN, sync], {
-    env: { ...process.env, NODE_OPTIONS: "" },
-    stdio: ["ignore", "pipe", "inherit"],
-  });
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", "bench/baseline-server.ts", dbPath, String(port), BENCH_WEBHOOK_SECRET, BENCH_ADMIN_TOKEN, sync],
+    {
+      env: { ...process.env, NODE_OPTIONS: "" },
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  );
   let ready = false;
   child.stdout!.on("data", (chunk: Buffer) => (ready ||= chunk.toString().includes("ready")));
   await waitUntil("the baseline", child, async () => ready);

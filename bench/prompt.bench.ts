@@ -11,7 +11,9 @@ import { CHAT_TOOLS } from "../agent/tools/index.ts";
 import { fmtMs, measure, type Row } from "./harness.ts";
 
 const BUDGET = 30_000;
-const words = "instance sim-3 exited with code 137 after the loader ran out of GPU memory; restarted it and scheduled a re-check ".split(" ");
+const words = "instance sim-3 exited with code 137 after the loader ran out of GPU memory; restarted it and scheduled a re-check ".split(
+  " ",
+);
 
 function text(n: number, seed: number): string {
   return Array.from({ length: n }, (_, i) => words[(i * 7 + seed) % words.length]).join(" ");
@@ -32,7 +34,13 @@ function draft(turns: ChatMessage[][], storedCounts: boolean): PromptDraft {
     // A fresh copy of each message, so a re-count cannot hit the tokenizer's per-object cache.
     history: turns.map((t, i) => {
       const messages = t.map((m) => ({ ...m }) as ChatMessage);
-      return storedCounts ? makeTurn(messages, i + 1, t.reduce((s, m) => s + countMessage(m), 0)) : makeTurn(messages, i + 1);
+      return storedCounts
+        ? makeTurn(
+            messages,
+            i + 1,
+            t.reduce((s, m) => s + countMessage(m), 0),
+          )
+        : makeTurn(messages, i + 1);
     }),
     input: { role: "user", content: "Events: sim-3 exited (exit code 137)." },
     current: [],
@@ -48,7 +56,17 @@ export async function promptBench(): Promise<Row[]> {
   });
   const recount = await measure("re-tokenize", 20, () => fitPrompt(draft(turns, false), CHAT_TOOLS, BUDGET, summarize));
   return [
-    { benchmark: "fit a 38,000-token history into 30,000 before a call", variant: "stored per-message counts (fleetwarden)", result: `${fmtMs(stored.medianMs)} · sent ${sent.toLocaleString("en")} tokens`, ratio: "1.00×" },
-    { benchmark: "fit a 38,000-token history into 30,000 before a call", variant: "re-tokenize the history every call", result: fmtMs(recount.medianMs), ratio: `${(recount.medianMs / stored.medianMs).toFixed(1)}× slower` },
+    {
+      benchmark: "fit a 38,000-token history into 30,000 before a call",
+      variant: "stored per-message counts (fleetwarden)",
+      result: `${fmtMs(stored.medianMs)} · sent ${sent.toLocaleString("en")} tokens`,
+      ratio: "1.00×",
+    },
+    {
+      benchmark: "fit a 38,000-token history into 30,000 before a call",
+      variant: "re-tokenize the history every call",
+      result: fmtMs(recount.medianMs),
+      ratio: `${(recount.medianMs / stored.medianMs).toFixed(1)}× slower`,
+    },
   ];
 }

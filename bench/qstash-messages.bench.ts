@@ -100,7 +100,8 @@ async function simulateDay(day: Day): Promise<DayResult> {
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   fake.route = (destination) => destination.replace(TEST_PUBLIC_URL, url);
   const agentIds = [DEFAULT_AGENT, ...Array.from({ length: day.agents - 1 }, (_, i) => `agent-${i + 1}`)];
-  const runCount = async () => (await Promise.all(agentIds.map((id) => listRuns(deps, id, 10_000)))).reduce((n, runs) => n + runs.length, 0);
+  const runCount = async () =>
+    (await Promise.all(agentIds.map((id) => listRuns(deps, id, 10_000)))).reduce((n, runs) => n + runs.length, 0);
   try {
     let chargedBefore = 0;
     let runsBefore = 0;
@@ -132,8 +133,18 @@ const INCIDENT = { 600: (deps: Deps) => injectSimulatorFailure(deps, "sim-1", "e
 const DAYS: Day[] = [
   { label: "1 idle agent, before: a tick delivery per agent per minute", agents: 1, cron: "before" },
   { label: "5 idle agents, scheduled tick (CRON_INLINE_AGENTS=5)", agents: 5, cron: "scheduled" },
-  { label: "6 idle agents, CRON_INLINE_AGENTS=3, RECONCILE_INTERVAL_S=1800: the 3 past the budget fanned out when due", agents: 6, cron: "scheduled", vars: { CRON_INLINE_AGENTS: "3", RECONCILE_INTERVAL_S: "1800" } },
-  { label: "1 agent, one incident (sim-1 exits at 10:00; the rules policy restarts it and re-checks)", agents: 1, cron: "scheduled", script: INCIDENT },
+  {
+    label: "6 idle agents, CRON_INLINE_AGENTS=3, RECONCILE_INTERVAL_S=1800: the 3 past the budget fanned out when due",
+    agents: 6,
+    cron: "scheduled",
+    vars: { CRON_INLINE_AGENTS: "3", RECONCILE_INTERVAL_S: "1800" },
+  },
+  {
+    label: "1 agent, one incident (sim-1 exits at 10:00; the rules policy restarts it and re-checks)",
+    agents: 1,
+    cron: "scheduled",
+    script: INCIDENT,
+  },
 ];
 
 function describeTypes(result: DayResult): string {

@@ -23,7 +23,12 @@ export function countRoundTrips(inner: Client): CountingClient {
         return (...args: unknown[]) => {
           n++;
           const first = args[0] as { sql?: string } | string | unknown[];
-          log.push(`${String(prop)} ${typeof first === "string" ? first : Array.isArray(first) ? `[${first.length}]` : (first?.sql ?? "")}`.slice(0, 140));
+          log.push(
+            `${String(prop)} ${typeof first === "string" ? first : Array.isArray(first) ? `[${first.length}]` : (first?.sql ?? "")}`.slice(
+              0,
+              140,
+            ),
+          );
           return (value as (...a: unknown[]) => unknown).apply(target, args);
         };
       }

@@ -40,7 +40,13 @@ export interface Sample extends LoadResult {
 }
 
 /** One timed load of `port`; a failed request fails the benchmark (`what` names the sample). */
-export async function sample(port: number, connections: number, next: () => PreparedRequest | null, ms: number, what: string): Promise<Sample> {
+export async function sample(
+  port: number,
+  connections: number,
+  next: () => PreparedRequest | null,
+  ms: number,
+  what: string,
+): Promise<Sample> {
   const load = loadNow();
   const result = await drive(port, connections, next, ms);
   if (result.errors) throw new Error(`${what}: ${result.errors} requests failed (status: count ${JSON.stringify(result.failures)})`);

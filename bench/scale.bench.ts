@@ -48,17 +48,37 @@ export async function scaleBench(): Promise<string> {
   const db = openDatabase(counting.client);
   await applyMigrations(db);
   const clock = new FakeClock();
-  const config = parseConfig({ DATABASE_URL: url, SIMULATOR_FAILURE_RATE: FAILURE_RATE, RECONCILE_INTERVAL_S: "60", ADMIN_TOKEN: "bench-admin-token-0123456789" }, "node");
+  const config = parseConfig(
+    { DATABASE_URL: url, SIMULATOR_FAILURE_RATE: FAILURE_RATE, RECONCILE_INTERVAL_S: "60", ADMIN_TOKEN: "bench-admin-token-0123456789" },
+    "node",
+  );
   const scheduler = new QueueScheduler();
-  const deps = { db, clock, config, scheduler, provider: new SimulatorProvider(db, clock), llm: null, runStep: minimalRunStep, log: silentLogger };
+  const deps = {
+    db,
+    clock,
+    config,
+    scheduler,
+    provider: new SimulatorProvider(db, clock),
+    llm: null,
+    runStep: minimalRunStep,
+    log: silentLogger,
+  };
 
   const perAgent = Math.ceil(INSTANCES / AGENTS);
   const rows = Array.from({ length: INSTANCES }, (_, i) => ({
-    id: `sim-${i + 1}`, state: "running", label: `a${Math.floor(i / perAgent)}-node-${i}`, gpuName: "RTX 4090", gpuCount: 1, pricePerHour: 0.4,
-    statusMessage: "running", startedAt: clock.now(), updatedAt: clock.now(),
+    id: `sim-${i + 1}`,
+    state: "running",
+    label: `a${Math.floor(i / perAgent)}-node-${i}`,
+    gpuName: "RTX 4090",
+    gpuCount: 1,
+    pricePerHour: 0.4,
+    statusMessage: "running",
+    startedAt: clock.now(),
+    updatedAt: clock.now(),
   }));
   for (let i = 0; i < rows.length; i += 200) await db.insert(simulatorInstances).values(rows.slice(i, i + 200));
-  for (let a = 0; a < AGENTS; a++) await createAgent(db, { id: `a${a}`, settings: { instanceFilter: { labelPrefix: `a${a}-` } } }, clock.now());
+  for (let a = 0; a < AGENTS; a++)
+    await createAgent(db, { id: `a${a}`, settings: { instanceFilter: { labelPrefix: `a${a}-` } } }, clock.now());
 
   async function fullTick(label: string) {
     clock.advance(61_000);

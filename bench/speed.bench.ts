@@ -39,10 +39,22 @@ async function nodeDeps(): Promise<{ deps: Deps; scheduler: LocalScheduler; db: 
   const url = `file:${join(mkdtempSync(join(tmpdir(), "fw-speed-")), "fw.db")}`;
   const db = openDatabase(await createNodeClient(url));
   await applyMigrations(db);
-  const config = parseConfig({ DATABASE_URL: url, ADMIN_TOKEN: BENCH_ADMIN_TOKEN, SIMULATOR_FAILURE_RATE: "0", WAKE_MIN_DELAY_S: "0" }, "node");
+  const config = parseConfig(
+    { DATABASE_URL: url, ADMIN_TOKEN: BENCH_ADMIN_TOKEN, SIMULATOR_FAILURE_RATE: "0", WAKE_MIN_DELAY_S: "0" },
+    "node",
+  );
   await ensureAgent(db, DEFAULT_AGENT, systemClock.now());
   const scheduler = new LocalScheduler({ db, clock: systemClock, log: silentLogger, visibilityMs: config.runLeaseMs + 60_000 });
-  const deps: Deps = { db, clock: systemClock, config, scheduler, provider: new SimulatorProvider(db, systemClock), llm: null, runStep: minimalRunStep, log: silentLogger };
+  const deps: Deps = {
+    db,
+    clock: systemClock,
+    config,
+    scheduler,
+    provider: new SimulatorProvider(db, systemClock),
+    llm: null,
+    runStep: minimalRunStep,
+    log: silentLogger,
+  };
   await scheduler.start((body) => handleDelivery(deps, body));
   return { deps, scheduler, db };
 }
@@ -54,7 +66,11 @@ async function wakeLateness(count: number, viaDebounce: boolean): Promise<number
   try {
     for (let i = 0; i < count; i++) {
       const dueAt = Date.now() + 300;
-      const { id } = await createWake(viaDebounce ? { ...deps, scheduler: { kind: "test", publish: async () => {} } } : deps, DEFAULT_AGENT, { dueAt, reason: `bench ${i}`, createdByRun: null });
+      const { id } = await createWake(
+        viaDebounce ? { ...deps, scheduler: { kind: "test", publish: async () => {} } } : deps,
+        DEFAULT_AGENT,
+        { dueAt, reason: `bench ${i}`, createdByRun: null },
+      );
       if (viaDebounce) {
         await sleep(dueAt - Date.now());
         await requestRun(deps, DEFAULT_AGENT, 1); // what a due wake's delivery did before issue 26
@@ -94,7 +110,10 @@ async function eventsList(db: Db, app: ReturnType<typeof buildApp>): Promise<{ r
     await res.json();
   });
   const before = await timed(() =>
-    db.$client.execute({ sql: "select * from events indexed by events_status where agent_id = ? order by id desc limit 100", args: [DEFAULT_AGENT] }),
+    db.$client.execute({
+      sql: "select * from events indexed by events_status where agent_id = ? order by id desc limit 100",
+      args: [DEFAULT_AGENT],
+    }),
   );
   return { route, before };
 }
@@ -118,26 +137,52 @@ async function listGrowth(rows: Row[]): Promise<void> {
   await addEvents(db, 1500, 50_000);
   const large = await eventsList(db, app);
   rows.push(
-    { benchmark: "GET /api/agents/:agent/events (100 newest), 1,500 events", variant: "route (events_recent)", result: `${fmtMs(small.route)} · load ${smallLoad}`, ratio: "1.00×" },
-    { benchmark: "GET /api/agents/:agent/events (100 newest), 51,500 events", variant: "route (events_recent)", result: `${fmtMs(large.route)} · load ${loadNow()}`, ratio: `${(large.route / small.route).toFixed(2)}× of 1,500` },
-    { benchmark: "the same page, plan before the index (read and sort the agent's events)", variant: "baseline: 1,500 → 51,500", result: `${fmtMs(small.before)} → ${fmtMs(large.before)}`, ratio: `${(large.before / small.before).toFixed(2)}×` },
+    {
+      benchmark: "GET /api/agents/:agent/events (100 newest), 1,500 events",
+      variant: "route (events_recent)",
+      result: `${fmtMs(small.route)} · load ${smallLoad}`,
+      ratio: "1.00×",
+    },
+    {
+      benchmark: "GET /api/agents/:agent/events (100 newest), 51,500 events",
+      variant: "route (events_recent)",
+      result: `${fmtMs(large.route)} · load ${loadNow()}`,
+      ratio: `${(large.route / small.route).toFixed(2)}× of 1,500`,
+    },
+    {
+      benchmark: "the same page, plan before the index (read and sort the agent's events)",
+      variant: "baseline: 1,500 → 51,500",
+      result: `${fmtMs(small.before)} → ${fmtMs(large.before)}`,
+      ratio: `${(large.before / small.before).toFixed(2)}×`,
+    },
   );
 }
 
 const FLEET = 200;
 let sequence = 0;
 function webhooks(count: number, tag: string) {
-  return queue(Array.from({ length: count }, () => {
-    const n = sequence++;
-    return signedWebhook("default", `${tag}_${n}`, JSON.stringify({ instanceId: `i-${n % FLEET}`, state: ["running", "loading", "exited"][Math.floor(n / FLEET) % 3] }));
-  }));
+  return queue(
+    Array.from({ length: count }, () => {
+      const n = sequence++;
+      return signedWebhook(
+        "default",
+        `${tag}_${n}`,
+        JSON.stringify({ instanceId: `i-${n % FLEET}`, state: ["running", "loading", "exited"][Math.floor(n / FLEET) % 3] }),
+      );
+    }),
+  );
 }
 
 async function durability(rows: Row[]): Promise<void> {
   const REPS = 3;
   const figures: Record<string, { fw: number; base: number; loads: string }> = {};
   for (const sync of ["full", "normal"] as const) {
-    const fw = await startFleetwarden({ ...WEBHOOK_FLEET, DEBOUNCE_STATE_MS: "3600000", DEBOUNCE_HUMAN_MS: "3600000", DATABASE_SYNC: sync });
+    const fw = await startFleetwarden({
+      ...WEBHOOK_FLEET,
+      DEBOUNCE_STATE_MS: "3600000",
+      DEBOUNCE_HUMAN_MS: "3600000",
+      DATABASE_SYNC: sync,
+    });
     const base = await startBaseline(sync);
     try {
       for (const s of [fw, base]) await drive(s.port, 32, webhooks(3000, `${sync}warm${s.port}`), 60_000);
@@ -153,8 +198,18 @@ async function durability(rows: Row[]): Promise<void> {
       const bs = summary(b);
       figures[sync] = { fw: fs.rps, base: bs.rps, loads: fs.loads };
       rows.push(
-        { benchmark: `webhooks over HTTP, 32 connections, synchronous = ${sync.toUpperCase()} (median of ${REPS})`, variant: "fleetwarden (Node host)", result: `${fs.rps.toFixed(0)} req/s · p99 ${fmtMs(fs.p99)} · load ${fs.loads}`, ratio: `${(fs.rps / bs.rps).toFixed(2)}× the baseline` },
-        { benchmark: `webhooks over HTTP, 32 connections, synchronous = ${sync.toUpperCase()} (median of ${REPS})`, variant: "baseline (one INSERT, same setting)", result: `${bs.rps.toFixed(0)} req/s · p99 ${fmtMs(bs.p99)} · load ${bs.loads}`, ratio: "1.00×" },
+        {
+          benchmark: `webhooks over HTTP, 32 connections, synchronous = ${sync.toUpperCase()} (median of ${REPS})`,
+          variant: "fleetwarden (Node host)",
+          result: `${fs.rps.toFixed(0)} req/s · p99 ${fmtMs(fs.p99)} · load ${fs.loads}`,
+          ratio: `${(fs.rps / bs.rps).toFixed(2)}× the baseline`,
+        },
+        {
+          benchmark: `webhooks over HTTP, 32 connections, synchronous = ${sync.toUpperCase()} (median of ${REPS})`,
+          variant: "baseline (one INSERT, same setting)",
+          result: `${bs.rps.toFixed(0)} req/s · p99 ${fmtMs(bs.p99)} · load ${bs.loads}`,
+          ratio: "1.00×",
+        },
       );
     } finally {
       await fw.stop();
@@ -176,8 +231,18 @@ export async function speedBench(): Promise<string> {
   const before = await wakeLateness(3, true);
   const pct = (xs: number[]) => `median ${fmtMs(median(xs))} · max ${fmtMs(Math.max(...xs))}`;
   rows.push(
-    { benchmark: "wake lateness (run start − due time), Node host pieces, file DB, real timers", variant: "a due wake's run at its due time, timer-armed scheduler (10 wakes)", result: `${pct(now)} · load ${load}`, ratio: "goal ≤ 1 s" },
-    { benchmark: "wake lateness, the path before issue 26", variant: "baseline: through the 10 s state debounce (3 wakes)", result: `${pct(before)} · load ${loadNow()}`, ratio: `${(median(before) / Math.max(median(now), 1)).toFixed(0)}× later` },
+    {
+      benchmark: "wake lateness (run start − due time), Node host pieces, file DB, real timers",
+      variant: "a due wake's run at its due time, timer-armed scheduler (10 wakes)",
+      result: `${pct(now)} · load ${load}`,
+      ratio: "goal ≤ 1 s",
+    },
+    {
+      benchmark: "wake lateness, the path before issue 26",
+      variant: "baseline: through the 10 s state debounce (3 wakes)",
+      result: `${pct(before)} · load ${loadNow()}`,
+      ratio: `${(median(before) / Math.max(median(now), 1)).toFixed(0)}× later`,
+    },
   );
   await listGrowth(rows);
   await durability(rows);

@@ -21,9 +21,15 @@ for (const file of readdirSync(dir).filter((f) => f.endsWith(".cpuprofile"))) {
   const times = [];
   let t = profile.startTime;
   for (const delta of profile.timeDeltas) times.push((t += delta));
-  const frame = (n) => `${n.callFrame.functionName || "(anon)"} ${n.callFrame.url.split("/").slice(-2).join("/")}:${n.callFrame.lineNumber + 1}`;
-  console.log(`\n# ${file}: loop delay p99 ${p99Ms} ms, max ${maxMs} ms, ${stalls.filter((s) => s.ms >= minMs).length} stalls ≥ ${minMs} ms`);
-  for (const stall of stalls.filter((s) => s.ms >= minMs).sort((a, b) => b.ms - a.ms).slice(0, 8)) {
+  const frame = (n) =>
+    `${n.callFrame.functionName || "(anon)"} ${n.callFrame.url.split("/").slice(-2).join("/")}:${n.callFrame.lineNumber + 1}`;
+  console.log(
+    `\n# ${file}: loop delay p99 ${p99Ms} ms, max ${maxMs} ms, ${stalls.filter((s) => s.ms >= minMs).length} stalls ≥ ${minMs} ms`,
+  );
+  for (const stall of stalls
+    .filter((s) => s.ms >= minMs)
+    .sort((a, b) => b.ms - a.ms)
+    .slice(0, 8)) {
     const from = stall.endUs - stall.ms * 1000;
     const counts = new Map();
     let samples = 0;
@@ -33,8 +39,13 @@ for (const file of readdirSync(dir).filter((f) => f.endsWith(".cpuprofile"))) {
       const seen = new Set();
       for (let id = profile.samples[i]; id; id = parent.get(id)) {
         const n = byId.get(id);
-        const k = process.env.ALL_FRAMES || own(n.callFrame.url) ? frame(n) : n.callFrame.functionName.startsWith("(") ? n.callFrame.functionName : null;
-        if (k && !seen.has(k)) (seen.add(k), counts.set(k, (counts.get(k) ?? 0) + 1));
+        const k =
+          process.env.ALL_FRAMES || own(n.callFrame.url)
+            ? frame(n)
+            : n.callFrame.functionName.startsWith("(")
+              ? n.callFrame.functionName
+              : null;
+        if (k && !seen.has(k)) seen.add(k), counts.set(k, (counts.get(k) ?? 0) + 1);
       }
     }
     console.log(`\n## ${stall.ms} ms stall (${samples} samples)`);

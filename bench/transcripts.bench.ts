@@ -20,7 +20,9 @@ export const TRANSCRIPTS_HEADING = "## LLM call transcripts";
 
 async function objectBytes(deps: TestDeps): Promise<{ transcripts: number; rest: number }> {
   const rows = await deps.db.all<{ name: string; bytes: number }>(sql`select name, sum(pgsize) as bytes from dbstat group by name`);
-  const transcripts = rows.filter((r) => r.name === "llm_calls" || r.name.startsWith("llm_calls_")).reduce((s, r) => s + Number(r.bytes), 0);
+  const transcripts = rows
+    .filter((r) => r.name === "llm_calls" || r.name.startsWith("llm_calls_"))
+    .reduce((s, r) => s + Number(r.bytes), 0);
   const total = rows.reduce((s, r) => s + Number(r.bytes), 0);
   return { transcripts, rest: total - transcripts };
 }
@@ -35,8 +37,17 @@ async function measureFleet(instances: number) {
     await setInstanceState(deps, id, "exited");
     llm.push(
       { tools: [{ name: "get_instance_logs", arguments: { instance_id: id } }] },
-      { tools: [{ name: "start_instance", arguments: { instance_id: id, reason: "exited with code 1; the log shows a transient error" } }] },
-      { tools: [{ name: "schedule_next_check", arguments: { in_seconds: 300, reason: `check that ${id} came back`, instance_id: id, expect_state: "running" } }] },
+      {
+        tools: [{ name: "start_instance", arguments: { instance_id: id, reason: "exited with code 1; the log shows a transient error" } }],
+      },
+      {
+        tools: [
+          {
+            name: "schedule_next_check",
+            arguments: { in_seconds: 300, reason: `check that ${id} came back`, instance_id: id, expect_state: "running" },
+          },
+        ],
+      },
       { text: `${id} exited with code 1; I restarted it and will check again in 5 minutes.` },
     );
     await say(deps, `${id} exited, please take a look`);
@@ -61,7 +72,10 @@ export async function transcriptsBench(): Promise<string> {
     "",
     "| instances | bytes per LLM call | transcripts per incident | rest of the database per incident | 14 days at 10 incidents/day | 14 days at 100 incidents/day |",
     "|---|---|---|---|---|---|",
-    ...rows.map((r) => `| ${r.instances} | ${kb(r.perCall)} | ${kb(r.perIncident)} | ${kb(r.restPerIncident)} | ${mb(r.perIncident * 10 * 14)} | ${mb(r.perIncident * 100 * 14)} |`),
+    ...rows.map(
+      (r) =>
+        `| ${r.instances} | ${kb(r.perCall)} | ${kb(r.perIncident)} | ${kb(r.restPerIncident)} | ${mb(r.perIncident * 10 * 14)} | ${mb(r.perIncident * 100 * 14)} |`,
+    ),
     "",
     "Each call keeps its whole request (system prompt, snapshot, history, tools), so transcripts dominate the bytes an incident adds; LLM_TRANSCRIPT_DAYS bounds them (the retention pass deletes at most 1,000 a tick).",
   ];

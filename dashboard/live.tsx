@@ -26,7 +26,14 @@ import { NavCount } from "./shell/layout.tsx";
 import { NotificationsList } from "./approvals/notifications.tsx";
 import { OverviewCharts } from "./overview/overview-charts.tsx";
 import { loadCharts } from "../jobs/read-models/charts.ts";
-import { isBusy, lastCompaction, loadAgentState, RECENT_NOTIFICATIONS, RECENT_RUNS, type AgentState } from "../jobs/read-models/overview.ts";
+import {
+  isBusy,
+  lastCompaction,
+  loadAgentState,
+  RECENT_NOTIFICATIONS,
+  RECENT_RUNS,
+  type AgentState,
+} from "../jobs/read-models/overview.ts";
 import { RunDetail } from "./runs/run-detail.tsx";
 import { getRunRecord } from "../jobs/read-models/run-record.ts";
 import { listRunRows } from "../jobs/read-models/run-list.ts";
@@ -72,12 +79,34 @@ const PARTS: Record<string, PartRenderer> = {
   "fleet-table": async (v) => {
     const query = parseFleetQuery(Object.fromEntries(v.page.searchParams));
     const shown = arrangeFleet(await listInstances(v.deps, v.agentId), query);
-    return <FleetTable instances={shown} query={query} now={v.now} csrf={v.csrf} simulated={v.deps.provider.kind === "simulator" && v.viewer.can("simulateFailure")} back={fleetHref(query)} economics={v.deps.config.economics} />;
+    return (
+      <FleetTable
+        instances={shown}
+        query={query}
+        now={v.now}
+        csrf={v.csrf}
+        simulated={v.deps.provider.kind === "simulator" && v.viewer.can("simulateFailure")}
+        back={fleetHref(query)}
+        economics={v.deps.config.economics}
+      />
+    );
   },
   instance: async (v) => {
     const id = pathId(v.page, "fleet");
     const record = id === null ? null : await getInstanceRecord(v.deps, v.agentId, id);
-    return record ? <InstanceDetail record={record} now={v.now} csrf={v.csrf} simulated={v.deps.provider.kind === "simulator"} approvalRequired={v.deps.config.approvalRequired} viewer={v.viewer} capabilities={v.deps.provider.capabilities} /> : <p>This instance is no longer known.</p>;
+    return record ? (
+      <InstanceDetail
+        record={record}
+        now={v.now}
+        csrf={v.csrf}
+        simulated={v.deps.provider.kind === "simulator"}
+        approvalRequired={v.deps.config.approvalRequired}
+        viewer={v.viewer}
+        capabilities={v.deps.provider.capabilities}
+      />
+    ) : (
+      <p>This instance is no longer known.</p>
+    );
   },
   "recent-runs": async (v) => <RunsTimeline runs={await listRunRows(v.deps, v.agentId, RECENT_RUNS)} now={v.now} caption="Latest runs" />,
   runs: async (v) => <RunsTimeline runs={await listRunRows(v.deps, v.agentId, TIMELINE_RUNS)} now={v.now} />,
@@ -87,11 +116,26 @@ const PARTS: Record<string, PartRenderer> = {
     return record ? <RunDetail record={record} now={v.now} /> : <p>This run is no longer known.</p>;
   },
   "pending-wakes": async (v) => (
-    <WakesList wakes={await listWakes(v.deps, v.agentId, "pending", 10)} now={v.now} empty="No pending wakes: the agent has not scheduled a check." />
+    <WakesList
+      wakes={await listWakes(v.deps, v.agentId, "pending", 10)}
+      now={v.now}
+      empty="No pending wakes: the agent has not scheduled a check."
+    />
   ),
-  approvals: async (v) => <ApprovalsList approvals={await listApprovals(v.deps, v.agentId, undefined, APPROVALS_SHOWN)} csrf={v.csrf} now={v.now} role={v.viewer.role} />,
-  notifications: async (v) => <NotificationsList notifications={await listNotifications(v.deps, v.agentId, NOTIFICATIONS_SHOWN)} now={v.now} />,
-  "recent-notifications": async (v) => <NotificationsList notifications={await listNotifications(v.deps, v.agentId, RECENT_NOTIFICATIONS)} now={v.now} />,
+  approvals: async (v) => (
+    <ApprovalsList
+      approvals={await listApprovals(v.deps, v.agentId, undefined, APPROVALS_SHOWN)}
+      csrf={v.csrf}
+      now={v.now}
+      role={v.viewer.role}
+    />
+  ),
+  notifications: async (v) => (
+    <NotificationsList notifications={await listNotifications(v.deps, v.agentId, NOTIFICATIONS_SHOWN)} now={v.now} />
+  ),
+  "recent-notifications": async (v) => (
+    <NotificationsList notifications={await listNotifications(v.deps, v.agentId, RECENT_NOTIFICATIONS)} now={v.now} />
+  ),
   chat: async (v) => <ChatThread thread={await loadChatThread(v.deps, v.agentId)} now={v.now} viewer={v.viewer.name} />,
 };
 
@@ -103,7 +147,12 @@ function once<T>(load: () => Promise<T>): () => Promise<T> {
   return () => (value ??= load());
 }
 
-export async function renderLiveParts(deps: Deps, agentId: string, names: readonly string[], context: { csrf: string; viewer: Viewer; page: URL }) {
+export async function renderLiveParts(
+  deps: Deps,
+  agentId: string,
+  names: readonly string[],
+  context: { csrf: string; viewer: Viewer; page: URL },
+) {
   const state = await loadAgentState(deps, agentId);
   const now = deps.clock.now();
   const view: LiveView = { deps, agentId, state, now, ...context, attention: once(() => loadAttention(deps, agentId)) };
@@ -114,5 +163,12 @@ export async function renderLiveParts(deps: Deps, agentId: string, names: readon
     const node = <>{await render(view)}</>;
     html[name] = String(await node.toString());
   }
-  return { active: isBusy(state), running: state.running, runCounter: state.runCounter, sessionEpoch: state.sessionEpoch, at: new Date(now).toISOString(), html };
+  return {
+    active: isBusy(state),
+    running: state.running,
+    runCounter: state.runCounter,
+    sessionEpoch: state.sessionEpoch,
+    at: new Date(now).toISOString(),
+    html,
+  };
 }

@@ -46,7 +46,11 @@ export async function overviewPage(c: Ctx) {
   const agentId = selectedAgentId(c);
   const [data, mode] = await Promise.all([loadOverview(deps, agentId), loadModeSwitch(deps, agentId)]);
   const frame = await frameFor(c);
-  return sendPage(c, { title: "Overview", current: "overview", busy: isBusy(data.state), frame }, <OverviewPage data={data} csrf={frame.csrf} mode={mode} viewer={frame.viewer} />);
+  return sendPage(
+    c,
+    { title: "Overview", current: "overview", busy: isBusy(data.state), frame },
+    <OverviewPage data={data} csrf={frame.csrf} mode={mode} viewer={frame.viewer} />,
+  );
 }
 
 export async function runsPage(c: Ctx) {
@@ -54,7 +58,11 @@ export async function runsPage(c: Ctx) {
   const agentId = selectedAgentId(c);
   const [state, runs] = await Promise.all([loadAgentState(deps, agentId), listRunRows(deps, agentId, TIMELINE_RUNS)]);
   const frame = await frameFor(c);
-  return sendPage(c, { title: "Runs", current: "runs", busy: isBusy(state), frame }, <RunsPage runs={runs} now={deps.clock.now()} csrf={frame.csrf} viewer={frame.viewer} />);
+  return sendPage(
+    c,
+    { title: "Runs", current: "runs", busy: isBusy(state), frame },
+    <RunsPage runs={runs} now={deps.clock.now()} csrf={frame.csrf} viewer={frame.viewer} />,
+  );
 }
 
 export async function runDetailPage(c: Ctx) {
@@ -63,12 +71,23 @@ export async function runDetailPage(c: Ctx) {
   const runId = Number(c.req.param("runId"));
   const record = Number.isSafeInteger(runId) && runId > 0 ? await getRunRecord(deps, agentId, runId) : null;
   if (!record) {
-    return sendPage(c, { title: "Run not found", current: "runs", status: 404 }, <p>{`There is no run ${c.req.param("runId")}. `}<a href="/runs">All runs</a></p>);
+    return sendPage(
+      c,
+      { title: "Run not found", current: "runs", status: 404 },
+      <p>
+        {`There is no run ${c.req.param("runId")}. `}
+        <a href="/runs">All runs</a>
+      </p>,
+    );
   }
   const busy = record.run.status === "running";
   const actions = await listRunActions(deps, agentId, runId);
   const frame = await frameFor(c);
-  return sendPage(c, { title: `Run #${runId}`, current: "runs", busy, frame }, <RunDetailPage record={record} now={deps.clock.now()} actions={actions} csrf={frame.csrf} canReplay={frame.viewer.can("replay")} />);
+  return sendPage(
+    c,
+    { title: `Run #${runId}`, current: "runs", busy, frame },
+    <RunDetailPage record={record} now={deps.clock.now()} actions={actions} csrf={frame.csrf} canReplay={frame.viewer.can("replay")} />,
+  );
 }
 
 export async function wakesPage(c: Ctx) {
@@ -83,7 +102,11 @@ export async function notificationsPage(c: Ctx) {
   const deps = c.get("deps");
   const agentId = selectedAgentId(c);
   const notifications = await listNotifications(deps, agentId, NOTIFICATIONS_SHOWN, { withErrors: hasRole(c.get("operator"), "admin") });
-  return sendPage(c, { title: "Notifications", current: "notifications" }, <NotificationsPage notifications={notifications} now={deps.clock.now()} />);
+  return sendPage(
+    c,
+    { title: "Notifications", current: "notifications" },
+    <NotificationsPage notifications={notifications} now={deps.clock.now()} />,
+  );
 }
 
 export async function fleetPage(c: Ctx) {
@@ -97,7 +120,16 @@ export async function fleetPage(c: Ctx) {
     { title: "Fleet", current: "fleet", frame },
     <>
       <ReplacementsInProgress replacements={replacing} />
-      <FleetPage all={all} shown={arrangeFleet(all, query)} query={query} now={deps.clock.now()} provider={deps.provider.kind} csrf={frame.csrf} economics={deps.config.economics} canFail={frame.viewer.can("simulateFailure")} />
+      <FleetPage
+        all={all}
+        shown={arrangeFleet(all, query)}
+        query={query}
+        now={deps.clock.now()}
+        provider={deps.provider.kind}
+        csrf={frame.csrf}
+        economics={deps.config.economics}
+        canFail={frame.viewer.can("simulateFailure")}
+      />
     </>,
   );
 }
@@ -108,7 +140,14 @@ export async function instancePage(c: Ctx) {
   const id = c.req.param("instanceId") ?? "";
   const record = await getInstanceRecord(deps, agentId, id);
   if (!record) {
-    return sendPage(c, { title: "Instance not found", current: "fleet", status: 404 }, <p>{`There is no instance ${id}. `}<a href="/fleet">Fleet</a></p>);
+    return sendPage(
+      c,
+      { title: "Instance not found", current: "fleet", status: 404 },
+      <p>
+        {`There is no instance ${id}. `}
+        <a href="/fleet">Fleet</a>
+      </p>,
+    );
   }
   const frame = await frameFor(c);
   const logs = await loadLogs(deps, frame.viewer, id);
@@ -120,7 +159,15 @@ export async function instancePage(c: Ctx) {
         <a href="/fleet">← Fleet</a>
       </p>
       <div data-live="instance">
-        <InstanceDetail record={record} now={deps.clock.now()} csrf={frame.csrf} simulated={deps.provider.kind === "simulator"} approvalRequired={deps.config.approvalRequired} viewer={frame.viewer} capabilities={deps.provider.capabilities} />
+        <InstanceDetail
+          record={record}
+          now={deps.clock.now()}
+          csrf={frame.csrf}
+          simulated={deps.provider.kind === "simulator"}
+          approvalRequired={deps.config.approvalRequired}
+          viewer={frame.viewer}
+          capabilities={deps.provider.capabilities}
+        />
       </div>
       {record.instance.gone ? null : <LogsPanel logs={logs} />}
     </>,
@@ -157,7 +204,16 @@ export async function chatPage(c: Ctx, error: string | null = null, kept: { stat
   return sendPage(
     c,
     { title: "Chat", current: "chat", busy: isBusy(state), frame, status: kept?.status ?? (error ? 400 : 200) },
-    <ChatPage thread={thread} now={deps.clock.now()} csrf={frame.csrf} sessionEpoch={conversation.sessionEpoch} summary={conversation.summary} error={error} text={kept?.text ?? ""} viewer={frame.viewer} />,
+    <ChatPage
+      thread={thread}
+      now={deps.clock.now()}
+      csrf={frame.csrf}
+      sessionEpoch={conversation.sessionEpoch}
+      summary={conversation.summary}
+      error={error}
+      text={kept?.text ?? ""}
+      viewer={frame.viewer}
+    />,
   );
 }
 
@@ -172,7 +228,11 @@ export async function livePartsJson(c: Ctx) {
   c.header("Cache-Control", "no-store");
   const page = new URL(pagePath, "http://dashboard.local");
   const agentId = selectedAgentId(c);
-  const live = await renderLiveParts(c.get("deps"), agentId, names, { csrf: await csrfToken(c), viewer: viewerOf(c.get("operator")), page });
+  const live = await renderLiveParts(c.get("deps"), agentId, names, {
+    csrf: await csrfToken(c),
+    viewer: viewerOf(c.get("operator")),
+    page,
+  });
   const html = Object.fromEntries(Object.entries(live.html).map(([name, part]) => [name, keepAgentInLinks(part, agentId)]));
   return c.json({ ...live, html });
 }

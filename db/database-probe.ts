@@ -17,7 +17,11 @@ export function describeDatabaseError(err: unknown): string {
 }
 
 /** A remote database must answer; a 401/403 is reported as a credentials problem, at once. */
-export async function probeDatabase(client: Client, url: string, sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))): Promise<void> {
+export async function probeDatabase(
+  client: Client,
+  url: string,
+  sleep = (ms: number) => new Promise((r) => setTimeout(r, ms)),
+): Promise<void> {
   let last: unknown;
   for (let attempt = 1; attempt <= PROBE_ATTEMPTS; attempt++) {
     try {
@@ -32,7 +36,10 @@ export async function probeDatabase(client: Client, url: string, sleep = (ms: nu
       if (attempt < PROBE_ATTEMPTS) await sleep(PROBE_PAUSE_MS);
     }
   }
-  throw new ConfigError("DATABASE_URL", `is unreachable${url.startsWith("file:") || url === ":memory:" ? "" : ` after ${PROBE_ATTEMPTS} attempts`}: ${describeDatabaseError(last)}`);
+  throw new ConfigError(
+    "DATABASE_URL",
+    `is unreachable${url.startsWith("file:") || url === ":memory:" ? "" : ` after ${PROBE_ATTEMPTS} attempts`}: ${describeDatabaseError(last)}`,
+  );
 }
 
 /** Anything that failed while opening or migrating the database, as one line. */

@@ -17,7 +17,15 @@
  * client refuses other calls meanwhile (TRANSACTION_ACTIVE) instead of queueing them behind it,
  * as @libsql/client's single-connection client does.
  */
-import { LibsqlError, type Client, type InArgs, type InStatement, type ResultSet, type Transaction, type TransactionMode } from "@libsql/client";
+import {
+  LibsqlError,
+  type Client,
+  type InArgs,
+  type InStatement,
+  type ResultSet,
+  type Transaction,
+  type TransactionMode,
+} from "@libsql/client";
 import { begin, Connection, type BatchStatement, type EmbeddedOptions } from "./embedded-connection.ts";
 import { EmbeddedTransaction } from "./embedded-transaction.ts";
 
@@ -110,7 +118,10 @@ export class EmbeddedClient implements Client {
   private use(): Connection {
     if (this.closed) throw new LibsqlError("The client is closed", "CLIENT_CLOSED");
     if (this.holder) {
-      throw new LibsqlError("This client has a single connection, which an open transaction is holding. Commit or roll back the transaction before using the client again.", "TRANSACTION_ACTIVE");
+      throw new LibsqlError(
+        "This client has a single connection, which an open transaction is holding. Commit or roll back the transaction before using the client again.",
+        "TRANSACTION_ACTIVE",
+      );
     }
     return (this.connection ??= new Connection(this.path, this.options));
   }
@@ -127,4 +138,3 @@ export class EmbeddedClient implements Client {
     }
   }
 }
-

@@ -31,7 +31,14 @@ const statementOf = (stmt: BatchStatement): InStatement => (Array.isArray(stmt) 
 /** A statement's failure inside a batch, naming the statement. */
 export function batchError(error: unknown, index: number): unknown {
   if (error instanceof LibsqlBatchError || !(error instanceof LibsqlError)) return error;
-  return new LibsqlBatchError(error.message, index, error.code, error.extendedCode, error.rawCode, error.cause instanceof Error ? error.cause : undefined);
+  return new LibsqlBatchError(
+    error.message,
+    index,
+    error.code,
+    error.extendedCode,
+    error.rawCode,
+    error.cause instanceof Error ? error.cause : undefined,
+  );
 }
 
 /** The one connection and its statements. */
@@ -97,4 +104,3 @@ export class Connection {
     if (this.db.open) this.db.close();
   }
 }
-

@@ -20,7 +20,8 @@ export function valueToSql(value: InValue): unknown {
     return value;
   }
   if (typeof value === "bigint") {
-    if (value < MIN_INTEGER || value > MAX_INTEGER) throw new RangeError("bigint is too large to be represented as a 64-bit integer and passed as argument");
+    if (value < MIN_INTEGER || value > MAX_INTEGER)
+      throw new RangeError("bigint is too large to be represented as a 64-bit integer and passed as argument");
     return value;
   }
   if (typeof value === "boolean") return value ? 1 : 0;
@@ -45,7 +46,8 @@ export function argsToSql(args: readonly InValue[] | Record<string, InValue> | u
 /** Statements run with safe integers on: an integer arrives as a bigint and leaves as a number. */
 function valueFromSql(value: unknown): Value {
   if (typeof value === "bigint") {
-    if (value < MIN_SAFE || value > MAX_SAFE) throw new RangeError("Received integer which cannot be safely represented as a JavaScript number");
+    if (value < MIN_SAFE || value > MAX_SAFE)
+      throw new RangeError("Received integer which cannot be safely represented as a JavaScript number");
     return Number(value);
   }
   // A blob is a Buffer; the interface hands out its ArrayBuffer.
@@ -85,13 +87,13 @@ export class EmbeddedResultSet implements ResultSet {
       columnTypes: this.columnTypes,
       rows: this.rows.map((row) => Array.prototype.map.call(row, valueToJson)),
       rowsAffected: this.rowsAffected,
-      lastInsertRowid: this.lastInsertRowid !== undefined ? "" + this.lastInsertRowid : null,
+      lastInsertRowid: this.lastInsertRowid !== undefined ? `${this.lastInsertRowid}` : null,
     };
   }
 }
 
 function valueToJson(value: unknown): unknown {
-  if (typeof value === "bigint") return "" + value;
+  if (typeof value === "bigint") return `${value}`;
   if (value instanceof ArrayBuffer) {
     let binary = "";
     for (const byte of new Uint8Array(value)) binary += String.fromCharCode(byte);
@@ -102,10 +104,34 @@ function valueToJson(value: unknown): unknown {
 
 /** SQLite's primary result codes from 1 (`rawCode & 0xff`). */
 const BASE_CODES = [
-  "SQLITE_ERROR", "SQLITE_INTERNAL", "SQLITE_PERM", "SQLITE_ABORT", "SQLITE_BUSY", "SQLITE_LOCKED", "SQLITE_NOMEM",
-  "SQLITE_READONLY", "SQLITE_INTERRUPT", "SQLITE_IOERR", "SQLITE_CORRUPT", "SQLITE_NOTFOUND", "SQLITE_FULL", "SQLITE_CANTOPEN",
-  "SQLITE_PROTOCOL", "SQLITE_EMPTY", "SQLITE_SCHEMA", "SQLITE_TOOBIG", "SQLITE_CONSTRAINT", "SQLITE_MISMATCH", "SQLITE_MISUSE",
-  "SQLITE_NOLFS", "SQLITE_AUTH", "SQLITE_FORMAT", "SQLITE_RANGE", "SQLITE_NOTADB", "SQLITE_NOTICE", "SQLITE_WARNING",
+  "SQLITE_ERROR",
+  "SQLITE_INTERNAL",
+  "SQLITE_PERM",
+  "SQLITE_ABORT",
+  "SQLITE_BUSY",
+  "SQLITE_LOCKED",
+  "SQLITE_NOMEM",
+  "SQLITE_READONLY",
+  "SQLITE_INTERRUPT",
+  "SQLITE_IOERR",
+  "SQLITE_CORRUPT",
+  "SQLITE_NOTFOUND",
+  "SQLITE_FULL",
+  "SQLITE_CANTOPEN",
+  "SQLITE_PROTOCOL",
+  "SQLITE_EMPTY",
+  "SQLITE_SCHEMA",
+  "SQLITE_TOOBIG",
+  "SQLITE_CONSTRAINT",
+  "SQLITE_MISMATCH",
+  "SQLITE_MISUSE",
+  "SQLITE_NOLFS",
+  "SQLITE_AUTH",
+  "SQLITE_FORMAT",
+  "SQLITE_RANGE",
+  "SQLITE_NOTADB",
+  "SQLITE_NOTICE",
+  "SQLITE_WARNING",
 ];
 
 /**

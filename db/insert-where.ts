@@ -45,7 +45,13 @@ export function rowOf<T extends SQLiteTable>(table: T, values: SQLiteInsertValue
  * insert (the WHERE it always has is also what SQLite needs to parse an upsert of a SELECT).
  * `from` replaces `(select 1)` when the values read rows (one row is written per row it yields).
  */
-export function insertWhere<T extends SQLiteTable>(db: Db, table: T, values: SQLiteInsertValue<T>, condition: SQL, from: SQL = sql`(select 1)`) {
+export function insertWhere<T extends SQLiteTable>(
+  db: Db,
+  table: T,
+  values: SQLiteInsertValue<T>,
+  condition: SQL,
+  from: SQL = sql`(select 1)`,
+) {
   const select = db.select(rowOf(table, values)).from(from).where(condition);
   return db.insert(table).select(select as unknown as SQLiteInsertSelectQueryBuilder<T>);
 }

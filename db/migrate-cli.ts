@@ -15,7 +15,11 @@ import { ConfigError, databaseUrlProblem } from "../runtime/config.ts";
 /** DATABASE_URL as given: required here (`npm start` migrates its own file database itself). */
 function databaseUrl(vars: NodeJS.ProcessEnv): string {
   const url = vars.DATABASE_URL?.trim();
-  if (!url) throw new ConfigError("DATABASE_URL", "is not set: name the database to migrate (libsql://<db>-<org>.turso.io for Turso, or file:<path>)");
+  if (!url)
+    throw new ConfigError(
+      "DATABASE_URL",
+      "is not set: name the database to migrate (libsql://<db>-<org>.turso.io for Turso, or file:<path>)",
+    );
   const problem = databaseUrlProblem(url);
   if (problem) throw new ConfigError("DATABASE_URL", problem);
   return url;
@@ -28,11 +32,15 @@ class MigrationError extends Error {
 async function migrateDatabase(vars: NodeJS.ProcessEnv): Promise<string> {
   const url = databaseUrl(vars);
   const shown = url.replace(/\?.*$/, "");
-  const client = await createNodeClient(url, vars.DATABASE_AUTH_TOKEN?.trim() || undefined).catch((err: unknown) => Promise.reject(databaseFailure("opening it", err)));
+  const client = await createNodeClient(url, vars.DATABASE_AUTH_TOKEN?.trim() || undefined).catch((err: unknown) =>
+    Promise.reject(databaseFailure("opening it", err)),
+  );
   try {
     await probeDatabase(client, url);
     const db = openDatabase(client);
-    const appliedAt = await newestAppliedMigration(db).catch((err: unknown) => Promise.reject(databaseFailure("reading its migrations", err)));
+    const appliedAt = await newestAppliedMigration(db).catch((err: unknown) =>
+      Promise.reject(databaseFailure("reading its migrations", err)),
+    );
     const pending = pendingMigrations(appliedAt);
     if (pending.length === 0) return `${shown} is already migrated (${pendingMigrations(0).at(-1)}): nothing to apply`;
     try {
@@ -40,7 +48,9 @@ async function migrateDatabase(vars: NodeJS.ProcessEnv): Promise<string> {
     } catch (err) {
       const failed = failedMigration(err, appliedAt);
       const which = failed ? `migration ${failed}` : `one of the migrations ${pending.join(", ")}`;
-      throw new MigrationError(`db:migrate failed: ${which} did not apply to ${shown}: ${describeDatabaseError(err)} (nothing was applied: the pending migrations are one transaction)`);
+      throw new MigrationError(
+        `db:migrate failed: ${which} did not apply to ${shown}: ${describeDatabaseError(err)} (nothing was applied: the pending migrations are one transaction)`,
+      );
     }
     return `Applied ${pending.join(", ")} to ${shown}`;
   } finally {

@@ -36,7 +36,11 @@ export type DatabaseSync = "full" | "normal";
 
 /** The PRAGMAs every connection to an embedded file gets (the busy timeout comes with `timeout`). */
 export function filePragmas(sync: DatabaseSync = "full"): string[] {
-  return ["PRAGMA journal_mode = WAL", `PRAGMA synchronous = ${sync === "normal" ? "NORMAL" : "FULL"}`, `PRAGMA cache_size = -${CACHE_KIB}`];
+  return [
+    "PRAGMA journal_mode = WAL",
+    `PRAGMA synchronous = ${sync === "normal" ? "NORMAL" : "FULL"}`,
+    `PRAGMA cache_size = -${CACHE_KIB}`,
+  ];
 }
 
 /** The file of a `file:` URL; null for a remote database. */

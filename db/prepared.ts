@@ -18,7 +18,10 @@ interface PreparedLike<TResult> extends PreparedQuery {
 }
 
 /** A prepared statement with its values: a `db.batch` item whose SQL text was built once (db/bound-statement.ts). */
-export function bind<TResult>(prepared: PreparedLike<TResult>, values: Record<string, unknown>): BatchItem<"sqlite"> & { _: { result: TResult } } {
+export function bind<TResult>(
+  prepared: PreparedLike<TResult>,
+  values: Record<string, unknown>,
+): BatchItem<"sqlite"> & { _: { result: TResult } } {
   return new BoundStatement<TResult>(prepared, values);
 }
 

@@ -9,9 +9,7 @@ import { sql } from "drizzle-orm";
 import journal from "./migrations/meta/_journal.json";
 import type { Db } from "./client.ts";
 
-export type SchemaStatus =
-  | { state: "current" }
-  | { state: "behind"; applied: string | null; expected: string };
+export type SchemaStatus = { state: "current" } | { state: "behind"; applied: string | null; expected: string };
 
 const latest = journal.entries.reduce((a, b) => (b.when > a.when ? b : a));
 
@@ -36,7 +34,8 @@ export async function newestAppliedMigration(db: Db): Promise<number> {
 export async function schemaStatus(db: Db): Promise<SchemaStatus> {
   const appliedAt = await newestAppliedMigration(db);
   if (appliedAt >= latest.when) return { state: "current" };
-  const applied = journal.entries.find((e) => e.when === appliedAt)?.tag ?? (appliedAt ? `a migration from ${new Date(appliedAt).toISOString()}` : null);
+  const applied =
+    journal.entries.find((e) => e.when === appliedAt)?.tag ?? (appliedAt ? `a migration from ${new Date(appliedAt).toISOString()}` : null);
   return { state: "behind", applied, expected: latest.tag };
 }
 

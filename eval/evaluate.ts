@@ -18,7 +18,9 @@ export interface EvalReport {
   score: number;
 }
 
-export async function runEval(options: { llmVars?: Record<string, string>; situations?: readonly Situation[]; onResult?: (r: SituationResult) => void } = {}): Promise<EvalReport> {
+export async function runEval(
+  options: { llmVars?: Record<string, string>; situations?: readonly Situation[]; onResult?: (r: SituationResult) => void } = {},
+): Promise<EvalReport> {
   const situations = options.situations ?? SITUATIONS;
   const results: SituationResult[] = [];
   let decider = "rules policy";

@@ -16,7 +16,8 @@ function cells(r: SituationResult): string[] {
   ];
 }
 
-const total = (report: EvalReport) => `score ${report.passed}/${report.total} situations passed (${report.score} %), decider: ${report.decider}`;
+const total = (report: EvalReport) =>
+  `score ${report.passed}/${report.total} situations passed (${report.score} %), decider: ${report.decider}`;
 
 export function formatTable(report: EvalReport): string {
   const rows = [[...COLUMNS], ...report.results.map(cells)];

@@ -8,7 +8,9 @@ import { runEval } from "./evaluate.ts";
 import { formatTable, resultsMarkdown } from "./report.ts";
 
 const llmVars = Object.fromEntries(
-  (["OPENAI_BASE_URL", "OPENAI_API_KEY", "AGENT_MODEL"] as const).flatMap((name) => (process.env[name] ? [[name, process.env[name]!]] : [])),
+  (["OPENAI_BASE_URL", "OPENAI_API_KEY", "AGENT_MODEL"] as const).flatMap((name) =>
+    process.env[name] ? [[name, process.env[name]!]] : [],
+  ),
 );
 const report = await runEval({ llmVars, onResult: (r) => console.error(`${r.pass ? "pass" : "FAIL"}  ${r.name}`) });
 console.log(formatTable(report));

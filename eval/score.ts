@@ -37,15 +37,32 @@ export interface SituationResult {
 
 export async function decisionsSince(db: Db, agentId: string, from: number, fleet: readonly string[]): Promise<Decision[]> {
   const [acted, told, marked] = await db.batch([
-    db.select().from(actions).where(and(eq(actions.agentId, agentId), gte(actions.createdAt, from))).orderBy(actions.id),
-    db.select().from(notifications).where(and(eq(notifications.agentId, agentId), gte(notifications.createdAt, from))).orderBy(notifications.id),
-    db.select({ id: onceNotices.notificationId }).from(onceNotices).where(and(eq(onceNotices.agentId, agentId), gte(onceNotices.at, from))),
+    db
+      .select()
+      .from(actions)
+      .where(and(eq(actions.agentId, agentId), gte(actions.createdAt, from)))
+      .orderBy(actions.id),
+    db
+      .select()
+      .from(notifications)
+      .where(and(eq(notifications.agentId, agentId), gte(notifications.createdAt, from)))
+      .orderBy(notifications.id),
+    db
+      .select({ id: onceNotices.notificationId })
+      .from(onceNotices)
+      .where(and(eq(onceNotices.agentId, agentId), gte(onceNotices.at, from))),
   ]);
   const tickNotices = new Set(marked.map((m) => m.id));
   return [
     ...acted
       .filter((a) => a.kind !== "label")
-      .map((a) => ({ kind: a.kind as DecisionKind, instances: a.instanceId ? [a.instanceId] : [], at: a.createdAt, asked: a.approvalId !== null || a.status === "awaiting_approval", title: "" })),
+      .map((a) => ({
+        kind: a.kind as DecisionKind,
+        instances: a.instanceId ? [a.instanceId] : [],
+        at: a.createdAt,
+        asked: a.approvalId !== null || a.status === "awaiting_approval",
+        title: "",
+      })),
     ...told
       .filter((n) => (n.runId !== null || tickNotices.has(n.id)) && !n.title.startsWith("Approval needed"))
       .map((n) => ({
@@ -90,7 +107,10 @@ export function judge(situation: Situation, decisions: readonly Decision[], from
 
 /** LLM calls (chat calls, as each run's compaction report lists them) and tokens of the runs since `from`. */
 export async function llmUse(db: Db, agentId: string, from: number): Promise<{ llmCalls: number; tokens: number }> {
-  const rows = await db.select().from(runs).where(and(eq(runs.agentId, agentId), gte(runs.startedAt, from)));
+  const rows = await db
+    .select()
+    .from(runs)
+    .where(and(eq(runs.agentId, agentId), gte(runs.startedAt, from)));
   return {
     llmCalls: rows.reduce((n, r) => n + ((r.compaction as { calls?: unknown[] } | null)?.calls?.length ?? 0), 0),
     tokens: rows.reduce((n, r) => n + r.promptTokens + r.completionTokens, 0),

@@ -55,14 +55,20 @@ export interface Situation {
 }
 
 export const restart = (instance: string): DecisionMatch => ({ kinds: ["start", "reboot"], instance });
-export const any = (...kinds: DecisionKind[]) => (instance: string): DecisionMatch => ({ kinds, instance });
+export const any =
+  (...kinds: DecisionKind[]) =>
+  (instance: string): DecisionMatch => ({ kinds, instance });
 export const notify = any("notify");
 export const destroy = any("destroy");
 export const stop = any("stop");
 /** The action filed as an approval request, not taken. */
-export const asked = (kind: DecisionKind) => (instance: string): DecisionMatch => ({ kinds: [kind], instance, asked: true });
+export const asked =
+  (kind: DecisionKind) =>
+  (instance: string): DecisionMatch => ({ kinds: [kind], instance, asked: true });
 /** The action taken without asking a human. */
-export const direct = (kind: DecisionKind) => (instance: string): DecisionMatch => ({ kinds: [kind], instance, asked: false });
+export const direct =
+  (kind: DecisionKind) =>
+  (instance: string): DecisionMatch => ({ kinds: [kind], instance, asked: false });
 /** A notification about `instance` whose title contains `about`. */
 export const told = (instance: string, about: string): DecisionMatch => ({ kinds: ["notify"], instance, about });
 /** Forbids a repeat: `m` more than once. */

@@ -36,7 +36,13 @@ export async function openWorld(situation: Situation, llmVars: Record<string, st
   const clock = new FakeClock(EVAL_START);
   const provider = new SimulatorProvider(db, clock);
   await provider.seed(situation.instances ?? 2);
-  const deps = await createTestDeps({ db, clock, provider, runStep: createAgentRunStep(), vars: { ...EVAL_VARS, ...llmVars, ...situation.vars } });
+  const deps = await createTestDeps({
+    db,
+    clock,
+    provider,
+    runStep: createAgentRunStep(),
+    vars: { ...EVAL_VARS, ...llmVars, ...situation.vars },
+  });
   if (deps.config.llm) deps.llm = new OpenAiChatModel(deps.config.llm);
   const app = buildApp(() => deps);
   const world: World = { deps, request: async (path, init = {}) => app.request(path, { headers: authHeaders(), ...init }) };
@@ -55,11 +61,21 @@ export async function runStep(world: World, step: Step): Promise<void> {
     const body = { instanceId: step.report, state: step.state, ...(step.message ? { message: step.message } : {}), ...at };
     await expectOk(buildApp(() => deps).request("/webhooks/default/instances", signedWebhook(`eval-${++webhookCounter}`, body)), step);
   } else if ("provider" in step) {
-    await deps.db.update(simulatorInstances).set({ ...step.set, updatedAt: deps.clock.now() }).where(eq(simulatorInstances.id, step.provider));
+    await deps.db
+      .update(simulatorInstances)
+      .set({ ...step.set, updatedAt: deps.clock.now() })
+      .where(eq(simulatorInstances.id, step.provider));
   } else if ("say" in step) await expectOk(world.request("/api/agents/default/messages", post({ text: step.say })), step);
   else if ("decide" in step) {
-    const pending = await deps.db.select().from(approvals).where(and(eq(approvals.agentId, "default"), eq(approvals.status, "pending")));
-    for (const a of pending) await expectOk(world.request(`/api/agents/default/approvals/${a.id}`, post({ decision: step.decide, ...(step.note ? { note: step.note } : {}) })), step);
+    const pending = await deps.db
+      .select()
+      .from(approvals)
+      .where(and(eq(approvals.agentId, "default"), eq(approvals.status, "pending")));
+    for (const a of pending)
+      await expectOk(
+        world.request(`/api/agents/default/approvals/${a.id}`, post({ decision: step.decide, ...(step.note ? { note: step.note } : {}) })),
+        step,
+      );
   } else {
     await executeAction(deps, {
       agentId: "default",

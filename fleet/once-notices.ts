@@ -41,7 +41,16 @@ export interface OnceNotice {
 /** The notice and its once-mark, as statements for the tick's write batch (no run sends it). */
 export function onceNoticeStatements(deps: NotifyDeps, agentId: string, notice: OnceNotice): TickWrites<NotifyResult> {
   const now = deps.clock.now();
-  const sent = notificationStatements(deps, { agentId, runId: null, title: notice.title, body: notice.body, severity: notice.severity, dedupKey: notice.key, instanceId: notice.instanceId ?? null, approvalId: notice.approvalId ?? null });
+  const sent = notificationStatements(deps, {
+    agentId,
+    runId: null,
+    title: notice.title,
+    body: notice.body,
+    severity: notice.severity,
+    dedupKey: notice.key,
+    instanceId: notice.instanceId ?? null,
+    approvalId: notice.approvalId ?? null,
+  });
   return {
     statements: [...sent.statements, markStatement(deps, agentId, notice.key, now, true)],
     after: (results) => sent.after(results.slice(0, sent.statements.length)),
@@ -49,7 +58,13 @@ export function onceNoticeStatements(deps: NotifyDeps, agentId: string, notice: 
 }
 
 /** The once-mark alone (a notice superseded before it was sent: 80 % when 100 % is reached at once). */
-export function markStatement(deps: Pick<NotifyDeps, "db" | "config">, agentId: string, key: string, now: number, withNotification = false) {
+export function markStatement(
+  deps: Pick<NotifyDeps, "db" | "config">,
+  agentId: string,
+  key: string,
+  now: number,
+  withNotification = false,
+) {
   const { db } = deps;
   // The notification stored now, or the one it folded into (inside the dedup window): read
   // through (agent, dedup key, created at), never the agent's whole history.
@@ -57,5 +72,7 @@ export function markStatement(deps: Pick<NotifyDeps, "db" | "config">, agentId: 
   const notificationId = withNotification
     ? sql`(select max(${notifications.id}) from ${notifications} where ${and(eq(notifications.agentId, agentId), eq(notifications.dedupKey, key), gte(notifications.createdAt, since))})`
     : sql`null`;
-  return db.run(sql`insert into ${onceNotices} (agent_id, key, notification_id, at) values (${agentId}, ${key}, ${notificationId}, ${now})`);
+  return db.run(
+    sql`insert into ${onceNotices} (agent_id, key, notification_id, at) values (${agentId}, ${key}, ${notificationId}, ${now})`,
+  );
 }

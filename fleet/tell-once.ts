@@ -10,7 +10,13 @@ import { onceNoticeStatements, type OnceNotice } from "./once-notices.ts";
 
 /** True when this call told the human; false when the once-mark was already there. */
 export async function tellOnce(deps: NotifyDeps, agentId: string, notice: OnceNotice): Promise<boolean> {
-  const marked = async () => (await deps.db.select().from(onceNotices).where(and(eq(onceNotices.agentId, agentId), eq(onceNotices.key, notice.key)))).length > 0;
+  const marked = async () =>
+    (
+      await deps.db
+        .select()
+        .from(onceNotices)
+        .where(and(eq(onceNotices.agentId, agentId), eq(onceNotices.key, notice.key)))
+    ).length > 0;
   if (await marked()) return false;
   const writes = onceNoticeStatements(deps, agentId, notice);
   try {

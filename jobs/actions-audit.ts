@@ -15,7 +15,12 @@ export const EXPORT_PAGE = 200;
 export type AuditRow = ReturnType<typeof presentAction>;
 
 /** One page, newest first, of ids below `cursor`; `nextCursor` is null on the last page. */
-export async function actionsPage(db: Db, agentId: string, limit: number, cursor?: number): Promise<{ actions: AuditRow[]; nextCursor: number | null }> {
+export async function actionsPage(
+  db: Db,
+  agentId: string,
+  limit: number,
+  cursor?: number,
+): Promise<{ actions: AuditRow[]; nextCursor: number | null }> {
   const mine = eq(actions.agentId, agentId);
   const rows = await db
     .select()
@@ -27,7 +32,25 @@ export async function actionsPage(db: Db, agentId: string, limit: number, cursor
   return { actions: page, nextCursor: rows.length > limit ? page[page.length - 1]!.id : null };
 }
 
-const COLUMNS = ["id", "createdAt", "finishedAt", "instanceId", "kind", "decidedBy", "decider", "operator", "status", "reason", "error", "runId", "approvalId", "idempotencyKey", "model", "evidence", "result"] as const;
+const COLUMNS = [
+  "id",
+  "createdAt",
+  "finishedAt",
+  "instanceId",
+  "kind",
+  "decidedBy",
+  "decider",
+  "operator",
+  "status",
+  "reason",
+  "error",
+  "runId",
+  "approvalId",
+  "idempotencyKey",
+  "model",
+  "evidence",
+  "result",
+] as const;
 
 /** One CSV cell: formula-looking text defused, then quoted if it needs to be. */
 export function csvCell(value: unknown): string {

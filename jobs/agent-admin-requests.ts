@@ -23,9 +23,7 @@ const settingsBody = agentSettingsSchema.superRefine((settings, ctx) => {
 
 const name = plainText(z.string().trim().min(1, "must not be empty").max(100, "must be at most 100 characters"));
 
-export const createAgentBody = z
-  .object({ id: agentParam.shape.agent, name: name.optional(), settings: settingsBody.default({}) })
-  .strict();
+export const createAgentBody = z.object({ id: agentParam.shape.agent, name: name.optional(), settings: settingsBody.default({}) }).strict();
 
 /**
  * A PATCH replaces `settings` as a whole (send the full settings object) and/or the name; a channel

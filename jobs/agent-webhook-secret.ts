@@ -18,7 +18,11 @@ export interface RotatedSecret {
   previousValidUntil: number;
 }
 
-export async function rotateAsOperator(deps: Pick<Deps, "db" | "clock" | "config">, who: Principal, agentId: string): Promise<RotatedSecret> {
+export async function rotateAsOperator(
+  deps: Pick<Deps, "db" | "clock" | "config">,
+  who: Principal,
+  agentId: string,
+): Promise<RotatedSecret> {
   if (agentId === DEFAULT_AGENT) {
     throw new RequestError(409, "the default agent's webhook secret is WEBHOOK_SECRET: rotate it in the environment");
   }

@@ -24,5 +24,4 @@ export const handleError: ErrorHandler<AppEnv> = (err, c) => {
   return c.json({ error: "internal error", requestId }, 500);
 };
 
-export const handleNotFound: NotFoundHandler<AppEnv> = (c) =>
-  jsonError(c, 404, `not found: ${c.req.method} ${c.req.path}`);
+export const handleNotFound: NotFoundHandler<AppEnv> = (c) => jsonError(c, 404, `not found: ${c.req.method} ${c.req.path}`);

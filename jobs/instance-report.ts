@@ -26,15 +26,20 @@ import { recordInstanceReport, type RecordedChange, type ReportAdmission, type S
 import { INSTANCE_STATES } from "../fleet/providers/provider.ts";
 import { instances } from "../schema/index.ts";
 
-export const instanceReport = z.object({
-  instanceId: plainText(z.string().trim().min(1).max(128)),
-  state: z.enum(INSTANCE_STATES),
-  at: z.iso.datetime({ offset: true }).optional(),
-  message: plainText(z.string().max(2000)).optional(),
-  gpuUtil: z.number().min(0).max(100).optional(),
-  diskUsedPct: z.number().min(0).max(100).optional(),
-  reason: z.enum(["outbid"]).optional(),
-}).refine((r) => r.reason === undefined || r.state === "stopped", { path: ["reason"], message: "outbid is a reason for state stopped only" });
+export const instanceReport = z
+  .object({
+    instanceId: plainText(z.string().trim().min(1).max(128)),
+    state: z.enum(INSTANCE_STATES),
+    at: z.iso.datetime({ offset: true }).optional(),
+    message: plainText(z.string().max(2000)).optional(),
+    gpuUtil: z.number().min(0).max(100).optional(),
+    diskUsedPct: z.number().min(0).max(100).optional(),
+    reason: z.enum(["outbid"]).optional(),
+  })
+  .refine((r) => r.reason === undefined || r.state === "stopped", {
+    path: ["reason"],
+    message: "outbid is a reason for state stopped only",
+  });
 
 /** How far ahead of our clock a report's `at` may be (the signature's own tolerance). */
 export const MAX_REPORT_AHEAD_MS = 5 * 60_000;
@@ -49,7 +54,9 @@ export async function acceptInstanceReport(deps: Deps, agentId: string, delivery
   if (webhookId.length > 256) throw new RequestError(400, "invalid header webhook-id: longer than 256 characters");
   const scope = await withAgent(deps, agentId);
   const now = deps.clock.now();
-  const secrets = scope ? verifyingSecrets(scope.agent, deps.config.webhookSecret, now) : [deps.config.webhookSecret].filter((s): s is string => Boolean(s));
+  const secrets = scope
+    ? verifyingSecrets(scope.agent, deps.config.webhookSecret, now)
+    : [deps.config.webhookSecret].filter((s): s is string => Boolean(s));
   verifySignedReport(secrets, delivery.raw, delivery.headers);
   const report = parseJsonBody(delivery.raw, instanceReport);
   const at = report.at ? Date.parse(report.at) : undefined;
@@ -98,10 +105,16 @@ async function listedByProvider(deps: Deps, instanceId: string): Promise<boolean
 /** Why the batch stored nothing: the label filter, or the cap on webhook-only instances. */
 async function refusal(deps: Deps, agentId: string, instanceId: string, admission: ReportAdmission): Promise<RequestError> {
   if (admission.labelPrefix !== null) {
-    const [row] = await deps.db.select({ label: instances.label }).from(instances).where(and(eq(instances.agentId, agentId), eq(instances.id, instanceId)));
+    const [row] = await deps.db
+      .select({ label: instances.label })
+      .from(instances)
+      .where(and(eq(instances.agentId, agentId), eq(instances.id, instanceId)));
     if (!row || !(row.label ?? "").startsWith(admission.labelPrefix)) {
       const why = row ? "its label does not start with it" : "the provider has not listed it with such a label";
-      return new RequestError(403, `instance ${instanceId} is outside agent ${agentId}'s instanceFilter (labelPrefix "${admission.labelPrefix}": ${why}): nothing stored`);
+      return new RequestError(
+        403,
+        `instance ${instanceId} is outside agent ${agentId}'s instanceFilter (labelPrefix "${admission.labelPrefix}": ${why}): nothing stored`,
+      );
     }
   }
   return new RequestError(

@@ -45,12 +45,20 @@ export async function operatorInstanceAction(deps: Deps, who: Principal, input: 
   if (result.repeated || !result.actionId) return result;
   const { db } = deps;
   await db.batch([
-    db.update(actions).set({ operator: who.name }).where(and(eq(actions.id, result.actionId), isNull(actions.operator))),
+    db
+      .update(actions)
+      .set({ operator: who.name })
+      .where(and(eq(actions.id, result.actionId), isNull(actions.operator))),
     db
       .update(approvals)
       .set({ requestedBy: who.name })
       .where(and(eq(approvals.actionId, result.actionId), eq(approvals.requestedBy, "human"))),
-    activityInsert(db, who, { action: "instance_action", agentId: input.agentId, subject: `${input.kind} ${input.instanceId} #${result.actionId}`, at: deps.clock.now() }),
+    activityInsert(db, who, {
+      action: "instance_action",
+      agentId: input.agentId,
+      subject: `${input.kind} ${input.instanceId} #${result.actionId}`,
+      at: deps.clock.now(),
+    }),
   ]);
   return result;
 }

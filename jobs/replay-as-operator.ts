@@ -9,7 +9,13 @@ import type { Principal } from "../auth/roles.ts";
 import { getRun } from "../pipeline/index.ts";
 import { RequestError } from "./errors.ts";
 
-export async function replayAsOperator(deps: Deps, who: Principal, agentId: string, runId: number, model: string | undefined): Promise<ReplayResult> {
+export async function replayAsOperator(
+  deps: Deps,
+  who: Principal,
+  agentId: string,
+  runId: number,
+  model: string | undefined,
+): Promise<ReplayResult> {
   if (!(await getRun(deps, agentId, runId))) throw new RequestError(404, `unknown run: ${runId}`);
   return replayRun(deps, agentId, runId, { model, operator: who.name });
 }

@@ -66,7 +66,10 @@ function readClick(raw: string): Click | string {
   return { user: payload.user.id, decision, ...target, responseUrl: payload.response_url };
 }
 
-export async function handleSlackInteraction(deps: Deps, request: { raw: string; timestamp: string | undefined; signature: string | undefined }): Promise<SlackAnswer> {
+export async function handleSlackInteraction(
+  deps: Deps,
+  request: { raw: string; timestamp: string | undefined; signature: string | undefined },
+): Promise<SlackAnswer> {
   const secret = deps.config.slackSigningSecret;
   if (!secret) return refused(503, "Slack interactivity is not configured: set SLACK_SIGNING_SECRET");
   const verdict = await verifySlackRequest(secret, request, deps.clock.now());
@@ -75,13 +78,21 @@ export async function handleSlackInteraction(deps: Deps, request: { raw: string;
   if (typeof click === "string") return refused(400, `invalid interaction: ${click}`);
 
   const who = await principalForSlackUser(deps.db, click.user);
-  if (!who) return ephemeral(`Your Slack user (${click.user}) is not a fleetwarden operator: an admin maps it with PATCH /api/operators/:id {"slackUserId"}. Nothing was decided.`);
-  if (!hasRole(who, "operator")) return ephemeral(`${who.name} is a ${who.role}: only operators and admins may decide approvals. Nothing was decided.`);
+  if (!who)
+    return ephemeral(
+      `Your Slack user (${click.user}) is not a fleetwarden operator: an admin maps it with PATCH /api/operators/:id {"slackUserId"}. Nothing was decided.`,
+    );
+  if (!hasRole(who, "operator"))
+    return ephemeral(`${who.name} is a ${who.role}: only operators and admins may decide approvals. Nothing was decided.`);
   const scope = await withAgent(deps, click.agentId);
   if (!scope) return ephemeral(`Unknown agent ${click.agentId}. Nothing was decided.`);
-  const [row] = await deps.db.select().from(approvals).where(and(eq(approvals.id, click.approvalId), eq(approvals.agentId, click.agentId)));
+  const [row] = await deps.db
+    .select()
+    .from(approvals)
+    .where(and(eq(approvals.id, click.approvalId), eq(approvals.agentId, click.agentId)));
   if (!row) return ephemeral(`Unknown approval ${click.approvalId}. Nothing was decided.`);
-  if (row.status !== "pending") return ephemeral(`Approval ${row.id} is already ${row.status}${row.decidedBy ? ` by ${row.decidedBy}` : ""}: nothing new was decided.`);
+  if (row.status !== "pending")
+    return ephemeral(`Approval ${row.id} is already ${row.status}${row.decidedBy ? ` by ${row.decidedBy}` : ""}: nothing new was decided.`);
   if (scope.archived) return ephemeral(`Agent ${click.agentId} is archived: nothing was decided.`);
 
   const url = acceptedResponseUrl(deps.config, click.responseUrl);

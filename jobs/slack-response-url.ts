@@ -27,11 +27,19 @@ export function acceptedResponseUrl(config: Pick<Config, "allowPrivateUrls">, va
   return null;
 }
 
-export type SlackResponse = { replace_original: true; text: string; blocks?: unknown[] } | { response_type: "ephemeral"; replace_original: false; text: string };
+export type SlackResponse =
+  | { replace_original: true; text: string; blocks?: unknown[] }
+  | { response_type: "ephemeral"; replace_original: false; text: string };
 
 export async function postToResponseUrl(log: Logger, url: URL, message: SlackResponse): Promise<void> {
   try {
-    const res = await fetch(url, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(message), redirect: "manual", signal: AbortSignal.timeout(10_000) });
+    const res = await fetch(url, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(message),
+      redirect: "manual",
+      signal: AbortSignal.timeout(10_000),
+    });
     if (!res.ok) log.error("Slack response_url refused the answer", { status: res.status, host: url.host });
   } catch (err) {
     log.error("Slack response_url unreachable", { host: url.host, error: String(err) });

@@ -23,7 +23,8 @@ export interface AgentScope {
 export function scopeToAgent(deps: Deps, agent: AgentRow): AgentScope {
   const parsed = agentSettingsSchema.safeParse(agent.settings);
   const settings = parsed.success ? parsed.data : {};
-  if (!parsed.success) deps.log.error("ignoring invalid stored agent settings", { agentId: agent.id, error: parsed.error.issues[0]?.message });
+  if (!parsed.success)
+    deps.log.error("ignoring invalid stored agent settings", { agentId: agent.id, error: parsed.error.issues[0]?.message });
   const config = configForAgent(deps.config, settings);
   const own = settings.provider ? agentProvider(deps.provider, settings.provider, deps.db, deps.clock, deps.config) : deps.provider;
   return {

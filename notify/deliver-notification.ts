@@ -24,7 +24,7 @@ export function maxAttempts(deps: Pick<PipelineDeps, "config" | "scheduler">): n
 }
 
 export async function deliverNotification(deps: PipelineDeps, deliveryId: number): Promise<void> {
-  const { db, clock, log } = deps;
+  const { db, log } = deps;
   // Count the attempt before sending, so even a crash mid-send uses one up.
   const [claimed] = await db
     .update(notificationDeliveries)
@@ -45,7 +45,12 @@ export async function deliverNotification(deps: PipelineDeps, deliveryId: number
     await sendToChannel(
       channel,
       url,
-      { title: notification.title, body: notification.body, severity: notification.severity as Severity, ...(await approvalOf(deps, notification)) },
+      {
+        title: notification.title,
+        body: notification.body,
+        severity: notification.severity as Severity,
+        ...(await approvalOf(deps, notification)),
+      },
       undefined,
       { discordThreadName: deps.config.discordThreadName },
     );
@@ -65,7 +70,13 @@ export async function deliverNotification(deps: PipelineDeps, deliveryId: number
   await recordOutcome(deps, deliveryId, "delivered", null);
 }
 
-async function recordOutcome(deps: Pick<PipelineDeps, "db" | "clock">, deliveryId: number, status: "pending" | "delivered" | "failed", error: string | null, httpStatus: number | null = null) {
+async function recordOutcome(
+  deps: Pick<PipelineDeps, "db" | "clock">,
+  deliveryId: number,
+  status: "pending" | "delivered" | "failed",
+  error: string | null,
+  httpStatus: number | null = null,
+) {
   await deps.db
     .update(notificationDeliveries)
     .set({

@@ -17,7 +17,15 @@ export interface NotificationView {
   dedupKey: string;
   repeats: number;
   createdAt: string;
-  deliveries: { id: number; channel: string; status: string; attempts: number; lastStatus: number | null; lastError: string | null; deliveredAt: string | null }[];
+  deliveries: {
+    id: number;
+    channel: string;
+    status: string;
+    attempts: number;
+    lastStatus: number | null;
+    lastError: string | null;
+    deliveredAt: string | null;
+  }[];
 }
 
 export async function listNotifications(
@@ -36,7 +44,12 @@ export async function listNotifications(
   const sends = await deps.db
     .select()
     .from(notificationDeliveries)
-    .where(inArray(notificationDeliveries.notificationId, rows.map((r) => r.id)))
+    .where(
+      inArray(
+        notificationDeliveries.notificationId,
+        rows.map((r) => r.id),
+      ),
+    )
     .orderBy(notificationDeliveries.id);
   return rows.map((n) => ({
     id: n.id,

@@ -82,7 +82,13 @@ export async function notifyHuman(deps: NotifyDeps, n: HumanNotification): Promi
   if (result !== "refused") return result;
   const refused = await notificationBoundRefusal(deps, n.agentId, n.runId);
   deps.log.info("notification refused by a bound", { agentId: n.agentId, runId: n.runId, title: n.title, refused });
-  await tellBoundOnce(deps, { agentId: n.agentId, runId: n.runId, fence: n.fence, kind: "notifications", detail: `${refused}. Refused: "${n.title.slice(0, 200)}".` });
+  await tellBoundOnce(deps, {
+    agentId: n.agentId,
+    runId: n.runId,
+    fence: n.fence,
+    kind: "notifications",
+    detail: `${refused}. Refused: "${n.title.slice(0, 200)}".`,
+  });
   return { notificationId: null, deduplicated: false, refused };
 }
 
@@ -107,7 +113,9 @@ export async function tellBoundOnce(deps: NotifyDeps, refusal: BoundRefusal): Pr
   const key = `bound:${runId}:${refusal.kind}`;
   const now = deps.clock.now();
   const marked = await fencedWrite(deps, fence, `marking the ${refusal.kind} bound notice`, (holds) =>
-    insertWhere(deps.db, onceNotices, { agentId, key, notificationId: null, at: now }, holds).onConflictDoNothing().returning({ key: onceNotices.key }),
+    insertWhere(deps.db, onceNotices, { agentId, key, notificationId: null, at: now }, holds)
+      .onConflictDoNothing()
+      .returning({ key: onceNotices.key }),
   );
   if (marked.length === 0) return;
   const sent = await notifyHuman(deps, {
@@ -120,7 +128,10 @@ export async function tellBoundOnce(deps: NotifyDeps, refusal: BoundRefusal): Pr
     fence,
     bounded: false,
   });
-  await deps.db.update(onceNotices).set({ notificationId: sent.notificationId }).where(and(eq(onceNotices.agentId, agentId), eq(onceNotices.key, key)));
+  await deps.db
+    .update(onceNotices)
+    .set({ notificationId: sent.notificationId })
+    .where(and(eq(onceNotices.agentId, agentId), eq(onceNotices.key, key)));
 }
 
 /**
@@ -165,12 +176,31 @@ function storeNotification(deps: NotifyDeps, n: Omit<HumanNotification, "fence">
     db
       .update(notifications)
       .set({ repeats: sql`${notifications.repeats} + 1` })
-      .where(and(eq(notifications.id, db.select({ id: notifications.id }).from(notifications).where(inWindow).orderBy(desc(notifications.id)).limit(1)), holds))
+      .where(
+        and(
+          eq(
+            notifications.id,
+            db.select({ id: notifications.id }).from(notifications).where(inWindow).orderBy(desc(notifications.id)).limit(1),
+          ),
+          holds,
+        ),
+      )
       .returning({ id: notifications.id }),
     insertWhere(
       db,
       notifications,
-      { agentId: n.agentId, runId: n.runId, title: n.title, body: n.body, severity: n.severity, dedupKey, instanceId: n.instanceId ?? null, approvalId: n.approvalId ?? null, repeats: 0, createdAt: now },
+      {
+        agentId: n.agentId,
+        runId: n.runId,
+        title: n.title,
+        body: n.body,
+        severity: n.severity,
+        dedupKey,
+        instanceId: n.instanceId ?? null,
+        approvalId: n.approvalId ?? null,
+        repeats: 0,
+        createdAt: now,
+      },
       and(sql`not exists (select 1 from ${notifications} where ${inWindow})`, bound, holds)!,
     ).returning({ id: notifications.id }),
     ...(channels.length
@@ -183,7 +213,10 @@ function storeNotification(deps: NotifyDeps, n: Omit<HumanNotification, "fence">
               eq(notifications.id, storedNow),
               sql`not exists (select 1 from ${notificationDeliveries} where ${notificationDeliveries.notificationId} = ${notifications.id})`,
             )!,
-            sql`${notifications}, (values ${sql.join(channels.map((c) => sql`(${c})`), sql`, `)}) c`,
+            sql`${notifications}, (values ${sql.join(
+              channels.map((c) => sql`(${c})`),
+              sql`, `,
+            )}) c`,
           ).returning({ id: notificationDeliveries.id, channel: notificationDeliveries.channel }),
         ]
       : []),
@@ -194,7 +227,14 @@ function storeNotification(deps: NotifyDeps, n: Omit<HumanNotification, "fence">
     const notificationId = inserted[0]?.id ?? folded[0]?.id;
     if (notificationId === undefined) return bounded ? "refused" : undefined;
     if (!inserted[0]) return { notificationId, deduplicated: true };
-    deps.log.info("notification sent", { agentId: n.agentId, notificationId, runId: n.runId, severity: n.severity, title: n.title, channels });
+    deps.log.info("notification sent", {
+      agentId: n.agentId,
+      notificationId,
+      runId: n.runId,
+      severity: n.severity,
+      title: n.title,
+      channels,
+    });
 
     for (const delivery of deliveries) {
       try {
@@ -212,7 +252,11 @@ function storeNotification(deps: NotifyDeps, n: Omit<HumanNotification, "fence">
         });
         // One attempt, counted on the row like any other; a failure is recorded there.
         await deliverNotification(deps, delivery.id).catch((sendError: unknown) =>
-          deps.log.error("sending a notification delivery failed", { deliveryId: delivery.id, channel: delivery.channel, error: String(sendError) }),
+          deps.log.error("sending a notification delivery failed", {
+            deliveryId: delivery.id,
+            channel: delivery.channel,
+            error: String(sendError),
+          }),
         );
       }
     }

@@ -36,10 +36,16 @@ export const repairStalledDeliveries = defineTickCheck({
       async after() {
         for (const { id } of rows.stalled) {
           try {
-            await deps.scheduler.publish({ dedupKey: `notify:${id}:repair:${bucket}`, notBefore: tick.now, body: { type: "notify", agentId, deliveryId: id } });
+            await deps.scheduler.publish({
+              dedupKey: `notify:${id}:repair:${bucket}`,
+              notBefore: tick.now,
+              body: { type: "notify", agentId, deliveryId: id },
+            });
           } catch (err) {
             deps.log.error("re-publishing a stalled notification delivery failed; sending it now", { deliveryId: id, error: String(err) });
-            await deliverNotification(deps, id).catch((sendError: unknown) => deps.log.error("sending a stalled notification delivery failed", { deliveryId: id, error: String(sendError) }));
+            await deliverNotification(deps, id).catch((sendError: unknown) =>
+              deps.log.error("sending a stalled notification delivery failed", { deliveryId: id, error: String(sendError) }),
+            );
           }
         }
         return rows.stalled.length;

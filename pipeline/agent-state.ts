@@ -11,8 +11,14 @@ export async function getAgentState(deps: PipelineDeps, agentId: string) {
   const now = clock.now();
   const [agentRows, pendingEvents, pendingWakes] = await db.batch([
     db.select().from(agents).where(eq(agents.id, agentId)),
-    db.select({ count: sql<number>`count(*)` }).from(events).where(and(eq(events.agentId, agentId), eq(events.status, "pending"))),
-    db.select({ count: sql<number>`count(*)` }).from(wakes).where(and(eq(wakes.agentId, agentId), eq(wakes.status, "pending"))),
+    db
+      .select({ count: sql<number>`count(*)` })
+      .from(events)
+      .where(and(eq(events.agentId, agentId), eq(events.status, "pending"))),
+    db
+      .select({ count: sql<number>`count(*)` })
+      .from(wakes)
+      .where(and(eq(wakes.agentId, agentId), eq(wakes.status, "pending"))),
   ]);
   const agent = agentRows[0];
   if (!agent) return null;
@@ -57,7 +63,10 @@ export async function listRuns(deps: PipelineDeps, agentId: string, limit: numbe
 }
 
 export async function getRun(deps: PipelineDeps, agentId: string, runId: number) {
-  const [row] = await deps.db.select().from(runs).where(and(eq(runs.agentId, agentId), eq(runs.runId, runId)));
+  const [row] = await deps.db
+    .select()
+    .from(runs)
+    .where(and(eq(runs.agentId, agentId), eq(runs.runId, runId)));
   return row ? presentRun(row) : null;
 }
 

@@ -29,7 +29,13 @@ export async function createAgent(
   agent: { id: string; name?: string | undefined; settings: AgentSettings; webhookSecret?: string | undefined },
   now: number,
 ): Promise<boolean> {
-  const row = { id: agent.id, name: agent.name ?? null, settings: agent.settings, webhookSecret: agent.webhookSecret ?? null, createdAt: now };
+  const row = {
+    id: agent.id,
+    name: agent.name ?? null,
+    settings: agent.settings,
+    webhookSecret: agent.webhookSecret ?? null,
+    createdAt: now,
+  };
   const [inserted] = await db.batch([
     db.insert(agents).values(row).onConflictDoNothing().returning({ id: agents.id }),
     db.insert(sessions).values({ agentId: agent.id, epoch: 1, startedAt: now }).onConflictDoNothing(),
@@ -37,7 +43,11 @@ export async function createAgent(
   return inserted.length === 1;
 }
 
-export async function updateAgent(db: Db, agentId: string, change: { name?: string | undefined; settings?: AgentSettings | undefined }): Promise<void> {
+export async function updateAgent(
+  db: Db,
+  agentId: string,
+  change: { name?: string | undefined; settings?: AgentSettings | undefined },
+): Promise<void> {
   const set: Partial<AgentRow> = {};
   if (change.name !== undefined) set.name = change.name;
   if (change.settings !== undefined) set.settings = change.settings;
@@ -65,7 +75,10 @@ export async function rotateWebhookSecret(db: Db, agentId: string, secret: strin
  * statement that archives, with no read between for a concurrent archive to slip through.
  */
 export async function archiveAgent(db: Db, agentId: string, now: number): Promise<"archived" | "already" | "last_active"> {
-  const others = db.select({ id: agents.id }).from(agents).where(and(ne(agents.id, agentId), isNull(agents.archivedAt)));
+  const others = db
+    .select({ id: agents.id })
+    .from(agents)
+    .where(and(ne(agents.id, agentId), isNull(agents.archivedAt)));
   const done = await db
     .update(agents)
     .set({ archivedAt: now })

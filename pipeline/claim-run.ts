@@ -19,7 +19,16 @@ import { heldRunId, holdsLease, leaseHeld } from "./lease-held.ts";
 import type { ConsumedEvent, ConsumedWake } from "./run-step.ts";
 
 export type Claim =
-  | { kind: "claimed"; agentId: string; runId: number; token: string; sessionEpoch: number; claimedAt: number; events: ConsumedEvent[]; wakes: ConsumedWake[] }
+  | {
+      kind: "claimed";
+      agentId: string;
+      runId: number;
+      token: string;
+      sessionEpoch: number;
+      claimedAt: number;
+      events: ConsumedEvent[];
+      wakes: ConsumedWake[];
+    }
   /** The slot was superseded or already claimed: acknowledge and do nothing. */
   | { kind: "stale" }
   /** Another run holds the lease: try again when it expires (its finish schedules the follow-up). */
@@ -27,7 +36,11 @@ export type Claim =
   /** Delivered early: try again when due. */
   | { kind: "early"; retryAt: number };
 
-export async function claimRun(deps: Pick<PipelineDeps, "db" | "clock" | "config" | "hostId">, agentId: string, slot: number): Promise<Claim> {
+export async function claimRun(
+  deps: Pick<PipelineDeps, "db" | "clock" | "config" | "hostId">,
+  agentId: string,
+  slot: number,
+): Promise<Claim> {
   const { db, clock, config } = deps;
   const now = clock.now();
   const token = crypto.randomUUID();
@@ -61,7 +74,13 @@ export async function claimRun(deps: Pick<PipelineDeps, "db" | "clock" | "config
     startRun: insertWhere(
       db,
       runs,
-      { agentId: sql`${agents.id}`, runId: sql`${agents.leaseRunId}`, status: "running", sessionEpoch: sql`${agents.sessionEpoch}`, startedAt: now },
+      {
+        agentId: sql`${agents.id}`,
+        runId: sql`${agents.leaseRunId}`,
+        status: "running",
+        sessionEpoch: sql`${agents.sessionEpoch}`,
+        startedAt: now,
+      },
       leaseHeld(holder, "any expiry"),
       sql`${agents}`,
     ),

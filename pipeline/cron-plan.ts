@@ -97,7 +97,11 @@ export function chooseInline(agentsDue: readonly AgentDue[], inlineAgents: numbe
  * Runs that are due and whose lease is free (or dead), oldest first, at most `limit`: what a cron
  * invocation performs itself while the scheduler refuses, so an accepted event's run still happens.
  */
-export async function dueRunSlots(deps: Pick<PipelineDeps, "db">, now: number, limit: number): Promise<{ agentId: string; slot: number }[]> {
+export async function dueRunSlots(
+  deps: Pick<PipelineDeps, "db">,
+  now: number,
+  limit: number,
+): Promise<{ agentId: string; slot: number }[]> {
   if (limit <= 0) return [];
   return deps.db
     .select({ agentId: agents.id, slot: agents.runSlot })

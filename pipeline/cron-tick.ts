@@ -28,7 +28,7 @@ export interface AgentTick {
 export type ScheduleRepair =
   | { kind: "none" }
   | { kind: "republish"; slot: number }
-  | { kind: "request"; priority: Priority; /** Only due wakes wait: run now, no debounce (they are late already). */ dueNow?: true };
+  | { kind: "request"; priority: Priority /** Only due wakes wait: run now, no debounce (they are late already). */; dueNow?: true };
 
 /**
  * The repair the schedule needs (pure): nothing while a run holds the lease; a scheduled run
@@ -106,7 +106,11 @@ export const repairPipeline = defineTickCheck({
  * delivery per agent (the fan-out in jobs/tick.ts), so one invocation's cost does not grow
  * with the number of agents.
  */
-export async function agentTick<D extends PipelineDeps>(deps: D, agentId: string, checks: readonly AnyTickCheck<D>[] = []): Promise<AgentTick> {
+export async function agentTick<D extends PipelineDeps>(
+  deps: D,
+  agentId: string,
+  checks: readonly AnyTickCheck<D>[] = [],
+): Promise<AgentTick> {
   const outcomes = await runTickChecks(deps, agentId, [repairPipeline, ...checks]);
   let report: AgentTick = { agentId, recoveredLease: false, requestedRun: false, republishedRun: false };
   for (const outcome of outcomes) {

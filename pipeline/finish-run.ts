@@ -61,26 +61,29 @@ export async function finishRun(deps: PipelineDeps, claim: Claimed, result: RunR
   // The conversation gains the run's turns only with its success, and only if it was no no-op.
   const turns = "outcome" in result && !runUpdate.noop ? (result.outcome.turns ?? []) : [];
   const writers = humanWriters(claim.events);
-  const storeTurns = turns.map((t, i) => [
-    `storeTurn${i}`,
-    insertWhere(
-      db,
-      messages,
-      {
-        agentId,
-        sessionEpoch: claim.sessionEpoch,
-        runId,
-        role: t.role,
-        content: t.content,
-        toolCalls: t.toolCalls ?? null,
-        toolCallId: t.toolCallId,
-        operator: t.role === "user" ? writers : null,
-        tokens: t.tokens,
-        createdAt: now,
-      },
-      holds,
-    ),
-  ] as const);
+  const storeTurns = turns.map(
+    (t, i) =>
+      [
+        `storeTurn${i}`,
+        insertWhere(
+          db,
+          messages,
+          {
+            agentId,
+            sessionEpoch: claim.sessionEpoch,
+            runId,
+            role: t.role,
+            content: t.content,
+            toolCalls: t.toolCalls ?? null,
+            toolCallId: t.toolCallId,
+            operator: t.role === "user" ? writers : null,
+            tokens: t.tokens,
+            createdAt: now,
+          },
+          holds,
+        ),
+      ] as const,
+  );
 
   const giveBack: NamedStatements = failed ? handBackStatements(db, agentId, runId, holds) : {};
 
@@ -125,7 +128,13 @@ export async function finishRun(deps: PipelineDeps, claim: Claimed, result: RunR
 
   const followUp = results.releaseLease[0];
   if (!followUp) return "lost";
-  deps.log.info("run finished", { agentId, runId, status: runUpdate.status, noop: "noop" in runUpdate ? runUpdate.noop : null, decider: "decider" in runUpdate ? runUpdate.decider : null });
+  deps.log.info("run finished", {
+    agentId,
+    runId,
+    status: runUpdate.status,
+    noop: "noop" in runUpdate ? runUpdate.noop : null,
+    decider: "decider" in runUpdate ? runUpdate.decider : null,
+  });
   if (followUp.runAt !== null) await publishRunSlot(deps, agentId, followUp.slot, followUp.runAt);
   return failed ? "failed" : "skipped" in result ? "skipped" : "succeeded";
 }

@@ -60,7 +60,16 @@ export { cancelWake, createWake, handleWakeDelivery, listWakes, WakeLimitError }
 export { scheduleSelfWake, selfWakesInHour, wakeBudgetFrom, WakeBudgetError } from "./wake-budget.ts";
 
 // The tick: its checks, what is due, the repair of a stalled pipeline, retention.
-export { combineWrites, defineTickCheck, runTickCheck, runTickChecks, writesNothing, type AnyTickCheck, type TickStatement, type TickWrites } from "./tick-plan.ts";
+export {
+  combineWrites,
+  defineTickCheck,
+  runTickCheck,
+  runTickChecks,
+  writesNothing,
+  type AnyTickCheck,
+  type TickStatement,
+  type TickWrites,
+} from "./tick-plan.ts";
 export { chooseInline, dueRunSlots, readCronState, type CronState } from "./cron-plan.ts";
 export { agentTick, OVERDUE_MS, scheduleRepair, type AgentTick } from "./cron-tick.ts";
 export { HISTORY_RETENTION_MS, pruneOldRecords, RETENTION_MS, SLICE } from "./retention.ts";

@@ -97,7 +97,11 @@ export function ingestStatements(deps: PipelineDeps, input: IncomingEvent) {
     now,
     target: now + debounceWindow(deps.config, input.priority),
   };
-  return { insertEvent: bind(prepared.insert, values), stored: bind(prepared.stored, values), scheduleRun: scheduleIfPending(deps, values) };
+  return {
+    insertEvent: bind(prepared.insert, values),
+    stored: bind(prepared.stored, values),
+    scheduleRun: scheduleIfPending(deps, values),
+  };
 }
 
 /**

@@ -127,7 +127,8 @@ export class QStashScheduler implements Scheduler {
         if (error !== undefined) failures.push(`${chunk[i]!.dedupKey}: ${String(error)}`);
       });
     }
-    if (failures.length) throw new Error(`QStash refused ${failures.length} of ${requests.length} batched messages: ${failures.join("; ")}`);
+    if (failures.length)
+      throw new Error(`QStash refused ${failures.length} of ${requests.length} batched messages: ${failures.join("; ")}`);
   }
 
   private async message(request: PublishRequest) {

@@ -24,7 +24,13 @@ export async function resetSession(
       .set({ sessionEpoch: sql`${agents.sessionEpoch} + 1` })
       .where(eq(agents.id, agentId))
       .returning({ sessionEpoch: agents.sessionEpoch, runCounter: agents.runCounter }),
-    insertWhere(deps.db, sessions, { agentId: sql`${agents.id}`, epoch: sql`${agents.sessionEpoch}`, startedAt: now, startedBy: options.startedBy ?? null }, eq(agents.id, agentId), sql`${agents}`).onConflictDoNothing(),
+    insertWhere(
+      deps.db,
+      sessions,
+      { agentId: sql`${agents.id}`, epoch: sql`${agents.sessionEpoch}`, startedAt: now, startedBy: options.startedBy ?? null },
+      eq(agents.id, agentId),
+      sql`${agents}`,
+    ).onConflictDoNothing(),
     deps.db.delete(memory).where(and(eq(memory.agentId, agentId), clearing)),
   ]);
   const row = bumped[0];

@@ -44,25 +44,41 @@ export async function pruneOldRecords(deps: PipelineDeps): Promise<Pruned> {
     const results = await deps.db.batch([
       // Literal statuses, not bound values: SQLite uses a partial index (events_dropped,
       // events_consumed, deliveries_finished) only where the statement's WHERE proves the index's.
-      deps.db.delete(events).where(
-        sql`${events.id} in (select ${events.id} from ${events} where ${events.status} = 'dropped' and ${events.createdAt} < ${before} limit ${SLICE})`,
-      ),
-      deps.db.delete(deliveries).where(
-        sql`${deliveries.id} in (select ${deliveries.id} from ${deliveries} where ${deliveries.status} in ('delivered', 'failed') and ${deliveries.createdAt} < ${before} limit ${SLICE})`,
-      ),
+      deps.db
+        .delete(events)
+        .where(
+          sql`${events.id} in (select ${events.id} from ${events} where ${events.status} = 'dropped' and ${events.createdAt} < ${before} limit ${SLICE})`,
+        ),
+      deps.db
+        .delete(deliveries)
+        .where(
+          sql`${deliveries.id} in (select ${deliveries.id} from ${deliveries} where ${deliveries.status} in ('delivered', 'failed') and ${deliveries.createdAt} < ${before} limit ${SLICE})`,
+        ),
       deps.db
         .delete(instanceTelemetry)
-        .where(sql`${instanceTelemetry.id} in (select ${instanceTelemetry.id} from ${instanceTelemetry} where ${instanceTelemetry.at} < ${before} limit ${SLICE})`),
-      deps.db.delete(llmCalls).where(
-        sql`${llmCalls.id} in (select ${llmCalls.id} from ${llmCalls} where ${llmCalls.createdAt} < ${transcriptsBefore} limit ${SLICE})`,
-      ),
-      deps.db.delete(events).where(
-        sql`${events.id} in (select ${events.id} from ${events} where ${events.status} = 'consumed' and ${events.createdAt} < ${before} limit ${SLICE})`,
-      ),
+        .where(
+          sql`${instanceTelemetry.id} in (select ${instanceTelemetry.id} from ${instanceTelemetry} where ${instanceTelemetry.at} < ${before} limit ${SLICE})`,
+        ),
+      deps.db
+        .delete(llmCalls)
+        .where(
+          sql`${llmCalls.id} in (select ${llmCalls.id} from ${llmCalls} where ${llmCalls.createdAt} < ${transcriptsBefore} limit ${SLICE})`,
+        ),
+      deps.db
+        .delete(events)
+        .where(
+          sql`${events.id} in (select ${events.id} from ${events} where ${events.status} = 'consumed' and ${events.createdAt} < ${before} limit ${SLICE})`,
+        ),
       deps.db
         .delete(instanceEvents)
-        .where(sql`${instanceEvents.id} in (select ${instanceEvents.id} from ${instanceEvents} where ${instanceEvents.createdAt} < ${historyBefore} limit ${SLICE})`),
-      deps.db.delete(replays).where(sql`${replays.id} in (select ${replays.id} from ${replays} where ${replays.createdAt} < ${transcriptsBefore} limit ${SLICE})`),
+        .where(
+          sql`${instanceEvents.id} in (select ${instanceEvents.id} from ${instanceEvents} where ${instanceEvents.createdAt} < ${historyBefore} limit ${SLICE})`,
+        ),
+      deps.db
+        .delete(replays)
+        .where(
+          sql`${replays.id} in (select ${replays.id} from ${replays} where ${replays.createdAt} < ${transcriptsBefore} limit ${SLICE})`,
+        ),
     ]);
     results.forEach((r, i) => (pruned[keys[i]!] += r.rowsAffected));
     if (results.every((r) => r.rowsAffected < SLICE)) break;

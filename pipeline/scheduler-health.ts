@@ -75,7 +75,12 @@ export class MonitoredScheduler implements Scheduler {
  * Writes a scheduler kind's state: failing (since now unless already failing, with the error) or
  * ok (failing cleared, last success now). False when the write failed (logged, never thrown).
  */
-export async function writeSchedulerHealth(deps: Pick<PipelineDeps, "db" | "clock" | "log">, kind: string, state: Observed, err?: unknown): Promise<boolean> {
+export async function writeSchedulerHealth(
+  deps: Pick<PipelineDeps, "db" | "clock" | "log">,
+  kind: string,
+  state: Observed,
+  err?: unknown,
+): Promise<boolean> {
   const { db, clock, log } = deps;
   const now = clock.now();
   try {

@@ -48,11 +48,14 @@ export interface TickCheck<S extends NamedStatements = NamedStatements, R = unkn
 }
 
 /** Infers a check's types from its definition. */
-export function defineTickCheck<S extends NamedStatements, R, D extends PipelineDeps = PipelineDeps>(check: TickCheck<S, R, D>): TickCheck<S, R, D> {
+export function defineTickCheck<S extends NamedStatements, R, D extends PipelineDeps = PipelineDeps>(
+  check: TickCheck<S, R, D>,
+): TickCheck<S, R, D> {
   return check;
 }
 
 /** A check of any shape, as the tick holds them (each check types its own snapshot rows). */
+// biome-ignore lint/suspicious/noExplicitAny: the tick holds checks whose snapshot types differ; each check types its own rows
 export type AnyTickCheck<D extends PipelineDeps = any> = TickCheck<any, unknown, D>;
 
 export type CheckOutcome = { name: string; report: unknown } | { name: string; error: unknown };
@@ -67,12 +70,17 @@ export function writesNothing<R>(report: R): TickWrites<R> {
  * `after` work. A check that throws is reported as failed and the others go on; a
  * failed snapshot fails the tick (nothing was decided from it).
  */
-export async function runTickChecks<D extends PipelineDeps>(deps: D, agentId: string, checks: readonly AnyTickCheck<D>[]): Promise<CheckOutcome[]> {
+export async function runTickChecks<D extends PipelineDeps>(
+  deps: D,
+  agentId: string,
+  checks: readonly AnyTickCheck<D>[],
+): Promise<CheckOutcome[]> {
   const tick: TickContext = { now: deps.clock.now(), reconciled: new Set() };
   const failed = new Map<number, unknown>();
   const snapshot: NamedStatements = {};
   for (const [i, check] of checks.entries()) {
-    for (const [name, statement] of Object.entries(check.reads(deps, agentId, tick.now) as NamedStatements)) snapshot[`${i}.${name}`] = statement;
+    for (const [name, statement] of Object.entries(check.reads(deps, agentId, tick.now) as NamedStatements))
+      snapshot[`${i}.${name}`] = statement;
   }
   // A turn of the event loop before each batch: an embedded database answers synchronously, so a
   // chain of ticks (100 agents' deliveries, POST /api/cron) would otherwise hold the loop, and every
@@ -83,7 +91,11 @@ export async function runTickChecks<D extends PipelineDeps>(deps: D, agentId: st
   const plans = new Map<number, TickWrites<unknown>>();
   for (const [i, check] of checks.entries()) {
     const prefix = `${i}.`;
-    const mine = Object.fromEntries(Object.entries(rows).filter(([name]) => name.startsWith(prefix)).map(([name, r]) => [name.slice(prefix.length), r]));
+    const mine = Object.fromEntries(
+      Object.entries(rows)
+        .filter(([name]) => name.startsWith(prefix))
+        .map(([name, r]) => [name.slice(prefix.length), r]),
+    );
     try {
       plans.set(i, await check.decide(deps, agentId, mine, tick));
     } catch (err) {
@@ -110,7 +122,11 @@ export async function runTickChecks<D extends PipelineDeps>(deps: D, agentId: st
 }
 
 /** All plans' statements in one batch; on failure, each plan's alone (a failing one is marked failed). */
-async function commitWrites(deps: PipelineDeps, plans: Map<number, TickWrites<unknown>>, failed: Map<number, unknown>): Promise<Map<number, unknown[]>> {
+async function commitWrites(
+  deps: PipelineDeps,
+  plans: Map<number, TickWrites<unknown>>,
+  failed: Map<number, unknown>,
+): Promise<Map<number, unknown[]>> {
   const results = new Map<number, unknown[]>();
   const writing = [...plans].filter(([, plan]) => plan.statements.length > 0);
   if (!writing.length) return results;
@@ -137,7 +153,11 @@ async function commitWrites(deps: PipelineDeps, plans: Map<number, TickWrites<un
 }
 
 /** Runs one check as a tick of its own (the checks' standalone entry points); its failure is thrown. */
-export async function runTickCheck<R, D extends PipelineDeps>(deps: D, agentId: string, check: TickCheck<NamedStatements, R, D> | AnyTickCheck<D>): Promise<R> {
+export async function runTickCheck<R, D extends PipelineDeps>(
+  deps: D,
+  agentId: string,
+  check: TickCheck<NamedStatements, R, D> | AnyTickCheck<D>,
+): Promise<R> {
   const [outcome] = await runTickChecks(deps, agentId, [check as AnyTickCheck]);
   if (!outcome || "error" in outcome) throw outcome && "error" in outcome ? outcome.error : new Error(`${check.name} did not run`);
   return outcome.report as R;

@@ -6,7 +6,7 @@
  * wakes whose delivery went missing. A cap on pending wakes keeps a confused agent from
  * flooding its own schedule.
  */
-import { and, asc, desc, eq, lte, sql } from "drizzle-orm";
+import { and, asc, desc, eq, sql } from "drizzle-orm";
 import type { PipelineDeps } from "./deps.ts";
 import { insertWhere } from "../db/insert-where.ts";
 import { wakes } from "../schema/index.ts";
@@ -33,7 +33,11 @@ export interface NewWake {
 }
 
 /** Stores a wake (unless the agent is at its cap) and publishes its delivery for the due time. */
-export async function createWake(deps: Pick<PipelineDeps, "db" | "clock" | "config" | "scheduler">, agentId: string, wake: NewWake): Promise<{ id: number; dueAt: number }> {
+export async function createWake(
+  deps: Pick<PipelineDeps, "db" | "clock" | "config" | "scheduler">,
+  agentId: string,
+  wake: NewWake,
+): Promise<{ id: number; dueAt: number }> {
   const { db, clock, config } = deps;
   const now = clock.now();
   const pending = sql`(select count(*) from ${wakes} where ${wakes.agentId} = ${agentId} and ${wakes.status} = 'pending')`;
@@ -59,7 +63,13 @@ export async function createWake(deps: Pick<PipelineDeps, "db" | "clock" | "conf
   return { id: created.id, dueAt: wake.dueAt };
 }
 
-export async function publishWake(deps: Pick<PipelineDeps, "scheduler">, agentId: string, wakeId: number, dueAt: number, suffix = ""): Promise<void> {
+export async function publishWake(
+  deps: Pick<PipelineDeps, "scheduler">,
+  agentId: string,
+  wakeId: number,
+  dueAt: number,
+  suffix = "",
+): Promise<void> {
   await deps.scheduler.publish({
     dedupKey: `wake:${agentId}:${wakeId}${suffix}`,
     notBefore: dueAt,
@@ -68,7 +78,12 @@ export async function publishWake(deps: Pick<PipelineDeps, "scheduler">, agentId
 }
 
 /** Cancels a pending wake; false when it does not exist or is no longer pending. */
-export async function cancelWake(deps: Pick<PipelineDeps, "db" | "clock">, agentId: string, wakeId: number, fence: RunFence | null = null): Promise<boolean> {
+export async function cancelWake(
+  deps: Pick<PipelineDeps, "db" | "clock">,
+  agentId: string,
+  wakeId: number,
+  fence: RunFence | null = null,
+): Promise<boolean> {
   const rows = await fencedWrite(deps, fence, `cancelling wake ${wakeId}`, (holds) =>
     deps.db
       .update(wakes)
@@ -85,7 +100,7 @@ export async function handleWakeDelivery(deps: PipelineDeps, agentId: string, wa
     .select({ status: wakes.status, dueAt: wakes.dueAt })
     .from(wakes)
     .where(and(eq(wakes.agentId, agentId), eq(wakes.id, wakeId)));
-  if (!wake || wake.status !== "pending") return "gone";
+  if (wake?.status !== "pending") return "gone";
   if (wake.dueAt > deps.clock.now()) {
     await publishWake(deps, agentId, wakeId, wake.dueAt, `:at:${wake.dueAt}`);
     return "early";

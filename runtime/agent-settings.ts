@@ -31,7 +31,9 @@ function objectOf(rows: readonly { path: string[]; schema: z.ZodType }[]): z.Zod
   return z.object(shape).strict();
 }
 
-export const agentSettingsSchema = objectOf(AGENT_ROWS.map((row) => ({ path: row.agent.key.split("."), schema: row.agent.schema }))) as unknown as z.ZodType<AgentSettings>;
+export const agentSettingsSchema = objectOf(
+  AGENT_ROWS.map((row) => ({ path: row.agent.key.split("."), schema: row.agent.schema })),
+) as unknown as z.ZodType<AgentSettings>;
 
 /** An agent's value as it lands in Config (the row's own conversion, seconds to milliseconds and so on). */
 export function landed(row: AgentRow, value: unknown): unknown {

@@ -35,7 +35,10 @@ function derived(v: Variables, host: Host, rows: RowConfig) {
 export type Config = Flatten<Omit<RowConfig, keyof ReturnType<typeof derived>> & ReturnType<typeof derived>>;
 
 export class ConfigError extends Error {
-  constructor(readonly variable: string, problem: string) {
+  constructor(
+    readonly variable: string,
+    problem: string,
+  ) {
     super(`Configuration error: ${variable} ${problem}`);
     this.name = "ConfigError";
   }
@@ -43,9 +46,7 @@ export class ConfigError extends Error {
 
 /** Parses the host's variables into a Config, or throws ConfigError naming the first bad one. */
 export function parseConfig(vars: Record<string, unknown>, host: Host): Config {
-  const present = Object.fromEntries(
-    Object.entries(vars).filter(([, value]) => typeof value === "string" && value.trim() !== ""),
-  );
+  const present = Object.fromEntries(Object.entries(vars).filter(([, value]) => typeof value === "string" && value.trim() !== ""));
   const parsed = variables.safeParse(present);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
@@ -80,7 +81,10 @@ function requireForHost(config: Config, v: Variables, host: Host) {
     throw new ConfigError(missing, "is required with the other QStash signing key (QStash rotates between the two)");
   }
   if ((v.QSTASH_CURRENT_SIGNING_KEY || v.QSTASH_NEXT_SIGNING_KEY) && !v.PUBLIC_URL) {
-    throw new ConfigError("PUBLIC_URL", "is required with QStash signing keys: deliveries are checked against PUBLIC_URL/internal/deliveries");
+    throw new ConfigError(
+      "PUBLIC_URL",
+      "is required with QStash signing keys: deliveries are checked against PUBLIC_URL/internal/deliveries",
+    );
   }
   if (config.scheduler === "qstash") {
     for (const name of ["QSTASH_TOKEN", "QSTASH_CURRENT_SIGNING_KEY", "QSTASH_NEXT_SIGNING_KEY", "PUBLIC_URL"] as const) {

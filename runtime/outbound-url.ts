@@ -17,7 +17,16 @@ function privateIpv4(host: string): boolean {
   const m = IPV4.exec(host);
   if (!m) return false;
   const [a, b] = [Number(m[1]), Number(m[2])];
-  return a === 0 || a === 10 || a === 127 || (a === 100 && b >= 64 && b <= 127) || (a === 169 && b === 254) || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || a >= 224;
+  return (
+    a === 0 ||
+    a === 10 ||
+    a === 127 ||
+    (a === 100 && b >= 64 && b <= 127) ||
+    (a === 169 && b === 254) ||
+    (a === 172 && b >= 16 && b <= 31) ||
+    (a === 192 && b === 168) ||
+    a >= 224
+  );
 }
 
 /** The IPv4 address an IPv4-mapped or -compatible IPv6 address carries (as the URL parser writes it), else null. */
@@ -52,6 +61,7 @@ export function channelUrlProblem(url: string, allowPrivate: boolean): string | 
   if (allowPrivate) return null;
   const parsed = new URL(url);
   if (parsed.protocol !== "https:") return "must be an https:// URL (http:, loopback and private hosts need ALLOW_PRIVATE_URLS=true)";
-  if (privateHost(parsed.hostname)) return `must point to a public host, not ${parsed.hostname} (loopback, private and link-local hosts need ALLOW_PRIVATE_URLS=true)`;
+  if (privateHost(parsed.hostname))
+    return `must point to a public host, not ${parsed.hostname} (loopback, private and link-local hosts need ALLOW_PRIVATE_URLS=true)`;
   return null;
 }

@@ -159,7 +159,11 @@ export const approvals = sqliteTable(
     actionId: integer(),
     createdAt: integer().notNull(),
   },
-  (t) => [index("approvals_status").on(t.agentId, t.status), index("approvals_recent").on(t.agentId, t.id), index("approvals_pending_expiry").on(t.expiresAt).where(sql`status = 'pending'`)],
+  (t) => [
+    index("approvals_status").on(t.agentId, t.status),
+    index("approvals_recent").on(t.agentId, t.id),
+    index("approvals_pending_expiry").on(t.expiresAt).where(sql`status = 'pending'`),
+  ],
 );
 
 /**
@@ -207,7 +211,9 @@ export const replacements = sqliteTable(
   (t) => [
     index("replacements_agent").on(t.agentId, t.status),
     // One open replacement per old instance: a second proposal is the same one.
-    uniqueIndex("replacements_open").on(t.agentId, t.oldInstanceId).where(sql`status not in ('done', 'failed', 'rejected', 'expired', 'cancelled')`),
+    uniqueIndex("replacements_open")
+      .on(t.agentId, t.oldInstanceId)
+      .where(sql`status not in ('done', 'failed', 'rejected', 'expired', 'cancelled')`),
   ],
 );
 

@@ -56,7 +56,10 @@ export class Breaker {
   /** Counts a failure that retries cannot fix and keeps why, until the next success. */
   async recordMisconfigured(reason: string): Promise<void> {
     await this.recordFailure();
-    await this.deps.db.update(breakers).set({ misconfigured: reason.slice(0, 500) }).where(eq(breakers.name, this.name));
+    await this.deps.db
+      .update(breakers)
+      .set({ misconfigured: reason.slice(0, 500) })
+      .where(eq(breakers.name, this.name));
   }
 
   /** Counts a failure; opens (or re-opens, longer) once the count reaches the threshold. */

@@ -64,7 +64,12 @@ export class LlmCaller {
     this.settleRenewal();
   }
 
-  async complete(messages: ChatMessage[], tools: readonly ChatTool[], requestTokens: number, purpose: LlmCallPurpose = "chat"): Promise<ChatCompletion> {
+  async complete(
+    messages: ChatMessage[],
+    tools: readonly ChatTool[],
+    requestTokens: number,
+    purpose: LlmCallPurpose = "chat",
+  ): Promise<ChatCompletion> {
     const remaining = this.deadline - this.deps.clock.now();
     if (remaining <= 0) throw new LlmFault("the run's deadline passed before the LLM answered");
     this.calls++;
@@ -73,12 +78,21 @@ export class LlmCaller {
     const keep = async (response: unknown) => {
       if (!this.run) return;
       const renewal = leaseRenewal(this.deps, this.run);
-      const rows = await recordLlmCall(this.deps, this.run, { seq: this.calls, purpose, model: this.model.model, request: { messages, tools }, response }, renewal.statement);
+      const rows = await recordLlmCall(
+        this.deps,
+        this.run,
+        { seq: this.calls, purpose, model: this.model.model, request: { messages, tools }, response },
+        renewal.statement,
+      );
       this.settleRenewal = () => renewal.settle(rows ?? []);
     };
     let completion: ChatCompletion;
     try {
-      completion = await this.model.complete({ messages, ...(tools.length ? { tools: [...tools] } : {}), signal: AbortSignal.timeout(remaining) });
+      completion = await this.model.complete({
+        messages,
+        ...(tools.length ? { tools: [...tools] } : {}),
+        signal: AbortSignal.timeout(remaining),
+      });
     } catch (err) {
       await keep({ error: err instanceof Error ? `${err.name}: ${err.message}` : String(err) });
       this.breakerFailures++;

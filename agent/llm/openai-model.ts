@@ -46,7 +46,11 @@ export class OpenAiChatModel implements ChatModel {
     const tools = request.tools?.length ? request.tools : undefined;
     try {
       return await this.client.chat.completions.create(
-        { model: this.model, messages: request.messages, ...(tools ? { tools, ...(this.sendToolChoice ? { tool_choice: "auto" as const } : {}) } : {}) },
+        {
+          model: this.model,
+          messages: request.messages,
+          ...(tools ? { tools, ...(this.sendToolChoice ? { tool_choice: "auto" as const } : {}) } : {}),
+        },
         request.signal ? { signal: request.signal } : undefined,
       );
     } catch (err) {

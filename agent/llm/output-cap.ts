@@ -21,7 +21,9 @@ export const outputCutMarker = (max: number) => `\n\n[reply cut: it was over ${m
 
 /** The tool result a call whose arguments were cut gets instead of being run. */
 export const cutArgumentsResult = (max: number) =>
-  JSON.stringify({ error: `not executed: the arguments were over ${max} characters (LLM_OUTPUT_MAX_CHARS), so they were not parsed; send a shorter call` });
+  JSON.stringify({
+    error: `not executed: the arguments were over ${max} characters (LLM_OUTPUT_MAX_CHARS), so they were not parsed; send a shorter call`,
+  });
 
 function capText(text: string, max: number): { text: string; cut: boolean } {
   if (text.length <= max) return { text, cut: false };
@@ -57,5 +59,9 @@ export function capCompletion(completion: ChatCompletion, max: number): CappedCo
     ...(refusal ? { refusal: refusal.text } : {}),
     ...(calls ? { tool_calls: calls } : {}),
   };
-  return { completion: { ...completion, choices: [{ ...choice, message: capped }, ...completion.choices.slice(1)] } as ChatCompletion, cut, cutCalls };
+  return {
+    completion: { ...completion, choices: [{ ...choice, message: capped }, ...completion.choices.slice(1)] } as ChatCompletion,
+    cut,
+    cutCalls,
+  };
 }

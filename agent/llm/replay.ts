@@ -46,7 +46,11 @@ export function normaliseArguments(raw: string): string {
 function sortKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortKeys);
   if (value === null || typeof value !== "object") return value;
-  return Object.fromEntries(Object.keys(value).sort().map((k) => [k, sortKeys((value as Record<string, unknown>)[k])]));
+  return Object.fromEntries(
+    Object.keys(value)
+      .sort()
+      .map((k) => [k, sortKeys((value as Record<string, unknown>)[k])]),
+  );
 }
 
 const callKey = (name: string, args: string) => `${name} ${normaliseArguments(args)}`;
@@ -77,9 +81,11 @@ function compare(original: ReplaySide, replay: ReplaySide): string[] {
   for (let i = 0; i < Math.max(original.toolCalls.length, replay.toolCalls.length); i++) {
     const a = original.toolCalls[i];
     const b = replay.toolCalls[i];
-    if (a?.name !== b?.name || a?.arguments !== b?.arguments) differences.push(`tool call ${i + 1}: the run made ${show(a)}, the replay ${show(b)}`);
+    if (a?.name !== b?.name || a?.arguments !== b?.arguments)
+      differences.push(`tool call ${i + 1}: the run made ${show(a)}, the replay ${show(b)}`);
   }
-  if (original.reply !== replay.reply) differences.push(`reply: the run answered ${JSON.stringify(original.reply)}, the replay ${JSON.stringify(replay.reply)}`);
+  if (original.reply !== replay.reply)
+    differences.push(`reply: the run answered ${JSON.stringify(original.reply)}, the replay ${JSON.stringify(replay.reply)}`);
   return differences;
 }
 
@@ -98,7 +104,10 @@ export async function replayRun(
   const chats = (await listLlmCalls(deps, agentId, runId)).filter((c) => c.purpose === "chat");
   const first = chats[0];
   if (!first) {
-    throw new RequestError(409, `run ${runId} has no recorded LLM calls (the rules policy decided, it ran before calls were kept, or its calls were pruned after LLM_TRANSCRIPT_DAYS=${deps.config.llmTranscriptDays})`);
+    throw new RequestError(
+      409,
+      `run ${runId} has no recorded LLM calls (the rules policy decided, it ran before calls were kept, or its calls were pruned after LLM_TRANSCRIPT_DAYS=${deps.config.llmTranscriptDays})`,
+    );
   }
   const model = modelFor(deps.llm, options.model);
   const original: ReplaySide = {
@@ -108,7 +117,9 @@ export async function replayRun(
   const replay = await playToolLoop(model, first, recordedResults(chats), deps.config.agentMaxIterations);
   const differences = compare(original, replay);
   const result: ReplayResult = { model: model.model, original, replay, same: differences.length === 0, differences };
-  await deps.db.insert(replays).values({ agentId, runId, model: model.model, operator: options.operator, result, createdAt: deps.clock.now() });
+  await deps.db
+    .insert(replays)
+    .values({ agentId, runId, model: model.model, operator: options.operator, result, createdAt: deps.clock.now() });
   return result;
 }
 
@@ -118,7 +129,12 @@ function modelFor(llm: ChatModel, wanted: string | undefined): ChatModel {
   return llm.withModel(wanted);
 }
 
-async function playToolLoop(model: ChatModel, first: LlmCallView, recorded: Map<string, string>, maxIterations: number): Promise<ReplaySide> {
+async function playToolLoop(
+  model: ChatModel,
+  first: LlmCallView,
+  recorded: Map<string, string>,
+  maxIterations: number,
+): Promise<ReplaySide> {
   const messages: ChatMessage[] = [...first.request.messages];
   const side: ReplaySide = { toolCalls: [], reply: null };
   for (let iteration = 1; iteration <= maxIterations; iteration++) {
@@ -137,11 +153,17 @@ async function playToolLoop(model: ChatModel, first: LlmCallView, recorded: Map<
     messages.push({
       role: "assistant",
       content: answer.reply,
-      tool_calls: calls.map((c) => withStorableArguments({ id: c.id, type: "function" as const, function: { name: c.name, arguments: c.arguments } })),
+      tool_calls: calls.map((c) =>
+        withStorableArguments({ id: c.id, type: "function" as const, function: { name: c.name, arguments: c.arguments } }),
+      ),
     });
     for (const call of calls) {
       side.toolCalls.push(played(call));
-      messages.push({ role: "tool", tool_call_id: call.id, content: recorded.get(callKey(call.name, call.arguments)) ?? JSON.stringify({ error: NOT_EXECUTED }) });
+      messages.push({
+        role: "tool",
+        tool_call_id: call.id,
+        content: recorded.get(callKey(call.name, call.arguments)) ?? JSON.stringify({ error: NOT_EXECUTED }),
+      });
     }
   }
   return side;

@@ -73,7 +73,9 @@ export function answerOf(response: unknown): { toolCalls: RecordedToolCall[]; re
   if (typeof error === "string") return { toolCalls: [], reply: null, error };
   const message = (response as ChatCompletion | null)?.choices?.[0]?.message;
   return {
-    toolCalls: (message?.tool_calls ?? []).flatMap((c) => (c.type === "function" ? [{ id: c.id, name: c.function.name, arguments: c.function.arguments }] : [])),
+    toolCalls: (message?.tool_calls ?? []).flatMap((c) =>
+      c.type === "function" ? [{ id: c.id, name: c.function.name, arguments: c.function.arguments }] : [],
+    ),
     reply: message?.content ?? null,
     error: null,
   };

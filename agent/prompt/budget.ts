@@ -84,7 +84,14 @@ export function summaryMessage(summary: string): ChatMessage[] {
  * (persisted by `summarize`): `draft` and this call's `work` both lose them. A failed summary is
  * reported and changes nothing (the caller trims instead).
  */
-async function foldOldest(draft: PromptDraft, work: PromptDraft, toFree: number, budget: number, summarize: Summarize | null, report: FitReport): Promise<void> {
+async function foldOldest(
+  draft: PromptDraft,
+  work: PromptDraft,
+  toFree: number,
+  budget: number,
+  summarize: Summarize | null,
+  report: FitReport,
+): Promise<void> {
   if (!summarize || toFree <= 0 || !draft.history.some((t) => t.lastId !== null)) return;
   const count = chooseTurnsToSummarize(draft.history, toFree, Math.floor(budget * SUMMARY_INPUT_SHARE));
   if (count === 0) return;
@@ -115,7 +122,15 @@ export function assemble(draft: PromptDraft): ChatMessage[] {
 function measure(draft: PromptDraft, toolTokens: number): number {
   const sum = (ms: ChatMessage[]) => ms.reduce((s, m) => s + countMessage(m), 0);
   const turns = (ts: Turn[]) => ts.reduce((s, t) => s + t.tokens, 0);
-  return REPLY_PRIMING + toolTokens + sum(draft.fixed) + sum(summaryMessage(draft.summary)) + turns(draft.history) + countMessage(draft.input) + turns(draft.current);
+  return (
+    REPLY_PRIMING +
+    toolTokens +
+    sum(draft.fixed) +
+    sum(summaryMessage(draft.summary)) +
+    turns(draft.history) +
+    countMessage(draft.input) +
+    turns(draft.current)
+  );
 }
 
 /**
@@ -124,7 +139,12 @@ function measure(draft: PromptDraft, toolTokens: number): number {
  * folded); the other strategies apply to this request only. Throws BudgetError only when the
  * fixed part and tool schemas alone cannot fit.
  */
-export async function fitPrompt(draft: PromptDraft, tools: readonly ChatTool[], budget: number, summarize: Summarize | null): Promise<FittedPrompt> {
+export async function fitPrompt(
+  draft: PromptDraft,
+  tools: readonly ChatTool[],
+  budget: number,
+  summarize: Summarize | null,
+): Promise<FittedPrompt> {
   const toolTokens = countTools(tools);
   const report: FitReport = {
     budget,
@@ -213,7 +233,9 @@ export async function fitPrompt(draft: PromptDraft, tools: readonly ChatTool[], 
     tokens = countPrompt(messages, tools);
   }
   if (tokens > budget) {
-    throw new BudgetError(`the prompt cannot fit the budget: ${tokens} tokens after compaction, budget ${budget} (system prompt, memory, fleet snapshot and tool schemas are too large)`);
+    throw new BudgetError(
+      `the prompt cannot fit the budget: ${tokens} tokens after compaction, budget ${budget} (system prompt, memory, fleet snapshot and tool schemas are too large)`,
+    );
   }
   report.after = tokens;
   return { messages, tokens, report };

@@ -26,7 +26,10 @@ export function stubToolOutputs(turn: Turn): Turn | null {
   const messages = turn.messages.map((m): ChatMessage => {
     if (m.role !== "tool" || typeof m.content !== "string") return m;
     const tokens = countText(m.content);
-    const stub = JSON.stringify({ omitted: "tool output no longer sent, to save context: call the tool again if it still matters", tokens });
+    const stub = JSON.stringify({
+      omitted: "tool output no longer sent, to save context: call the tool again if it still matters",
+      tokens,
+    });
     if (tokens <= countText(stub)) return m;
     changed = true;
     return { ...m, content: stub };
@@ -42,7 +45,9 @@ export function truncateToolOutputs(turn: Turn, maxTurnTokens: number): Turn {
   const framing = turn.tokens - outputs.reduce((a, b) => a + b, 0);
   const share = Math.max(0, Math.floor((maxTurnTokens - framing) / Math.max(1, outputs.length)));
   return makeTurn(
-    turn.messages.map((m) => (m.role === "tool" && typeof m.content === "string" ? { ...m, content: truncateToTokens(m.content, share, "tool output") } : m)),
+    turn.messages.map((m) =>
+      m.role === "tool" && typeof m.content === "string" ? { ...m, content: truncateToTokens(m.content, share, "tool output") } : m,
+    ),
     turn.lastId,
   );
 }

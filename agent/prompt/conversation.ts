@@ -15,7 +15,10 @@ export async function listConversation(deps: Pick<AgentDeps, "db">, agentId: str
       .from(messages)
       .where(and(eq(messages.agentId, agentId), eq(messages.sessionEpoch, epoch)))
       .orderBy(asc(messages.id)),
-    deps.db.select().from(sessions).where(and(eq(sessions.agentId, agentId), eq(sessions.epoch, epoch))),
+    deps.db
+      .select()
+      .from(sessions)
+      .where(and(eq(sessions.agentId, agentId), eq(sessions.epoch, epoch))),
   ]);
   return {
     sessionEpoch: epoch,

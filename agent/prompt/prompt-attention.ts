@@ -47,19 +47,38 @@ export function attentionMarker(row: InstanceRow, now: number, loadingTimeoutMs:
 }
 
 /** What each consumed re-check was about and what it finds now, by wake id. */
-export async function describeRechecks(deps: Pick<AgentDeps, "db">, context: Pick<RunContext<AgentDeps>, "agentId" | "wakes">): Promise<Map<number, string>> {
+export async function describeRechecks(
+  deps: Pick<AgentDeps, "db">,
+  context: Pick<RunContext<AgentDeps>, "agentId" | "wakes">,
+): Promise<Map<number, string>> {
   const described = new Map<number, string>();
   if (context.wakes.length === 0) return described;
   const rows = await deps.db
     .select()
     .from(wakes)
-    .where(and(eq(wakes.agentId, context.agentId), inArray(wakes.id, context.wakes.map((w) => w.id))));
+    .where(
+      and(
+        eq(wakes.agentId, context.agentId),
+        inArray(
+          wakes.id,
+          context.wakes.map((w) => w.id),
+        ),
+      ),
+    );
   const about = rows.filter((w) => w.instanceId !== null);
   if (about.length === 0) return described;
   const fleet = await deps.db
     .select()
     .from(instances)
-    .where(and(eq(instances.agentId, context.agentId), inArray(instances.id, about.map((w) => w.instanceId!))));
+    .where(
+      and(
+        eq(instances.agentId, context.agentId),
+        inArray(
+          instances.id,
+          about.map((w) => w.instanceId!),
+        ),
+      ),
+    );
   return rechecksText(about, fleet);
 }
 
@@ -68,7 +87,10 @@ export function rechecksText(wakeRows: readonly WakeRow[], fleet: readonly Insta
   const described = new Map<number, string>();
   for (const wake of wakeRows.filter((w) => w.instanceId !== null)) {
     const row = fleet.find((i) => i.id === wake.instanceId);
-    const by = wake.createdByRun !== null ? `scheduled by run ${wake.createdByRun} at ${iso(wake.createdAt)}` : `scheduled at ${iso(wake.createdAt)}`;
+    const by =
+      wake.createdByRun !== null
+        ? `scheduled by run ${wake.createdByRun} at ${iso(wake.createdAt)}`
+        : `scheduled at ${iso(wake.createdAt)}`;
     const waiting = wake.awaitState ? `, waiting for ${wake.instanceId} to be ${wake.awaitState}` : `, about ${wake.instanceId}`;
     const now = row ? `; it is ${row.state} since ${iso(row.stateAt)}` : "; it is no longer known";
     const verdict = row && wake.awaitState && row.state !== wake.awaitState ? " — NOT as expected: act or tell a human" : "";

@@ -22,7 +22,11 @@ export interface BreakerRow {
   misconfigured: string | null;
 }
 
-export async function readPromptRows(deps: Pick<AgentDeps, "db" | "clock" | "config">, context: Context, breakerName: string | null = null) {
+export async function readPromptRows(
+  deps: Pick<AgentDeps, "db" | "clock" | "config">,
+  context: Context,
+  breakerName: string | null = null,
+) {
   const { db } = deps;
   const now = deps.clock.now();
   const { agentId, sessionEpoch } = context;
@@ -31,9 +35,19 @@ export async function readPromptRows(deps: Pick<AgentDeps, "db" | "clock" | "con
   // With no re-check consumed the two re-check reads match nothing (and cost nothing extra).
   const consumed: SQL = wakeIds.length ? and(eq(wakes.agentId, agentId), inArray(wakes.id, wakeIds))! : sql`0`;
   const [sessionRows, fleetRows, facts, spendRows, stored, blocks, recheckWakes, recheckFleet, breakerRows] = await db.batch([
-    db.select().from(sessions).where(and(eq(sessions.agentId, agentId), eq(sessions.epoch, sessionEpoch))),
-    db.select().from(instances).where(and(eq(instances.agentId, agentId), isNull(instances.goneAt))),
-    db.select({ key: memory.key, fact: memory.fact, untrusted: memory.untrusted }).from(memory).where(eq(memory.agentId, agentId)).orderBy(asc(memory.key)),
+    db
+      .select()
+      .from(sessions)
+      .where(and(eq(sessions.agentId, agentId), eq(sessions.epoch, sessionEpoch))),
+    db
+      .select()
+      .from(instances)
+      .where(and(eq(instances.agentId, agentId), isNull(instances.goneAt))),
+    db
+      .select({ key: memory.key, fact: memory.fact, untrusted: memory.untrusted })
+      .from(memory)
+      .where(eq(memory.agentId, agentId))
+      .orderBy(asc(memory.key)),
     spendTodayStatement(deps, agentId, now),
     db
       .select()
@@ -46,10 +60,17 @@ export async function readPromptRows(deps: Pick<AgentDeps, "db" | "clock" | "con
       .select()
       .from(instances)
       .where(and(eq(instances.agentId, agentId), sql`${instances.id} in (select ${wakes.instanceId} from ${wakes} where ${consumed})`)),
-    db.select().from(breakers).where(eq(breakers.name, breakerName ?? "")),
+    db
+      .select()
+      .from(breakers)
+      .where(eq(breakers.name, breakerName ?? "")),
   ]);
   const breakerRow = breakerRows[0];
-  const breaker: BreakerRow = { failures: breakerRow?.failures ?? 0, openUntil: breakerRow?.openUntil ?? null, misconfigured: breakerRow?.misconfigured ?? null };
+  const breaker: BreakerRow = {
+    failures: breakerRow?.failures ?? 0,
+    openUntil: breakerRow?.openUntil ?? null,
+    misconfigured: breakerRow?.misconfigured ?? null,
+  };
   return { session: sessionRows[0], fleetRows, facts, spendRows, stored, blocks, recheckWakes, recheckFleet, breaker };
 }
 

@@ -45,14 +45,20 @@ export interface SnapshotInput {
 const usd = (n: number) => `$${n.toFixed(2)}`;
 
 /** The whole snapshot, before it is cut to its share of the budget. */
-export function snapshotText({ rows, spendTodayUsd, now, focus }: SnapshotInput, config: Pick<Config, "loadingTimeoutMs" | "economics">): string {
+export function snapshotText(
+  { rows, spendTodayUsd, now, focus }: SnapshotInput,
+  config: Pick<Config, "loadingTimeoutMs" | "economics">,
+): string {
   const limit = config.economics.spendLimitPerDayUsd;
   const spend = `spend today ${usd(spendTodayUsd)}${limit === null ? " (no daily limit)" : ` of ${usd(limit)} daily limit (${Math.round((spendTodayUsd / limit) * 100)} %)`}`;
   if (rows.length === 0) return `Fleet snapshot at ${iso(now)}: no instances known; ${spend}.`;
   // Webhook-only instances (no provider lists them; anyone holding the agent's secret can report
   // one) come after every provider instance whatever their state, so they never push one past the cut.
   const ordered = [...rows].sort(
-    (a, b) => Number(a.webhookOnly) - Number(b.webhookOnly) || Number(HEALTHY.has(a.state)) - Number(HEALTHY.has(b.state)) || a.id.localeCompare(b.id),
+    (a, b) =>
+      Number(a.webhookOnly) - Number(b.webhookOnly) ||
+      Number(HEALTHY.has(a.state)) - Number(HEALTHY.has(b.state)) ||
+      a.id.localeCompare(b.id),
   );
   const shown = rows.length <= SNAPSHOT_FULL_MAX ? ordered : ordered.filter((r) => !quiet(r, now, config, focus));
   const quietRows = rows.length <= SNAPSHOT_FULL_MAX ? [] : ordered.filter((r) => quiet(r, now, config, focus));
@@ -61,7 +67,12 @@ export function snapshotText({ rows, spendTodayUsd, now, focus }: SnapshotInput,
 }
 
 /** Nothing to look at: running or stopped, not idle, telemetry fresh or absent, unchanged lately, not named by this run. */
-function quiet(r: InstanceRow, now: number, config: Pick<Config, "loadingTimeoutMs" | "economics">, focus: ReadonlySet<string> | undefined): boolean {
+function quiet(
+  r: InstanceRow,
+  now: number,
+  config: Pick<Config, "loadingTimeoutMs" | "economics">,
+  focus: ReadonlySet<string> | undefined,
+): boolean {
   if (!HEALTHY.has(r.state) || focus?.has(r.id) || now - r.stateAt < RECENT_CHANGE_MS) return false;
   if (attentionMarker(r, now, config.loadingTimeoutMs) || idleState(r, now, config.economics).idle) return false;
   const stale = r.gpuUtilAt !== null && now - r.gpuUtilAt > config.economics.telemetryStaleMs;

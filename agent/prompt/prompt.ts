@@ -58,7 +58,11 @@ function eventData(e: RunEvent): unknown {
 }
 
 /** This run's events and due wakes, before the text is cut to its share of the budget. */
-function inputText(context: Pick<RunContext<AgentDeps>, "events" | "wakes" | "runId">, now: number, rechecks: ReadonlyMap<number, string>): string {
+function inputText(
+  context: Pick<RunContext<AgentDeps>, "events" | "wakes" | "runId">,
+  now: number,
+  rechecks: ReadonlyMap<number, string>,
+): string {
   // An operator's chat stays as typed, outside the blocks; everything else is data.
   const chat = context.events
     .filter((e) => e.source === "human")
@@ -67,7 +71,9 @@ function inputText(context: Pick<RunContext<AgentDeps>, "events" | "wakes" | "ru
   const lines = [
     ...chat,
     ...(data.length ? [dataBlock("events", data.map(eventData))] : []),
-    ...context.wakes.map((w) => `[${iso(w.dueAt)}] Your scheduled check #${w.id} is due: ${w.reason}${rechecks.has(w.id) ? ` ${rechecks.get(w.id)}` : ""}`),
+    ...context.wakes.map(
+      (w) => `[${iso(w.dueAt)}] Your scheduled check #${w.id} is due: ${w.reason}${rechecks.has(w.id) ? ` ${rechecks.get(w.id)}` : ""}`,
+    ),
   ];
   const body = lines.length ? lines.join("\n") : "(no events: a routine check)";
   return `Run ${context.runId} at ${iso(now)}. This run was woken by:\n${body}`;
@@ -85,14 +91,24 @@ export async function buildPromptDraft(
   const { config } = deps;
   const budget = config.contextBudgetTokens;
   const now = deps.clock.now();
-  const { session, fleetRows, facts, spendRows, stored, blocks, recheckWakes, recheckFleet } = read ?? (await readPromptRows(deps, context));
+  const { session, fleetRows, facts, spendRows, stored, blocks, recheckWakes, recheckFleet } =
+    read ?? (await readPromptRows(deps, context));
   const rejections = rejectionsText(blocks);
   const rechecks = rechecksText(recheckWakes, recheckFleet);
   // Each part is cut to its share; a cut data block is closed and says what was cut. A big
   // fleet's snapshot and a big input are tokenized off the event loop where the host can.
   const counter = deps.tokenCounter;
-  const focus = new Set(context.events.map((e) => (e.payload as { instanceId?: unknown } | null)?.instanceId).filter((id): id is string => typeof id === "string"));
-  const snapshot = await fitData(snapshotText({ rows: fleetRows, spendTodayUsd: Number(spendRows[0]?.usd ?? 0), now, focus }, config), Math.floor(budget * PROMPT_SHARES.snapshot), SNAPSHOT_CUT, counter);
+  const focus = new Set(
+    context.events
+      .map((e) => (e.payload as { instanceId?: unknown } | null)?.instanceId)
+      .filter((id): id is string => typeof id === "string"),
+  );
+  const snapshot = await fitData(
+    snapshotText({ rows: fleetRows, spendTodayUsd: Number(spendRows[0]?.usd ?? 0), now, focus }, config),
+    Math.floor(budget * PROMPT_SHARES.snapshot),
+    SNAPSHOT_CUT,
+    counter,
+  );
   const parts = [
     await fitData(memoryText(facts), Math.floor(budget * PROMPT_SHARES.memory), "memory", counter),
     snapshot,
@@ -104,7 +120,10 @@ export async function buildPromptDraft(
     // Tool outputs belong to the run that read them: later runs see a stub (the fresh snapshot and
     // the tools are there to read again), so a long session's history does not resend old logs.
     history: turnsFromStored(stored).map((t) => stubToolOutputs(t) ?? t),
-    input: { role: "user", content: await fitData(inputText(context, now, rechecks), Math.floor(budget * PROMPT_SHARES.input), "input", counter) },
+    input: {
+      role: "user",
+      content: await fitData(inputText(context, now, rechecks), Math.floor(budget * PROMPT_SHARES.input), "input", counter),
+    },
     current: [],
     historyMax: Math.floor(budget * PROMPT_SHARES.history),
   };

@@ -87,7 +87,10 @@ export async function precount(texts: Iterable<string>, counter: TokenCounter | 
 
 /** The texts countMessage tokenizes for each message (to precount them). */
 export function messageTexts(messages: readonly ChatMessage[]): string[] {
-  return messages.flatMap((m) => [contentText(m.content), ...(m.role === "assistant" && m.tool_calls?.length ? [JSON.stringify(m.tool_calls)] : [])]);
+  return messages.flatMap((m) => [
+    contentText(m.content),
+    ...(m.role === "assistant" && m.tool_calls?.length ? [JSON.stringify(m.tool_calls)] : []),
+  ]);
 }
 
 function contentText(content: unknown): string {
@@ -147,7 +150,12 @@ export function truncateToTokens(text: string, maxTokens: number, what = "text")
  * truncateToTokens with the tokenizing done on `counter`, off the event loop: the same result.
  * Without a counter, or for a short text, it is truncateToTokens.
  */
-export async function truncateToTokensOffThread(text: string, maxTokens: number, what: string, counter: TokenCounter | undefined): Promise<string> {
+export async function truncateToTokensOffThread(
+  text: string,
+  maxTokens: number,
+  what: string,
+  counter: TokenCounter | undefined,
+): Promise<string> {
   if (!counter || text.length < OFF_THREAD_MIN_CHARS) return truncateToTokens(text, maxTokens, what);
   if (known.has(text) && known.get(text)! <= maxTokens) return text;
   const [tokens] = (await tokenizeOrNull(counter, [text])) ?? [null];
@@ -181,7 +189,8 @@ function marker(total: number, maxTokens: number, what: string): string {
 /** Candidate cuts, longest first: re-encoding a cut can merge differently at the seam, so each is checked. */
 function* cuts(tokens: number[] | Uint32Array, maxTokens: number, what: string): Generator<string> {
   const mark = marker(tokens.length, maxTokens, what);
-  for (let keep = maxTokens - countText(mark) - 1; keep > 0; keep -= Math.max(2, Math.ceil(keep / 50))) yield decode(tokens.slice(0, keep)) + mark;
+  for (let keep = maxTokens - countText(mark) - 1; keep > 0; keep -= Math.max(2, Math.ceil(keep / 50)))
+    yield decode(tokens.slice(0, keep)) + mark;
 }
 
 function fallback(total: number, maxTokens: number, what: string): string {

@@ -52,7 +52,8 @@ export function turnsFromStored(rows: readonly StoredMessage[]): Turn[] {
   while (i < rows.length) {
     const row = rows[i]!;
     i++;
-    if (row.role === "user") turns.push(makeTurn([withStoredCount({ role: "user", content: row.content }, row.tokens)], row.id, row.tokens));
+    if (row.role === "user")
+      turns.push(makeTurn([withStoredCount({ role: "user", content: row.content }, row.tokens)], row.id, row.tokens));
     else if (row.role === "assistant" && Array.isArray(row.toolCalls) && row.toolCalls.length > 0) {
       // Rows stored before arguments were normalised may hold malformed JSON: never send it back.
       const calls = (row.toolCalls as Extract<ChatMessage, { role: "assistant" }>["tool_calls"] & object).map(withStorableArguments);
@@ -71,7 +72,8 @@ export function turnsFromStored(rows: readonly StoredMessage[]): Turn[] {
         i++;
       }
       if (wanted.size === 0) turns.push(makeTurn(messages, lastId, tokens));
-    } else if (row.role === "assistant") turns.push(makeTurn([withStoredCount({ role: "assistant", content: row.content }, row.tokens)], row.id, row.tokens));
+    } else if (row.role === "assistant")
+      turns.push(makeTurn([withStoredCount({ role: "assistant", content: row.content }, row.tokens)], row.id, row.tokens));
     // A tool row without its call (its call was folded into the summary) is never sent alone.
   }
   return turns;

@@ -13,7 +13,7 @@ import { and, eq, gt, like } from "drizzle-orm";
 import type { AgentDeps } from "../deps.ts";
 import type { FleetDeps } from "../../fleet/deps.ts";
 import type { RunContext } from "../../pipeline/index.ts";
-import { actions, instances, wakes } from "../../schema/index.ts";
+import { actions, type instances, wakes } from "../../schema/index.ts";
 import { executeAction } from "../../fleet/actions/actions.ts";
 import { lacks } from "../../fleet/providers/capabilities.ts";
 import { actionEvidence } from "../action-evidence.ts";
@@ -77,13 +77,25 @@ export async function escalateByRules(
   return acted;
 }
 
-async function rebootStuckOnce(deps: FleetDeps, context: Context, instance: InstanceRow, notify: Notify, decisions: string[]): Promise<boolean> {
+async function rebootStuckOnce(
+  deps: FleetDeps,
+  context: Context,
+  instance: InstanceRow,
+  notify: Notify,
+  decisions: string[],
+): Promise<boolean> {
   const { agentId, runId } = context;
   const keyPrefix = `rules:${agentId}:stuck:${instance.id}:`;
   const [earlier] = await deps.db
     .select({ id: actions.id, createdAt: actions.createdAt })
     .from(actions)
-    .where(and(eq(actions.agentId, agentId), like(actions.idempotencyKey, `${keyPrefix}%`), gt(actions.createdAt, deps.clock.now() - STUCK_REBOOT_WINDOW_MS)))
+    .where(
+      and(
+        eq(actions.agentId, agentId),
+        like(actions.idempotencyKey, `${keyPrefix}%`),
+        gt(actions.createdAt, deps.clock.now() - STUCK_REBOOT_WINDOW_MS),
+      ),
+    )
     .limit(1);
   const block = await blockingRejection(deps, { agentId, instanceId: instance.id, kind: "reboot", decidedBy: "rules", runId });
   const stuckFor = `${instance.state} since ${iso(instance.stateAt)}`;
@@ -105,7 +117,13 @@ async function rebootStuckOnce(deps: FleetDeps, context: Context, instance: Inst
     }
     decisions.push(`could not reboot stuck ${instance.id}: ${result.status}${result.error ? ` — ${result.error}` : ""}`);
   }
-  const why = cannot ? `no reboot was tried: ${cannot.message}` : block ? describeBlock(block) : earlier ? `a reboot at ${iso(earlier.createdAt)} did not help` : "the reboot failed";
+  const why = cannot
+    ? `no reboot was tried: ${cannot.message}`
+    : block
+      ? describeBlock(block)
+      : earlier
+        ? `a reboot at ${iso(earlier.createdAt)} did not help`
+        : "the reboot failed";
   await notify(
     instance.id,
     `Instance ${instance.id} is stuck ${instance.state}`,

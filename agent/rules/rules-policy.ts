@@ -54,7 +54,9 @@ export async function decideByRules(deps: FleetDeps, context: Context, why: stri
   const notify: Notify = async (instanceId, title, body, severity, dedupKey) => {
     const sent = await notifyHuman(deps, { agentId, runId, title, body, severity, dedupKey, instanceId, fence: context.fence });
     if (!sent.deduplicated && !sent.refused) mutated = true;
-    decisions.push(`notified a human: ${title}${sent.deduplicated ? " (already notified recently)" : sent.refused ? ` (${sent.refused})` : ""}`);
+    decisions.push(
+      `notified a human: ${title}${sent.deduplicated ? " (already notified recently)" : sent.refused ? ` (${sent.refused})` : ""}`,
+    );
   };
 
   const outbid = await economicsByRules(context, notify, decisions);
@@ -72,7 +74,15 @@ export async function decideByRules(deps: FleetDeps, context: Context, why: stri
     }
     const cannot = lacks(deps.provider, "start");
     if (cannot) {
-      const told = await tellUnsupportedOnce(deps, { agentId, runId, fence: context.fence, instanceId: instance.id, kind: "start", situation: "exited", episode: instance.stateAt });
+      const told = await tellUnsupportedOnce(deps, {
+        agentId,
+        runId,
+        fence: context.fence,
+        instanceId: instance.id,
+        kind: "start",
+        situation: "exited",
+        episode: instance.stateAt,
+      });
       if (told) mutated = true;
       decisions.push(`did not restart ${instance.id}: ${cannot.message}${told ? "; told a human" : ""}`);
       continue;
@@ -95,14 +105,21 @@ export async function decideByRules(deps: FleetDeps, context: Context, why: stri
     });
     // Shadow mode records a proposal; a bound's refusal was already told to a human once (fleet/actions/bounds.ts).
     if (result.status === "proposed" || result.status === "refused") {
-      decisions.push(result.status === "proposed" ? `would have restarted ${instance.id} (shadow mode: proposed)` : `did not restart ${instance.id}: ${result.error}`);
+      decisions.push(
+        result.status === "proposed"
+          ? `would have restarted ${instance.id} (shadow mode: proposed)`
+          : `did not restart ${instance.id}: ${result.error}`,
+      );
       continue;
     }
     if (result.status === "succeeded" || result.status === "awaiting_approval") {
       if (!result.repeated) mutated = true;
-      decisions.push(`restarted ${instance.id} (exited; restart ${restarts + 1}/${config.rulesMaxRestartsPerHour} this hour): ${result.status}`);
+      decisions.push(
+        `restarted ${instance.id} (exited; restart ${restarts + 1}/${config.rulesMaxRestartsPerHour} this hour): ${result.status}`,
+      );
       // An approval's decision wakes the agent by itself; only a restart done needs a re-check.
-      if (result.status === "succeeded" && !result.repeated) await scheduleRecheck(deps, context, instance.id, decisions, () => (mutated = true));
+      if (result.status === "succeeded" && !result.repeated)
+        await scheduleRecheck(deps, context, instance.id, decisions, () => (mutated = true));
     } else {
       await notify(
         instance.id,
@@ -114,7 +131,9 @@ export async function decideByRules(deps: FleetDeps, context: Context, why: stri
     }
   }
 
-  const mentioned = new Set(context.events.map((e) => (e.payload as { instanceId?: unknown } | null)?.instanceId).filter((id) => typeof id === "string"));
+  const mentioned = new Set(
+    context.events.map((e) => (e.payload as { instanceId?: unknown } | null)?.instanceId).filter((id) => typeof id === "string"),
+  );
   for (const instance of fleet.filter((i) => ATTENTION_STATES.has(i.state) && mentioned.has(i.id))) {
     await notify(
       instance.id,

@@ -22,13 +22,23 @@ const MAX_PER_RUN = 10;
  */
 const MAX_EXAMINED = 100;
 
-export async function replaceByRules(deps: FleetDeps, context: { agentId: string; runId: number; fence: RunFence | null }, decisions: string[]): Promise<boolean> {
+export async function replaceByRules(
+  deps: FleetDeps,
+  context: { agentId: string; runId: number; fence: RunFence | null },
+  decisions: string[],
+): Promise<boolean> {
   if (deps.config.replace.afterMs === 0) return false;
   const now = deps.clock.now();
   const open = deps.db
     .select({ id: replacements.id })
     .from(replacements)
-    .where(and(eq(replacements.agentId, context.agentId), eq(replacements.oldInstanceId, instances.id), notInArray(replacements.status, [...CLOSED])));
+    .where(
+      and(
+        eq(replacements.agentId, context.agentId),
+        eq(replacements.oldInstanceId, instances.id),
+        notInArray(replacements.status, [...CLOSED]),
+      ),
+    );
   const candidates = await deps.db
     .select({ id: instances.id })
     .from(instances)
@@ -46,7 +56,12 @@ export async function replaceByRules(deps: FleetDeps, context: { agentId: string
   let asked = 0;
   for (const { id } of candidates) {
     if (asked >= MAX_PER_RUN) break;
-    const proposal = await proposeReplacement(deps, { agentId: context.agentId, runId: context.runId, decidedBy: "rules", fence: context.fence }, id, "rules policy");
+    const proposal = await proposeReplacement(
+      deps,
+      { agentId: context.agentId, runId: context.runId, decidedBy: "rules", fence: context.fence },
+      id,
+      "rules policy",
+    );
     if (proposal.status !== "proposed" && proposal.status !== "unsupported") continue;
     if (proposal.status === "proposed" && !proposal.result.repeated) {
       mutated = true;

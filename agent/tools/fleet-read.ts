@@ -39,7 +39,8 @@ export const listInstancesTool = defineTool({
 
 export const getInstanceTool = defineTool({
   name: "get_instance",
-  description: "Get one instance as the provider reports it now, with its recent state history, its telemetry (GPU utilisation, whether it is idle and why) and its estimated spend.",
+  description:
+    "Get one instance as the provider reports it now, with its recent state history, its telemetry (GPU utilisation, whether it is idle and why) and its estimated spend.",
   schema: z.object({ instance_id: instanceId }).strict(),
   async run({ deps, agentId }, args) {
     try {
@@ -69,11 +70,18 @@ export const LOG_TAIL_DEFAULT_LINES = 100;
 export const getInstanceLogsTool = defineTool({
   name: "get_instance_logs",
   needs: "logs",
-  description: "Read the end of an instance's container log (for example why it exited). Returns at most the last tail_lines lines, cut to the last 4000 characters.",
+  description:
+    "Read the end of an instance's container log (for example why it exited). Returns at most the last tail_lines lines, cut to the last 4000 characters.",
   schema: z
     .object({
       instance_id: instanceId,
-      tail_lines: z.number().int().min(1).max(1000).default(LOG_TAIL_DEFAULT_LINES).describe("How many lines from the end of the log (1-1000, default 100)"),
+      tail_lines: z
+        .number()
+        .int()
+        .min(1)
+        .max(1000)
+        .default(LOG_TAIL_DEFAULT_LINES)
+        .describe("How many lines from the end of the log (1-1000, default 100)"),
     })
     .strict(),
   async run({ deps }, args) {
@@ -81,7 +89,9 @@ export const getInstanceLogsTool = defineTool({
       const logs = await deps.provider.logs(args.instance_id, { tailLines: args.tail_lines, maxChars: LOG_TAIL_MAX_CHARS });
       return { output: { instanceId: args.instance_id, truncated: logs.truncated, log: logs.text }, mutated: false };
     } catch (err) {
-      return toolError(`the provider could not get the logs of instance ${args.instance_id}: ${err instanceof Error ? err.message : String(err)}`);
+      return toolError(
+        `the provider could not get the logs of instance ${args.instance_id}: ${err instanceof Error ? err.message : String(err)}`,
+      );
     }
   },
 });

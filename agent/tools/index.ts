@@ -66,9 +66,15 @@ export interface ToolCallOutcome {
 
 export async function runToolCall(context: ToolContext, name: string, rawArguments: string): Promise<ToolCallOutcome> {
   const tool = byName.get(name);
-  if (!tool) return invalid(`unknown tool: ${name}; available: ${toolsFor(context.deps.provider).map((t) => t.name).join(", ")}`);
+  if (!tool)
+    return invalid(
+      `unknown tool: ${name}; available: ${toolsFor(context.deps.provider)
+        .map((t) => t.name)
+        .join(", ")}`,
+    );
   const { provider } = context.deps;
-  if (tool.needs && !provider.capabilities.has(tool.needs)) return invalid(`${name} is not available: ${unsupported(provider.kind, tool.needs).message}`);
+  if (tool.needs && !provider.capabilities.has(tool.needs))
+    return invalid(`${name} is not available: ${unsupported(provider.kind, tool.needs).message}`);
   let parsedJson: unknown;
   try {
     parsedJson = rawArguments.trim() === "" ? {} : JSON.parse(rawArguments);

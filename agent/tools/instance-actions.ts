@@ -70,5 +70,9 @@ export const instanceActionTools: AgentTool[] = [
   actionTool("start", "start_instance", "Start a stopped or exited instance."),
   actionTool("stop", "stop_instance", "Stop a running instance (it keeps its disk and can be started again)."),
   actionTool("reboot", "reboot_instance", "Reboot an instance that is stuck or misbehaving."),
-  actionTool("destroy", "destroy_instance", "Destroy an instance for good. Needs human approval: this files the request and notifies a human."),
+  actionTool(
+    "destroy",
+    "destroy_instance",
+    "Destroy an instance for good. Needs human approval: this files the request and notifies a human.",
+  ),
 ];

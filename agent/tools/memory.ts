@@ -3,7 +3,10 @@ import { z } from "zod";
 import { forget, MemoryFullError, remember } from "../memory.ts";
 import { defineTool, toolError } from "./tool.ts";
 
-const key = z.string().trim().regex(/^[\w.:-]{1,64}$/, "must be 1-64 letters, digits, _ . : or -");
+const key = z
+  .string()
+  .trim()
+  .regex(/^[\w.:-]{1,64}$/, "must be 1-64 letters, digits, _ . : or -");
 
 export const rememberTool = defineTool({
   name: "remember",

@@ -17,7 +17,10 @@ export const notifyHumanTool = defineTool({
         .trim()
         .min(1)
         .max(200)
-        .refine((key) => !RESERVED_DEDUP_PREFIXES.some((p) => key.toLowerCase().startsWith(p)), `must not start with ${RESERVED_DEDUP_PREFIXES.join(" or ")} (reserved)`)
+        .refine(
+          (key) => !RESERVED_DEDUP_PREFIXES.some((p) => key.toLowerCase().startsWith(p)),
+          `must not start with ${RESERVED_DEDUP_PREFIXES.join(" or ")} (reserved)`,
+        )
         .optional()
         .describe("Identifies the same alert across runs"),
       instance_id: instanceId.optional().describe("The instance this is about, if one"),

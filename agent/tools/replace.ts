@@ -25,10 +25,17 @@ export const replaceInstanceTool = defineTool({
       args.instance_id,
       `model's reason: ${args.reason}`,
     );
-    if (proposal.status !== "proposed") return { output: { status: proposal.status, detail: proposal.detail, note: "Nothing was filed. Do not retry in this run." }, mutated: proposal.status === "unsupported" };
+    if (proposal.status !== "proposed")
+      return {
+        output: { status: proposal.status, detail: proposal.detail, note: "Nothing was filed. Do not retry in this run." },
+        mutated: proposal.status === "unsupported",
+      };
     const { result } = proposal;
     const mutated = !result.repeated && (result.status === "succeeded" || result.status === "awaiting_approval");
-    const note = result.status === "awaiting_approval" ? "A human must approve this replacement; the request is filed and a human was notified. Do not retry." : undefined;
+    const note =
+      result.status === "awaiting_approval"
+        ? "A human must approve this replacement; the request is filed and a human was notified. Do not retry."
+        : undefined;
     return { output: { ...result, replacementId: proposal.replacementId, detail: proposal.detail, ...(note ? { note } : {}) }, mutated };
   },
 });

@@ -39,9 +39,15 @@ export const scheduleNextCheckTool = defineTool({
         ...(args.expect_state ? { awaitState: args.expect_state } : {}),
       });
       const floorS = deps.config.wakeMinDelayMs / 1000;
-      const note = wake.raisedFrom !== undefined ? `raised to the minimum delay of ${floorS}s (WAKE_MIN_DELAY_S); checks cannot be sooner` : undefined;
+      const note =
+        wake.raisedFrom !== undefined ? `raised to the minimum delay of ${floorS}s (WAKE_MIN_DELAY_S); checks cannot be sooner` : undefined;
       return {
-        output: { wakeId: wake.id, dueAt: new Date(wake.dueAt).toISOString(), ...(note ? { note } : {}), checksLeftThisHour: wake.budgetLeft },
+        output: {
+          wakeId: wake.id,
+          dueAt: new Date(wake.dueAt).toISOString(),
+          ...(note ? { note } : {}),
+          checksLeftThisHour: wake.budgetLeft,
+        },
         mutated: true,
       };
     } catch (err) {

@@ -54,11 +54,20 @@ export function conditionReads(deps: Pick<AgentDeps, "db" | "config" | "schedule
     "poison.events": db
       .select({ n: sql<number>`count(*)` })
       .from(events)
-      .where(and(eq(events.agentId, agentId), eq(events.status, "dropped"), eq(events.dropReason, "poison"), gt(sql`coalesce(${events.consumedAt}, ${events.createdAt})`, poisonSince))),
+      .where(
+        and(
+          eq(events.agentId, agentId),
+          eq(events.status, "dropped"),
+          eq(events.dropReason, "poison"),
+          gt(sql`coalesce(${events.consumedAt}, ${events.createdAt})`, poisonSince),
+        ),
+      ),
     "poison.wakes": db
       .select({ n: sql<number>`count(*)` })
       .from(wakes)
-      .where(and(eq(wakes.agentId, agentId), eq(wakes.status, "dropped"), gt(sql`coalesce(${wakes.consumedAt}, ${wakes.dueAt})`, poisonSince))),
+      .where(
+        and(eq(wakes.agentId, agentId), eq(wakes.status, "dropped"), gt(sql`coalesce(${wakes.consumedAt}, ${wakes.dueAt})`, poisonSince)),
+      ),
     "context_budget.failing": db
       .select({ runId: runs.runId })
       .from(runs)
@@ -74,7 +83,9 @@ export function conditionReads(deps: Pick<AgentDeps, "db" | "config" | "schedule
     "llm_breaker_open.breaker": db
       .select()
       .from(breakers)
-      .where(and(eq(breakers.name, llmBreakerName(agentId, deps.llm?.model ?? "")), isNotNull(breakers.openUntil), gt(breakers.openUntil, now))),
+      .where(
+        and(eq(breakers.name, llmBreakerName(agentId, deps.llm?.model ?? "")), isNotNull(breakers.openUntil), gt(breakers.openUntil, now)),
+      ),
     "notification_storm.sent": db
       .select({ instanceId: notifications.instanceId, n: sql<number>`count(*)` })
       .from(notifications)
@@ -118,7 +129,9 @@ export function conditionsFrom(deps: Pick<AgentDeps, "config" | "llm">, rows: Co
     events_waiting: () => {
       const row = rows["events_waiting.late"][0];
       const n = Number(row?.n ?? 0);
-      return n ? `${n} event(s) waiting longer than twice their debounce window plus a tick (oldest since ${iso(Number(row!.oldest))})` : null;
+      return n
+        ? `${n} event(s) waiting longer than twice their debounce window plus a tick (oldest since ${iso(Number(row!.oldest))})`
+        : null;
     },
     failed_runs: () => {
       const last = rows["failed_runs.last"];
@@ -132,7 +145,9 @@ export function conditionsFrom(deps: Pick<AgentDeps, "config" | "llm">, rows: Co
     },
     context_budget: () => {
       const failing = rows["context_budget.failing"];
-      return failing.length ? `compaction failed or the prompt could not fit the budget in ${failing.length} run(s) in the last hour (latest run ${failing[0]!.runId})` : null;
+      return failing.length
+        ? `compaction failed or the prompt could not fit the budget in ${failing.length} run(s) in the last hour (latest run ${failing[0]!.runId})`
+        : null;
     },
     llm_breaker_open: () => {
       const row = rows["llm_breaker_open.breaker"][0];
@@ -141,13 +156,20 @@ export function conditionsFrom(deps: Pick<AgentDeps, "config" | "llm">, rows: Co
     },
     notification_storm: () => {
       const counts = new Map<string, number>();
-      for (const row of [...rows["notification_storm.sent"], ...rows["notification_storm.asked"]]) counts.set(row.instanceId!, (counts.get(row.instanceId!) ?? 0) + Number(row.n));
+      for (const row of [...rows["notification_storm.sent"], ...rows["notification_storm.asked"]])
+        counts.set(row.instanceId!, (counts.get(row.instanceId!) ?? 0) + Number(row.n));
       const stormy = [...counts].filter(([, n]) => n > config.watchdogNotifyPerHour).sort(([a], [b]) => a.localeCompare(b));
       const agentWide = Number(rows["notification_storm.agentSent"][0]?.n ?? 0) + Number(rows["notification_storm.agentAsked"][0]?.n ?? 0);
       const agentLimit = agentStormLimit(config);
       const parts = [
-        ...(stormy.length ? [`more than ${config.watchdogNotifyPerHour} notifications or approvals in an hour for ${stormy.map(([id, n]) => `${id} (${n})`).join(", ")}`] : []),
-        ...(agentWide > agentLimit ? [`more than ${agentLimit} notifications or approvals in an hour across the agent (${agentWide})`] : []),
+        ...(stormy.length
+          ? [
+              `more than ${config.watchdogNotifyPerHour} notifications or approvals in an hour for ${stormy.map(([id, n]) => `${id} (${n})`).join(", ")}`,
+            ]
+          : []),
+        ...(agentWide > agentLimit
+          ? [`more than ${agentLimit} notifications or approvals in an hour across the agent (${agentWide})`]
+          : []),
       ];
       return parts.length ? parts.join("; ") : null;
     },

@@ -107,7 +107,11 @@ export const checkLoopHealth = defineTickCheck({
         .where(
           and(
             eq(watchdogConditions.agentId, agentId),
-            or(isNull(watchdogConditions.clearedAt), isNull(watchdogConditions.startNotifiedAt), isNull(watchdogConditions.clearNotifiedAt)),
+            or(
+              isNull(watchdogConditions.clearedAt),
+              isNull(watchdogConditions.startNotifiedAt),
+              isNull(watchdogConditions.clearNotifiedAt),
+            ),
           ),
         ),
     };
@@ -117,33 +121,37 @@ export const checkLoopHealth = defineTickCheck({
     const plan = planWatchdog(conditionsFrom(deps, rows, now), rows.rows, now);
     const { db } = deps;
     const notices = combineWrites(
-      plan.notices.filter((notice) => !TOLD_PER_ITEM.has(notice.kind)).map((notice) => {
-        const title = CONDITION_TITLES[notice.kind as ConditionKind] ?? notice.kind;
-        return notificationStatements(
-          deps,
-          notice.phase === "started"
-            ? {
-                agentId,
-                runId: null,
-                title: `Watchdog: ${title}`,
-                body: `Since ${new Date(notice.since).toISOString()}: ${notice.detail}. See GET /api/agents/${agentId}/health.`,
-                severity: "critical",
-                dedupKey: `watchdog:${notice.kind}:started`,
-              }
-            : {
-                agentId,
-                runId: null,
-                title: `Watchdog cleared: ${title}`,
-                body: `The condition that started at ${new Date(notice.since).toISOString()} cleared at ${new Date(notice.clearedAt!).toISOString()}.`,
-                severity: "info",
-                dedupKey: `watchdog:${notice.kind}:cleared`,
-              },
-        );
-      }),
+      plan.notices
+        .filter((notice) => !TOLD_PER_ITEM.has(notice.kind))
+        .map((notice) => {
+          const title = CONDITION_TITLES[notice.kind as ConditionKind] ?? notice.kind;
+          return notificationStatements(
+            deps,
+            notice.phase === "started"
+              ? {
+                  agentId,
+                  runId: null,
+                  title: `Watchdog: ${title}`,
+                  body: `Since ${new Date(notice.since).toISOString()}: ${notice.detail}. See GET /api/agents/${agentId}/health.`,
+                  severity: "critical",
+                  dedupKey: `watchdog:${notice.kind}:started`,
+                }
+              : {
+                  agentId,
+                  runId: null,
+                  title: `Watchdog cleared: ${title}`,
+                  body: `The condition that started at ${new Date(notice.since).toISOString()} cleared at ${new Date(notice.clearedAt!).toISOString()}.`,
+                  severity: "info",
+                  dedupKey: `watchdog:${notice.kind}:cleared`,
+                },
+          );
+        }),
     );
     const statements = [
       ...plan.updates.map(({ id, set }) => db.update(watchdogConditions).set(set).where(eq(watchdogConditions.id, id))),
-      ...plan.inserts.map(({ kind, detail }) => db.insert(watchdogConditions).values({ agentId, kind, since: now, detail, startNotifiedAt: now })),
+      ...plan.inserts.map(({ kind, detail }) =>
+        db.insert(watchdogConditions).values({ agentId, kind, since: now, detail, startNotifiedAt: now }),
+      ),
       ...notices.statements,
     ];
     const own = statements.length - notices.statements.length;

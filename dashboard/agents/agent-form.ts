@@ -107,12 +107,18 @@ export function newAgentFromForm(f: AgentFormFields): FormResult<z.infer<typeof 
  * A settings change, as PATCH /api/agents/:agent would take it: the name and the whole settings,
  * with secrets posted back as their masks kept as stored.
  */
-export function agentChangeFromForm(f: AgentFormFields, stored: AgentSettings): FormResult<{ name?: string | undefined; settings: AgentSettings }> {
+export function agentChangeFromForm(
+  f: AgentFormFields,
+  stored: AgentSettings,
+): FormResult<{ name?: string | undefined; settings: AgentSettings }> {
   const result = checked(patchAgentBody, { ...(f.name ? { name: f.name } : {}), settings: settingsOf(f) });
   if (!result.ok) return result;
   // Settings the form has no field for are set through the API only: a form save keeps them as stored.
   const apiOnly = Object.fromEntries(Object.entries(stored).filter(([key]) => !FORM_SETTINGS.includes(key)));
-  return { ok: true, value: { name: result.value.name, settings: { ...keepMaskedSecrets(result.value.settings ?? {}, stored), ...apiOnly } } };
+  return {
+    ok: true,
+    value: { name: result.value.name, settings: { ...keepMaskedSecrets(result.value.settings ?? {}, stored), ...apiOnly } },
+  };
 }
 
 /** The fields that show an agent's stored settings (secrets masked). */

@@ -54,7 +54,13 @@ function AgentsTable({ agents }: { agents: AgentSummary[] }) {
                   dashboard<span class="visually-hidden">{` of ${a.id}`}</span>
                 </a>
               </td>
-              <td>{a.archivedAt === null ? <Badge tone="ok">active</Badge> : <Badge tone="neutral">{`archived ${utcTime(a.archivedAt)}`}</Badge>}</td>
+              <td>
+                {a.archivedAt === null ? (
+                  <Badge tone="ok">active</Badge>
+                ) : (
+                  <Badge tone="neutral">{`archived ${utcTime(a.archivedAt)}`}</Badge>
+                )}
+              </td>
               <td>{String(a.approvals)}</td>
               <td>{String(a.attention)}</td>
               <td>{filterSummary(a.settings.instanceFilter)}</td>
@@ -76,7 +82,14 @@ function TextField(props: { name: string; label: string; value: string; hint?: s
           {props.hint}
         </p>
       ) : null}
-      <input type="text" id={id} name={props.name} value={props.value} inputmode={props.inputmode} aria-describedby={props.hint ? `${id}-hint` : undefined} />
+      <input
+        type="text"
+        id={id}
+        name={props.name}
+        value={props.value}
+        inputmode={props.inputmode}
+        aria-describedby={props.hint ? `${id}-hint` : undefined}
+      />
     </div>
   );
 }
@@ -98,7 +111,13 @@ function AgentSettingsForm(props: { fields: AgentFormFields; csrf: string; actio
       <TextField name="name" label="Name" value={f.name} />
       <p class="muted">Empty fields use the environment's defaults.</p>
       {fieldsOfKind("number", "text").map((row) => (
-        <TextField name={fieldName(row)} label={row.agent.field.label} value={fieldText(f, fieldName(row))} hint={row.agent.field.hint} inputmode={row.agent.field.input === "number" ? "numeric" : undefined} />
+        <TextField
+          name={fieldName(row)}
+          label={row.agent.field.label}
+          value={fieldText(f, fieldName(row))}
+          hint={row.agent.field.hint}
+          inputmode={row.agent.field.input === "number" ? "numeric" : undefined}
+        />
       ))}
       <fieldset class="field">
         <legend>{approvalLegend}</legend>
@@ -152,7 +171,14 @@ const ErrorLine = ({ error }: { error: string | null | undefined }) =>
     </p>
   ) : null;
 
-export function AgentsPage(props: { agents: AgentSummary[]; canChange: boolean; csrf: string; fields: AgentFormFields; error?: string | null; defaults: readonly EffectiveSetting[] }) {
+export function AgentsPage(props: {
+  agents: AgentSummary[];
+  canChange: boolean;
+  csrf: string;
+  fields: AgentFormFields;
+  error?: string | null;
+  defaults: readonly EffectiveSetting[];
+}) {
   return (
     <>
       <AgentsTable agents={props.agents} />
@@ -182,7 +208,15 @@ function SettingsFacts({ settings }: { settings: AgentSettings }) {
   );
 }
 
-export function AgentPage(props: { agent: AgentSummary; canChange: boolean; csrf: string; fields: AgentFormFields; error?: string | null; effective: readonly EffectiveSetting[]; webhookSecret?: string }) {
+export function AgentPage(props: {
+  agent: AgentSummary;
+  canChange: boolean;
+  csrf: string;
+  fields: AgentFormFields;
+  error?: string | null;
+  effective: readonly EffectiveSetting[];
+  webhookSecret?: string;
+}) {
   const a = props.agent;
   const action = `/agents/${encodeURIComponent(a.id)}`;
   return (
@@ -191,7 +225,9 @@ export function AgentPage(props: { agent: AgentSummary; canChange: boolean; csrf
         <section class="panel" role="status" aria-labelledby="new-webhook-secret">
           <h2 id="new-webhook-secret">Webhook secret</h2>
           <p>{`Agent created. Its instances sign their reports to /webhooks/${a.id}/instances with this webhook secret; it is shown only now, so store it (rotate it with POST /api/agents/${a.id}/webhook-secret).`}</p>
-          <p><code id="webhook-secret">{props.webhookSecret}</code></p>
+          <p>
+            <code id="webhook-secret">{props.webhookSecret}</code>
+          </p>
         </section>
       ) : null}
       <p>
@@ -218,7 +254,10 @@ export function AgentPage(props: { agent: AgentSummary; canChange: boolean; csrf
               <h2 id="archive-agent">Archive</h2>
               <form method="post" action={`${action}/archive`} class="panel">
                 <CsrfField token={props.csrf} />
-                <p>Archiving stops this agent's ticks and runs until it is restored; its history stays readable. The id stays taken. The last active agent cannot be archived.</p>
+                <p>
+                  Archiving stops this agent's ticks and runs until it is restored; its history stays readable. The id stays taken. The last
+                  active agent cannot be archived.
+                </p>
                 <label class="choice">
                   <input type="checkbox" name="confirm" value="yes" required /> {`Yes, archive ${a.id}`}
                 </label>

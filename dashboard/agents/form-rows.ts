@@ -12,4 +12,5 @@ export const FORM_ROWS: readonly FormRow[] = AGENT_ROWS.filter((row): row is For
 /** The posted field's name: the row's own, else its per-agent key. */
 export const fieldName = (row: FormRow): string => row.agent.field.name ?? row.agent.key;
 
-export const fieldsOfKind = (...inputs: FormField["input"][]): readonly FormRow[] => FORM_ROWS.filter((row) => inputs.includes(row.agent.field.input));
+export const fieldsOfKind = (...inputs: FormField["input"][]): readonly FormRow[] =>
+  FORM_ROWS.filter((row) => inputs.includes(row.agent.field.input));

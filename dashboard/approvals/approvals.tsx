@@ -48,10 +48,14 @@ function ApprovalCard({ approval: a, csrf, now, role }: { approval: ApprovalView
   return (
     <li class="card" data-approval-id={String(a.id)} id={`approval-${a.id}`}>
       <h3>
-        {a.kind} {a.instanceId ? <a href={`/fleet/${encodeURIComponent(a.instanceId)}`}>{a.instanceId}</a> : null} <ApprovalStatus status={a.status} />
+        {a.kind} {a.instanceId ? <a href={`/fleet/${encodeURIComponent(a.instanceId)}`}>{a.instanceId}</a> : null}{" "}
+        <ApprovalStatus status={a.status} />
       </h3>
       <p class="said">{a.reason}</p>
-      <p class="context">{describeContext(storedContext(a.context), Date.parse(a.createdAt))}{" (when asked)"}</p>
+      <p class="context">
+        {describeContext(storedContext(a.context), Date.parse(a.createdAt))}
+        {" (when asked)"}
+      </p>
       <p class="muted">
         {`Requested by ${a.requestedByOperator ?? a.requestedBy} ${relative(a.createdAt, now)}`}
         {a.runId !== null ? (
@@ -67,7 +71,9 @@ function ApprovalCard({ approval: a, csrf, now, role }: { approval: ApprovalView
       {a.execution ? (
         <p>
           {"Action: "}
-          <Badge tone={a.execution.status === "succeeded" ? "ok" : a.execution.status === "failed" ? "bad" : "info"}>{a.execution.status}</Badge>
+          <Badge tone={a.execution.status === "succeeded" ? "ok" : a.execution.status === "failed" ? "bad" : "info"}>
+            {a.execution.status}
+          </Badge>
           {a.execution.error ? ` (${a.execution.error})` : ""}
         </p>
       ) : null}
@@ -76,7 +82,17 @@ function ApprovalCard({ approval: a, csrf, now, role }: { approval: ApprovalView
   );
 }
 
-export function ApprovalsList({ approvals, csrf, now, role = "viewer" }: { approvals: ApprovalView[]; csrf: string; now: number; role?: Role }) {
+export function ApprovalsList({
+  approvals,
+  csrf,
+  now,
+  role = "viewer",
+}: {
+  approvals: ApprovalView[];
+  csrf: string;
+  now: number;
+  role?: Role;
+}) {
   const pending = approvals.filter((a) => a.status === "pending");
   const decided = approvals.filter((a) => a.status !== "pending");
   return (

@@ -7,7 +7,7 @@ import { CsrfField } from "../shell/layout.tsx";
 export const RESET_KEEPS =
   "Reset starts a new conversation: the agent stops seeing this session's chat history and summary. " +
   "It keeps the run counter, wakes, scheduled runs, instances, actions, approvals, notifications and pinned memory " +
-  "(unless \"also clear memory\" is ticked), and the agent keeps working.";
+  '(unless "also clear memory" is ticked), and the agent keeps working.';
 
 export function TriggerForm({ csrf, back }: { csrf: string; back: string }) {
   return (

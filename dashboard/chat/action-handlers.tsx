@@ -70,7 +70,10 @@ export async function postChat(c: Ctx) {
   const parsed = chatForm.safeParse(await c.req.parseBody());
   if (!parsed.success) {
     const typed = (await c.req.parseBody()).text;
-    return chatPage(c, `The message was not sent: ${describeIssues(parsed.error.issues)}.`, { status: 400, text: typeof typed === "string" ? typed : "" });
+    return chatPage(c, `The message was not sent: ${describeIssues(parsed.error.issues)}.`, {
+      status: 400,
+      text: typeof typed === "string" ? typed : "",
+    });
   }
   const { duplicate } = await ingestOperatorInput(c.get("deps"), c.get("operator"), {
     action: "message",
@@ -111,7 +114,8 @@ export async function postFailure(c: Ctx) {
   const instanceId = c.req.param("instanceId") ?? "";
   const { kind, back } = await form(c, failureForm);
   const { provider } = c.get("deps");
-  if (provider.kind === "simulator" && !(await provider.get(instanceId))) throw new RequestError(404, `unknown simulated instance: ${instanceId}`);
+  if (provider.kind === "simulator" && !(await provider.get(instanceId)))
+    throw new RequestError(404, `unknown simulated instance: ${instanceId}`);
   await injectFailureOrRefuse(c.get("deps"), instanceId, kind);
   return backTo(c, safeNext(back ?? "/fleet"), "failure-injected");
 }

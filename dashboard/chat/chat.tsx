@@ -40,7 +40,8 @@ function SessionDivider({ session }: { session: SessionStart }) {
 }
 
 /** The sessions that start after `previous` up to and including `epoch`, each a divider. */
-const startsBetween = (sessions: SessionStart[], previous: number, epoch: number) => sessions.filter((s) => s.epoch > previous && s.epoch <= epoch);
+const startsBetween = (sessions: SessionStart[], previous: number, epoch: number) =>
+  sessions.filter((s) => s.epoch > previous && s.epoch <= epoch);
 
 export function ChatThread({ thread, now, viewer }: { thread: ChatThreadData; now: number; viewer: string }) {
   const { entries, sessions } = thread;
@@ -77,24 +78,40 @@ export function sender(operator: string | null, viewer: string): string {
 
 function ChatItem({ entry, now, viewer }: { entry: ChatEntry; now: number; viewer: string }) {
   return (
-        <li class="card chat-item" data-event-id={String(entry.eventId)}>
-          <p class="muted" data-testid="sender">{`${sender(entry.operator, viewer)}, ${utcTime(entry.sentAt)} (${relative(entry.sentAt, now)})`}</p>
-          <p class="said" data-role="message">
-            {entry.text}
-          </p>
-          <Outcome entry={entry} />
-        </li>
+    <li class="card chat-item" data-event-id={String(entry.eventId)}>
+      <p
+        class="muted"
+        data-testid="sender"
+      >{`${sender(entry.operator, viewer)}, ${utcTime(entry.sentAt)} (${relative(entry.sentAt, now)})`}</p>
+      <p class="said" data-role="message">
+        {entry.text}
+      </p>
+      <Outcome entry={entry} />
+    </li>
   );
 }
 
-export function ChatPage(props: { thread: ChatThreadData; now: number; csrf: string; sessionEpoch: number; summary: string; error?: string | null; text: string; viewer: Viewer }) {
+export function ChatPage(props: {
+  thread: ChatThreadData;
+  now: number;
+  csrf: string;
+  sessionEpoch: number;
+  summary: string;
+  error?: string | null;
+  text: string;
+  viewer: Viewer;
+}) {
   return (
     <>
       <div data-live="chat">
         <ChatThread thread={props.thread} now={props.now} viewer={props.viewer.name} />
       </div>
       {/* A refused message is shown back in the form, whoever may send, so its text is never lost. */}
-      {props.viewer.can("chat") || props.text ? <ChatForm {...props} /> : <p class="muted">Sending the agent a message needs the operator role; you can read the thread.</p>}
+      {props.viewer.can("chat") || props.text ? (
+        <ChatForm {...props} />
+      ) : (
+        <p class="muted">Sending the agent a message needs the operator role; you can read the thread.</p>
+      )}
       <details>
         <summary>{`What the agent remembers of this session (epoch ${props.sessionEpoch})`}</summary>
         <p>{props.summary ? props.summary : "No summary yet: nothing in this session has been compacted."}</p>
@@ -105,19 +122,21 @@ export function ChatPage(props: { thread: ChatThreadData; now: number; csrf: str
 
 function ChatForm(props: { csrf: string; error?: string | null; text: string }) {
   return (
-      <form method="post" action="/chat" class="panel">
-        <CsrfField token={props.csrf} />
-        <input type="hidden" name="nonce" value={crypto.randomUUID()} />
-        <div class="field">
-          <label for="chat-text">Message to the agent</label>
-          {props.error ? (
-            <p class="error" id="chat-error">
-              {props.error}
-            </p>
-          ) : null}
-          <textarea id="chat-text" name="text" required maxlength={8000} aria-describedby={props.error ? "chat-error" : undefined}>{props.text}</textarea>
-        </div>
-        <button type="submit">Send</button>
-      </form>
+    <form method="post" action="/chat" class="panel">
+      <CsrfField token={props.csrf} />
+      <input type="hidden" name="nonce" value={crypto.randomUUID()} />
+      <div class="field">
+        <label for="chat-text">Message to the agent</label>
+        {props.error ? (
+          <p class="error" id="chat-error">
+            {props.error}
+          </p>
+        ) : null}
+        <textarea id="chat-text" name="text" required maxlength={8000} aria-describedby={props.error ? "chat-error" : undefined}>
+          {props.text}
+        </textarea>
+      </div>
+      <button type="submit">Send</button>
+    </form>
   );
 }

@@ -26,7 +26,14 @@ export function MemoryPanel({ facts, csrf, canDelete }: { facts: readonly Memory
           </h3>
           <p class="said">{f.fact}</p>
           <p class="muted">
-            {f.createdByRun === null ? `saved ${utcTime(f.updatedAt)}` : <>saved by <a href={`/runs/${f.createdByRun}`}>{`run #${f.createdByRun}`}</a>{` ${utcTime(f.updatedAt)}`}</>}
+            {f.createdByRun === null ? (
+              `saved ${utcTime(f.updatedAt)}`
+            ) : (
+              <>
+                saved by <a href={`/runs/${f.createdByRun}`}>{`run #${f.createdByRun}`}</a>
+                {` ${utcTime(f.updatedAt)}`}
+              </>
+            )}
             {f.untrusted ? " · the run that wrote it had read text no operator typed (an instance report, a wake, provider output)" : null}
           </p>
           {canDelete ? (

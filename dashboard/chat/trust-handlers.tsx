@@ -16,7 +16,12 @@ import { selectedAgentId } from "../shell/selected-agent.tsx";
 type Ctx = Context<AppEnv>;
 
 const replayForm = z.object({
-  model: z.string().trim().max(200, "must be at most 200 characters").regex(/^[\w./:@-]*$/, "must be a model name (letters, digits, _ . / : @ -)").optional(),
+  model: z
+    .string()
+    .trim()
+    .max(200, "must be at most 200 characters")
+    .regex(/^[\w./:@-]*$/, "must be a model name (letters, digits, _ . / : @ -)")
+    .optional(),
 });
 
 export async function postDeleteFact(c: Ctx) {

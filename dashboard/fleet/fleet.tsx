@@ -47,7 +47,11 @@ const FAILURE_LABELS: Record<string, string> = {
 export function hourlyCost(instances: InstanceView[]): { total: number; storage: number; unpriced: number } {
   const live = instances.filter((i) => !i.gone);
   const sum = (rows: InstanceView[]) => rows.reduce((n, i) => n + (i.costPerHour ?? 0), 0);
-  return { total: sum(live), storage: sum(live.filter((i) => i.state === "stopped")), unpriced: live.filter((i) => i.costPerHour === null).length };
+  return {
+    total: sum(live),
+    storage: sum(live.filter((i) => i.state === "stopped")),
+    unpriced: live.filter((i) => i.costPerHour === null).length,
+  };
 }
 
 /** The summary's cost clause, saying what it counts. */
@@ -59,9 +63,16 @@ export function costSentence(instances: InstanceView[]): string {
 
 export function FleetSummary({ instances }: { instances: InstanceView[] }) {
   const live = instances.filter((i) => !i.gone);
-  const counts = INSTANCE_STATES.map((state) => ({ label: state, value: live.filter((i) => i.state === state).length, tone: STATE_TONES[state] ?? "fill-neutral" }));
+  const counts = INSTANCE_STATES.map((state) => ({
+    label: state,
+    value: live.filter((i) => i.state === state).length,
+    tone: STATE_TONES[state] ?? "fill-neutral",
+  }));
   const summary = live.length
-    ? `${live.length} instance${live.length === 1 ? "" : "s"}: ${counts.filter((c) => c.value > 0).map((c) => `${c.value} ${c.label}`).join(", ")}; ${costSentence(instances)}.`
+    ? `${live.length} instance${live.length === 1 ? "" : "s"}: ${counts
+        .filter((c) => c.value > 0)
+        .map((c) => `${c.value} ${c.label}`)
+        .join(", ")}; ${costSentence(instances)}.`
     : "No instances yet.";
   return <StackedBar id="fleet-states" title="Instances by state" summary={summary} segments={counts} />;
 }
@@ -106,9 +117,24 @@ function SortHeader({ column, query }: { column: SortColumn; query: FleetQuery }
   );
 }
 
-export function FleetTable(props: { instances: InstanceView[]; query: FleetQuery; now: number; csrf: string; simulated: boolean; back: string; economics: IdleSettings }) {
+export function FleetTable(props: {
+  instances: InstanceView[];
+  query: FleetQuery;
+  now: number;
+  csrf: string;
+  simulated: boolean;
+  back: string;
+  economics: IdleSettings;
+}) {
   const { instances, query, now } = props;
-  if (instances.length === 0) return <p>{query.state ? `No instance is ${query.state}.` : "No instances yet. They appear after the first reconciliation with the provider or the first instance webhook."}</p>;
+  if (instances.length === 0)
+    return (
+      <p>
+        {query.state
+          ? `No instance is ${query.state}.`
+          : "No instances yet. They appear after the first reconciliation with the provider or the first instance webhook."}
+      </p>
+    );
   return (
     <div class="table-wrap" tabindex={0} role="region" aria-label="Instances">
       <table data-testid="instances">
@@ -178,7 +204,16 @@ function StateFilter({ query }: { query: FleetQuery }) {
 }
 
 /** `canFail`: the viewer may simulate failures (the column shows only then, on the simulator). */
-export function FleetPage(props: { all: InstanceView[]; shown: InstanceView[]; query: FleetQuery; now: number; provider: string; csrf: string; economics: IdleSettings; canFail: boolean }) {
+export function FleetPage(props: {
+  all: InstanceView[];
+  shown: InstanceView[];
+  query: FleetQuery;
+  now: number;
+  provider: string;
+  csrf: string;
+  economics: IdleSettings;
+  canFail: boolean;
+}) {
   const simulated = props.provider === "simulator" && props.canFail;
   const back = fleetHref(props.query);
   return (
@@ -189,7 +224,15 @@ export function FleetPage(props: { all: InstanceView[]; shown: InstanceView[]; q
       </div>
       <StateFilter query={props.query} />
       <div data-live="fleet-table">
-        <FleetTable instances={props.shown} query={props.query} now={props.now} csrf={props.csrf} simulated={simulated} back={back} economics={props.economics} />
+        <FleetTable
+          instances={props.shown}
+          query={props.query}
+          now={props.now}
+          csrf={props.csrf}
+          simulated={simulated}
+          back={back}
+          economics={props.economics}
+        />
       </div>
     </>
   );

@@ -26,7 +26,12 @@ export const offeredActions = (capabilities: ReadonlySet<Capability>) => OPERATO
 
 const actionUrl = (instance: InstanceView) => `/fleet/${encodeURIComponent(instance.id)}/actions`;
 
-export function InstanceActionsForm(props: { instance: InstanceView; csrf: string; approvalRequired: readonly string[]; offered: readonly OperatorAction[] }) {
+export function InstanceActionsForm(props: {
+  instance: InstanceView;
+  csrf: string;
+  approvalRequired: readonly string[];
+  offered: readonly OperatorAction[];
+}) {
   const { instance, offered } = props;
   if (offered.length === 0) return null;
   const id = `action-${instance.id}`;
@@ -53,20 +58,31 @@ export function consequences(kind: OperatorAction, provider: ProviderKind): stri
     case "stop":
       return [
         "It stops: its processes end; its disk is kept and billed as storage.",
-        ...(provider === "vast" ? ["A stopped Vast.ai instance may lose its GPU to another renter: starting it again can wait until the GPU is free."] : []),
+        ...(provider === "vast"
+          ? ["A stopped Vast.ai instance may lose its GPU to another renter: starting it again can wait until the GPU is free."]
+          : []),
       ];
     case "reboot":
       return ["It restarts: running processes end and the container starts again."];
     case "destroy":
       return ["It is destroyed: its disk is deleted and cannot be recovered, and it stops costing anything."];
     case "replace":
-      return ["A like-for-like instance is rented on another machine, and this one is destroyed once the new one runs: its disk is deleted."];
+      return [
+        "A like-for-like instance is rented on another machine, and this one is destroyed once the new one runs: its disk is deleted.",
+      ];
     case "start":
       return ["It starts."];
   }
 }
 
-export function ActionConfirm(props: { instance: InstanceView; kind: OperatorAction; provider: ProviderKind; csrf: string; nonce: string; approvalRequired: boolean }) {
+export function ActionConfirm(props: {
+  instance: InstanceView;
+  kind: OperatorAction;
+  provider: ProviderKind;
+  csrf: string;
+  nonce: string;
+  approvalRequired: boolean;
+}) {
   const { instance: i, kind } = props;
   return (
     <section class="panel" aria-labelledby="confirm-heading">
@@ -85,7 +101,9 @@ export function ActionConfirm(props: { instance: InstanceView; kind: OperatorAct
         {consequences(kind, props.provider).map((line) => (
           <li>{line}</li>
         ))}
-        {props.approvalRequired ? <li>{`${kind} needs approval (APPROVAL_REQUIRED_ACTIONS): confirming files an approval request; nothing reaches the provider until it is approved.`}</li> : null}
+        {props.approvalRequired ? (
+          <li>{`${kind} needs approval (APPROVAL_REQUIRED_ACTIONS): confirming files an approval request; nothing reaches the provider until it is approved.`}</li>
+        ) : null}
       </ul>
       <p>Nothing has been done yet.</p>
       <form method="post" action={actionUrl(i)} class="actions">

@@ -7,7 +7,17 @@ import type { ActionBlock } from "../../fleet/actions/action-blocks.ts";
 import { relative, utcTime } from "../shell/format.ts";
 import { CsrfField } from "../shell/layout.tsx";
 
-export function InstanceBlocks({ blocks, csrf, canLift, now }: { blocks: readonly ActionBlock[]; csrf: string; canLift: boolean; now: number }) {
+export function InstanceBlocks({
+  blocks,
+  csrf,
+  canLift,
+  now,
+}: {
+  blocks: readonly ActionBlock[];
+  csrf: string;
+  canLift: boolean;
+  now: number;
+}) {
   if (blocks.length === 0) return null;
   return (
     <section class="panel" aria-labelledby="blocks-heading">

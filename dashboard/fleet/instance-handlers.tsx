@@ -27,9 +27,17 @@ const instanceActionForm = z.object({
   confirm: z.literal("yes", "must be yes").optional(),
 });
 
-const ACTION_NOTICES = { succeeded: "action-succeeded", failed: "action-failed", awaiting_approval: "action-awaiting-approval", rate_limited: "action-failed", proposed: "action-proposed", refused: "action-failed" } as const;
+const ACTION_NOTICES = {
+  succeeded: "action-succeeded",
+  failed: "action-failed",
+  awaiting_approval: "action-awaiting-approval",
+  rate_limited: "action-failed",
+  proposed: "action-proposed",
+  refused: "action-failed",
+} as const;
 
-const instancePath = (c: Ctx, id: string, done: string) => c.redirect(agentPath(`/fleet/${encodeURIComponent(id)}?done=${done}`, selectedAgentId(c)), 303);
+const instancePath = (c: Ctx, id: string, done: string) =>
+  c.redirect(agentPath(`/fleet/${encodeURIComponent(id)}?done=${done}`, selectedAgentId(c)), 303);
 
 export async function postInstanceAction(c: Ctx) {
   const deps = c.get("deps");
@@ -37,7 +45,8 @@ export async function postInstanceAction(c: Ctx) {
   const parsed = instanceActionForm.safeParse(await c.req.parseBody());
   if (!parsed.success) throw new RequestError(400, `invalid form: ${describeIssues(parsed.error.issues)}`);
   const { kind, nonce, confirm } = parsed.data;
-  if (!offeredActions(deps.provider.capabilities).includes(kind)) throw new RequestError(400, `invalid form: kind: the ${deps.provider.kind} provider cannot ${kind}`);
+  if (!offeredActions(deps.provider.capabilities).includes(kind))
+    throw new RequestError(400, `invalid form: kind: the ${deps.provider.kind} provider cannot ${kind}`);
   const agentId = selectedAgentId(c);
   if (CONFIRMED_ACTIONS.has(kind) && confirm !== "yes") {
     const instance = (await listInstances(deps, agentId)).find((i) => i.id === instanceId && !i.gone);
@@ -46,10 +55,23 @@ export async function postInstanceAction(c: Ctx) {
     return sendPage(
       c,
       { title: `Confirm: ${kind} ${instanceId}`, current: "fleet", frame },
-      <ActionConfirm instance={instance} kind={kind} provider={deps.provider.kind} csrf={frame.csrf} nonce={nonce} approvalRequired={deps.config.approvalRequired.includes(kind)} />,
+      <ActionConfirm
+        instance={instance}
+        kind={kind}
+        provider={deps.provider.kind}
+        csrf={frame.csrf}
+        nonce={nonce}
+        approvalRequired={deps.config.approvalRequired.includes(kind)}
+      />,
     );
   }
-  const result = await operatorInstanceAction(deps, c.get("operator"), { agentId, instanceId, kind, idempotencyKey: `dashboard:${nonce}`, via: "dashboard" });
+  const result = await operatorInstanceAction(deps, c.get("operator"), {
+    agentId,
+    instanceId,
+    kind,
+    idempotencyKey: `dashboard:${nonce}`,
+    via: "dashboard",
+  });
   return instancePath(c, instanceId, ACTION_NOTICES[result.status]);
 }
 

@@ -19,7 +19,15 @@ import { InstanceEconomics } from "./instance-economics.tsx";
 import { ActionDecisions } from "./action-decisions.tsx";
 import { ReplacementLineage } from "./replacements.tsx";
 
-export function InstanceDetail(props: { record: InstanceRecord; now: number; csrf: string; simulated: boolean; approvalRequired: readonly string[]; viewer: Viewer; capabilities: ReadonlySet<Capability> }) {
+export function InstanceDetail(props: {
+  record: InstanceRecord;
+  now: number;
+  csrf: string;
+  simulated: boolean;
+  approvalRequired: readonly string[];
+  viewer: Viewer;
+  capabilities: ReadonlySet<Capability>;
+}) {
   const { record, now, csrf, viewer } = props;
   const simulated = props.simulated && viewer.can("simulateFailure");
   const { instance: i, history, actions, runs } = record;
@@ -46,7 +54,14 @@ export function InstanceDetail(props: { record: InstanceRecord; now: number; csr
         </dl>
         <InstanceEconomics instance={i} utilisation={record.utilisation} />
         <ReplacementLineage instance={i} />
-        {i.gone || !viewer.can("instanceAction") ? null : <InstanceActionsForm instance={i} csrf={csrf} approvalRequired={props.approvalRequired} offered={offeredActions(props.capabilities)} />}
+        {i.gone || !viewer.can("instanceAction") ? null : (
+          <InstanceActionsForm
+            instance={i}
+            csrf={csrf}
+            approvalRequired={props.approvalRequired}
+            offered={offeredActions(props.capabilities)}
+          />
+        )}
         {simulated && !i.gone ? <FailureForm instance={i} csrf={csrf} back={`/fleet/${encodeURIComponent(i.id)}`} /> : null}
       </section>
       <InstanceBlocks blocks={record.blocks} csrf={csrf} canLift={viewer.can("liftBlock")} now={now} />

@@ -22,7 +22,11 @@ type Ctx = Context<AppEnv>;
 async function render(c: Ctx, extra: { created?: { name: string; token: string }; error?: string; status?: ContentfulStatusCode } = {}) {
   const { db } = c.get("deps");
   const props = { operators: await listOperators(db), activity: await listActivity(db, 100), csrf: await csrfToken(c) };
-  return sendPage(c, { title: "Operators", current: "operators", status: extra.status }, <OperatorsPage {...props} created={extra.created} error={extra.error} />);
+  return sendPage(
+    c,
+    { title: "Operators", current: "operators", status: extra.status },
+    <OperatorsPage {...props} created={extra.created} error={extra.error} />,
+  );
 }
 
 export const operatorsPage = (c: Ctx) => render(c);

@@ -59,39 +59,39 @@ export function OperatorsPage(props: OperatorsPageProps) {
         </p>
       ) : null}
       <p class="muted">
-        viewer reads; operator also chats, triggers, approves or rejects, resets, deletes memory facts and replays runs; admin also manages operators. The holder of
-        ADMIN_TOKEN is the bootstrap admin, named "admin".
+        viewer reads; operator also chats, triggers, approves or rejects, resets, deletes memory facts and replays runs; admin also manages
+        operators. The holder of ADMIN_TOKEN is the bootstrap admin, named "admin".
       </p>
       <div class="table-wrap" tabindex={0} role="region" aria-label="Operators">
-      <table>
-        <thead>
-          <tr>
-            <th>Name</th>
-            <th>Role</th>
-            <th>Added</th>
-            <th>Status</th>
-          </tr>
-        </thead>
-        <tbody>
-          {props.operators.map((o) => (
-            <tr data-operator-id={String(o.id)}>
-              <td>{o.name}</td>
-              <td>{o.role}</td>
-              <td>{`${utcTime(o.createdAt)} by ${o.createdBy}`}</td>
-              <td>
-                {o.revokedAt ? (
-                  `revoked ${utcTime(o.revokedAt)}`
-                ) : (
-                  <form method="post" action={`/operators/${o.id}/revoke`}>
-                    <CsrfField token={props.csrf} />
-                    <button type="submit" class="danger">{`Revoke ${o.name}`}</button>
-                  </form>
-                )}
-              </td>
+        <table>
+          <thead>
+            <tr>
+              <th>Name</th>
+              <th>Role</th>
+              <th>Added</th>
+              <th>Status</th>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {props.operators.map((o) => (
+              <tr data-operator-id={String(o.id)}>
+                <td>{o.name}</td>
+                <td>{o.role}</td>
+                <td>{`${utcTime(o.createdAt)} by ${o.createdBy}`}</td>
+                <td>
+                  {o.revokedAt ? (
+                    `revoked ${utcTime(o.revokedAt)}`
+                  ) : (
+                    <form method="post" action={`/operators/${o.id}/revoke`}>
+                      <CsrfField token={props.csrf} />
+                      <button type="submit" class="danger">{`Revoke ${o.name}`}</button>
+                    </form>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
       </div>
       <h2>Add an operator</h2>
       <NewOperatorForm csrf={props.csrf} />

@@ -13,17 +13,9 @@ export function StatePanel({ state }: { state: AgentState }) {
   return (
     <dl class="facts" data-testid="agent-state">
       <dt>Status</dt>
-      <dd>
-        {state.running ? (
-          <Badge tone="info">{`running run #${state.runningRunId}`}</Badge>
-        ) : (
-          <Badge tone="neutral">idle</Badge>
-        )}
-      </dd>
+      <dd>{state.running ? <Badge tone="info">{`running run #${state.runningRunId}`}</Badge> : <Badge tone="neutral">idle</Badge>}</dd>
       <dt>Next run at</dt>
-      <dd data-testid="next-run">
-        {state.nextRunAt ? utcTime(state.nextRunAt) : "none scheduled"}
-      </dd>
+      <dd data-testid="next-run">{state.nextRunAt ? utcTime(state.nextRunAt) : "none scheduled"}</dd>
       <dt>Run counter</dt>
       <dd data-testid="run-counter">{String(state.runCounter)}</dd>
       <dt>Session epoch</dt>

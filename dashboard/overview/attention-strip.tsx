@@ -52,7 +52,8 @@ export function AttentionStrip({ attention }: { attention: Attention }) {
         {instances.length ? (
           instances.map((i) => (
             <li data-testid="attention-instance" data-instance-id={i.id}>
-              <a href={`/fleet/${encodeURIComponent(i.id)}`}>{i.label ? `${i.label} (${i.id})` : i.id}</a> <InstanceStateBadge state={i.state} />
+              <a href={`/fleet/${encodeURIComponent(i.id)}`}>{i.label ? `${i.label} (${i.id})` : i.id}</a>{" "}
+              <InstanceStateBadge state={i.state} />
               {` ${i.reasons.join("; ")}`}
             </li>
           ))

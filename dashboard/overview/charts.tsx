@@ -37,7 +37,17 @@ function Legend({ series }: { series: Series[] }) {
 }
 
 /** The numbers behind a chart, one row per bucket (the text alternative a screen reader can walk). */
-function DataTable({ caption, buckets, series, firstColumn }: { caption: string; buckets: Bucket[]; series: Series[]; firstColumn: string }) {
+function DataTable({
+  caption,
+  buckets,
+  series,
+  firstColumn,
+}: {
+  caption: string;
+  buckets: Bucket[];
+  series: Series[];
+  firstColumn: string;
+}) {
   return (
     <details class="chart-data">
       <summary>{`Table: ${caption}`}</summary>
@@ -104,7 +114,13 @@ export function ColumnChart(props: {
   const labelEvery = Math.max(1, Math.ceil(buckets.length / 8));
   return (
     <Figure id={props.id} title={props.title} summary={props.summary}>
-      <svg viewBox={`0 0 ${WIDTH} ${HEIGHT}`} role="img" aria-label={`${props.title}. ${props.summary}`} preserveAspectRatio="none" class="chart-svg">
+      <svg
+        viewBox={`0 0 ${WIDTH} ${HEIGHT}`}
+        role="img"
+        aria-label={`${props.title}. ${props.summary}`}
+        preserveAspectRatio="none"
+        class="chart-svg"
+      >
         {[0, max / 2, max].map((v) => (
           <g>
             <line class="grid" x1={PAD.left} x2={WIDTH - PAD.right} y1={y(v)} y2={y(v)} />
@@ -143,14 +159,21 @@ export function ColumnChart(props: {
         })}
       </svg>
       <Legend series={series} />
-      {line ? <p class="muted legend-note">{`Dashed line: ${line.label}.${marks.length ? " Triangles: runs where compaction ran." : ""}`}</p> : null}
+      {line ? (
+        <p class="muted legend-note">{`Dashed line: ${line.label}.${marks.length ? " Triangles: runs where compaction ran." : ""}`}</p>
+      ) : null}
       <DataTable caption={props.title} buckets={buckets} series={series} firstColumn={props.firstColumn} />
     </Figure>
   );
 }
 
 /** One horizontal bar split into segments (the fleet by state); the legend carries the counts. */
-export function StackedBar(props: { id: string; title: string; summary: string; segments: { label: string; value: number; tone: string }[] }) {
+export function StackedBar(props: {
+  id: string;
+  title: string;
+  summary: string;
+  segments: { label: string; value: number; tone: string }[];
+}) {
   const sum = props.segments.reduce((a, s) => a + s.value, 0);
   let x = 0;
   return (

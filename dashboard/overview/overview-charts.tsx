@@ -24,7 +24,14 @@ export function OverviewCharts({ data }: { data: ChartsData }) {
     : "No runs yet.";
   return (
     <div class="charts">
-      <ColumnChart id="runs-chart" title="Runs per hour, last 24 h" summary={runsSummary(runs.totals)} buckets={runs.buckets} series={RUN_OUTCOMES} firstColumn="Hour (UTC)" />
+      <ColumnChart
+        id="runs-chart"
+        title="Runs per hour, last 24 h"
+        summary={runsSummary(runs.totals)}
+        buckets={runs.buckets}
+        series={RUN_OUTCOMES}
+        firstColumn="Hour (UTC)"
+      />
       <ColumnChart
         id="tokens-chart"
         title={`Prompt size per run (last ${TOKEN_RUNS})`}

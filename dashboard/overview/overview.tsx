@@ -17,7 +17,17 @@ import { ModeSwitch, type ActionView } from "../fleet/action-decisions.tsx";
 import { MemoryPanel } from "../chat/memory-panel.tsx";
 import type { Viewer } from "../shell/can.ts";
 
-export function OverviewPage({ data, csrf, mode, viewer }: { data: OverviewData; csrf: string; mode?: { mode: "act" | "shadow"; proposals: ActionView[] }; viewer: Viewer }) {
+export function OverviewPage({
+  data,
+  csrf,
+  mode,
+  viewer,
+}: {
+  data: OverviewData;
+  csrf: string;
+  mode?: { mode: "act" | "shadow"; proposals: ActionView[] };
+  viewer: Viewer;
+}) {
   return (
     <>
       <section aria-labelledby="attention-heading">

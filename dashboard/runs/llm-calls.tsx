@@ -6,10 +6,12 @@
 import type { LlmCallView } from "../../agent/llm/transcripts.ts";
 import { utcTime } from "../shell/format.ts";
 
-const contentOf = (content: unknown) => (typeof content === "string" ? content : content === null || content === undefined ? "" : JSON.stringify(content));
+const contentOf = (content: unknown) =>
+  typeof content === "string" ? content : content === null || content === undefined ? "" : JSON.stringify(content);
 
 export function LlmCalls({ calls }: { calls: readonly LlmCallView[] }) {
-  if (calls.length === 0) return <p>No LLM calls were kept for this run (the rules policy decided, or they were pruned after LLM_TRANSCRIPT_DAYS).</p>;
+  if (calls.length === 0)
+    return <p>No LLM calls were kept for this run (the rules policy decided, or they were pruned after LLM_TRANSCRIPT_DAYS).</p>;
   return (
     <ol class="cards" data-testid="run-llm-calls">
       {calls.map((call) => (
@@ -22,7 +24,9 @@ export function LlmCalls({ calls }: { calls: readonly LlmCallView[] }) {
               {call.request.messages.map((m) => (
                 <li>
                   <strong>{m.role}</strong>
-                  {m.role === "assistant" && m.tool_calls?.length ? <span class="muted">{` calls ${m.tool_calls.map((t) => (t.type === "function" ? t.function.name : t.type)).join(", ")}`}</span> : null}
+                  {m.role === "assistant" && m.tool_calls?.length ? (
+                    <span class="muted">{` calls ${m.tool_calls.map((t) => (t.type === "function" ? t.function.name : t.type)).join(", ")}`}</span>
+                  ) : null}
                   <pre class="said">{contentOf(m.content)}</pre>
                 </li>
               ))}

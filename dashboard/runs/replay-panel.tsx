@@ -9,7 +9,8 @@ import { CsrfField } from "../shell/layout.tsx";
 
 type Replay = NonNullable<Awaited<ReturnType<typeof lastReplay>>>;
 
-const calls = (list: readonly { name: string; arguments: string }[]) => (list.length ? list.map((c) => `${c.name} ${c.arguments}`).join("; ") : "none");
+const calls = (list: readonly { name: string; arguments: string }[]) =>
+  list.length ? list.map((c) => `${c.name} ${c.arguments}`).join("; ") : "none";
 
 /** `csrf` null: the viewer may not replay, and no form is shown. */
 export function ReplayPanel({ runId, csrf, last }: { runId: number; csrf: string | null; last: Replay | null }) {
@@ -27,7 +28,9 @@ export function ReplayPanel({ runId, csrf, last }: { runId: number; csrf: string
           </button>
         </form>
       )}
-      <p class="muted">The run's first request goes to the model again; tools are not executed (a call the run made gets its recorded result).</p>
+      <p class="muted">
+        The run's first request goes to the model again; tools are not executed (a call the run made gets its recorded result).
+      </p>
       {last ? (
         <div data-testid="run-replay">
           <p>

@@ -48,7 +48,13 @@ function Turns({ turns }: { turns: RunRecord["turns"] }) {
     <ol class="cards" data-testid="run-turns">
       {turns.map((t) => (
         <li class="card">
-          <h3>{t.role === "tool" ? `Tool result${t.toolCallId ? ` for ${t.toolCallId}` : ""}` : t.role === "user" && t.operator ? `user (messages from ${t.operator})` : t.role}</h3>
+          <h3>
+            {t.role === "tool"
+              ? `Tool result${t.toolCallId ? ` for ${t.toolCallId}` : ""}`
+              : t.role === "user" && t.operator
+                ? `user (messages from ${t.operator})`
+                : t.role}
+          </h3>
           {t.toolCalls.map((call) => (
             <div>
               <p>
@@ -90,7 +96,13 @@ export function RunDetail({ record, now, actions }: { record: RunRecord; now: nu
         <RunFacts run={run} now={now} outcome={record.outcome} />
       </section>
       <h2>Reply</h2>
-      {run.reply ? <p class="said reply" data-testid="run-reply">{run.reply}</p> : <p>No reply (only runs that consumed a chat message reply).</p>}
+      {run.reply ? (
+        <p class="said reply" data-testid="run-reply">
+          {run.reply}
+        </p>
+      ) : (
+        <p>No reply (only runs that consumed a chat message reply).</p>
+      )}
       <h2>Events consumed</h2>
       <ConsumedEvents events={record.events} />
       <h2>Wakes consumed</h2>
@@ -113,7 +125,19 @@ export function RunDetail({ record, now, actions }: { record: RunRecord; now: nu
   );
 }
 
-export function RunDetailPage({ record, now, actions, csrf, canReplay }: { record: RunRecord; now: number; actions?: readonly ActionView[]; csrf: string; canReplay: boolean }) {
+export function RunDetailPage({
+  record,
+  now,
+  actions,
+  csrf,
+  canReplay,
+}: {
+  record: RunRecord;
+  now: number;
+  actions?: readonly ActionView[];
+  csrf: string;
+  canReplay: boolean;
+}) {
   return (
     <>
       <p>

@@ -87,7 +87,9 @@ export function RunsTimeline({ runs, now, caption = "Runs, newest first" }: { ru
                   <RunStatus status={run.status} /> <span data-role="outcome">{run.outcome}</span>
                   {note ? <span class="muted">{` ${note.term}: ${note.text.slice(0, 120)}`}</span> : null}
                 </td>
-                <td title={`${tokens(run.promptTokens)} prompt, ${tokens(run.completionTokens)} completion`}>{compactTokens(run.promptTokens + run.completionTokens)}</td>
+                <td title={`${tokens(run.promptTokens)} prompt, ${tokens(run.completionTokens)} completion`}>
+                  {compactTokens(run.promptTokens + run.completionTokens)}
+                </td>
                 <td>{duration(run.startedAt, run.finishedAt, now)}</td>
               </tr>
             );

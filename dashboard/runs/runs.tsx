@@ -12,8 +12,8 @@ export function RunsPage({ runs, now, csrf, viewer }: { runs: RunRow[]; now: num
         </div>
       ) : null}
       <p class="muted">
-        Each run consumed the events and wakes listed as its triggers. A run is “no-op” when it consumed no chat message and
-        changed nothing; it then costs nothing further and triggers nothing.
+        Each run consumed the events and wakes listed as its triggers. A run is “no-op” when it consumed no chat message and changed
+        nothing; it then costs nothing further and triggers nothing.
       </p>
       <div data-live="runs">
         <RunsTimeline runs={runs} now={now} />

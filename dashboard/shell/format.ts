@@ -16,7 +16,15 @@ export function relative(at: number | string | null | undefined, now: number): s
   const ms = new Date(at).getTime() - now;
   const abs = Math.abs(ms);
   const span =
-    abs < 1000 ? "now" : abs < 60_000 ? `${Math.round(abs / 1000)} s` : abs < 3_600_000 ? `${Math.round(abs / 60_000)} min` : abs < 172_800_000 ? `${Math.round(abs / 3_600_000)} h` : `${Math.round(abs / 86_400_000)} days`;
+    abs < 1000
+      ? "now"
+      : abs < 60_000
+        ? `${Math.round(abs / 1000)} s`
+        : abs < 3_600_000
+          ? `${Math.round(abs / 60_000)} min`
+          : abs < 172_800_000
+            ? `${Math.round(abs / 3_600_000)} h`
+            : `${Math.round(abs / 86_400_000)} days`;
   if (span === "now") return "now";
   return ms > 0 ? `in ${span}` : `${span} ago`;
 }
@@ -31,7 +39,8 @@ export function duration(startedAt: string | null, finishedAt: string | null, no
 
 export const tokens = (n: number) => `${n.toLocaleString("en-US")} tokens`;
 
-export const dollarsPerHour = (price: number | null | undefined) => (price === null || price === undefined ? "—" : `$${price.toFixed(2)}/h`);
+export const dollarsPerHour = (price: number | null | undefined) =>
+  price === null || price === undefined ? "—" : `$${price.toFixed(2)}/h`;
 
 export function percent(part: number, whole: number): number {
   if (whole <= 0) return 0;

@@ -164,14 +164,14 @@ export function Layout(props: { title: string; current: NavKey | null; frame: Fr
         <main id="main">
           {frame.simulated ? (
             <p class="banner" role="note">
-              <strong>Simulated fleet.</strong> No VAST_API_KEY is set, so these instances are fleetwarden's built-in simulator,
-              not rented machines. Actions change nothing outside this database.
+              <strong>Simulated fleet.</strong> No VAST_API_KEY is set, so these instances are fleetwarden's built-in simulator, not rented
+              machines. Actions change nothing outside this database.
             </p>
           ) : null}
           {frame.agent?.archived ? (
             <p class="banner" role="note">
-              <strong>{`Agent ${frame.agent.name} is archived.`}</strong> Its history is kept and shown here; it takes no new
-              messages, triggers or actions, and the tick no longer visits it.
+              <strong>{`Agent ${frame.agent.name} is archived.`}</strong> Its history is kept and shown here; it takes no new messages,
+              triggers or actions, and the tick no longer visits it.
             </p>
           ) : null}
           {frame.notice ? (

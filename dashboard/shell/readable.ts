@@ -42,7 +42,8 @@ export function describeEvent(source: string, payload: unknown): string {
     case "reconcile":
     case "heartbeat":
       if (p.gone) return `${scalar(p.instanceId)} is no longer listed by the provider (last ${scalar(p.lastState)})`;
-      if (p.heartbeatMissed) return `${scalar(p.instanceId)} missed its heartbeat (silent ${scalar(p.silentForS)} s, state ${scalar(p.state)})`;
+      if (p.heartbeatMissed)
+        return `${scalar(p.instanceId)} missed its heartbeat (silent ${scalar(p.silentForS)} s, state ${scalar(p.state)})`;
       return `${scalar(p.instanceId)} → ${scalar(p.state)}${p.message ? ` (${scalar(p.message)})` : ""}`;
     default:
       return keyValues(p);

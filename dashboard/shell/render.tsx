@@ -36,10 +36,12 @@ const NOTICES: Record<string, string> = {
   "agent-saved": "Settings saved: they take effect on this agent's next run and tick.",
   "agent-archived": "Agent archived: no more ticks or runs; its history stays readable.",
   "agent-restored": "Agent restored: its ticks, runs and ingest resume.",
-  "mode-shadow": "Paused: shadow mode. The agent keeps deciding, but its actions and approval requests are recorded as proposals; nothing reaches the provider.",
+  "mode-shadow":
+    "Paused: shadow mode. The agent keeps deciding, but its actions and approval requests are recorded as proposals; nothing reaches the provider.",
   "mode-act": "Resumed: the agent's decisions reach the provider again (within the run and hour bounds).",
   "block-lifted": "Block lifted: the agent and the rules policy may ask for that action again.",
-  "failure-injected": "Failure injected into the simulated instance: it reports the new state as its webhook would, and the agent hears within the state debounce window.",
+  "failure-injected":
+    "Failure injected into the simulated instance: it reports the new state as its webhook would, and the agent hears within the state debounce window.",
 };
 
 /** The frame of a signed-in page, with the navigation's counts of what waits for the operator. */
@@ -64,6 +66,7 @@ const agentChoice = (row: AgentRow): AgentChoice => ({ id: row.id, name: row.nam
 
 /** Rendered HTML on the selected agent (when one is selected: not on the sign-in page). */
 async function renderOnAgent(c: Ctx, node: Child): Promise<string> {
+  // biome-ignore lint/complexity/noUselessFragments: renders any Child, not only an element
   const html = String(await (<>{node}</>).toString());
   const agent = c.var.agent;
   return agent ? keepAgentInLinks(html, agent.id) : html;

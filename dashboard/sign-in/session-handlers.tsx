@@ -23,7 +23,11 @@ async function renderSignIn(c: Ctx, next: string, error: string | null, status: 
   const notice = c.req.query("signed-out") !== undefined ? "You are signed out." : null;
   const deps = c.get("deps");
   const token = await issueSignInToken(deps.config.adminToken, deps.clock.now());
-  return sendHtml(c, <SignInPage token={token} next={next} error={error} notice={notice} configured={Boolean(deps.config.adminToken)} />, status);
+  return sendHtml(
+    c,
+    <SignInPage token={token} next={next} error={error} notice={notice} configured={Boolean(deps.config.adminToken)} />,
+    status,
+  );
 }
 
 export async function signInPage(c: Ctx) {

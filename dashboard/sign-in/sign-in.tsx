@@ -34,8 +34,8 @@ export function SignInPage(props: { token: string; next: string; error?: string 
                   aria-describedby={props.error ? "sign-in-error token-help" : "token-help"}
                 />
                 <p class="muted" id="token-help">
-                  Your operator token, or the ADMIN_TOKEN of this deployment (<code>npm start</code> prints it the first
-                  time and stores it in data/admin-token).
+                  Your operator token, or the ADMIN_TOKEN of this deployment (<code>npm start</code> prints it the first time and stores it
+                  in data/admin-token).
                 </p>
               </div>
               <button type="submit">Sign in</button>

@@ -10,7 +10,7 @@
  */
 import { and, desc, eq, gt, isNull } from "drizzle-orm";
 import type { FleetDeps } from "../deps.ts";
-import { actionBlocks, approvals, events } from "../../schema/index.ts";
+import { actionBlocks, type approvals, events } from "../../schema/index.ts";
 import type { ActionRequest } from "./action-types.ts";
 import { asksFor, humanText } from "./human-asks.ts";
 
@@ -20,7 +20,11 @@ type Reader = Pick<FleetDeps, "db" | "clock">;
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /** Stores the block a rejection causes; a repeated rejection of the same approval stores nothing. */
-export async function recordRejection(deps: Pick<FleetDeps, "db" | "clock" | "config">, approval: typeof approvals.$inferSelect, by: string): Promise<void> {
+export async function recordRejection(
+  deps: Pick<FleetDeps, "db" | "clock" | "config">,
+  approval: typeof approvals.$inferSelect,
+  by: string,
+): Promise<void> {
   if (!approval.instanceId) return;
   const at = approval.decidedAt ?? deps.clock.now();
   await deps.db

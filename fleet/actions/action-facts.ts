@@ -47,7 +47,14 @@ export async function gatherFacts(deps: FactDeps, request: ActionRequest): Promi
     db
       .select()
       .from(approvals)
-      .where(and(eq(approvals.agentId, request.agentId), eq(approvals.instanceId, request.instanceId), eq(approvals.kind, request.kind), eq(approvals.status, "pending")))
+      .where(
+        and(
+          eq(approvals.agentId, request.agentId),
+          eq(approvals.instanceId, request.instanceId),
+          eq(approvals.kind, request.kind),
+          eq(approvals.status, "pending"),
+        ),
+      )
       .limit(1),
     activeBlockQuery(deps, request.agentId, request.instanceId, request.kind),
     spendTodayStatement(deps, request.agentId, deps.clock.now()),

@@ -39,7 +39,11 @@ export type ActionClaim = { claimed: { id: number; status: string; error: string
  * The run and hour bounds (fleet/actions/bounds.ts) are decided in the same statement: `refused` with its
  * reason. In shadow mode the claim is `proposed` (go) instead of `pending`: recorded, never sent.
  */
-export async function claimAction(deps: Pick<FleetDeps, "db" | "clock" | "config">, request: ActionRequest, go: "pending" | "proposed" = "pending"): Promise<ActionClaim> {
+export async function claimAction(
+  deps: Pick<FleetDeps, "db" | "clock" | "config">,
+  request: ActionRequest,
+  go: "pending" | "proposed" = "pending",
+): Promise<ActionClaim> {
   const { db } = deps;
   const now = deps.clock.now();
   const exempt = request.decidedBy === "human" ? 1 : 0;
@@ -131,7 +135,11 @@ export async function recordedResult(deps: Pick<FleetDeps, "db">, row: ActionRow
 export const approvalActionKey = (approvalId: number) => `approval:${approvalId}`;
 
 /** Finishes an action row; `providerCalled` is what the rate limit counts. */
-export function finishAction(deps: Pick<FleetDeps, "db" | "clock">, actionId: number, outcome: { status: string; result: Record<string, unknown>; error?: string }) {
+export function finishAction(
+  deps: Pick<FleetDeps, "db" | "clock">,
+  actionId: number,
+  outcome: { status: string; result: Record<string, unknown>; error?: string },
+) {
   return deps.db
     .update(actions)
     .set({ status: outcome.status, result: outcome.result, error: outcome.error?.slice(0, 1000) ?? null, finishedAt: deps.clock.now() })
@@ -143,19 +151,36 @@ export function finishAction(deps: Pick<FleetDeps, "db" | "clock">, actionId: nu
  * reported change) and an instance history row with source `action`, in one batch. Deliberately
  * no inbox event and no run request: runs never trigger runs.
  */
-export async function recordSuccess(deps: Pick<FleetDeps, "db" | "clock" | "provider" | "config">, actionId: number, request: ActionRequest): Promise<void> {
+export async function recordSuccess(
+  deps: Pick<FleetDeps, "db" | "clock" | "provider" | "config">,
+  actionId: number,
+  request: ActionRequest,
+): Promise<void> {
   const { db, clock } = deps;
   const now = clock.now();
   const implied = IMPLIED_STATE[request.kind];
   const { agentId, instanceId } = request;
   const stored = sql`(select ${instances.state} from ${instances} where ${instances.agentId} = ${agentId} and ${instances.id} = ${instanceId})`;
   const message = request.kind === "label" ? `label set to ${request.label ?? ""}` : `${request.kind} by ${request.decidedBy}`;
-  const result = { providerCalled: true, provider: deps.provider.kind, state: implied, ...(request.label !== undefined ? { label: request.label } : {}) };
+  const result = {
+    providerCalled: true,
+    provider: deps.provider.kind,
+    state: implied,
+    ...(request.label !== undefined ? { label: request.label } : {}),
+  };
   await db.batch([
     finishAction(deps, actionId, { status: "succeeded", result }),
-    db
-      .insert(instanceEvents)
-      .values({ agentId, instanceId, fromState: stored, toState: sql`coalesce(${implied}, ${stored}, 'unknown')`, source: "action", message, at: now, eventId: null, createdAt: now }),
+    db.insert(instanceEvents).values({
+      agentId,
+      instanceId,
+      fromState: stored,
+      toState: sql`coalesce(${implied}, ${stored}, 'unknown')`,
+      source: "action",
+      message,
+      at: now,
+      eventId: null,
+      createdAt: now,
+    }),
     db
       .update(instances)
       .set({

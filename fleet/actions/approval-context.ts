@@ -25,7 +25,11 @@ export interface ApprovalContext {
 }
 
 /** The instance as fleetwarden last saw it; an instance it never saw gives nulls, not a refusal. */
-export async function approvalContext(deps: { db: Db; config: Pick<Config, "provider"> }, agentId: string, instanceId: string): Promise<ApprovalContext> {
+export async function approvalContext(
+  deps: { db: Db; config: Pick<Config, "provider"> },
+  agentId: string,
+  instanceId: string,
+): Promise<ApprovalContext> {
   const [row] = await deps.db
     .select()
     .from(instances)
@@ -56,9 +60,13 @@ export function duration(ms: number): string {
 /** One line: "GPU 2× RTX 4090 · $0.80/h · exited for 12 min · vast". */
 export function describeContext(context: ApprovalContext | null, now: number): string {
   if (!context) return "no instance details recorded";
-  const gpu = context.gpuName ? `GPU ${context.gpuCount && context.gpuCount > 1 ? `${context.gpuCount}× ` : ""}${context.gpuName}` : "GPU unknown";
+  const gpu = context.gpuName
+    ? `GPU ${context.gpuCount && context.gpuCount > 1 ? `${context.gpuCount}× ` : ""}${context.gpuName}`
+    : "GPU unknown";
   const price = context.pricePerHour === null ? "$/h unknown" : `$${context.pricePerHour.toFixed(2)}/h`;
-  const state = context.state ? `${context.state}${context.stateSince !== null ? ` for ${duration(now - context.stateSince)}` : ""}` : "state unknown";
+  const state = context.state
+    ? `${context.state}${context.stateSince !== null ? ` for ${duration(now - context.stateSince)}` : ""}`
+    : "state unknown";
   return `${gpu} · ${price} · ${state} · ${context.provider}`;
 }
 

@@ -15,7 +15,15 @@ import { and, asc, eq, gt, isNull, lte, or, sql } from "drizzle-orm";
 import type { NotifyDeps } from "../../notify/notify-human.ts";
 import { notifyHuman } from "../../notify/notify-human.ts";
 import { actions, approvals, events, onceNotices } from "../../schema/index.ts";
-import { combineWrites, debounceWindow, defineTickCheck, publishAfterIngest, scheduleIfPending, type PipelineDeps, type TickWrites } from "../../pipeline/index.ts";
+import {
+  combineWrites,
+  debounceWindow,
+  defineTickCheck,
+  publishAfterIngest,
+  scheduleIfPending,
+  type PipelineDeps,
+  type TickWrites,
+} from "../../pipeline/index.ts";
 import { insertWhere } from "../../db/insert-where.ts";
 import { onceKey, onceNoticeStatements } from "../once-notices.ts";
 import { expiredMessage, reminderMessage } from "./approval-messages.ts";
@@ -39,13 +47,25 @@ export const followUpApprovals = defineTickCheck({
     const pending = and(eq(approvals.agentId, agentId), eq(approvals.status, "pending"));
     const remindBefore = now - deps.config.approvalRemindMs;
     return {
-      expiring: db.select().from(approvals).where(and(pending, lte(approvals.expiresAt, now))).orderBy(asc(approvals.expiresAt)).limit(FOLLOWUPS_PER_TICK),
+      expiring: db
+        .select()
+        .from(approvals)
+        .where(and(pending, lte(approvals.expiresAt, now)))
+        .orderBy(asc(approvals.expiresAt))
+        .limit(FOLLOWUPS_PER_TICK),
       reminding:
         deps.config.approvalRemindMs > 0
           ? db
               .select()
               .from(approvals)
-              .where(and(pending, isNull(approvals.remindedAt), lte(approvals.createdAt, remindBefore), or(isNull(approvals.expiresAt), gt(approvals.expiresAt, now))))
+              .where(
+                and(
+                  pending,
+                  isNull(approvals.remindedAt),
+                  lte(approvals.createdAt, remindBefore),
+                  or(isNull(approvals.expiresAt), gt(approvals.expiresAt, now)),
+                ),
+              )
               .limit(FOLLOWUPS_PER_TICK)
           : db.select().from(approvals).where(sql`0`),
       unannounced: db
@@ -99,7 +119,9 @@ function expireWrites(deps: PipelineDeps, row: ApprovalRow, now: number): TickWr
     db
       .update(actions)
       .set({ status: "failed", error: "approval expired: nobody decided in time, nothing was done", finishedAt: now })
-      .where(and(eq(actions.agentId, row.agentId), sql`${actions.approvalId} = ${row.id}`, eq(actions.status, "awaiting_approval"), expiredNow)),
+      .where(
+        and(eq(actions.agentId, row.agentId), sql`${actions.approvalId} = ${row.id}`, eq(actions.status, "awaiting_approval"), expiredNow),
+      ),
     insertWhere(
       db,
       events,
@@ -108,7 +130,16 @@ function expireWrites(deps: PipelineDeps, row: ApprovalRow, now: number): TickWr
         source: "approval",
         priority: 0,
         dedupKey,
-        payload: { approvalId: row.id, decision: "expired", operator: null, note: null, kind: row.kind, instanceId: row.instanceId, reason: row.reason, action: null },
+        payload: {
+          approvalId: row.id,
+          decision: "expired",
+          operator: null,
+          note: null,
+          kind: row.kind,
+          instanceId: row.instanceId,
+          reason: row.reason,
+          action: null,
+        },
         createdAt: now,
       },
       expiredNow,
@@ -138,7 +169,16 @@ function remindWrites(deps: NotifyDeps, row: ApprovalRow, now: number): TickWrit
       const [updated] = results as [{ id: number }[]];
       if (!updated[0]) return null;
       const message = reminderMessage(deps.config, row, now);
-      await notifyHuman(deps, { agentId: row.agentId, runId: null, ...message, severity: "warning", dedupKey: `approval-reminder:${row.id}`, instanceId: row.instanceId, approvalId: row.id, bounded: false });
+      await notifyHuman(deps, {
+        agentId: row.agentId,
+        runId: null,
+        ...message,
+        severity: "warning",
+        dedupKey: `approval-reminder:${row.id}`,
+        instanceId: row.instanceId,
+        approvalId: row.id,
+        bounded: false,
+      });
       return row.id;
     },
   };
@@ -146,7 +186,13 @@ function remindWrites(deps: NotifyDeps, row: ApprovalRow, now: number): TickWrit
 
 /** The told-once expiry notice with its mark, for the write batch (a notice a crash lost). */
 function announceWrites(deps: NotifyDeps, row: ApprovalRow, now: number): TickWrites<number | null> {
-  const notice = onceNoticeStatements(deps, row.agentId, { key: expiredKey(row.id), ...expiredMessage(deps.config, row, now), severity: "warning", instanceId: row.instanceId, approvalId: row.id });
+  const notice = onceNoticeStatements(deps, row.agentId, {
+    key: expiredKey(row.id),
+    ...expiredMessage(deps.config, row, now),
+    severity: "warning",
+    instanceId: row.instanceId,
+    approvalId: row.id,
+  });
   return { statements: notice.statements, after: async (results) => (await notice.after(results), row.id) };
 }
 
@@ -156,6 +202,9 @@ async function announceNow(deps: NotifyDeps, row: ApprovalRow, now: number): Pro
   try {
     await notice.after((await deps.db.batch(notice.statements as [never, ...never[]])) as unknown[]);
   } catch (err) {
-    deps.log.error("approval expiry notice not sent now; the next tick retries unless it was told", { approvalId: row.id, error: String(err) });
+    deps.log.error("approval expiry notice not sent now; the next tick retries unless it was told", {
+      approvalId: row.id,
+      error: String(err),
+    });
   }
 }

@@ -11,7 +11,20 @@ import { approvalLink, instanceLink } from "../../notify/approval-links.ts";
 
 type ApprovalRow = typeof approvals.$inferSelect;
 /** What an approval says about itself before anyone decided it. */
-export type ApprovalFacts = Pick<ApprovalRow, "id" | "agentId" | "runId" | "kind" | "instanceId" | "reason" | "requestedBy" | "requestedByOperator" | "context" | "expiresAt" | "createdAt">;
+export type ApprovalFacts = Pick<
+  ApprovalRow,
+  | "id"
+  | "agentId"
+  | "runId"
+  | "kind"
+  | "instanceId"
+  | "reason"
+  | "requestedBy"
+  | "requestedByOperator"
+  | "context"
+  | "expiresAt"
+  | "createdAt"
+>;
 
 export interface ApprovalMessage {
   title: string;

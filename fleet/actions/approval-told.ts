@@ -25,7 +25,13 @@ export async function tellDecidedOnce(deps: NotifyDeps, row: ApprovalRow): Promi
     .where(and(eq(onceNotices.agentId, row.agentId), eq(onceNotices.key, key)));
   if (marked) return;
   const message = decidedMessage(deps.config, row, deps.clock.now());
-  const notice = onceNoticeStatements(deps, row.agentId, { key, ...message, severity: "info", instanceId: row.instanceId, approvalId: row.id });
+  const notice = onceNoticeStatements(deps, row.agentId, {
+    key,
+    ...message,
+    severity: "info",
+    instanceId: row.instanceId,
+    approvalId: row.id,
+  });
   try {
     const results = await deps.db.batch(notice.statements as [(typeof notice.statements)[0], ...typeof notice.statements]);
     await notice.after(results as unknown[]);

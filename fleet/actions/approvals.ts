@@ -75,7 +75,15 @@ export async function listApprovals(deps: Pick<FleetDeps, "db">, agentId: string
   const executed = await deps.db
     .select()
     .from(actions)
-    .where(and(eq(actions.agentId, agentId), inArray(actions.idempotencyKey, rows.map((r) => approvalActionKey(r.id)))));
+    .where(
+      and(
+        eq(actions.agentId, agentId),
+        inArray(
+          actions.idempotencyKey,
+          rows.map((r) => approvalActionKey(r.id)),
+        ),
+      ),
+    );
   return rows.map((row) => {
     const action = executed.find((a) => a.idempotencyKey === approvalActionKey(row.id));
     return presentApproval(row, action ? { actionId: action.id, status: action.status, error: action.error } : null);
@@ -108,7 +116,10 @@ export async function decideApproval(
     const [existing] = await db.select().from(approvals).where(mine);
     if (!existing) throw new ApprovalError(404, `unknown approval: ${approvalId}`);
     if (existing.status === "expired" || (existing.status === "pending" && existing.expiresAt !== null)) {
-      throw new ApprovalError(409, `approval ${approvalId} expired at ${iso(existing.expiresAt)} and did nothing; ask again if it is still needed`);
+      throw new ApprovalError(
+        409,
+        `approval ${approvalId} expired at ${iso(existing.expiresAt)} and did nothing; ask again if it is still needed`,
+      );
     }
     if (existing.status !== status) throw new ApprovalError(409, `approval ${approvalId} is already ${existing.status}`);
     decided = existing; // the same decision again: complete what may have been interrupted
@@ -118,7 +129,8 @@ export async function decideApproval(
   const [requested] = decided.actionId !== null ? await db.select().from(actions).where(eq(actions.id, decided.actionId)) : [];
   let action: ActionResult | undefined;
   if (decision === "reject") await recordRejection(deps, decided, by);
-  else if (decided.instanceId) await liftBlocksFor(deps, agentId, decided.instanceId, decided.kind, `${by} (approved request ${approvalId})`);
+  else if (decided.instanceId)
+    await liftBlocksFor(deps, agentId, decided.instanceId, decided.kind, `${by} (approved request ${approvalId})`);
   if (decision === "approve") {
     const label = (requested?.result as { label?: unknown } | null)?.label;
     action = await executeAction(deps, {
@@ -171,10 +183,18 @@ export async function decideApproval(
  * APPROVAL_TWO_PERSON: for those kinds, the operator who asked cannot approve their own request
  * (another operator must; rejecting it stays allowed).
  */
-async function refuseOwnApproval(deps: Pick<FleetDeps, "db" | "config">, mine: ReturnType<typeof and>, approvalId: number, operator: string | undefined) {
+async function refuseOwnApproval(
+  deps: Pick<FleetDeps, "db" | "config">,
+  mine: ReturnType<typeof and>,
+  approvalId: number,
+  operator: string | undefined,
+) {
   const [row] = await deps.db.select({ kind: approvals.kind, asker: approvals.requestedByOperator }).from(approvals).where(mine);
   if (!row || !deps.config.approvalTwoPerson.includes(row.kind) || row.asker === null) return;
   if (operator === undefined || operator === row.asker) {
-    throw new ApprovalError(403, `approval ${approvalId}: ${row.kind} needs a second person (APPROVAL_TWO_PERSON): ${row.asker} asked for it and cannot approve it; another operator must`);
+    throw new ApprovalError(
+      403,
+      `approval ${approvalId}: ${row.kind} needs a second person (APPROVAL_TWO_PERSON): ${row.asker} asked for it and cannot approve it; another operator must`,
+    );
   }
 }

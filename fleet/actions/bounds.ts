@@ -61,8 +61,20 @@ export function approvalBound(deps: Config, request: ActionRequest, now: number)
 export const refusedForTheHour = (error: string | null) => /\((ACTIONS|APPROVALS)_PER_HOUR[,)]/.test(error ?? "");
 
 /** Tells a human once per run that a bound refused this request (and logs every refusal). */
-export async function tellRefused(deps: Pick<FleetDeps, "db" | "clock" | "config" | "scheduler" | "log">, request: ActionRequest, kind: "actions" | "approvals", error: string) {
-  deps.log.info("refused by a bound", { agentId: request.agentId, runId: request.runId, instanceId: request.instanceId, kind: request.kind, bound: kind, error });
+export async function tellRefused(
+  deps: Pick<FleetDeps, "db" | "clock" | "config" | "scheduler" | "log">,
+  request: ActionRequest,
+  kind: "actions" | "approvals",
+  error: string,
+) {
+  deps.log.info("refused by a bound", {
+    agentId: request.agentId,
+    runId: request.runId,
+    instanceId: request.instanceId,
+    kind: request.kind,
+    bound: kind,
+    error,
+  });
   await tellBoundOnce(deps, {
     agentId: request.agentId,
     runId: request.runId,

@@ -37,7 +37,11 @@ export async function carryOut(deps: ActionDeps, request: ActionRequest, decisio
     }
     case "proposed":
       // What would have asked a human files nothing in shadow mode; what would have acted is claimed (bounded) as a proposal.
-      if (decision.humanNeeded.length > 0) return recordUnfiled(deps, request, { status: "proposed", result: { providerCalled: false, shadow: true, approvalRequested: false } });
+      if (decision.humanNeeded.length > 0)
+        return recordUnfiled(deps, request, {
+          status: "proposed",
+          result: { providerCalled: false, shadow: true, approvalRequested: false },
+        });
       return act(deps, request, "proposed");
     case "approval":
       return requestApproval(deps, { ...request, reason: approvalReason(deps, request, decision, gathered) });
@@ -80,7 +84,13 @@ async function act(deps: ActionDeps, request: ActionRequest, go: "pending" | "pr
   }
   if (claimed.status === "proposed") {
     await finishAction(deps, claimed.id, { status: "proposed", result: { providerCalled: false, shadow: true } });
-    deps.log.info("action proposed (shadow mode)", { agentId: request.agentId, actionId: claimed.id, runId: request.runId, instanceId: request.instanceId, kind: request.kind });
+    deps.log.info("action proposed (shadow mode)", {
+      agentId: request.agentId,
+      actionId: claimed.id,
+      runId: request.runId,
+      instanceId: request.instanceId,
+      kind: request.kind,
+    });
     return { ...base, status: "proposed" };
   }
 
@@ -101,7 +111,14 @@ async function act(deps: ActionDeps, request: ActionRequest, go: "pending" | "pr
     return { ...base, status: "failed", error };
   }
   await recordSuccess(deps, claimed.id, request);
-  deps.log.info("action taken", { agentId: request.agentId, actionId: claimed.id, runId: request.runId, instanceId: request.instanceId, kind: request.kind, decidedBy: request.decidedBy });
+  deps.log.info("action taken", {
+    agentId: request.agentId,
+    actionId: claimed.id,
+    runId: request.runId,
+    instanceId: request.instanceId,
+    kind: request.kind,
+    decidedBy: request.decidedBy,
+  });
   return { ...base, status: "succeeded" };
 }
 
@@ -114,9 +131,19 @@ async function recordUnsupported(deps: ActionDeps, request: ActionRequest): Prom
   const missing = lacks(deps.provider, request.kind)!;
   const claim = await claimAction(deps, request);
   if ("recorded" in claim) return recordedResult(deps, claim.recorded);
-  const result = { providerCalled: false, provider: deps.provider.kind, httpStatus: missing.status, unsupported: ACTION_CAPABILITY[request.kind] };
+  const result = {
+    providerCalled: false,
+    provider: deps.provider.kind,
+    httpStatus: missing.status,
+    unsupported: ACTION_CAPABILITY[request.kind],
+  };
   await finishAction(deps, claim.claimed.id, { status: "failed", result, error: missing.message });
-  deps.log.info("action not a capability of the provider", { agentId: request.agentId, actionId: claim.claimed.id, kind: request.kind, provider: deps.provider.kind });
+  deps.log.info("action not a capability of the provider", {
+    agentId: request.agentId,
+    actionId: claim.claimed.id,
+    kind: request.kind,
+    provider: deps.provider.kind,
+  });
   return { actionId: claim.claimed.id, repeated: false, status: "failed", error: missing.message };
 }
 

@@ -16,8 +16,8 @@ export const ACTION_WORDS: Record<ActionKind, readonly string[]> = {
   replace: ["replace", "replacement", "re-rent", "rent another", "new instance"],
 };
 
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-const word = (w: string) => new RegExp(`(^|[^a-z0-9_-])${escape(w.toLowerCase())}($|[^a-z0-9_-])`);
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+const word = (w: string) => new RegExp(`(^|[^a-z0-9_-])${escapeRegExp(w.toLowerCase())}($|[^a-z0-9_-])`);
 
 /** Whether the text names the instance id as a whole word ("sim-1" is not named by "sim-10"). */
 export function namesInstance(text: string, instanceId: string): boolean {

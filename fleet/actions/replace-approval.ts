@@ -32,11 +32,17 @@ export async function markReplacementApproved(deps: Pick<FleetDeps, "db" | "cloc
     .where(and(mine, inArray(replacements.status, ASKING)))
     .returning({ id: replacements.id });
   if (moved) return;
-  const [open] = await db.select({ id: replacements.id }).from(replacements).where(and(mine, inArray(replacements.status, UNDER_WAY)));
+  const [open] = await db
+    .select({ id: replacements.id })
+    .from(replacements)
+    .where(and(mine, inArray(replacements.status, UNDER_WAY)));
   if (open) return;
   if (request.approvalId !== undefined) {
     // The approval of a replacement closed meanwhile (cancelled by an operator): nothing is rented.
-    const [closed] = await db.select().from(replacements).where(and(eq(replacements.agentId, request.agentId), eq(replacements.approvalId, request.approvalId)));
+    const [closed] = await db
+      .select()
+      .from(replacements)
+      .where(and(eq(replacements.agentId, request.agentId), eq(replacements.approvalId, request.approvalId)));
     if (closed) throw new Error(`replacement ${closed.id} of ${request.instanceId} is ${closed.status}`);
   }
   throw new Error(`no replacement of ${request.instanceId} is open to approve`);

@@ -76,7 +76,11 @@ export async function requestApproval(deps: NotifyDeps, request: ActionRequest):
     deps,
     request.fence,
     `an approval request to ${what}`,
-    async (holds): Promise<{ actionId: number; approvalId: number } | { refused: { id: number; error: string } } | { recorded: ActionRow } | undefined> => {
+    async (
+      holds,
+    ): Promise<
+      { actionId: number; approvalId: number } | { refused: { id: number; error: string } } | { recorded: ActionRow } | undefined
+    > => {
       const [inserted, approval] = await db.batch([
         // The label is part of "what"; kept in result so the approved execution can apply it.
         insertWhere(
@@ -94,7 +98,9 @@ export async function requestApproval(deps: NotifyDeps, request: ActionRequest):
         )
           .onConflictDoNothing()
           .returning({ id: actions.id, status: actions.status, error: actions.error }),
-        db.all<{ id: number }>(sql`insert into ${approvals} (agent_id, run_id, kind, instance_id, reason, requested_by, requested_by_operator, context, expires_at, status, action_id, created_at)
+        db.all<{
+          id: number;
+        }>(sql`insert into ${approvals} (agent_id, run_id, kind, instance_id, reason, requested_by, requested_by_operator, context, expires_at, status, action_id, created_at)
           select ${agentId}, ${request.runId}, ${request.kind}, ${request.instanceId}, ${why}, ${request.decidedBy}, ${askedByOperator}, ${JSON.stringify(context)}, ${expiresAt}, 'pending', a.id, ${now}
           from ${actions} a where a.agent_id = ${agentId} and a.idempotency_key = ${idempotencyKey}
             and a.status = 'awaiting_approval' and a.approval_id is null
@@ -114,15 +120,33 @@ export async function requestApproval(deps: NotifyDeps, request: ActionRequest):
   if ("recorded" in filed) return recordedResult(deps, filed.recorded);
   if ("refused" in filed) {
     const { id, error } = filed.refused;
-    await deps.db.update(actions).set({ result: { providerCalled: false }, finishedAt: now }).where(eq(actions.id, id));
+    await deps.db
+      .update(actions)
+      .set({ result: { providerCalled: false }, finishedAt: now })
+      .where(eq(actions.id, id));
     await tellRefused(deps, request, "approvals", error);
     return { actionId: id, status: "refused", repeated: false, error };
   }
   const { actionId, approvalId } = filed;
-  deps.log.info("approval requested", { agentId, approvalId, runId: request.runId, kind: request.kind, instanceId: request.instanceId, requestedBy: request.decidedBy });
+  deps.log.info("approval requested", {
+    agentId,
+    approvalId,
+    runId: request.runId,
+    kind: request.kind,
+    instanceId: request.instanceId,
+    requestedBy: request.decidedBy,
+  });
 
   try {
-    const row = { id: approvalId, agentId, runId: request.runId, kind: request.kind, instanceId: request.instanceId, reason: why, requestedBy: request.decidedBy };
+    const row = {
+      id: approvalId,
+      agentId,
+      runId: request.runId,
+      kind: request.kind,
+      instanceId: request.instanceId,
+      reason: why,
+      requestedBy: request.decidedBy,
+    };
     const message = askedMessage(deps.config, { ...row, requestedByOperator: askedByOperator, context, expiresAt, createdAt: now }, now);
     await notifyHuman(deps, {
       agentId,

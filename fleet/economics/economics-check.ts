@@ -87,7 +87,15 @@ export const checkEconomics = defineTickCheck({
       budgetMarks: deps.db
         .select({ key: onceNotices.key })
         .from(onceNotices)
-        .where(and(eq(onceNotices.agentId, agentId), inArray(onceNotices.key, BUDGET_STEPS.map((step) => onceKey("budget", day, step))))),
+        .where(
+          and(
+            eq(onceNotices.agentId, agentId),
+            inArray(
+              onceNotices.key,
+              BUDGET_STEPS.map((step) => onceKey("budget", day, step)),
+            ),
+          ),
+        ),
     };
   },
   decide(deps, agentId, rows, tick): TickWrites<EconomicsReport> {
@@ -126,7 +134,13 @@ export const checkEconomics = defineTickCheck({
         });
       }
       if (idle.idle && economics.idleStopAfterMs > 0 && idle.forMs >= economics.idleStopAfterMs && !row.idleStopped) stops.push(row);
-      if (row.state === "stopped" && economics.stoppedDestroyAfterMs > 0 && now - row.stateAt >= economics.stoppedDestroyAfterMs && !row.destroyAsked) destroys.push(row);
+      if (
+        row.state === "stopped" &&
+        economics.stoppedDestroyAfterMs > 0 &&
+        now - row.stateAt >= economics.stoppedDestroyAfterMs &&
+        !row.destroyAsked
+      )
+        destroys.push(row);
       if (row.endsAt !== null && economics.expiryWarnMs > 0 && row.endsAt - now <= economics.expiryWarnMs && !row.expiryTold) {
         notices.push({
           key: onceKey("expiry", row.id, row.endsAt),
@@ -139,15 +153,25 @@ export const checkEconomics = defineTickCheck({
     }
 
     const sent = combineWrites(notices.map((notice) => onceNoticeStatements(deps, agentId, notice)));
-    const statements = [...accrualStatements(deps, agentId, plan, now), ...marksOnly.map((key) => markStatement(deps, agentId, key, now)), ...sent.statements];
+    const statements = [
+      ...accrualStatements(deps, agentId, plan, now),
+      ...marksOnly.map((key) => markStatement(deps, agentId, key, now)),
+      ...sent.statements,
+    ];
     const offset = statements.length - sent.statements.length;
     return {
       statements,
       async after(results) {
         await sent.after(results.slice(offset));
-        const report: EconomicsReport = { spendTodayUsd: round(today), notices: notices.map((n) => n.key), stopped: [], destroyRequests: [] };
+        const report: EconomicsReport = {
+          spendTodayUsd: round(today),
+          notices: notices.map((n) => n.key),
+          stopped: [],
+          destroyRequests: [],
+        };
         for (const row of stops) report.stopped.push({ instanceId: row.id, status: await stopIdle(deps, agentId, row, now) });
-        for (const row of destroys) report.destroyRequests.push({ instanceId: row.id, status: await askToDestroy(deps, agentId, row, now) });
+        for (const row of destroys)
+          report.destroyRequests.push({ instanceId: row.id, status: await askToDestroy(deps, agentId, row, now) });
         if (notices.length || stops.length || destroys.length) deps.log.info("economics check acted", { agentId, ...report });
         return report;
       },
@@ -172,7 +196,12 @@ async function actByRules(deps: FleetDeps, request: Omit<ActionRequest, "runId" 
   try {
     return (await executeAction(deps, { ...request, runId: null, decidedBy: "rules" })).status;
   } catch (err) {
-    deps.log.error("the economics check could not act", { agentId: request.agentId, instanceId: request.instanceId, kind: request.kind, error: String(err) });
+    deps.log.error("the economics check could not act", {
+      agentId: request.agentId,
+      instanceId: request.instanceId,
+      kind: request.kind,
+      error: String(err),
+    });
     return "failed";
   }
 }
@@ -180,16 +209,13 @@ async function actByRules(deps: FleetDeps, request: Omit<ActionRequest, "runId" 
 /** Stops the idle instance once per idle episode (an approval when `stop` needs one). */
 function stopIdle(deps: FleetDeps, agentId: string, row: EconomicsRow, now: number): Promise<string> {
   const idle = idleState(row, now, deps.config.economics);
-  return actByRules(
-    deps,
-    {
-      agentId,
-      instanceId: row.id,
-      kind: "stop",
-      idempotencyKey: onceKey("idle-stop", row.id, row.idleSince!),
-      reason: `idle for at least ${Math.round(deps.config.economics.idleStopAfterMs / 60_000)} min (${idle.signal}); it costs ${usd(ratePerHour(row))}/hour running`,
-    },
-  );
+  return actByRules(deps, {
+    agentId,
+    instanceId: row.id,
+    kind: "stop",
+    idempotencyKey: onceKey("idle-stop", row.id, row.idleSince!),
+    reason: `idle for at least ${Math.round(deps.config.economics.idleStopAfterMs / 60_000)} min (${idle.signal}); it costs ${usd(ratePerHour(row))}/hour running`,
+  });
 }
 
 /** Asks a human, once per stopped episode, to destroy an instance stopped too long. */
@@ -197,5 +223,12 @@ function askToDestroy(deps: FleetDeps, agentId: string, row: EconomicsRow, now: 
   const perDay = (row.storagePerHour ?? 0) * 24;
   const reason = `stopped since ${iso(row.stateAt)} (${Math.round((now - row.stateAt) / 3_600_000)} h); its storage costs ${usd(perDay)}/day${row.storagePerHour === null ? " (storage price unknown)" : ""}`;
   // This rule only ever proposes: the action table files an approval (a proposal in shadow mode).
-  return actByRules(deps, { agentId, instanceId: row.id, kind: "destroy", idempotencyKey: onceKey("stopped-destroy", row.id, row.stateAt), reason, askHuman: reason });
+  return actByRules(deps, {
+    agentId,
+    instanceId: row.id,
+    kind: "destroy",
+    idempotencyKey: onceKey("stopped-destroy", row.id, row.stateAt),
+    reason,
+    askHuman: reason,
+  });
 }

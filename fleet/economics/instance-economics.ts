@@ -15,7 +15,10 @@ export async function instanceEconomics(deps: Pick<FleetDeps, "db" | "clock" | "
   const { db } = deps;
   const now = deps.clock.now();
   const [[row], [spent]] = await db.batch([
-    db.select().from(instances).where(and(eq(instances.agentId, agentId), eq(instances.id, instanceId))),
+    db
+      .select()
+      .from(instances)
+      .where(and(eq(instances.agentId, agentId), eq(instances.id, instanceId))),
     db
       .select({ usd: instanceSpend.usd })
       .from(instanceSpend)

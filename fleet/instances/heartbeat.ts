@@ -66,7 +66,13 @@ function flagWrites(deps: PipelineDeps, agentId: string, row: Silent, now: numbe
     source: "heartbeat" as const,
     priority: 1 as const,
     dedupKey,
-    payload: { instanceId: row.id, state: row.state, heartbeatMissed: true, lastSeenAt: new Date(row.lastSeenAt).toISOString(), silentForS },
+    payload: {
+      instanceId: row.id,
+      state: row.state,
+      heartbeatMissed: true,
+      lastSeenAt: new Date(row.lastSeenAt).toISOString(),
+      silentForS,
+    },
   };
   return ingestWrites(deps, event, [
     db

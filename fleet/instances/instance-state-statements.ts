@@ -21,7 +21,16 @@ export function stateSet(states: readonly InstanceState[]): string {
 }
 
 /** Provider details an instance row keeps; each is bound with a `<key>Given` flag. */
-export const DETAIL_KEYS = ["label", "gpuName", "gpuCount", "pricePerHour", "startedAt", "storagePerHour", "endsAt", "interruptible"] as const satisfies readonly (keyof typeof instances.$inferSelect)[];
+export const DETAIL_KEYS = [
+  "label",
+  "gpuName",
+  "gpuCount",
+  "pricePerHour",
+  "startedAt",
+  "storagePerHour",
+  "endsAt",
+  "interruptible",
+] as const satisfies readonly (keyof typeof instances.$inferSelect)[];
 export type DetailKey = (typeof DETAIL_KEYS)[number];
 
 /** The row an upsert proposed (SQLite's `excluded`), with the instances table's columns. */
@@ -119,27 +128,28 @@ export const instanceStatePrepared = preparedPerDb((db) => {
       ...Object.fromEntries(DETAIL_KEYS.map((key) => [key, p(key)])),
     },
     storedNow,
-  )
-    .onConflictDoUpdate({
-      target: [instances.agentId, instances.id],
-      set: {
-        state: sql`case when ${newer} then ${proposed.state} else ${instances.state} end`,
-        stateAt: sql`max(${proposed.stateAt}, ${instances.stateAt})`,
-        statusMessage: sql`case when ${newer} then coalesce(${proposed.statusMessage}, ${instances.statusMessage}) else ${instances.statusMessage} end`,
-        lastSeenAt: sql`case when ${webhook} then max(${proposed.lastSeenAt}, ${instances.lastSeenAt}) else ${instances.lastSeenAt} end`,
-        heartbeatFlaggedAt: sql`case when ${webhook} then null else ${instances.heartbeatFlaggedAt} end`,
-        reportsByWebhook: sql`case when ${webhook} then 1 else ${instances.reportsByWebhook} end`,
-        expectedState: sql`case when ${keptExpectation} then ${instances.expectedState} else null end`,
-        expectedUntil: sql`case when ${keptExpectation} then ${instances.expectedUntil} else null end`,
-        goneAt: sql`null`,
-        // Idle is a mark of a running instance (fleet/instances/telemetry.ts keeps it): a newer state away from running ends it.
-        idleSince: sql`case when ${newer} and ${proposed.state} <> 'running' then null else ${instances.idleSince} end`,
-        webhookOnly: sql`case when ${source} = 'reconcile' then 0 else ${instances.webhookOnly} end`,
-        updatedAt: sql`${now}`,
-        ...Object.fromEntries(DETAIL_KEYS.map((key) => [key, sql`case when ${p(`${key}Given`)} then ${proposed[key]} else ${instances[key]} end`])),
-      },
-      setWhere: storedNow,
-    });
+  ).onConflictDoUpdate({
+    target: [instances.agentId, instances.id],
+    set: {
+      state: sql`case when ${newer} then ${proposed.state} else ${instances.state} end`,
+      stateAt: sql`max(${proposed.stateAt}, ${instances.stateAt})`,
+      statusMessage: sql`case when ${newer} then coalesce(${proposed.statusMessage}, ${instances.statusMessage}) else ${instances.statusMessage} end`,
+      lastSeenAt: sql`case when ${webhook} then max(${proposed.lastSeenAt}, ${instances.lastSeenAt}) else ${instances.lastSeenAt} end`,
+      heartbeatFlaggedAt: sql`case when ${webhook} then null else ${instances.heartbeatFlaggedAt} end`,
+      reportsByWebhook: sql`case when ${webhook} then 1 else ${instances.reportsByWebhook} end`,
+      expectedState: sql`case when ${keptExpectation} then ${instances.expectedState} else null end`,
+      expectedUntil: sql`case when ${keptExpectation} then ${instances.expectedUntil} else null end`,
+      goneAt: sql`null`,
+      // Idle is a mark of a running instance (fleet/instances/telemetry.ts keeps it): a newer state away from running ends it.
+      idleSince: sql`case when ${newer} and ${proposed.state} <> 'running' then null else ${instances.idleSince} end`,
+      webhookOnly: sql`case when ${source} = 'reconcile' then 0 else ${instances.webhookOnly} end`,
+      updatedAt: sql`${now}`,
+      ...Object.fromEntries(
+        DETAIL_KEYS.map((key) => [key, sql`case when ${p(`${key}Given`)} then ${proposed[key]} else ${instances[key]} end`]),
+      ),
+    },
+    setWhere: storedNow,
+  });
 
   return {
     insertEvent: insert.prepare(),

@@ -17,7 +17,14 @@
 import type { FleetDeps } from "../deps.ts";
 import { debounceWindow } from "../../pipeline/index.ts";
 import { bind } from "../../db/prepared.ts";
-import { commitIngest, publishAfterIngest, scheduleIfPending, type Ingested, type MovedRun, type StoredEvent } from "../../pipeline/index.ts";
+import {
+  commitIngest,
+  publishAfterIngest,
+  scheduleIfPending,
+  type Ingested,
+  type MovedRun,
+  type StoredEvent,
+} from "../../pipeline/index.ts";
 import { expectationsKeptBy, expectationsMatchedBy } from "./expectations.ts";
 import { DETAIL_KEYS, instanceStatePrepared, stateSet, type DetailKey } from "./instance-state-statements.ts";
 import type { FleetInstance, InstanceState, StopReason } from "../providers/provider.ts";
@@ -77,7 +84,13 @@ function changeValues(deps: FleetDeps, change: StateChange, admission: ReportAdm
     now,
     at,
     message,
-    payload: { instanceId: change.instanceId, state: change.state, at: new Date(at).toISOString(), message, ...(change.reason ? { reason: change.reason } : {}) },
+    payload: {
+      instanceId: change.instanceId,
+      state: change.state,
+      at: new Date(at).toISOString(),
+      message,
+      ...(change.reason ? { reason: change.reason } : {}),
+    },
     // Only the instance's own reports (webhooks) prove it is alive.
     webhook: change.source === "webhook" ? 1 : 0,
     matched: stateSet(expectationsMatchedBy(change.state)),
@@ -108,7 +121,11 @@ export async function recordInstanceState(deps: FleetDeps, change: StateChange):
  * An instance's own report (a webhook), stored only if it passes `admission`; null when refused,
  * and then the batch wrote nothing (no event, row, history, sample or run request).
  */
-export async function recordInstanceReport(deps: FleetDeps, change: StateChange, admission: ReportAdmission): Promise<RecordedChange | null> {
+export async function recordInstanceReport(
+  deps: FleetDeps,
+  change: StateChange,
+  admission: ReportAdmission,
+): Promise<RecordedChange | null> {
   return recordAdmitted(deps, change, admission);
 }
 

@@ -28,7 +28,12 @@ export function presentInstanceEvent(row: InstanceEventRow) {
 }
 export type InstanceEventView = ReturnType<typeof presentInstanceEvent>;
 
-export async function listInstanceEvents(deps: Pick<FleetDeps, "db">, agentId: string, instanceId: string | undefined, limit: number): Promise<InstanceEventView[]> {
+export async function listInstanceEvents(
+  deps: Pick<FleetDeps, "db">,
+  agentId: string,
+  instanceId: string | undefined,
+  limit: number,
+): Promise<InstanceEventView[]> {
   const rows = await deps.db
     .select()
     .from(instanceEvents)

@@ -36,7 +36,11 @@ export const checkOverdueStates = defineTickCheck({
             isNull(instances.goneAt),
             or(
               and(isNotNull(instances.expectedState), lt(instances.expectedUntil, now)),
-              and(inArray(instances.state, [...LOADING_STATES]), lt(instances.stateAt, stuckBefore), or(isNull(instances.expectedUntil), lt(instances.expectedUntil, now))),
+              and(
+                inArray(instances.state, [...LOADING_STATES]),
+                lt(instances.stateAt, stuckBefore),
+                or(isNull(instances.expectedUntil), lt(instances.expectedUntil, now)),
+              ),
             ),
           ),
         ),

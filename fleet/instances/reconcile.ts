@@ -67,7 +67,12 @@ function turnStatements(deps: FleetDeps, agentId: string, now: number) {
     stored: db
       .select()
       .from(instances)
-      .where(and(eq(instances.agentId, agentId), sql`exists (select 1 from ${agents} where ${agents.id} = ${agentId} and ${agents.lastReconciledAt} = ${now})`)),
+      .where(
+        and(
+          eq(instances.agentId, agentId),
+          sql`exists (select 1 from ${agents} where ${agents.id} = ${agentId} and ${agents.lastReconciledAt} = ${now})`,
+        ),
+      ),
   };
 }
 
@@ -214,7 +219,8 @@ async function markGone(deps: PipelineDeps, row: StoredInstance, now: number): P
       .update(instances)
       .set({ goneAt: now, idleSince: null, updatedAt: now })
       .where(and(eq(instances.agentId, row.agentId), eq(instances.id, row.id), isNull(instances.goneAt))),
-    appendHistory: db.run(sql`insert into ${instanceEvents} (agent_id, instance_id, from_state, to_state, source, message, at, event_id, created_at)
+    appendHistory:
+      db.run(sql`insert into ${instanceEvents} (agent_id, instance_id, from_state, to_state, source, message, at, event_id, created_at)
       select ${row.agentId}, ${row.id}, ${row.state}, 'gone', 'reconcile', 'no longer listed by the provider', ${now}, e.id, ${now}
       from ${events} e
       where e.agent_id = ${row.agentId} and e.dedup_key = ${dedupKey}

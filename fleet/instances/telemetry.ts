@@ -80,7 +80,14 @@ const telemetryPrepared = preparedPerDb((db: Db) => {
     insertSamples: insertWhere(
       db,
       instanceTelemetry,
-      { agentId, instanceId: sql`s.instance_id`, gpuUtil: sql`s.gpu_util`, diskUsedPct: sql`s.disk_used_pct`, source: p("source"), at: sql`s.at` },
+      {
+        agentId,
+        instanceId: sql`s.instance_id`,
+        gpuUtil: sql`s.gpu_util`,
+        diskUsedPct: sql`s.disk_used_pct`,
+        source: p("source"),
+        at: sql`s.at`,
+      },
       sql`${guard} and not exists (select 1 from ${instanceTelemetry} t where t.agent_id = ${agentId} and t.instance_id = s.instance_id
         and t.at > s.at - ${SAMPLE_EVERY_MS})`,
       samples,
@@ -102,7 +109,12 @@ export function telemetryStatements(
   eventKey: string | null,
 ) {
   const prepared = telemetryPrepared(deps.db);
-  const rows = readings.map((r) => ({ i: r.instanceId, u: given(r.gpuUtil) ? r.gpuUtil : null, d: given(r.diskUsedPct) ? r.diskUsedPct : null, a: r.at }));
+  const rows = readings.map((r) => ({
+    i: r.instanceId,
+    u: given(r.gpuUtil) ? r.gpuUtil : null,
+    d: given(r.diskUsedPct) ? r.diskUsedPct : null,
+    a: r.at,
+  }));
   const values = {
     agentId,
     source,

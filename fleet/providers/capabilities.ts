@@ -59,7 +59,9 @@ export async function tellUnsupportedOnce(deps: NotifyDeps & { provider: Provide
   const { agentId, runId, fence, instanceId, kind } = notice;
   const key = `unsupported:${instanceId}:${kind}:${notice.episode}`;
   const marked = await fencedWrite(deps, fence, `marking the ${kind} capability notice`, (holds) =>
-    insertWhere(deps.db, onceNotices, { agentId, key, notificationId: null, at: deps.clock.now() }, holds).onConflictDoNothing().returning({ key: onceNotices.key }),
+    insertWhere(deps.db, onceNotices, { agentId, key, notificationId: null, at: deps.clock.now() }, holds)
+      .onConflictDoNothing()
+      .returning({ key: onceNotices.key }),
   );
   if (marked.length === 0) return false;
   const sent = await notifyHuman(deps, {
@@ -72,6 +74,9 @@ export async function tellUnsupportedOnce(deps: NotifyDeps & { provider: Provide
     instanceId,
     fence,
   });
-  await deps.db.update(onceNotices).set({ notificationId: sent.notificationId }).where(and(eq(onceNotices.agentId, agentId), eq(onceNotices.key, key)));
+  await deps.db
+    .update(onceNotices)
+    .set({ notificationId: sent.notificationId })
+    .where(and(eq(onceNotices.agentId, agentId), eq(onceNotices.key, key)));
   return sent.notificationId !== null;
 }

@@ -19,7 +19,15 @@ const instanceType = z.object({
   name: z.string(),
   description: z.string().nullable().optional(),
   price_cents_per_hour: z.number(),
-  specs: z.object({ vcpus: z.number().optional(), memory_gib: z.number().optional(), storage_gib: z.number().nullable().optional(), gpus: z.number().nullable().optional() }).passthrough().optional(),
+  specs: z
+    .object({
+      vcpus: z.number().optional(),
+      memory_gib: z.number().optional(),
+      storage_gib: z.number().nullable().optional(),
+      gpus: z.number().nullable().optional(),
+    })
+    .passthrough()
+    .optional(),
 });
 
 export const lambdaInstance = z.object({
@@ -38,7 +46,10 @@ export const launched = z.object({ data: z.object({ instance_ids: z.array(z.stri
 export const acted = z.object({ data: z.record(z.string(), z.unknown()) });
 export const sshKeys = z.object({ data: z.array(z.object({ name: z.string() }).passthrough()) });
 export const instanceTypes = z.object({
-  data: z.record(z.string(), z.object({ instance_type: instanceType, regions_with_capacity_available: z.array(z.object({ name: z.string() }).passthrough()) })),
+  data: z.record(
+    z.string(),
+    z.object({ instance_type: instanceType, regions_with_capacity_available: z.array(z.object({ name: z.string() }).passthrough()) }),
+  ),
 });
 
 /** Lambda's error body's own words, `code: message`. */

@@ -16,9 +16,33 @@
  * caller's own schedule, and a 5xx or lost answer is not retryable (it may have been accepted).
  * The instance list has no paging.
  */
-import { cheapestWithin, ProviderError, unsupported, type Capability, type CreatedInstance, type FleetInstance, type FleetProvider, type InstanceLogs, type InstanceSpec, type Offer, type OfferQuery, type ProviderCall } from "./provider.ts";
+import {
+  cheapestWithin,
+  ProviderError,
+  unsupported,
+  type Capability,
+  type CreatedInstance,
+  type FleetInstance,
+  type FleetProvider,
+  type InstanceLogs,
+  type InstanceSpec,
+  type Offer,
+  type OfferQuery,
+  type ProviderCall,
+} from "./provider.ts";
 import { callJson, parseAnswer, type HttpOptions, type RetryPolicy } from "./provider-http.ts";
-import { acted, gpuNameOf, instanceList, instanceShow, instanceTypes, isGone, lambdaErrorText, lambdaToInstance, launched, sshKeys } from "./lambda-instance.ts";
+import {
+  acted,
+  gpuNameOf,
+  instanceList,
+  instanceShow,
+  instanceTypes,
+  isGone,
+  lambdaErrorText,
+  lambdaToInstance,
+  launched,
+  sshKeys,
+} from "./lambda-instance.ts";
 
 export interface LambdaOptions extends HttpOptions {
   apiKey: string;
@@ -78,13 +102,28 @@ export class LambdaProvider implements FleetProvider {
 
   /** One offer per instance type and region with capacity, matching GPU model and count. */
   async offers(query: OfferQuery, call: ProviderCall = {}): Promise<Offer[]> {
-    const types = parseAnswer(NAME, instanceTypes, await this.call("GET", "/instance-types", undefined, "reads", call.signal), "instance type list").data;
+    const types = parseAnswer(
+      NAME,
+      instanceTypes,
+      await this.call("GET", "/instance-types", undefined, "reads", call.signal),
+      "instance type list",
+    ).data;
     const wanted = query.gpuName.toLowerCase();
     const offers = Object.values(types)
       .filter(({ instance_type: t }) => gpuNameOf(t).toLowerCase() === wanted && (t.specs?.gpus ?? null) === query.gpuCount)
       .filter(({ instance_type: t }) => query.minDiskGb === null || (t.specs?.storage_gib ?? 0) >= query.minDiskGb)
       .flatMap(({ instance_type: t, regions_with_capacity_available: regions }) =>
-        regions.map((r): Offer => ({ id: `${t.name}@${r.name}`, machineId: null, gpuName: gpuNameOf(t), gpuCount: t.specs?.gpus ?? query.gpuCount, pricePerHour: t.price_cents_per_hour / 100, diskGb: t.specs?.storage_gib ?? null, reliability: null })),
+        regions.map(
+          (r): Offer => ({
+            id: `${t.name}@${r.name}`,
+            machineId: null,
+            gpuName: gpuNameOf(t),
+            gpuCount: t.specs?.gpus ?? query.gpuCount,
+            pricePerHour: t.price_cents_per_hour / 100,
+            diskGb: t.specs?.storage_gib ?? null,
+            reliability: null,
+          }),
+        ),
       );
     return cheapestWithin(offers, query);
   }
@@ -103,13 +142,23 @@ export class LambdaProvider implements FleetProvider {
       quantity: 1,
       name: (spec.label ?? "fleetwarden").slice(0, MAX_NAME),
     };
-    const answer = parseAnswer(NAME, launched, await this.call("POST", "/instance-operations/launch", body, "never", call.signal), "launch answer");
+    const answer = parseAnswer(
+      NAME,
+      launched,
+      await this.call("POST", "/instance-operations/launch", body, "never", call.signal),
+      "launch answer",
+    );
     return { id: answer.data.instance_ids[0]! };
   }
 
   private async operate(operation: "restart" | "terminate", id: string, call: ProviderCall): Promise<void> {
     if (!isLambdaId(id)) throw new ProviderError(`no such Lambda Cloud instance: ${id} (ids are 32 hex digits)`, 404);
-    parseAnswer(NAME, acted, await this.call("POST", `/instance-operations/${operation}`, { instance_ids: [id] }, "refusals", call.signal), `${operation} answer`);
+    parseAnswer(
+      NAME,
+      acted,
+      await this.call("POST", `/instance-operations/${operation}`, { instance_ids: [id] }, "refusals", call.signal),
+      `${operation} answer`,
+    );
   }
 
   private async call(method: string, path: string, body: unknown, retry: RetryPolicy, signal?: AbortSignal): Promise<unknown> {

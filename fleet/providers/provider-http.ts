@@ -64,7 +64,12 @@ const wait = (ms: number) => new Promise<void>((done) => setTimeout(done, ms));
 export const pause = (options: HttpOptions, ms: number): Promise<void> => (options.sleep ?? wait)(ms);
 
 /** One request, abandoned at the client's timeout or the caller's deadline, whichever is first. */
-export function send(options: HttpOptions, url: string | URL, init: Omit<RequestInit, "signal">, deadline?: AbortSignal): Promise<Response> {
+export function send(
+  options: HttpOptions,
+  url: string | URL,
+  init: Omit<RequestInit, "signal">,
+  deadline?: AbortSignal,
+): Promise<Response> {
   const timeout = AbortSignal.timeout(options.timeoutMs ?? 30_000);
   return (options.fetch ?? fetch)(url, { ...init, signal: deadline ? AbortSignal.any([timeout, deadline]) : timeout });
 }
@@ -75,12 +80,25 @@ export async function callJson(options: HttpOptions, call: JsonCall): Promise<Js
   let last: ProviderError | null = null;
   for (let attempt = 1; attempt <= attempts; attempt++) {
     if (call.signal?.aborted) {
-      throw new ProviderError(`${call.provider} ${call.what} abandoned: the caller's deadline passed after ${attempt - 1} attempt(s)${last ? ` (last: ${last.message})` : ""}`, last?.status ?? null, true);
+      throw new ProviderError(
+        `${call.provider} ${call.what} abandoned: the caller's deadline passed after ${attempt - 1} attempt(s)${last ? ` (last: ${last.message})` : ""}`,
+        last?.status ?? null,
+        true,
+      );
     }
     let response: Response;
     try {
-      const headers = { Accept: "application/json", ...(call.body === undefined ? {} : { "Content-Type": "application/json" }), ...call.headers };
-      response = await send(options, call.url, { method: call.method, headers, body: call.body === undefined ? undefined : JSON.stringify(call.body) }, call.signal);
+      const headers = {
+        Accept: "application/json",
+        ...(call.body === undefined ? {} : { "Content-Type": "application/json" }),
+        ...call.headers,
+      };
+      response = await send(
+        options,
+        call.url,
+        { method: call.method, headers, body: call.body === undefined ? undefined : JSON.stringify(call.body) },
+        call.signal,
+      );
     } catch (err) {
       // A request that never got an answer may still have been carried out, unless it never left.
       const nothingSent = connectionRefused(err);
@@ -93,11 +111,16 @@ export async function callJson(options: HttpOptions, call: JsonCall): Promise<Js
     const raw = await response.text();
     const json = tryJson(raw);
     if (response.ok) {
-      if (json === undefined) throw onceOnly(call.retry, new ProviderError(`${call.provider} answered ${call.what} with something that is not JSON`, 502, true));
+      if (json === undefined)
+        throw onceOnly(call.retry, new ProviderError(`${call.provider} answered ${call.what} with something that is not JSON`, 502, true));
       return { status: response.status, json };
     }
     if (response.status === 404 && attempt > 1 && call.goneOnRetryIsDone) return { status: 404, json: null };
-    last = failure(call, response.status, json === undefined ? raw.trim().slice(0, 300) || "(empty body)" : (call.errorText?.(json) ?? raw.slice(0, 300)));
+    last = failure(
+      call,
+      response.status,
+      json === undefined ? raw.trim().slice(0, 300) || "(empty body)" : (call.errorText?.(json) ?? raw.slice(0, 300)),
+    );
     const again = response.status === 429 ? call.retry !== "never" : call.retry === "reads" && RETRYABLE_STATUS.has(response.status);
     if (!again) throw last;
     await backoff(options, attempt, attempts, response.headers.get("retry-after"), call.signal);
@@ -111,7 +134,9 @@ export async function callJson(options: HttpOptions, call: JsonCall): Promise<Js
  */
 export function onceOnly(retry: RetryPolicy, err: ProviderError): ProviderError {
   if (retry !== "unacted" && retry !== "never") return err;
-  return err.retryable && err.status !== 429 ? new ProviderError(`${err.message}; not retried: a create may have been carried out`, err.status) : err;
+  return err.retryable && err.status !== 429
+    ? new ProviderError(`${err.message}; not retried: a create may have been carried out`, err.status)
+    : err;
 }
 
 /** fetch (undici) could not connect at all: nothing was sent. */
@@ -121,20 +146,30 @@ function connectionRefused(err: unknown): boolean {
 
 function failure(call: JsonCall, status: number, detail: string): ProviderError {
   const where = `${call.provider} ${call.what}`;
-  if (status === 401 || status === 403) return new ProviderError(`${call.provider} rejected the API key (${status}) on ${call.what}: ${detail}`, status);
+  if (status === 401 || status === 403)
+    return new ProviderError(`${call.provider} rejected the API key (${status}) on ${call.what}: ${detail}`, status);
   if (status === 429) return new ProviderError(`${where}: rate limited (429), try again later: ${detail}`, 429, true);
   // Only a read is safe to repeat after a 5xx: an action's may mean it was carried out.
-  if (RETRYABLE_STATUS.has(status) && call.retry === "reads") return new ProviderError(`${where} failed (${status}): ${detail}`, status, true);
+  if (RETRYABLE_STATUS.has(status) && call.retry === "reads")
+    return new ProviderError(`${where} failed (${status}): ${detail}`, status, true);
   if (status >= 500) return new ProviderError(`${where} failed (${status}), not retried (it may have been carried out): ${detail}`, status);
   return new ProviderError(`${where} answered ${status}: ${detail}`, status);
 }
 
-async function backoff(options: HttpOptions, attempt: number, attempts: number, retryAfter: string | null, signal?: AbortSignal): Promise<void> {
+async function backoff(
+  options: HttpOptions,
+  attempt: number,
+  attempts: number,
+  retryAfter: string | null,
+  signal?: AbortSignal,
+): Promise<void> {
   if (attempt >= attempts || signal?.aborted) return;
   const base = (options.backoffMs ?? 1000) * 2 ** (attempt - 1);
   const told = retryAfter !== null && /^\d+$/.test(retryAfter.trim()) ? Number(retryAfter) * 1000 : 0;
   const sleeping = pause(options, Math.min(Math.max(base, told), MAX_RETRY_AFTER_MS));
-  await (signal ? Promise.race([sleeping, new Promise<void>((done) => signal.addEventListener("abort", () => done(), { once: true }))]) : sleeping);
+  await (signal
+    ? Promise.race([sleeping, new Promise<void>((done) => signal.addEventListener("abort", () => done(), { once: true }))])
+    : sleeping);
 }
 
 function tryJson(raw: string): unknown {

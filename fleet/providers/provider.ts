@@ -5,17 +5,7 @@
  * the rules policy and the dashboard offer only those, and a call to one it lacks is a
  * ProviderError with status 501 naming the provider and the capability.
  */
-export const INSTANCE_STATES = [
-  "created",
-  "loading",
-  "running",
-  "stopped",
-  "frozen",
-  "exited",
-  "rebooting",
-  "unknown",
-  "offline",
-] as const;
+export const INSTANCE_STATES = ["created", "loading", "running", "stopped", "frozen", "exited", "rebooting", "unknown", "offline"] as const;
 export type InstanceState = (typeof INSTANCE_STATES)[number];
 
 export interface FleetInstance {
@@ -165,7 +155,10 @@ export interface FleetProvider {
 
 /** The ProviderError for a capability the provider does not have. */
 export function unsupported(kind: ProviderKind, capability: Capability): ProviderError {
-  return new ProviderError(`${kind} cannot ${capability === "create" ? "rent new instances" : capability} (not a capability of this provider)`, 501);
+  return new ProviderError(
+    `${kind} cannot ${capability === "create" ? "rent new instances" : capability} (not a capability of this provider)`,
+    501,
+  );
 }
 
 export interface LogRequest {

@@ -48,7 +48,10 @@ export const runpodPod = z.object({
   runtime: z
     .object({
       uptimeInSeconds: num,
-      gpus: z.array(z.object({ id: z.string().nullable().optional(), gpuUtilPercent: num })).nullable().optional(),
+      gpus: z
+        .array(z.object({ id: z.string().nullable().optional(), gpuUtilPercent: num }))
+        .nullable()
+        .optional(),
     })
     .nullable()
     .optional(),

@@ -18,10 +18,36 @@
  * Reads retry 429/502-504 and network failures (bounded); stop, resume and terminate retry only a
  * 429; a deploy is sent once. Pod listing has no paging: `myself { pods }` is the whole fleet.
  */
-import { cheapestWithin, ProviderError, unsupported, type Capability, type CreatedInstance, type FleetInstance, type FleetProvider, type InstanceLogs, type InstanceSpec, type Offer, type OfferQuery, type ProviderCall } from "./provider.ts";
+import {
+  cheapestWithin,
+  ProviderError,
+  unsupported,
+  type Capability,
+  type CreatedInstance,
+  type FleetInstance,
+  type FleetProvider,
+  type InstanceLogs,
+  type InstanceSpec,
+  type Offer,
+  type OfferQuery,
+  type ProviderCall,
+} from "./provider.ts";
 import { callJson, parseAnswer, type HttpOptions, type RetryPolicy } from "./provider-http.ts";
 import {
-  DEPLOY_POD, deployed, GET_POD, GPU_TYPES, gpuTypes, graphqlAnswer, isTerminated, LIST_PODS, podList, podShow, podToInstance, RESUME_POD, STOP_POD, TERMINATE_POD,
+  DEPLOY_POD,
+  deployed,
+  GET_POD,
+  GPU_TYPES,
+  gpuTypes,
+  graphqlAnswer,
+  isTerminated,
+  LIST_PODS,
+  podList,
+  podShow,
+  podToInstance,
+  RESUME_POD,
+  STOP_POD,
+  TERMINATE_POD,
 } from "./runpod-pod.ts";
 
 export interface RunpodOptions extends HttpOptions {
@@ -86,7 +112,17 @@ export class RunpodProvider implements FleetProvider {
       .flatMap((t): Offer[] => {
         const perGpu = t.lowestPrice?.uninterruptablePrice;
         if (typeof perGpu !== "number") return [];
-        return [{ id: t.id, machineId: null, gpuName: t.displayName, gpuCount: query.gpuCount, pricePerHour: perGpu * query.gpuCount, diskGb: null, reliability: null }];
+        return [
+          {
+            id: t.id,
+            machineId: null,
+            gpuName: t.displayName,
+            gpuCount: query.gpuCount,
+            pricePerHour: perGpu * query.gpuCount,
+            diskGb: null,
+            reliability: null,
+          },
+        ];
       });
     return cheapestWithin(offers, query);
   }
@@ -113,7 +149,13 @@ export class RunpodProvider implements FleetProvider {
   }
 
   /** The `data` of a GraphQL answer; its `errors` (even with 200) are a ProviderError. */
-  private async graphql(what: string, query: string, variables: Record<string, unknown>, retry: RetryPolicy, signal?: AbortSignal): Promise<unknown> {
+  private async graphql(
+    what: string,
+    query: string,
+    variables: Record<string, unknown>,
+    retry: RetryPolicy,
+    signal?: AbortSignal,
+  ): Promise<unknown> {
     const { json } = await callJson(this.options, {
       provider: NAME,
       method: "POST",
@@ -130,7 +172,8 @@ export class RunpodProvider implements FleetProvider {
       const message = answer.errors[0]!.message;
       throw new ProviderError(`RunPod refused ${what}: ${message}`, /not found/i.test(message) ? 404 : 400);
     }
-    if (answer.data === undefined || answer.data === null) throw new ProviderError(`RunPod answered ${what} with neither data nor errors`, 502, true);
+    if (answer.data === undefined || answer.data === null)
+      throw new ProviderError(`RunPod answered ${what} with neither data nor errors`, 502, true);
     return answer.data;
   }
 

@@ -5,7 +5,16 @@
  * Vast.ai key never act on each other's instances.
  */
 import { instanceInFilter, type InstanceFilter } from "../../runtime/agent-settings.ts";
-import { ProviderError, type FleetInstance, type FleetProvider, type InstanceSpec, type LogRequest, type Offer, type OfferQuery, type ProviderCall } from "./provider.ts";
+import {
+  ProviderError,
+  type FleetInstance,
+  type FleetProvider,
+  type InstanceSpec,
+  type LogRequest,
+  type Offer,
+  type OfferQuery,
+  type ProviderCall,
+} from "./provider.ts";
 
 export class ScopedProvider implements FleetProvider {
   readonly kind: FleetProvider["kind"];

@@ -63,7 +63,13 @@ export function simulatedDiskGb(row: { id: string; gpuName: string; gpuCount: nu
 }
 
 /** What a like-for-like replacement of a simulated instance is made from. */
-export function simulatedSpec(row: { id: string; label: string | null; gpuName: string; gpuCount: number; pricePerHour: number }): InstanceSpec {
+export function simulatedSpec(row: {
+  id: string;
+  label: string | null;
+  gpuName: string;
+  gpuCount: number;
+  pricePerHour: number;
+}): InstanceSpec {
   return { image: SIM_IMAGE, templateId: null, env: {}, onstart: null, label: row.label, diskGb: simulatedDiskGb(row) };
 }
 

@@ -40,7 +40,11 @@ function simulator(deps: Pick<FleetDeps, "provider">): SimulatorProvider | null 
  * Reports each failure's state to every agent, as its webhook would; all reports share one
  * database batch (each still its own idempotent ingest, committed through a group commit).
  */
-async function reportToAgents(deps: FleetDeps, failures: { instance: FleetInstance; dedupKey: string }[], agentIds?: string[]): Promise<AgentReport[]> {
+async function reportToAgents(
+  deps: FleetDeps,
+  failures: { instance: FleetInstance; dedupKey: string }[],
+  agentIds?: string[],
+): Promise<AgentReport[]> {
   if (!failures.length) return [];
   const to = agentIds ?? (await listActiveAgentIds(deps.db));
   const reports = failures.flatMap(({ instance, dedupKey }) => to.map((agentId) => ({ agentId, instance, dedupKey })));
@@ -57,7 +61,11 @@ async function reportToAgents(deps: FleetDeps, failures: { instance: FleetInstan
         source: "webhook",
         dedupKey,
         // What a webhook would not say but the simulated provider knows: its economics.
-        details: { storagePerHour: instance.storagePerHour ?? null, endsAt: instance.endsAt ?? null, interruptible: instance.interruptible ?? null },
+        details: {
+          storagePerHour: instance.storagePerHour ?? null,
+          endsAt: instance.endsAt ?? null,
+          interruptible: instance.interruptible ?? null,
+        },
         telemetry: { gpuUtil: instance.gpuUtil, diskUsedPct: instance.diskUsedPct, source: "simulator" },
         reason: instance.stopReason ?? null,
       })),
@@ -100,10 +108,22 @@ export const simulatorReports = defineTickCheck({
     const heartbeats = deps.db
       .update(instances)
       .set({ lastSeenAt: now, heartbeatFlaggedAt: null, reportsByWebhook: true })
-      .where(and(eq(instances.agentId, agentId), inArray(instances.id, sim.heartbeatingIds()), eq(instances.state, "running"), isNull(instances.goneAt)));
+      .where(
+        and(
+          eq(instances.agentId, agentId),
+          inArray(instances.id, sim.heartbeatingIds()),
+          eq(instances.state, "running"),
+          isNull(instances.goneAt),
+        ),
+      );
     if (deps.config.simulator.failureRatePerHour <= 0) return { heartbeats };
     const roll = sim.rollClaimStatements(now);
-    return { heartbeats, windows: roll.windows, claim: roll.claim, agents: deps.db.select({ id: agents.id }).from(agents).where(isNull(agents.archivedAt)) };
+    return {
+      heartbeats,
+      windows: roll.windows,
+      claim: roll.claim,
+      agents: deps.db.select({ id: agents.id }).from(agents).where(isNull(agents.archivedAt)),
+    };
   },
   decide(deps, _agentId, rows, tick) {
     const sim = simulator(deps);
@@ -116,7 +136,11 @@ export const simulatorReports = defineTickCheck({
         const failed = failuresWritten(rolled, results as SimRows[], tick.now);
         for (const { kind, instance } of failed) deps.log.info("simulated failure", { instanceId: instance.id, kind });
         const agentIds = (rows.agents as unknown as { id: string }[]).map((a) => a.id);
-        await reportToAgents(deps, failed.map(({ kind, instance }) => ({ instance, dedupKey: `sim:${instance.id}:${kind}:${tick.now}` })), agentIds);
+        await reportToAgents(
+          deps,
+          failed.map(({ kind, instance }) => ({ instance, dedupKey: `sim:${instance.id}:${kind}:${tick.now}` })),
+          agentIds,
+        );
       },
     };
   },

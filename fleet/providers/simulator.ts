@@ -17,10 +17,35 @@ import { and, asc, eq, gt, isNull, lt, or, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
 import type { Clock } from "../../runtime/clock.ts";
 import { simulatorInstances } from "../../schema/index.ts";
-import { meetingQuery, ProviderError, tailOfLog, type Capability, type CreatedInstance, type InstanceSpec, type Offer, type OfferQuery, type FleetInstance, type FleetProvider, type InstanceLogs, type InstanceState, type LogRequest } from "./provider.ts";
+import {
+  meetingQuery,
+  ProviderError,
+  tailOfLog,
+  type Capability,
+  type CreatedInstance,
+  type InstanceSpec,
+  type Offer,
+  type OfferQuery,
+  type FleetInstance,
+  type FleetProvider,
+  type InstanceLogs,
+  type InstanceState,
+  type LogRequest,
+} from "./provider.ts";
 import { lastLines, simulatedLog } from "./simulator-logs.ts";
 import { FAILURES, HOST_NO_GPU_MESSAGE, ROLLED_FAILURE_KINDS, type FailureKind } from "./simulated-failures.ts";
-import { booted, booting, createdId, machinesFor, SIM_BOOT_MS, SIM_BOOTING, simulatedDiskGb, simulatedMachineId, simulatedReliability, simulatedSpec } from "./simulator-offers.ts";
+import {
+  booted,
+  booting,
+  createdId,
+  machinesFor,
+  SIM_BOOT_MS,
+  SIM_BOOTING,
+  simulatedDiskGb,
+  simulatedMachineId,
+  simulatedReliability,
+  simulatedSpec,
+} from "./simulator-offers.ts";
 
 const GPUS = [
   { gpuName: "RTX 4090", gpuCount: 1, pricePerHour: 0.42 },
@@ -54,7 +79,11 @@ export interface RolledFailure {
 }
 
 /** The failures whose writes (rolledFailureStatement, in the same order) changed an instance. */
-export function failuresWritten(rolled: readonly RolledFailure[], written: readonly (readonly SimRow[])[], now: number): SimulatedFailure[] {
+export function failuresWritten(
+  rolled: readonly RolledFailure[],
+  written: readonly (readonly SimRow[])[],
+  now: number,
+): SimulatedFailure[] {
   return written.flatMap((rows, i) => rows.map((row) => ({ kind: rolled[i]!.kind, instance: toInstance(row, now) })));
 }
 
@@ -86,7 +115,11 @@ export function simulatedGpuUtil(row: Pick<SimRow, "id" | "state" | "failure">, 
 
 function toInstance(stored: SimRow, now: number): FleetInstance {
   // A created instance that finished booting reports running (nothing is written on a read).
-  const row = booted(stored, now) ? { ...stored, state: "running", statusMessage: "running" } : booting(stored) ? { ...stored, startedAt: null } : stored;
+  const row = booted(stored, now)
+    ? { ...stored, state: "running", statusMessage: "running" }
+    : booting(stored)
+      ? { ...stored, startedAt: null }
+      : stored;
   const outbid = row.failure === "outbid";
   return {
     id: row.id,
@@ -112,7 +145,16 @@ function toInstance(stored: SimRow, now: number): FleetInstance {
 
 export class SimulatorProvider implements FleetProvider {
   readonly kind = "simulator" as const;
-  readonly capabilities: ReadonlySet<Capability> = new Set<Capability>(["start", "stop", "reboot", "destroy", "label", "logs", "telemetry", "create"]);
+  readonly capabilities: ReadonlySet<Capability> = new Set<Capability>([
+    "start",
+    "stop",
+    "reboot",
+    "destroy",
+    "label",
+    "logs",
+    "telemetry",
+    "create",
+  ]);
 
   constructor(
     private readonly db: Db,
@@ -136,7 +178,10 @@ export class SimulatorProvider implements FleetProvider {
     }));
     // Chunked: one INSERT's bound parameters stay under SQLite's limit for fleets of thousands.
     for (let i = 0; i < rows.length; i += 500) {
-      await this.db.insert(simulatorInstances).values(rows.slice(i, i + 500)).onConflictDoNothing();
+      await this.db
+        .insert(simulatorInstances)
+        .values(rows.slice(i, i + 500))
+        .onConflictDoNothing();
     }
   }
 
@@ -252,7 +297,10 @@ export class SimulatorProvider implements FleetProvider {
       or(isNull(simulatorInstances.failuresRolledAt), lt(simulatorInstances.failuresRolledAt, now)),
     );
     return {
-      windows: this.db.select({ id: simulatorInstances.id, since: simulatorInstances.failuresRolledAt }).from(simulatorInstances).where(due),
+      windows: this.db
+        .select({ id: simulatorInstances.id, since: simulatorInstances.failuresRolledAt })
+        .from(simulatorInstances)
+        .where(due),
       claim: this.db.update(simulatorInstances).set({ failuresRolledAt: now }).where(due),
     };
   }
@@ -265,7 +313,10 @@ export class SimulatorProvider implements FleetProvider {
       if (since === null) continue;
       const hours = Math.min(now - since, MAX_ROLL_WINDOW_MS) / 3_600_000;
       if (this.random() >= 1 - Math.exp(-ratePerHour * hours)) continue;
-      rolled.push({ id, kind: ROLLED_FAILURE_KINDS[Math.min(Math.floor(this.random() * ROLLED_FAILURE_KINDS.length), ROLLED_FAILURE_KINDS.length - 1)]! });
+      rolled.push({
+        id,
+        kind: ROLLED_FAILURE_KINDS[Math.min(Math.floor(this.random() * ROLLED_FAILURE_KINDS.length), ROLLED_FAILURE_KINDS.length - 1)]!,
+      });
     }
     return rolled;
   }
@@ -309,13 +360,16 @@ export class SimulatorProvider implements FleetProvider {
   }
   /** The catalogue's machines for every simulated GPU model (fleet/providers/simulator-offers.ts), filtered. */
   async offers(query: OfferQuery): Promise<Offer[]> {
-    return meetingQuery(GPUS.flatMap((g) => machinesFor(g.gpuName, g.gpuCount, g.pricePerHour)), query);
+    return meetingQuery(
+      GPUS.flatMap((g) => machinesFor(g.gpuName, g.gpuCount, g.pricePerHour)),
+      query,
+    );
   }
 
   /** Rents the offer: a new instance on its machine, `loading` until it boots (SIM_BOOT_MS). */
   async create(offer: Offer, spec: InstanceSpec): Promise<CreatedInstance> {
     const known = GPUS.flatMap((g) => machinesFor(g.gpuName, g.gpuCount, g.pricePerHour)).find((o) => o.id === offer.id);
-    if (!known || !known.machineId) throw new ProviderError(`no such offer: ${offer.id}`, 404);
+    if (!known?.machineId) throw new ProviderError(`no such offer: ${offer.id}`, 404);
     if (!spec.image) throw new ProviderError("create needs an image", 400);
     const now = this.clock.now();
     const [{ n }] = (await this.db.all<{ n: number }>(sql`select count(*) + 1 as n from ${simulatorInstances}`)) as [{ n: number }];

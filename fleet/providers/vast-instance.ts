@@ -60,7 +60,10 @@ export const vastInstance = z.object({
   reliability2: number,
   image_uuid: text,
   /** `[[name, value], …]` (vast-cli `show_instances` turns it into a dict); a malformed one is no spec env, never a failed list. */
-  extra_env: z.array(z.tuple([z.string(), z.string()])).nullish().catch(null),
+  extra_env: z
+    .array(z.tuple([z.string(), z.string()]))
+    .nullish()
+    .catch(null),
   onstart: text,
   template_hash_id: text,
 });
@@ -104,7 +107,11 @@ export function isGoneInstance(raw: Pick<VastInstance, "actual_status" | "intend
 }
 
 /** The state of an instance that is not gone (isGoneInstance is asked first). */
-export function vastState(actual: string | null | undefined, intended: string | null | undefined, cur: string | null | undefined): InstanceState {
+export function vastState(
+  actual: string | null | undefined,
+  intended: string | null | undefined,
+  cur: string | null | undefined,
+): InstanceState {
   if (actual) return KNOWN.has(actual) ? (actual as InstanceState) : "unknown";
   // No container status yet: being provisioned, unless it was stopped.
   if (intended === "stopped" || cur === "stopped") return "stopped";
@@ -123,7 +130,11 @@ function diskUsedPct(raw: VastInstance): number | null {
 
 /** Stopped by a higher bid (see the header): interruptible, stopped, and meant to be running. */
 export function isOutbid(raw: Pick<VastInstance, "is_bid" | "actual_status" | "intended_status" | "cur_state">): boolean {
-  return raw.is_bid === true && raw.intended_status === "running" && (raw.actual_status === "stopped" || (!raw.actual_status && raw.cur_state === "stopped"));
+  return (
+    raw.is_bid === true &&
+    raw.intended_status === "running" &&
+    (raw.actual_status === "stopped" || (!raw.actual_status && raw.cur_state === "stopped"))
+  );
 }
 
 export function toFleetInstance(raw: VastInstance): FleetInstance {

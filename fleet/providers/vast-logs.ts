@@ -37,5 +37,9 @@ export async function fetchLogResult(instanceId: string, resultUrl: string, http
       lastSeen = String(err);
     }
   }
-  throw new ProviderError(`Vast.ai logs for instance ${instanceId} were not ready after ${poll.attempts} polls (last: ${lastSeen})`, 504, true);
+  throw new ProviderError(
+    `Vast.ai logs for instance ${instanceId} were not ready after ${poll.attempts} polls (last: ${lastSeen})`,
+    504,
+    true,
+  );
 }

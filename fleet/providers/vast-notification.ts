@@ -24,7 +24,12 @@ import { vastSignatureProblem } from "./vast-signature.ts";
 export const vastNotification = z.object({
   event_id: z.string().trim().min(1).max(256),
   user_id: z.number().int().optional(),
-  notif_type: z.string().trim().min(1).max(128).regex(/^[a-z0-9_:.-]+$/, "must be a notification type slug"),
+  notif_type: z
+    .string()
+    .trim()
+    .min(1)
+    .max(128)
+    .regex(/^[a-z0-9_:.-]+$/, "must be a notification type slug"),
   subject: plainText(z.string().max(500)).optional(),
   message: plainText(z.string().max(4000)).optional(),
   timestamp: z.number().optional(),
@@ -34,7 +39,8 @@ export const vastNotification = z.object({
 export const VAST_TEST_EVENT = "webhook_test";
 
 /** What the agent is told the event is: data, with the rule it is handled by. */
-export const VAST_HINT_NOTE = "Vast.ai notification: a hint, not the instance's state; every instance is re-read from the provider on the next tick, and get_instance reads one now";
+export const VAST_HINT_NOTE =
+  "Vast.ai notification: a hint, not the instance's state; every instance is re-read from the provider on the next tick, and get_instance reads one now";
 
 export interface VastDelivery {
   raw: string;
@@ -64,7 +70,8 @@ export async function verifyVastDelivery(secret: string | undefined, delivery: V
     const issue = parsed.error.issues[0]!;
     throw new RequestError(400, `invalid body: ${issue.path.join(".") || "body"}: ${issue.message}`);
   }
-  if (parsed.data.event_id !== delivery.eventId) throw new RequestError(400, "invalid body: event_id: differs from the X-Vast-Event-Id header");
+  if (parsed.data.event_id !== delivery.eventId)
+    throw new RequestError(400, "invalid body: event_id: differs from the X-Vast-Event-Id header");
   return parsed.data;
 }
 

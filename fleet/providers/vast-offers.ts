@@ -76,15 +76,17 @@ export function offersSearchBody(query: OfferQuery): Record<string, unknown> {
 export function matchingOffers(raw: VastOffer[], query: OfferQuery): Offer[] {
   const offers = raw
     .filter((o) => o.rented !== true)
-    .map((o): Offer => ({
-      id: String(o.id),
-      machineId: o.machine_id == null ? null : String(o.machine_id),
-      gpuName: o.gpu_name,
-      gpuCount: o.num_gpus,
-      pricePerHour: o.dph_total,
-      diskGb: o.disk_space ?? null,
-      reliability: o.reliability2 ?? o.reliability ?? null,
-    }));
+    .map(
+      (o): Offer => ({
+        id: String(o.id),
+        machineId: o.machine_id == null ? null : String(o.machine_id),
+        gpuName: o.gpu_name,
+        gpuCount: o.num_gpus,
+        pricePerHour: o.dph_total,
+        diskGb: o.disk_space ?? null,
+        reliability: o.reliability2 ?? o.reliability ?? null,
+      }),
+    );
   return meetingQuery(offers, query);
 }
 
@@ -117,7 +119,9 @@ export function createBody(offer: Offer, spec: InstanceSpec): Record<string, unk
 
 /** The new instance named by Vast's answer; a 2xx without `new_contract` is an error, never a retry. */
 export function createdInstance(answer: z.infer<typeof vastCreateAnswer>, offerId: string): CreatedInstance {
-  if (!answer.success) throw new ProviderError(`Vast.ai refused to rent offer ${offerId}: ${answer.msg ?? answer.error ?? "no reason given"}`, 400);
-  if (answer.new_contract == null) throw new ProviderError(`Vast.ai accepted offer ${offerId} but named no new_contract: the instance may exist; not retried`, 502);
+  if (!answer.success)
+    throw new ProviderError(`Vast.ai refused to rent offer ${offerId}: ${answer.msg ?? answer.error ?? "no reason given"}`, 400);
+  if (answer.new_contract == null)
+    throw new ProviderError(`Vast.ai accepted offer ${offerId} but named no new_contract: the instance may exist; not retried`, 502);
   return { id: String(answer.new_contract) };
 }

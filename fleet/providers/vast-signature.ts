@@ -31,13 +31,19 @@ function sameText(a: string, b: string): boolean {
   return diff === 0;
 }
 
-export async function vastSignatureProblem(secret: string, headers: VastSignatureHeaders, raw: string, nowMs: number): Promise<string | null> {
+export async function vastSignatureProblem(
+  secret: string,
+  headers: VastSignatureHeaders,
+  raw: string,
+  nowMs: number,
+): Promise<string | null> {
   const { timestamp, signature } = headers;
   if (!timestamp) return "missing header X-Vast-Timestamp";
   if (!signature) return "missing header X-Vast-Signature-256";
   if (!/^\d{1,12}$/.test(timestamp)) return "X-Vast-Timestamp is not an integer Unix timestamp";
   if (!signature.startsWith("sha256=")) return "X-Vast-Signature-256 does not start with sha256=";
   const age = Math.abs(nowMs / 1000 - Number(timestamp));
-  if (age > VAST_SIGNATURE_TOLERANCE_S) return `stale X-Vast-Timestamp: ${Math.round(age)} s from our clock (at most ${VAST_SIGNATURE_TOLERANCE_S} s)`;
+  if (age > VAST_SIGNATURE_TOLERANCE_S)
+    return `stale X-Vast-Timestamp: ${Math.round(age)} s from our clock (at most ${VAST_SIGNATURE_TOLERANCE_S} s)`;
   return sameText(signature, await vastSignature(secret, timestamp, raw)) ? null : "X-Vast-Signature-256 does not match the body";
 }

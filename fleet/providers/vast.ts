@@ -24,7 +24,20 @@
  * every missing instance gone. Instances Vast lists as destroyed or unloaded are left out, as gone
  * (fleet/providers/vast-instance.ts `isGoneInstance`).
  */
-import { ProviderError, tailOfLog, type Capability, type CreatedInstance, type InstanceSpec, type Offer, type OfferQuery, type FleetInstance, type FleetProvider, type InstanceLogs, type LogRequest, type ProviderCall } from "./provider.ts";
+import {
+  ProviderError,
+  tailOfLog,
+  type Capability,
+  type CreatedInstance,
+  type InstanceSpec,
+  type Offer,
+  type OfferQuery,
+  type FleetInstance,
+  type FleetProvider,
+  type InstanceLogs,
+  type LogRequest,
+  type ProviderCall,
+} from "./provider.ts";
 import { callJson, onceOnly, parseAnswer, type HttpOptions, type JsonAnswer, type RetryPolicy } from "./provider-http.ts";
 import { isGoneInstance, toFleetInstance, vastActionAnswer, vastInstancePage, vastInstanceShow, vastLogsAnswer } from "./vast-instance.ts";
 import { fetchLogResult } from "./vast-logs.ts";
@@ -53,7 +66,16 @@ export { vastQuery };
 
 export class VastProvider implements FleetProvider {
   readonly kind = "vast" as const;
-  readonly capabilities: ReadonlySet<Capability> = new Set<Capability>(["start", "stop", "reboot", "destroy", "label", "logs", "create", "telemetry"]);
+  readonly capabilities: ReadonlySet<Capability> = new Set<Capability>([
+    "start",
+    "stop",
+    "reboot",
+    "destroy",
+    "label",
+    "logs",
+    "create",
+    "telemetry",
+  ]);
   private readonly base: string;
   /** Vast's defaults: 4 attempts, back-off from 500 ms. */
   private readonly http: HttpOptions;
@@ -83,7 +105,11 @@ export class VastProvider implements FleetProvider {
       // More rows than the total is an instance created while paging; fewer would lose instances.
       const total = parsed.total_instances;
       if (!token && total != null && rows < total) {
-        throw new ProviderError(`Vast.ai instance list contradicts itself: its last page (${page + 1}) ends after ${rows} instance(s), but total_instances says ${total}`, 502, true);
+        throw new ProviderError(
+          `Vast.ai instance list contradicts itself: its last page (${page + 1}) ends after ${rows} instance(s), but total_instances says ${total}`,
+          502,
+          true,
+        );
       }
       if (!token) return found;
       if (seenTokens.has(token)) throw new ProviderError("Vast.ai instance list repeated a page token", null, true);
@@ -131,7 +157,12 @@ export class VastProvider implements FleetProvider {
   /** vast-cli `logs`: ask for the log, then poll the result_url it answers with. */
   async logs(id: string, request: LogRequest): Promise<InstanceLogs> {
     const path = `/api/v0/instances/request_logs/${requireId(id)}/`;
-    const answer = parseAnswer(NAME, vastLogsAnswer, await this.call("PUT", path, { tail: String(request.tailLines) }, "reads"), `log request for instance ${id}`);
+    const answer = parseAnswer(
+      NAME,
+      vastLogsAnswer,
+      await this.call("PUT", path, { tail: String(request.tailLines) }, "reads"),
+      `log request for instance ${id}`,
+    );
     if (answer.success === false || !answer.result_url) {
       throw new ProviderError(`Vast.ai gave no log for instance ${id}: ${answer.msg ?? answer.error ?? "no result_url"}`, 502);
     }
@@ -158,7 +189,14 @@ export class VastProvider implements FleetProvider {
   }
 
   /** One API call through the providers' shared client (fleet/providers/provider-http.ts). */
-  private request(method: string, path: string, body: unknown, retry: RetryPolicy, signal?: AbortSignal, removes = false): Promise<JsonAnswer> {
+  private request(
+    method: string,
+    path: string,
+    body: unknown,
+    retry: RetryPolicy,
+    signal?: AbortSignal,
+    removes = false,
+  ): Promise<JsonAnswer> {
     return callJson(this.http, {
       provider: NAME,
       method,

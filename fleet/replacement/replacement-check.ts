@@ -46,7 +46,12 @@ export const checkReplacements = defineTickCheck({
       if (!to) return [];
       closed.push(row.id);
       const error = to === "cancelled" ? "interrupted before its approval was asked" : `the approval was ${to}`;
-      return [deps.db.update(replacements).set({ status: to, error, updatedAt: tick.now, finishedAt: tick.now }).where(and(eq(replacements.id, row.id), eq(replacements.status, row.status)))];
+      return [
+        deps.db
+          .update(replacements)
+          .set({ status: to, error, updatedAt: tick.now, finishedAt: tick.now })
+          .where(and(eq(replacements.id, row.id), eq(replacements.status, row.status))),
+      ];
     });
     const moving: ReplacementRow[] = rows.open.map((o) => o.row).filter((r) => (IN_FLIGHT as readonly string[]).includes(r.status));
     return {

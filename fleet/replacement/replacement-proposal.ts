@@ -46,8 +46,15 @@ export type Proposal =
   | { status: "proposed"; replacementId: number | null; result: Awaited<ReturnType<typeof executeAction>>; detail: string };
 
 /** Since when an instance is dead enough to replace, and why; null when it is not. */
-export async function deadSince(deps: Pick<ActionDeps, "db" | "clock">, agentId: string, instanceId: string): Promise<{ since: number; why: string; immediate: boolean } | null> {
-  const [row] = await deps.db.select().from(instances).where(and(eq(instances.agentId, agentId), eq(instances.id, instanceId)));
+export async function deadSince(
+  deps: Pick<ActionDeps, "db" | "clock">,
+  agentId: string,
+  instanceId: string,
+): Promise<{ since: number; why: string; immediate: boolean } | null> {
+  const [row] = await deps.db
+    .select()
+    .from(instances)
+    .where(and(eq(instances.agentId, agentId), eq(instances.id, instanceId)));
   if (!row || row.replacedBy) return null;
   const [failedStart] = await deps.db
     .select()
@@ -61,7 +68,18 @@ export async function deadSince(deps: Pick<ActionDeps, "db" | "clock">, agentId:
   if (row.goneAt !== null) {
     if (deps.clock.now() - row.goneAt > GONE_WINDOW_MS) return null;
     // Gone because it was destroyed on purpose is no death.
-    const [destroyed] = await deps.db.select({ id: actions.id }).from(actions).where(and(eq(actions.agentId, agentId), eq(actions.instanceId, instanceId), eq(actions.kind, "destroy"), inArray(actions.status, ["succeeded", "pending"]))).limit(1);
+    const [destroyed] = await deps.db
+      .select({ id: actions.id })
+      .from(actions)
+      .where(
+        and(
+          eq(actions.agentId, agentId),
+          eq(actions.instanceId, instanceId),
+          eq(actions.kind, "destroy"),
+          inArray(actions.status, ["succeeded", "pending"]),
+        ),
+      )
+      .limit(1);
     return destroyed ? null : { since: row.goneAt, why: "it is gone from its host", immediate: false };
   }
   if ((DEAD_STATES as readonly string[]).includes(row.state)) return { since: row.stateAt, why: `it is ${row.state}`, immediate: false };
@@ -76,17 +94,31 @@ export async function deadSince(deps: Pick<ActionDeps, "db" | "clock">, agentId:
  * stops it repeating: the same bounds, one key per death per run (a repeat in the same run
  * answers the recorded refusal), and an hour's wait after an hour's bound refused it.
  */
-async function requestFor(deps: Pick<ActionDeps, "db" | "clock">, agentId: string, deathKey: string, runId: number | null): Promise<{ key: string; known: ActionRow | undefined }> {
+async function requestFor(
+  deps: Pick<ActionDeps, "db" | "clock">,
+  agentId: string,
+  deathKey: string,
+  runId: number | null,
+): Promise<{ key: string; known: ActionRow | undefined }> {
   // The death's own key, or one of its retries (`<death key>:…`, the keys from `:` up to `;`).
   const [latest] = await deps.db
     .select()
     .from(actions)
-    .where(and(eq(actions.agentId, agentId), or(eq(actions.idempotencyKey, deathKey), and(gt(actions.idempotencyKey, `${deathKey}:`), lt(actions.idempotencyKey, `${deathKey};`)))))
+    .where(
+      and(
+        eq(actions.agentId, agentId),
+        or(
+          eq(actions.idempotencyKey, deathKey),
+          and(gt(actions.idempotencyKey, `${deathKey}:`), lt(actions.idempotencyKey, `${deathKey};`)),
+        ),
+      ),
+    )
     .orderBy(desc(actions.id))
     .limit(1);
   if (latest?.status !== "refused") return { key: latest?.idempotencyKey ?? deathKey, known: latest };
   // An hour's bound refuses again until its hour has passed: until then the refusal stands.
-  if (refusedForTheHour(latest.error) && deps.clock.now() - latest.createdAt < HOUR_MS) return { key: latest.idempotencyKey, known: latest };
+  if (refusedForTheHour(latest.error) && deps.clock.now() - latest.createdAt < HOUR_MS)
+    return { key: latest.idempotencyKey, known: latest };
   const retry = `${deathKey}:${runId === null ? `at${deps.clock.now()}` : `run${runId}`}`;
   return { key: retry, known: retry === latest.idempotencyKey ? latest : undefined };
 }
@@ -97,7 +129,11 @@ export async function proposeReplacement(deps: ActionDeps, who: Proposer, instan
   const dead = await deadSince(deps, who.agentId, instanceId);
   if (!dead) return { status: "not_dead", detail: `${instanceId} is not offline, unknown, gone or unable to start for lack of its GPU` };
   const waited = deps.clock.now() - dead.since;
-  if (!dead.immediate && waited < afterMs) return { status: "not_yet", detail: `${instanceId}: ${dead.why} for ${Math.round(waited / 1000)} s of the ${afterMs / 1000} s before a replacement` };
+  if (!dead.immediate && waited < afterMs)
+    return {
+      status: "not_yet",
+      detail: `${instanceId}: ${dead.why} for ${Math.round(waited / 1000)} s of the ${afterMs / 1000} s before a replacement`,
+    };
   if (!deps.provider.capabilities.has("create")) {
     await tellOnce(deps, who.agentId, {
       key: onceKey("replace-unsupported", instanceId, dead.since),
@@ -112,14 +148,49 @@ export async function proposeReplacement(deps: ActionDeps, who: Proposer, instan
   if (open) return { status: "open", replacementId: open.id, detail: `replacement ${open.id} of ${instanceId} is already ${open.status}` };
 
   const { key: idempotencyKey, known } = await requestFor(deps, who.agentId, `replace:${instanceId}:${dead.since}`, who.runId);
-  const request = { agentId: who.agentId, runId: who.runId, instanceId, kind: "replace" as const, decidedBy: who.decidedBy, idempotencyKey, fence: who.fence ?? null, reason: `${dead.why}${note ? `; ${note}` : ""}`, ...(who.evidence ? { evidence: who.evidence } : {}), ...(who.model ? { model: who.model } : {}) };
-  if (known) return { status: "proposed", replacementId: null, result: await executeAction(deps, request), detail: `already decided for this failure (${known.status})` };
+  const request = {
+    agentId: who.agentId,
+    runId: who.runId,
+    instanceId,
+    kind: "replace" as const,
+    decidedBy: who.decidedBy,
+    idempotencyKey,
+    fence: who.fence ?? null,
+    reason: `${dead.why}${note ? `; ${note}` : ""}`,
+    ...(who.evidence ? { evidence: who.evidence } : {}),
+    ...(who.model ? { model: who.model } : {}),
+  };
+  if (known)
+    return {
+      status: "proposed",
+      replacementId: null,
+      result: await executeAction(deps, request),
+      detail: `already decided for this failure (${known.status})`,
+    };
 
   const read = await readBasis(deps, who.agentId, instanceId);
-  if (!read) return { status: "unknown_gpu", detail: `${instanceId}: its GPU model and count are unknown, so nothing like it can be searched` };
-  const row = await insertProposal(deps, { agentId: who.agentId, oldInstanceId: instanceId, reason: request.reason, decidedBy: who.decidedBy, runId: who.runId, ...read });
+  if (!read)
+    return { status: "unknown_gpu", detail: `${instanceId}: its GPU model and count are unknown, so nothing like it can be searched` };
+  const row = await insertProposal(deps, {
+    agentId: who.agentId,
+    oldInstanceId: instanceId,
+    reason: request.reason,
+    decidedBy: who.decidedBy,
+    runId: who.runId,
+    ...read,
+  });
   const result = await executeAction(deps, request);
-  if (result.status === "awaiting_approval") await advance(deps, row.id, ["proposed"], { status: "awaiting_approval", approvalId: result.approvalId ?? null });
-  else if (result.status !== "succeeded") await advance(deps, row.id, ["proposed"], { status: result.status === "failed" ? "rejected" : "cancelled", error: result.error ?? result.status });
-  return { status: "proposed", replacementId: row.id, result, detail: `replacement ${row.id} of ${instanceId}: ${result.status}${result.error ? ` (${result.error})` : ""}` };
+  if (result.status === "awaiting_approval")
+    await advance(deps, row.id, ["proposed"], { status: "awaiting_approval", approvalId: result.approvalId ?? null });
+  else if (result.status !== "succeeded")
+    await advance(deps, row.id, ["proposed"], {
+      status: result.status === "failed" ? "rejected" : "cancelled",
+      error: result.error ?? result.status,
+    });
+  return {
+    status: "proposed",
+    replacementId: row.id,
+    result,
+    detail: `replacement ${row.id} of ${instanceId}: ${result.status}${result.error ? ` (${result.error})` : ""}`,
+  };
 }

@@ -31,11 +31,17 @@ export interface Basis {
 type ReplacementDeps = Pick<FleetDeps, "db" | "clock" | "provider">;
 
 /** The open replacement of an instance, if there is one. */
-export async function openReplacement(deps: Pick<FleetDeps, "db">, agentId: string, oldInstanceId: string): Promise<ReplacementRow | undefined> {
+export async function openReplacement(
+  deps: Pick<FleetDeps, "db">,
+  agentId: string,
+  oldInstanceId: string,
+): Promise<ReplacementRow | undefined> {
   const [row] = await deps.db
     .select()
     .from(replacements)
-    .where(and(eq(replacements.agentId, agentId), eq(replacements.oldInstanceId, oldInstanceId), notInArray(replacements.status, [...CLOSED])));
+    .where(
+      and(eq(replacements.agentId, agentId), eq(replacements.oldInstanceId, oldInstanceId), notInArray(replacements.status, [...CLOSED])),
+    );
   return row;
 }
 
@@ -43,15 +49,29 @@ export async function openReplacement(deps: Pick<FleetDeps, "db">, agentId: stri
  * What the new instance is made from and must match, from the provider's answer (`get`) and,
  * where it lacks something, the stored row; null when the GPU model or count is unknown.
  */
-export async function readBasis(deps: ReplacementDeps, agentId: string, instanceId: string): Promise<{ basis: Basis; spec: InstanceSpec } | null> {
+export async function readBasis(
+  deps: ReplacementDeps,
+  agentId: string,
+  instanceId: string,
+): Promise<{ basis: Basis; spec: InstanceSpec } | null> {
   const live = await deps.provider.get(instanceId).catch(() => null);
-  const [stored] = await deps.db.select().from(instances).where(and(eq(instances.agentId, agentId), eq(instances.id, instanceId)));
+  const [stored] = await deps.db
+    .select()
+    .from(instances)
+    .where(and(eq(instances.agentId, agentId), eq(instances.id, instanceId)));
   const gpuName = live?.gpuName ?? stored?.gpuName ?? null;
   const gpuCount = live?.gpuCount ?? stored?.gpuCount ?? null;
   if (!gpuName || !gpuCount) return null;
   const label = live?.label ?? stored?.label ?? null;
   const diskGb = live?.spec?.diskGb ?? live?.diskGb ?? null;
-  const basis: Basis = { gpuName, gpuCount, diskGb, pricePerHour: live?.pricePerHour ?? stored?.pricePerHour ?? null, machineId: live?.machineId ?? stored?.machineId ?? null, label };
+  const basis: Basis = {
+    gpuName,
+    gpuCount,
+    diskGb,
+    pricePerHour: live?.pricePerHour ?? stored?.pricePerHour ?? null,
+    machineId: live?.machineId ?? stored?.machineId ?? null,
+    label,
+  };
   const spec: InstanceSpec = live?.spec ?? { image: null, templateId: null, env: {}, onstart: null, label, diskGb };
   return { basis, spec };
 }
@@ -64,7 +84,15 @@ export function newMarker(oldInstanceId: string, now: number): string {
 /** Inserts the proposal, or answers the open one (one per old instance). */
 export async function insertProposal(
   deps: ReplacementDeps,
-  values: { agentId: string; oldInstanceId: string; reason: string; decidedBy: string; runId: number | null; basis: Basis; spec: InstanceSpec },
+  values: {
+    agentId: string;
+    oldInstanceId: string;
+    reason: string;
+    decidedBy: string;
+    runId: number | null;
+    basis: Basis;
+    spec: InstanceSpec;
+  },
 ): Promise<ReplacementRow> {
   const now = deps.clock.now();
   const [row] = await deps.db
@@ -130,6 +158,11 @@ export async function listOpenReplacements(deps: Pick<FleetDeps, "db">, agentId:
 
 /** The agent's replacements, newest first (bounded). */
 export async function listReplacements(deps: Pick<FleetDeps, "db">, agentId: string, limit = 50) {
-  const rows = await deps.db.select().from(replacements).where(eq(replacements.agentId, agentId)).orderBy(desc(replacements.id)).limit(limit);
+  const rows = await deps.db
+    .select()
+    .from(replacements)
+    .where(eq(replacements.agentId, agentId))
+    .orderBy(desc(replacements.id))
+    .limit(limit);
   return rows.map(presentReplacement);
 }

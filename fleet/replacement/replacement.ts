@@ -72,7 +72,8 @@ async function chooseAndCreate(deps: ActionDeps, row: ReplacementRow): Promise<S
   const basis = row.basis as Basis;
   const spec = row.spec as InstanceSpec;
   const now = deps.clock.now();
-  if (!spec?.image) return fail(deps, row, ["approved"], `the image of ${row.oldInstanceId} is unknown, so no like-for-like instance can be made`);
+  if (!spec?.image)
+    return fail(deps, row, ["approved"], `the image of ${row.oldInstanceId} is unknown, so no like-for-like instance can be made`);
   let offers: Offer[];
   try {
     offers = await deps.provider.offers(offerQuery(deps, basis));
@@ -84,10 +85,20 @@ async function chooseAndCreate(deps: ActionDeps, row: ReplacementRow): Promise<S
   const offer = offers[0];
   if (!offer) {
     const q = offerQuery(deps, basis);
-    return fail(deps, row, ["approved"], `no offer like ${row.oldInstanceId}: ${q.gpuCount}× ${q.gpuName}, disk ≥ ${q.minDiskGb ?? "any"} GB, ≤ $${q.maxPricePerHour ?? "any"}/h, reliability ≥ ${q.minReliability}, not on machine ${basis.machineId ?? "?"}`);
+    return fail(
+      deps,
+      row,
+      ["approved"],
+      `no offer like ${row.oldInstanceId}: ${q.gpuCount}× ${q.gpuName}, disk ≥ ${q.minDiskGb ?? "any"} GB, ≤ $${q.maxPricePerHour ?? "any"}/h, reliability ≥ ${q.minReliability}, not on machine ${basis.machineId ?? "?"}`,
+    );
   }
   // The one create: only the caller that moves approved → creating calls the provider.
-  const claimed = await advance(deps, row.id, ["approved"], { status: "creating", createAttemptedAt: now, offer, deadlineAt: now + deps.config.loadingTimeoutMs });
+  const claimed = await advance(deps, row.id, ["approved"], {
+    status: "creating",
+    createAttemptedAt: now,
+    offer,
+    deadlineAt: now + deps.config.loadingTimeoutMs,
+  });
   if (!claimed) return "idle";
   let id: string;
   try {
@@ -95,15 +106,36 @@ async function chooseAndCreate(deps: ActionDeps, row: ReplacementRow): Promise<S
   } catch (err) {
     // Refused outright (a 4xx that is no timeout): nothing was rented. Anything else may have
     // rented it: the marker search decides, never a second create.
-    if (err instanceof ProviderError && err.status !== null && err.status >= 400 && err.status < 500 && err.status !== 408 && err.status !== 429) {
+    if (
+      err instanceof ProviderError &&
+      err.status !== null &&
+      err.status >= 400 &&
+      err.status < 500 &&
+      err.status !== 408 &&
+      err.status !== 429
+    ) {
       return fail(deps, claimed, ["creating"], `the provider refused the create: ${message(err)}`);
     }
-    deps.log.info("replacement create failed; looking for its marker", { agentId: row.agentId, replacementId: row.id, error: message(err) });
+    deps.log.info("replacement create failed; looking for its marker", {
+      agentId: row.agentId,
+      replacementId: row.id,
+      error: message(err),
+    });
     return "waiting";
   }
-  const recorded = await advance(deps, row.id, ["creating"], { status: "waiting", newInstanceId: id, deadlineAt: deps.clock.now() + deps.config.loadingTimeoutMs });
+  const recorded = await advance(deps, row.id, ["creating"], {
+    status: "waiting",
+    newInstanceId: id,
+    deadlineAt: deps.clock.now() + deps.config.loadingTimeoutMs,
+  });
   if (!recorded) await releaseUntracked(deps, row, id);
-  deps.log.info("replacement created", { agentId: row.agentId, replacementId: row.id, oldInstanceId: row.oldInstanceId, newInstanceId: id, offer: offer.id });
+  deps.log.info("replacement created", {
+    agentId: row.agentId,
+    replacementId: row.id,
+    oldInstanceId: row.oldInstanceId,
+    newInstanceId: id,
+    offer: offer.id,
+  });
   return "created";
 }
 
@@ -115,8 +147,16 @@ async function chooseAndCreate(deps: ActionDeps, row: ReplacementRow): Promise<S
 async function releaseUntracked(deps: ActionDeps, row: ReplacementRow, id: string): Promise<void> {
   const [now] = await deps.db.select({ newInstanceId: replacements.newInstanceId }).from(replacements).where(eq(replacements.id, row.id));
   if (now?.newInstanceId === id) return; // adopted by its marker meanwhile: tracked
-  deps.log.info("replacement created an instance its row no longer tracks; destroying it", { agentId: row.agentId, replacementId: row.id, newInstanceId: id });
-  await executeAction(deps, { ...asApprover(row, id, `replacement:${row.id}:destroy-untracked`), kind: "destroy", reason: `replacement ${row.id} had already failed when its create returned` });
+  deps.log.info("replacement created an instance its row no longer tracks; destroying it", {
+    agentId: row.agentId,
+    replacementId: row.id,
+    newInstanceId: id,
+  });
+  await executeAction(deps, {
+    ...asApprover(row, id, `replacement:${row.id}:destroy-untracked`),
+    kind: "destroy",
+    reason: `replacement ${row.id} had already failed when its create returned`,
+  });
 }
 
 /** After a crash between create and its record: the instance carrying the marker, never a second create. */
@@ -128,7 +168,12 @@ async function adoptByMarker(deps: ActionDeps, row: ReplacementRow): Promise<Ste
     return "adopted";
   }
   if (deps.clock.now() < (row.deadlineAt ?? 0)) return "waiting";
-  return fail(deps, row, ["creating"], `a create was attempted at ${new Date(row.createAttemptedAt ?? 0).toISOString()} but no instance carries its marker ${row.marker}; not tried again`);
+  return fail(
+    deps,
+    row,
+    ["creating"],
+    `a create was attempted at ${new Date(row.createAttemptedAt ?? 0).toISOString()} but no instance carries its marker ${row.marker}; not tried again`,
+  );
 }
 
 async function awaitRunning(deps: ActionDeps, row: ReplacementRow): Promise<StepOutcome> {
@@ -136,11 +181,17 @@ async function awaitRunning(deps: ActionDeps, row: ReplacementRow): Promise<Step
   const now = deps.clock.now();
   const fresh = await deps.provider.get(newId).catch(() => undefined);
   if (fresh === undefined) return now < (row.deadlineAt ?? 0) ? "waiting" : timedOut(deps, row, "the provider did not answer");
-  if (fresh?.state !== "running") return fresh && now < (row.deadlineAt ?? 0) ? "waiting" : timedOut(deps, row, fresh ? `still ${fresh.state}` : "gone");
+  if (fresh?.state !== "running")
+    return fresh && now < (row.deadlineAt ?? 0) ? "waiting" : timedOut(deps, row, fresh ? `still ${fresh.state}` : "gone");
 
   const basis = row.basis as Basis;
   if (basis.label && deps.provider.capabilities.has("label")) {
-    await executeAction(deps, { ...asApprover(row, newId, `replacement:${row.id}:label`), kind: "label", label: basis.label, reason: `replacement ${row.id}: the old instance's label` });
+    await executeAction(deps, {
+      ...asApprover(row, newId, `replacement:${row.id}:label`),
+      kind: "label",
+      label: basis.label,
+      reason: `replacement ${row.id}: the old instance's label`,
+    });
   }
   // The claim: only the stepper that moves it to `finishing` destroys the old one (a second one, or a timeout, does nothing).
   const claimed = await advance(deps, row.id, ["waiting", "creating"], { status: "finishing", newInstanceId: newId });
@@ -151,18 +202,34 @@ async function awaitRunning(deps: ActionDeps, row: ReplacementRow): Promise<Step
 /** The new one runs and the row is claimed: the old one destroyed, then done with lineage. */
 async function finish(deps: ActionDeps, row: ReplacementRow, seen?: Running): Promise<StepOutcome> {
   const newId = row.newInstanceId!;
-  const fresh = seen ?? (await deps.provider.get(newId).catch(() => undefined)) ?? { label: null, gpuName: null, gpuCount: null, pricePerHour: null };
+  const fresh = seen ??
+    (await deps.provider.get(newId).catch(() => undefined)) ?? { label: null, gpuName: null, gpuCount: null, pricePerHour: null };
   // Only now, with the new one running, is the old one destroyed.
   const old = await deps.provider.get(row.oldInstanceId).catch(() => undefined);
   if (old !== null) {
-    const destroyed = await executeAction(deps, { ...asApprover(row, row.oldInstanceId, `replacement:${row.id}:destroy-old`), kind: "destroy", reason: `replaced by ${newId} (replacement ${row.id})` });
+    const destroyed = await executeAction(deps, {
+      ...asApprover(row, row.oldInstanceId, `replacement:${row.id}:destroy-old`),
+      kind: "destroy",
+      reason: `replaced by ${newId} (replacement ${row.id})`,
+    });
     if (destroyed.status === "awaiting_approval") return "waiting";
-    if (destroyed.status !== "succeeded") return fail(deps, row, ["finishing"], `${newId} runs, but destroying ${row.oldInstanceId} failed: ${destroyed.error ?? destroyed.status}`);
+    if (destroyed.status !== "succeeded")
+      return fail(
+        deps,
+        row,
+        ["finishing"],
+        `${newId} runs, but destroying ${row.oldInstanceId} failed: ${destroyed.error ?? destroyed.status}`,
+      );
   }
   const done = await advance(deps, row.id, ["finishing"], { status: "done", error: null });
   if (!done) return "idle";
   await recordLineage(deps, row, newId, fresh);
-  deps.log.info("replacement done", { agentId: row.agentId, replacementId: row.id, oldInstanceId: row.oldInstanceId, newInstanceId: newId });
+  deps.log.info("replacement done", {
+    agentId: row.agentId,
+    replacementId: row.id,
+    oldInstanceId: row.oldInstanceId,
+    newInstanceId: newId,
+  });
   return "done";
 }
 
@@ -172,7 +239,11 @@ async function timedOut(deps: ActionDeps, row: ReplacementRow, why: string): Pro
   const late = `${newId} did not reach running within ${Math.round(deps.config.loadingTimeoutMs / 1000)} s (${why})`;
   const claimed = await advance(deps, row.id, ["waiting", "creating"], { status: "failed", error: `${late}; it is being destroyed` });
   if (!claimed) return "idle";
-  const destroyed = await executeAction(deps, { ...asApprover(row, newId, `replacement:${row.id}:destroy-new`), kind: "destroy", reason: `replacement ${row.id}: did not reach running in time` });
+  const destroyed = await executeAction(deps, {
+    ...asApprover(row, newId, `replacement:${row.id}:destroy-new`),
+    kind: "destroy",
+    reason: `replacement ${row.id}: did not reach running in time`,
+  });
   const what = destroyed.status === "succeeded" ? "destroyed" : `not destroyed (${destroyed.error ?? destroyed.status}): please destroy it`;
   const error = `${late}; it was ${what}. ${row.oldInstanceId} is left as it is; a new replacement needs a human.`;
   await advance(deps, row.id, ["failed"], { status: "failed", error });

@@ -74,7 +74,12 @@ export async function patchAgent(c: Ctx, agentId: string, body: z.infer<typeof p
   assertProviderUsable(settings, deps.config);
   const before = stored ?? (await findAgent(deps.db, agentId));
   await updateAgent(deps.db, agentId, { ...body, settings });
-  await recordActivity(deps.db, c.get("operator"), { action: "agent_update", agentId, subject: Object.keys(body).join(","), at: deps.clock.now() });
+  await recordActivity(deps.db, c.get("operator"), {
+    action: "agent_update",
+    agentId,
+    subject: Object.keys(body).join(","),
+    at: deps.clock.now(),
+  });
   await auditModeChange(deps, c.get("operator"), agentId, before?.settings, settings);
   return c.json(presentAgent((await findAgent(deps.db, agentId))!));
 }

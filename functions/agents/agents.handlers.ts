@@ -30,12 +30,22 @@ export async function getState(c: Ctx, agentId: string) {
 }
 
 export async function postMessage(c: Ctx, agentId: string, text: string) {
-  const { eventId, duplicate } = await ingestOperatorInput(c.get("deps"), c.get("operator"), { action: "message", agentId, key: clientKey(c), text });
+  const { eventId, duplicate } = await ingestOperatorInput(c.get("deps"), c.get("operator"), {
+    action: "message",
+    agentId,
+    key: clientKey(c),
+    text,
+  });
   return c.json({ eventId, duplicate }, 202);
 }
 
 export async function postTrigger(c: Ctx, agentId: string, reason: string | undefined) {
-  const { eventId, duplicate } = await ingestOperatorInput(c.get("deps"), c.get("operator"), { action: "trigger", agentId, key: clientKey(c), reason: reason ?? "manual trigger" });
+  const { eventId, duplicate } = await ingestOperatorInput(c.get("deps"), c.get("operator"), {
+    action: "trigger",
+    agentId,
+    key: clientKey(c),
+    reason: reason ?? "manual trigger",
+  });
   return c.json({ eventId, duplicate }, 202);
 }
 

@@ -20,7 +20,8 @@ export const loadAgent = createMiddleware<AppEnv>(async function loadAgentMiddle
   const agent = await findAgentRecent(c.get("deps").db, agentId, c.get("deps").clock.now());
   if (!agent) return jsonError(c, 404, `unknown agent: ${agentId}`);
   const scope = scopeToAgent(c.get("deps"), agent);
-  if (scope.archived && c.req.method === "POST" && c.req.path !== `/api/agents/${agentId}/restore`) return jsonError(c, 409, `agent ${agentId} is archived`);
+  if (scope.archived && c.req.method === "POST" && c.req.path !== `/api/agents/${agentId}/restore`)
+    return jsonError(c, 409, `agent ${agentId} is archived`);
   c.set("agent", agent);
   c.set("deps", scope.deps);
   await next();

@@ -15,5 +15,7 @@ import { runScheduledTick } from "../../jobs/scheduled-tick.ts";
 const cronQuery = z.object({ fanout: z.enum(["0", "1"]).default("0") });
 
 export const cronRoutes = new Hono<AppEnv>().post("/cron", validate("query", cronQuery), async (c) =>
-  c.req.valid("query").fanout === "1" ? c.json(await runScheduledTick(c.get("deps"))) : c.json({ agents: await runCronTick(c.get("deps")) }),
+  c.req.valid("query").fanout === "1"
+    ? c.json(await runScheduledTick(c.get("deps")))
+    : c.json({ agents: await runCronTick(c.get("deps")) }),
 );

@@ -21,7 +21,12 @@ type Ctx = Context<AppEnv>;
 
 export async function getInstances(c: Ctx, agentId: string) {
   const deps = c.get("deps");
-  return c.json({ simulated: deps.provider.kind === "simulator", provider: deps.provider.kind, capabilities: capabilityList(deps.provider), instances: await withSpentToday(deps, agentId, await listInstances(deps, agentId)) });
+  return c.json({
+    simulated: deps.provider.kind === "simulator",
+    provider: deps.provider.kind,
+    capabilities: capabilityList(deps.provider),
+    instances: await withSpentToday(deps, agentId, await listInstances(deps, agentId)),
+  });
 }
 
 export async function getInstanceEvents(c: Ctx, agentId: string, instanceId: string, limit: number) {
@@ -41,7 +46,8 @@ export async function postFailure(c: Ctx, instanceId: string, kind: FailureKind)
 export async function postInstanceAction(c: Ctx, agentId: string, instanceId: string, body: InstanceActionBody) {
   const header = c.req.header("Idempotency-Key");
   const key = header === undefined ? crypto.randomUUID() : idempotencyKeyHeader.safeParse(header);
-  if (typeof key !== "string" && !key.success) throw new RequestError(400, `invalid Idempotency-Key header: ${key.error.issues[0]?.message}`);
+  if (typeof key !== "string" && !key.success)
+    throw new RequestError(400, `invalid Idempotency-Key header: ${key.error.issues[0]?.message}`);
   const result = await operatorInstanceAction(c.get("deps"), c.get("operator"), {
     agentId,
     instanceId,

@@ -46,7 +46,12 @@ const schedulerPart: HealthPart = async (deps) => {
 };
 
 const adaptersPart: HealthPart = async (deps) => ({
-  fields: { llm: deps.llm?.model ?? "none", llmTrouble: await llmTrouble(deps).catch(() => null), provider: deps.provider.kind, simulated: deps.provider.kind === "simulator" },
+  fields: {
+    llm: deps.llm?.model ?? "none",
+    llmTrouble: await llmTrouble(deps).catch(() => null),
+    provider: deps.provider.kind,
+    simulated: deps.provider.kind === "simulator",
+  },
   healthy: true,
 });
 

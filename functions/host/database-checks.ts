@@ -39,16 +39,26 @@ export function checkDatabaseFile(url: string): void {
     if (!writable(path)) throw new ConfigError("DATABASE_URL", `names ${path}, which is read-only: fleetwarden must write to its database`);
     const { nlink } = statSync(path);
     if (nlink > 1) {
-      throw new ConfigError("DATABASE_URL", `names ${path}, which has ${nlink} hard links: SQLite keeps a separate WAL per name, so a second host could write the same file through another link; remove the extra links`);
+      throw new ConfigError(
+        "DATABASE_URL",
+        `names ${path}, which has ${nlink} hard links: SQLite keeps a separate WAL per name, so a second host could write the same file through another link; remove the extra links`,
+      );
     }
   }
   const dir = dirname(path);
   try {
     mkdirSync(dir, { recursive: true });
   } catch (err) {
-    throw new ConfigError("DATABASE_URL", `names a file in ${dir}, which cannot be created (${(err as NodeJS.ErrnoException).code ?? "error"})`);
+    throw new ConfigError(
+      "DATABASE_URL",
+      `names a file in ${dir}, which cannot be created (${(err as NodeJS.ErrnoException).code ?? "error"})`,
+    );
   }
-  if (!writable(dir)) throw new ConfigError("DATABASE_URL", `names a file in ${dir}, which is not writable (the database needs its -wal and -shm files there)`);
+  if (!writable(dir))
+    throw new ConfigError(
+      "DATABASE_URL",
+      `names a file in ${dir}, which is not writable (the database needs its -wal and -shm files there)`,
+    );
 }
 
 /** What identifies a database file whatever name reaches it: its device and inode. */

@@ -20,7 +20,8 @@ export class DatabaseFileWatch {
     const now = databaseFileIdentity(this.url);
     const path = databaseFilePath(this.url);
     if (!now) return `the database file ${path} was deleted while open; restart the host to open it again (writes are refused until then)`;
-    if (now.dev !== this.opened.dev || now.ino !== this.opened.ino) return `the database file ${path} was replaced by another file while open; restart the host (writes are refused until then)`;
+    if (now.dev !== this.opened.dev || now.ino !== this.opened.ino)
+      return `the database file ${path} was replaced by another file while open; restart the host (writes are refused until then)`;
     return null;
   }
 }
@@ -53,7 +54,10 @@ export function watchedClient(inner: Client, watch: DatabaseFileWatch): Client {
 const READS = new Set(["GET", "HEAD", "OPTIONS"]);
 
 /** The host's fetch, answering 503 to any request that could write while the file is not the one opened. */
-export function refusingWritesWhenGone<A extends unknown[]>(fetch: (request: Request, ...rest: A) => Response | Promise<Response>, watch: DatabaseFileWatch) {
+export function refusingWritesWhenGone<A extends unknown[]>(
+  fetch: (request: Request, ...rest: A) => Response | Promise<Response>,
+  watch: DatabaseFileWatch,
+) {
   return (request: Request, ...rest: A): Response | Promise<Response> => {
     if (!READS.has(request.method)) {
       const problem = watch.problem();

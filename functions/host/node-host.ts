@@ -68,7 +68,10 @@ function withLocalSecrets(config: Config, log: Logger): Config {
     return fillSecrets(config, log, dir);
   } catch (err) {
     const missing = config.adminToken ? "WEBHOOK_SECRET" : "ADMIN_TOKEN";
-    throw new ConfigError(missing, `is not set and could not be generated in ${dir} (${(err as NodeJS.ErrnoException).code ?? String(err)}): set it`);
+    throw new ConfigError(
+      missing,
+      `is not set and could not be generated in ${dir} (${(err as NodeJS.ErrnoException).code ?? String(err)}): set it`,
+    );
   }
 }
 
@@ -89,7 +92,12 @@ function fillSecrets(config: Config, log: Logger, dir: string): Config {
 
 export async function startNodeHost(
   env: Record<string, string | undefined>,
-  options: { clock?: Clock; log?: Logger; cronIntervalMs?: number; /** Wraps the database client (tests count its round trips). */ instrumentClient?: (client: Client) => Client } = {},
+  options: {
+    clock?: Clock;
+    log?: Logger;
+    cronIntervalMs?: number /** Wraps the database client (tests count its round trips). */;
+    instrumentClient?: (client: Client) => Client;
+  } = {},
 ): Promise<NodeHost> {
   const log = options.log ?? consoleLogger;
   const clock = options.clock ?? systemClock;
@@ -133,7 +141,12 @@ export async function startNodeHost(
     config.scheduler === "qstash"
       ? qstashSchedulerFromConfig(config)
       : new LocalScheduler({ db, clock, log, visibilityMs: config.runLeaseMs + 60_000 });
-  const deps = { ...wireDeps({ db, clock, config, scheduler, log, hostId }), groupCommit: new GroupCommit(db, GROUP_COMMIT), tokenCounter: new TokenWorker(log), ...(fileWatch ? { databaseFile: fileWatch } : {}) };
+  const deps = {
+    ...wireDeps({ db, clock, config, scheduler, log, hostId }),
+    groupCommit: new GroupCommit(db, GROUP_COMMIT),
+    tokenCounter: new TokenWorker(log),
+    ...(fileWatch ? { databaseFile: fileWatch } : {}),
+  };
   if (deps.provider instanceof SimulatorProvider) await deps.provider.seed(config.simulator.instances);
 
   // Runs a previous process of this host identity left cannot still be running (the host lock says
@@ -145,13 +158,15 @@ export async function startNodeHost(
   for (const agentId of await listAgentIds(db)) await recoverDeadLease(deps, agentId);
 
   const app = buildApp(() => deps);
-  const server = await listen(fileWatch ? refusingWritesWhenGone(app.fetch, fileWatch) : app.fetch, config.bindHost, config.port).catch(async (err: unknown) => {
-    await deps.tokenCounter.close();
-    await checkpointer?.stop();
-    await releaseHostLock(db, hostId);
-    client.close();
-    throw err;
-  });
+  const server = await listen(fileWatch ? refusingWritesWhenGone(app.fetch, fileWatch) : app.fetch, config.bindHost, config.port).catch(
+    async (err: unknown) => {
+      await deps.tokenCounter.close();
+      await checkpointer?.stop();
+      await releaseHostLock(db, hostId);
+      client.close();
+      throw err;
+    },
+  );
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : config.port;
 
@@ -200,7 +215,12 @@ function listen(fetch: Parameters<typeof serve>[0]["fetch"], hostname: string, p
   return new Promise((ready, fail) => {
     const server = serve({ fetch, port, hostname }, () => ready(server));
     server.once("error", (err: NodeJS.ErrnoException) => {
-      const why = err.code === "EADDRINUSE" ? "is already in use by another process" : err.code === "EACCES" ? "needs privileges this process does not have" : `cannot be listened on (${err.code ?? err.message})`;
+      const why =
+        err.code === "EADDRINUSE"
+          ? "is already in use by another process"
+          : err.code === "EACCES"
+            ? "needs privileges this process does not have"
+            : `cannot be listened on (${err.code ?? err.message})`;
       fail(new ConfigError("PORT", `${port} ${why}: choose another PORT`));
     });
   });

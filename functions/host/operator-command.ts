@@ -42,7 +42,9 @@ export async function runOperatorCommand(argv: readonly string[], env: Record<st
     const now = systemClock.now();
     if (command === "list") {
       const rows = await listOperators(db);
-      return rows.length === 0 ? "no operators yet" : rows.map((o) => `${o.id}\t${o.name}\t${o.role}\t${o.revokedAt ? `revoked ${o.revokedAt}` : "active"}`).join("\n");
+      return rows.length === 0
+        ? "no operators yet"
+        : rows.map((o) => `${o.id}\t${o.name}\t${o.role}\t${o.revokedAt ? `revoked ${o.revokedAt}` : "active"}`).join("\n");
     }
     if (command === "revoke") {
       const id = Number(rest[0]);

@@ -8,7 +8,8 @@ import { UsageError } from "./operator-command.ts";
 import { OperatorError } from "../../auth/operators-store.ts";
 
 export function startupFailureLine(err: unknown): string {
-  if (err instanceof ConfigError || err instanceof HostLockError || err instanceof UsageError || err instanceof OperatorError) return err.message;
+  if (err instanceof ConfigError || err instanceof HostLockError || err instanceof UsageError || err instanceof OperatorError)
+    return err.message;
   const message = err instanceof Error ? err.message : String(err);
   return `fleetwarden could not start: ${message.split("\n")[0]}`;
 }

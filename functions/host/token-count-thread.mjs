@@ -13,5 +13,8 @@ const plain = { disallowedSpecial: new Set() };
 
 parentPort.on("message", ({ id, texts }) => {
   const tokens = texts.map((text) => Uint32Array.from(text ? encode(text, plain) : []));
-  parentPort.postMessage({ id, tokens }, tokens.map((t) => t.buffer));
+  parentPort.postMessage(
+    { id, tokens },
+    tokens.map((t) => t.buffer),
+  );
 });

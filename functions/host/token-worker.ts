@@ -79,7 +79,8 @@ export class TokenWorker implements TokenCounter {
   }
 
   tokenize(texts: readonly string[]): Promise<Uint32Array[]> {
-    if (this.stopped !== null || this.waiting.size >= MAX_IN_FLIGHT) return inPlaceIfShort(texts, this.stopped ? "the token-count thread is stopped" : "the token-count thread is busy");
+    if (this.stopped !== null || this.waiting.size >= MAX_IN_FLIGHT)
+      return inPlaceIfShort(texts, this.stopped ? "the token-count thread is stopped" : "the token-count thread is busy");
     const id = this.nextId++;
     const thread = this.started();
     return new Promise((resolve, reject) => {
@@ -106,14 +107,20 @@ export class TokenWorker implements TokenCounter {
     this.restarts++;
     const why = `no answer within ${this.deadlineMs} ms`;
     if (this.restarts >= MAX_RESTARTS) return this.fail(`${why}, ${this.restarts} times`);
-    this.log.error("the token-count worker thread missed its deadline; it is replaced and what it owed is estimated", { restarts: this.restarts, waiting: this.waiting.size });
+    this.log.error("the token-count worker thread missed its deadline; it is replaced and what it owed is estimated", {
+      restarts: this.restarts,
+      waiting: this.waiting.size,
+    });
     this.refuseAll(why);
   }
 
   private fail(why: string): void {
     if (this.stopped !== null) return;
     this.stopped = "failed";
-    this.log.error("the token-count worker thread stopped; short texts are counted on the event loop and long ones estimated from now on", { why, waiting: this.waiting.size });
+    this.log.error("the token-count worker thread stopped; short texts are counted on the event loop and long ones estimated from now on", {
+      why,
+      waiting: this.waiting.size,
+    });
     this.settle(why);
   }
 
@@ -137,6 +144,7 @@ export class TokenWorker implements TokenCounter {
 
 function inPlaceIfShort(texts: readonly string[], why: string): Promise<Uint32Array[]> {
   const chars = texts.reduce((sum, t) => sum + t.length, 0);
-  if (chars > IN_PLACE_MAX_CHARS) return Promise.reject(new TokenizeUnavailable(`${why}; ${chars} characters are too many to count on the event loop`));
+  if (chars > IN_PLACE_MAX_CHARS)
+    return Promise.reject(new TokenizeUnavailable(`${why}; ${chars} characters are too many to count on the event loop`));
   return Promise.resolve(tokenizeInProcess(texts));
 }

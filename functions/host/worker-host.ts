@@ -53,7 +53,8 @@ function isolateFor(env: WorkerEnv): Isolate {
   if (isolate) return isolate;
   const config = parseConfig({ ...env }, "worker");
   checkContextBudget(config);
-  if (config.scheduler !== "qstash") throw new ConfigError("SCHEDULER", "must be qstash on Workers: no long-lived process runs the local timer");
+  if (config.scheduler !== "qstash")
+    throw new ConfigError("SCHEDULER", "must be qstash on Workers: no long-lived process runs the local timer");
   const db = openDatabase(remoteClient(config.databaseUrl, config.databaseAuthToken));
   const scheduler = qstashSchedulerFromConfig(config);
   isolate = { deps: wireDeps({ db, clock: systemClock, config, scheduler, log: consoleLogger }), ready: null };
@@ -121,7 +122,8 @@ export function handleScheduled(env: WorkerEnv, ctx: ExecutionContext): Promise<
       deps.log.info("cron tick", { ...report });
     })
     .catch((err: unknown) => {
-      if (err instanceof ConfigError) consoleLogger.error("cron tick skipped: invalid Worker configuration", { variable: err.variable, error: err.message });
+      if (err instanceof ConfigError)
+        consoleLogger.error("cron tick skipped: invalid Worker configuration", { variable: err.variable, error: err.message });
       else consoleLogger.error("cron tick failed", { error: String(err) });
     });
   ctx.waitUntil(tick);

@@ -5,5 +5,7 @@ import { listNotifications } from "../../notify/list-notifications.ts";
 import { hasRole } from "../../auth/roles.ts";
 
 export async function getNotifications(c: Context<AppEnv>, agentId: string, limit: number) {
-  return c.json({ notifications: await listNotifications(c.get("deps"), agentId, limit, { withErrors: hasRole(c.get("operator"), "admin") }) });
+  return c.json({
+    notifications: await listNotifications(c.get("deps"), agentId, limit, { withErrors: hasRole(c.get("operator"), "admin") }),
+  });
 }

@@ -5,7 +5,6 @@ import { validate } from "../../jobs/validate.ts";
 import { notificationsQuery } from "./notifications.schemas.ts";
 import * as h from "./notifications.handlers.ts";
 
-export const notificationRoutes = new Hono<AppEnv>()
-  .get("/:agent/notifications", validate("query", notificationsQuery), (c) =>
-    h.getNotifications(c, c.req.param("agent"), c.req.valid("query").limit),
-  );
+export const notificationRoutes = new Hono<AppEnv>().get("/:agent/notifications", validate("query", notificationsQuery), (c) =>
+  h.getNotifications(c, c.req.param("agent"), c.req.valid("query").limit),
+);

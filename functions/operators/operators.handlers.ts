@@ -28,7 +28,11 @@ export async function postOperator(c: Ctx, name: string, role: Role, slackUserId
 export async function patchOperator(c: Ctx, id: number, change: { slackUserId?: string | null | undefined; role?: Role | undefined }) {
   const { db, clock } = c.get("deps");
   const operator = await asRequestError(updateOperator(db, id, change));
-  await recordActivity(db, c.get("operator"), { action: "operator_change", subject: `${operator.name} (${operator.role}, slack ${operator.slackUserId ?? "none"})`, at: clock.now() });
+  await recordActivity(db, c.get("operator"), {
+    action: "operator_change",
+    subject: `${operator.name} (${operator.role}, slack ${operator.slackUserId ?? "none"})`,
+    at: clock.now(),
+  });
   return c.json({ operator });
 }
 

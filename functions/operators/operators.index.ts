@@ -10,6 +10,10 @@ export const operatorRoutes = new Hono<AppEnv>()
   .use("/operators", requireRole("admin"))
   .use("/operators/*", requireRole("admin"))
   .get("/operators", (c) => h.getOperators(c))
-  .post("/operators", validate("json", newOperatorBody), (c) => h.postOperator(c, c.req.valid("json").name, c.req.valid("json").role, c.req.valid("json").slackUserId))
-  .patch("/operators/:id", validate("param", operatorParam), validate("json", operatorChangeBody), (c) => h.patchOperator(c, c.req.valid("param").id, c.req.valid("json")))
+  .post("/operators", validate("json", newOperatorBody), (c) =>
+    h.postOperator(c, c.req.valid("json").name, c.req.valid("json").role, c.req.valid("json").slackUserId),
+  )
+  .patch("/operators/:id", validate("param", operatorParam), validate("json", operatorChangeBody), (c) =>
+    h.patchOperator(c, c.req.valid("param").id, c.req.valid("json")),
+  )
   .delete("/operators/:id", validate("param", operatorParam), (c) => h.deleteOperator(c, c.req.valid("param").id));

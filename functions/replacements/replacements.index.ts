@@ -14,4 +14,6 @@ const replacementParam = agentParam.extend({ id: z.coerce.number().int().positiv
 
 export const replacementRoutes = new Hono<AppEnv>()
   .get("/:agent/replacements", validate("query", listQuery), (c) => h.getReplacements(c, c.req.param("agent"), c.req.valid("query").limit))
-  .post("/:agent/replacements/:id/cancel", validate("param", replacementParam), (c) => h.cancelReplacement(c, c.req.param("agent"), c.req.valid("param").id));
+  .post("/:agent/replacements/:id/cancel", validate("param", replacementParam), (c) =>
+    h.cancelReplacement(c, c.req.param("agent"), c.req.valid("param").id),
+  );

@@ -16,11 +16,20 @@ type Ctx = Context<AppEnv>;
 
 export async function getMemory(c: Ctx, agentId: string) {
   const facts = await listMemory(c.get("deps"), agentId);
-  return c.json({ facts: facts.map((f) => ({ key: f.key, fact: f.fact, untrusted: f.untrusted, createdByRun: f.createdByRun, updatedAt: iso(f.updatedAt) })) });
+  return c.json({
+    facts: facts.map((f) => ({
+      key: f.key,
+      fact: f.fact,
+      untrusted: f.untrusted,
+      createdByRun: f.createdByRun,
+      updatedAt: iso(f.updatedAt),
+    })),
+  });
 }
 
 export async function deleteMemory(c: Ctx, agentId: string, key: string) {
-  if (!(await deleteMemoryFact(c.get("deps"), c.get("operator"), agentId, key))) throw new RequestError(404, `no memory fact under key ${key}`);
+  if (!(await deleteMemoryFact(c.get("deps"), c.get("operator"), agentId, key)))
+    throw new RequestError(404, `no memory fact under key ${key}`);
   return c.json({ deleted: key });
 }
 

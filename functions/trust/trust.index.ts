@@ -8,8 +8,12 @@ import * as h from "./trust.handlers.ts";
 
 export const trustRoutes = new Hono<AppEnv>()
   .get("/:agent/memory", validate("param", agentParam), (c) => h.getMemory(c, c.req.valid("param").agent))
-  .delete("/:agent/memory/:key", validate("param", memoryKeyParam), (c) => h.deleteMemory(c, c.req.valid("param").agent, c.req.valid("param").key))
-  .get("/:agent/runs/:runId/llm-calls", validate("param", runParam), (c) => h.getLlmCalls(c, c.req.valid("param").agent, c.req.valid("param").runId))
+  .delete("/:agent/memory/:key", validate("param", memoryKeyParam), (c) =>
+    h.deleteMemory(c, c.req.valid("param").agent, c.req.valid("param").key),
+  )
+  .get("/:agent/runs/:runId/llm-calls", validate("param", runParam), (c) =>
+    h.getLlmCalls(c, c.req.valid("param").agent, c.req.valid("param").runId),
+  )
   .post("/:agent/runs/:runId/replay", validate("param", runParam), validate("json", replayBody), (c) =>
     h.postReplay(c, c.req.valid("param").agent, c.req.valid("param").runId, c.req.valid("json").model),
   );

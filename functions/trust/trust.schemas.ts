@@ -7,5 +7,13 @@ export const memoryKeyParam = agentParam.extend({ key: z.string().regex(/^[\w.:-
 export const runParam = agentParam.extend({ runId: z.coerce.number().int().positive() });
 
 export const replayBody = z
-  .object({ model: z.string().trim().min(1, "must not be empty").max(200, "must be at most 200 characters").regex(/^[\w./:@-]+$/, "must be a model name (letters, digits, _ . / : @ -)").optional() })
+  .object({
+    model: z
+      .string()
+      .trim()
+      .min(1, "must not be empty")
+      .max(200, "must be at most 200 characters")
+      .regex(/^[\w./:@-]+$/, "must be a model name (letters, digits, _ . / : @ -)")
+      .optional(),
+  })
   .strict();

@@ -7,4 +7,6 @@ import { Hono } from "hono";
 import type { AppEnv } from "../../jobs/app-env.ts";
 import { loadAgentHealth } from "../../jobs/read-models/agent-health.ts";
 
-export const agentHealthRoutes = new Hono<AppEnv>().get("/:agent/health", async (c) => c.json(await loadAgentHealth(c.get("deps"), c.req.param("agent"))));
+export const agentHealthRoutes = new Hono<AppEnv>().get("/:agent/health", async (c) =>
+  c.json(await loadAgentHealth(c.get("deps"), c.req.param("agent"))),
+);

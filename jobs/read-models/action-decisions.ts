@@ -24,12 +24,21 @@ export async function readMode(deps: ModePorts, agentId: string) {
 export async function loadModeSwitch(deps: ModePorts, agentId: string) {
   const [mode, proposals] = await Promise.all([
     readMode(deps, agentId),
-    deps.db.select().from(actions).where(and(eq(actions.agentId, agentId), eq(actions.status, "proposed"))).orderBy(desc(actions.id)).limit(PROPOSALS_SHOWN),
+    deps.db
+      .select()
+      .from(actions)
+      .where(and(eq(actions.agentId, agentId), eq(actions.status, "proposed")))
+      .orderBy(desc(actions.id))
+      .limit(PROPOSALS_SHOWN),
   ]);
   return { mode, proposals: proposals.map(presentAction) };
 }
 
 export async function listRunActions(deps: { db: Db }, agentId: string, runId: number) {
-  const rows = await deps.db.select().from(actions).where(and(eq(actions.agentId, agentId), eq(actions.runId, runId))).orderBy(asc(actions.id));
+  const rows = await deps.db
+    .select()
+    .from(actions)
+    .where(and(eq(actions.agentId, agentId), eq(actions.runId, runId)))
+    .orderBy(asc(actions.id));
   return rows.map(presentAction);
 }

@@ -102,6 +102,11 @@ export async function loadAttention(deps: Deps, agentId: string): Promise<Attent
   const breakerOpenUntil = health.llm?.breakerOpenUntil ?? null;
   const configured = deps.llm !== null;
   const llm = { configured, breakerOpenUntil, fallingBack: configured && lastRun[0]?.decider === "rules" };
-  const count = watchdog.conditions.length + pending.length + instances.length + (breakerOpenUntil !== null ? 1 : 0) + (llm.fallingBack && breakerOpenUntil === null ? 1 : 0);
+  const count =
+    watchdog.conditions.length +
+    pending.length +
+    instances.length +
+    (breakerOpenUntil !== null ? 1 : 0) +
+    (llm.fallingBack && breakerOpenUntil === null ? 1 : 0);
   return { approvals: pending, instances, llm, watchdog, checkedAt: now, count };
 }

@@ -62,7 +62,10 @@ function hourBuckets(now: number, keys: string[]): { buckets: Bucket[]; index: (
 
 export async function runsByHour(deps: Pick<Deps, "db" | "clock">, agentId: string) {
   const now = deps.clock.now();
-  const { buckets, since, index } = hourBuckets(now, RUN_OUTCOMES.map((s) => s.key));
+  const { buckets, since, index } = hourBuckets(
+    now,
+    RUN_OUTCOMES.map((s) => s.key),
+  );
   const rows = await deps.db
     .select({ status: runs.status, noop: runs.noop, decider: runs.decider, startedAt: runs.startedAt })
     .from(runs)
@@ -104,10 +107,19 @@ export async function promptTokensPerRun(deps: Pick<Deps, "db" | "config">, agen
 
 export async function activityByHour(deps: Pick<Deps, "db" | "clock">, agentId: string) {
   const now = deps.clock.now();
-  const { buckets, since, index } = hourBuckets(now, ACTIVITY.map((s) => s.key));
+  const { buckets, since, index } = hourBuckets(
+    now,
+    ACTIVITY.map((s) => s.key),
+  );
   const [actionRows, notificationRows] = await deps.db.batch([
-    deps.db.select({ at: actions.createdAt }).from(actions).where(and(eq(actions.agentId, agentId), gte(actions.createdAt, since))),
-    deps.db.select({ at: notifications.createdAt }).from(notifications).where(and(eq(notifications.agentId, agentId), gte(notifications.createdAt, since))),
+    deps.db
+      .select({ at: actions.createdAt })
+      .from(actions)
+      .where(and(eq(actions.agentId, agentId), gte(actions.createdAt, since))),
+    deps.db
+      .select({ at: notifications.createdAt })
+      .from(notifications)
+      .where(and(eq(notifications.agentId, agentId), gte(notifications.createdAt, since))),
   ]);
   const count = (at: number, key: string) => {
     const bucket = buckets[index(at)];
@@ -122,6 +134,10 @@ export type ChartsData = Awaited<ReturnType<typeof loadCharts>>;
 
 /** The overview's three charts, read together (they render as one live region). */
 export async function loadCharts(deps: Pick<Deps, "db" | "clock" | "config">, agentId: string) {
-  const [runs, prompts, activity] = await Promise.all([runsByHour(deps, agentId), promptTokensPerRun(deps, agentId), activityByHour(deps, agentId)]);
+  const [runs, prompts, activity] = await Promise.all([
+    runsByHour(deps, agentId),
+    promptTokensPerRun(deps, agentId),
+    activityByHour(deps, agentId),
+  ]);
   return { runs, prompts, activity };
 }

@@ -84,7 +84,11 @@ export interface ChatThreadData {
 export async function loadChatThread(deps: { db: Db }, agentId: string): Promise<ChatThreadData> {
   const [entries, started] = await Promise.all([
     listChatThread(deps, agentId),
-    deps.db.select({ epoch: sessions.epoch, startedAt: sessions.startedAt, startedBy: sessions.startedBy }).from(sessions).where(eq(sessions.agentId, agentId)).orderBy(asc(sessions.epoch)),
+    deps.db
+      .select({ epoch: sessions.epoch, startedAt: sessions.startedAt, startedBy: sessions.startedBy })
+      .from(sessions)
+      .where(eq(sessions.agentId, agentId))
+      .orderBy(asc(sessions.epoch)),
   ]);
   return { entries, sessions: started };
 }

@@ -23,7 +23,12 @@ export async function getInstanceRecord(deps: Pick<Deps, "db" | "clock">, agentI
   if (!instance) return null;
   const [history, actionRows, eventRuns, utilisation, activeBlocks] = await Promise.all([
     listInstanceEvents(deps, agentId, instanceId, INSTANCE_HISTORY),
-    db.select().from(actions).where(and(eq(actions.agentId, agentId), eq(actions.instanceId, instanceId))).orderBy(desc(actions.id)).limit(INSTANCE_HISTORY),
+    db
+      .select()
+      .from(actions)
+      .where(and(eq(actions.agentId, agentId), eq(actions.instanceId, instanceId)))
+      .orderBy(desc(actions.id))
+      .limit(INSTANCE_HISTORY),
     db
       .selectDistinct({ runId: events.runId })
       .from(instanceEvents)
@@ -32,9 +37,16 @@ export async function getInstanceRecord(deps: Pick<Deps, "db" | "clock">, agentI
     loadUtilisation(deps, agentId, instanceId),
     listBlocks(deps, agentId, true),
   ]);
-  const runIds = [...new Set([...actionRows.map((a) => a.runId), ...eventRuns.map((e) => e.runId)].filter((id): id is number => id !== null))];
+  const runIds = [
+    ...new Set([...actionRows.map((a) => a.runId), ...eventRuns.map((e) => e.runId)].filter((id): id is number => id !== null)),
+  ];
   const runRows = runIds.length
-    ? await db.select().from(runs).where(and(eq(runs.agentId, agentId), inArray(runs.runId, runIds))).orderBy(desc(runs.runId)).limit(INSTANCE_RUNS)
+    ? await db
+        .select()
+        .from(runs)
+        .where(and(eq(runs.agentId, agentId), inArray(runs.runId, runIds)))
+        .orderBy(desc(runs.runId))
+        .limit(INSTANCE_RUNS)
     : [];
   return {
     instance,

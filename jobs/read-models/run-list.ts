@@ -10,7 +10,11 @@ export type RunView = Awaited<ReturnType<typeof listRuns>>[number];
 export type RunRow = RunView & { outcome: string };
 
 export async function withOutcomes(deps: Pick<Deps, "db">, agentId: string, runs: RunView[]): Promise<RunRow[]> {
-  const effects = await loadRunEffects(deps, agentId, runs.map((r) => r.runId));
+  const effects = await loadRunEffects(
+    deps,
+    agentId,
+    runs.map((r) => r.runId),
+  );
   return runs.map((run) => ({ ...run, outcome: outcomeLine(run, effects.get(run.runId)) }));
 }
 

@@ -36,7 +36,11 @@ export async function loadRunEffects(deps: { db: Db }, agentId: string, runIds: 
       // A human-approved execution carries the requesting run's id, but it was a person's decision.
       .where(and(eq(actions.agentId, agentId), inArray(actions.runId, runIds), ne(actions.decidedBy, "human")))
       .orderBy(actions.id),
-    db.select({ runId: wakes.createdByRun, dueAt: wakes.dueAt }).from(wakes).where(and(eq(wakes.agentId, agentId), inArray(wakes.createdByRun, runIds))).orderBy(wakes.id),
+    db
+      .select({ runId: wakes.createdByRun, dueAt: wakes.dueAt })
+      .from(wakes)
+      .where(and(eq(wakes.agentId, agentId), inArray(wakes.createdByRun, runIds)))
+      .orderBy(wakes.id),
     db
       .select({ runId: notifications.runId, title: notifications.title })
       .from(notifications)

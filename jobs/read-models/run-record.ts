@@ -24,12 +24,32 @@ export async function getRunRecord(deps: Parameters<typeof getRun>[0], agentId: 
   const eventIds = run.triggers.map((t) => t.id).filter((id) => Number.isInteger(id));
   const wakeIds = run.wakesConsumed.filter((id) => Number.isInteger(id));
   const [eventRows, consumedWakes, createdWakes, turns] = await db.batch([
-    db.select().from(events).where(and(eq(events.agentId, agentId), inArray(events.id, eventIds.length ? eventIds : [-1]))).orderBy(asc(events.id)),
-    db.select().from(wakes).where(and(eq(wakes.agentId, agentId), inArray(wakes.id, wakeIds.length ? wakeIds : [-1]))).orderBy(asc(wakes.id)),
-    db.select().from(wakes).where(and(eq(wakes.agentId, agentId), eq(wakes.createdByRun, runId))).orderBy(asc(wakes.id)),
-    db.select().from(messages).where(and(eq(messages.agentId, agentId), eq(messages.runId, runId))).orderBy(asc(messages.id)),
+    db
+      .select()
+      .from(events)
+      .where(and(eq(events.agentId, agentId), inArray(events.id, eventIds.length ? eventIds : [-1])))
+      .orderBy(asc(events.id)),
+    db
+      .select()
+      .from(wakes)
+      .where(and(eq(wakes.agentId, agentId), inArray(wakes.id, wakeIds.length ? wakeIds : [-1])))
+      .orderBy(asc(wakes.id)),
+    db
+      .select()
+      .from(wakes)
+      .where(and(eq(wakes.agentId, agentId), eq(wakes.createdByRun, runId)))
+      .orderBy(asc(wakes.id)),
+    db
+      .select()
+      .from(messages)
+      .where(and(eq(messages.agentId, agentId), eq(messages.runId, runId)))
+      .orderBy(asc(messages.id)),
   ]);
-  const [effects, llmCalls, replay] = await Promise.all([loadRunEffects(deps, agentId, [runId]), listLlmCalls(deps, agentId, runId), lastReplay(deps, agentId, runId)]);
+  const [effects, llmCalls, replay] = await Promise.all([
+    loadRunEffects(deps, agentId, [runId]),
+    listLlmCalls(deps, agentId, runId),
+    lastReplay(deps, agentId, runId),
+  ]);
   return {
     run,
     outcome: outcomeLine(run, effects.get(runId)),

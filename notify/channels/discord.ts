@@ -23,7 +23,7 @@ export const DISCORD_MAX_CONTENT = 2000;
 /** Cuts to `max` code points, ending with an ellipsis when something was cut. */
 export function truncate(text: string, max: number): string {
   const chars = Array.from(text);
-  return chars.length <= max ? text : chars.slice(0, max - 1).join("") + "…";
+  return chars.length <= max ? text : `${chars.slice(0, max - 1).join("")}…`;
 }
 
 /** Text that can hold no masked link: backslashes first, so an escape in the text cannot undo ours. */
@@ -61,7 +61,11 @@ export async function sendDiscord(url: string, message: ChannelMessage, timeoutM
     timeoutMs,
   );
   if (!createdMessageId(answer.text)) {
-    throw new ChannelError(`discord: HTTP ${answer.status} without the created message (wait=true answers with it); not confirmed delivered`, false, answer.status);
+    throw new ChannelError(
+      `discord: HTTP ${answer.status} without the created message (wait=true answers with it); not confirmed delivered`,
+      false,
+      answer.status,
+    );
   }
 }
 

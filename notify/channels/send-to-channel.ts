@@ -4,12 +4,19 @@ import { sendDiscord } from "./discord.ts";
 import { sendNtfy } from "./ntfy.ts";
 import { sendSlack } from "./slack.ts";
 
-const SENDERS: Record<ChannelName, (url: string, message: ChannelMessage, timeoutMs?: number, options?: ChannelOptions) => Promise<void>> = {
-  slack: sendSlack,
-  discord: sendDiscord,
-  ntfy: sendNtfy,
-};
+const SENDERS: Record<ChannelName, (url: string, message: ChannelMessage, timeoutMs?: number, options?: ChannelOptions) => Promise<void>> =
+  {
+    slack: sendSlack,
+    discord: sendDiscord,
+    ntfy: sendNtfy,
+  };
 
-export function sendToChannel(channel: ChannelName, url: string, message: ChannelMessage, timeoutMs?: number, options: ChannelOptions = {}): Promise<void> {
+export function sendToChannel(
+  channel: ChannelName,
+  url: string,
+  message: ChannelMessage,
+  timeoutMs?: number,
+  options: ChannelOptions = {},
+): Promise<void> {
   return SENDERS[channel](url, message, timeoutMs, options);
 }

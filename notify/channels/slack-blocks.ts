@@ -31,11 +31,23 @@ export function sectionBlock(text: string) {
 
 export function approvalBlocks(text: string, approval: { agentId: string; approvalId: number; decidable: boolean }) {
   const value = approvalValue(approval.agentId, approval.approvalId);
-  const button = (label: string, actionId: string, style: "primary" | "danger") => ({ type: "button", text: { type: "plain_text", text: label }, action_id: actionId, value, style });
+  const button = (label: string, actionId: string, style: "primary" | "danger") => ({
+    type: "button",
+    text: { type: "plain_text", text: label },
+    action_id: actionId,
+    value,
+    style,
+  });
   return [
     sectionBlock(text),
     ...(approval.decidable
-      ? [{ type: "actions", block_id: `approval-${approval.approvalId}`, elements: [button("Approve", APPROVE_ACTION, "primary"), button("Reject", REJECT_ACTION, "danger")] }]
+      ? [
+          {
+            type: "actions",
+            block_id: `approval-${approval.approvalId}`,
+            elements: [button("Approve", APPROVE_ACTION, "primary"), button("Reject", REJECT_ACTION, "danger")],
+          },
+        ]
       : []),
   ];
 }

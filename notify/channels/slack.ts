@@ -21,10 +21,5 @@ export function formatSlack(message: ChannelMessage): { text: string; blocks?: u
 }
 
 export async function sendSlack(url: string, message: ChannelMessage, timeoutMs?: number): Promise<void> {
-  await postOnce(
-    "slack",
-    url,
-    { headers: { "Content-Type": "application/json" }, body: JSON.stringify(formatSlack(message)) },
-    timeoutMs,
-  );
+  await postOnce("slack", url, { headers: { "Content-Type": "application/json" }, body: JSON.stringify(formatSlack(message)) }, timeoutMs);
 }

@@ -45,20 +45,34 @@ export function databaseUrlProblem(url: string): string | null {
 }
 
 /** `whsec_` + base64 of 24–64 bytes, the Standard Webhooks secret form. */
-export const webhookSecret = z.string().trim().superRefine((secret, ctx) => {
-  const body = secret.startsWith("whsec_") ? secret.slice("whsec_".length) : null;
-  const bytes = body && /^[A-Za-z0-9+/]+={0,2}$/.test(body) && body.length % 4 === 0 ? (body.length / 4) * 3 - (body.match(/=+$/)?.[0].length ?? 0) : -1;
-  if (bytes < 24 || bytes > 64) ctx.addIssue({ code: "custom", message: "must be whsec_ followed by the base64 of 24 to 64 random bytes" });
-});
+export const webhookSecret = z
+  .string()
+  .trim()
+  .superRefine((secret, ctx) => {
+    const body = secret.startsWith("whsec_") ? secret.slice("whsec_".length) : null;
+    const bytes =
+      body && /^[A-Za-z0-9+/]+={0,2}$/.test(body) && body.length % 4 === 0
+        ? (body.length / 4) * 3 - (body.match(/=+$/)?.[0].length ?? 0)
+        : -1;
+    if (bytes < 24 || bytes > 64)
+      ctx.addIssue({ code: "custom", message: "must be whsec_ followed by the base64 of 24 to 64 random bytes" });
+  });
 
 const unknownActions = (names: string[]) => names.filter((s) => !(APPROVABLE_ACTIONS as readonly string[]).includes(s));
-const unknownMessage = (unknown: string[]) => `names unknown action ${unknown.map((u) => `"${u}"`).join(", ")} (known: ${APPROVABLE_ACTIONS.join(", ")})`;
+const unknownMessage = (unknown: string[]) =>
+  `names unknown action ${unknown.map((u) => `"${u}"`).join(", ")} (known: ${APPROVABLE_ACTIONS.join(", ")})`;
 
 export const approvalList = z.string().superRefine((list, ctx) => {
   if (list.trim() === NO_APPROVALS) return;
-  const names = list.split(",").map((s) => s.trim()).filter(Boolean);
+  const names = list
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (names.length === 0) {
-    ctx.addIssue({ code: "custom", message: `lists no action: write "${NO_APPROVALS}" to require no approvals (known: ${APPROVABLE_ACTIONS.join(", ")})` });
+    ctx.addIssue({
+      code: "custom",
+      message: `lists no action: write "${NO_APPROVALS}" to require no approvals (known: ${APPROVABLE_ACTIONS.join(", ")})`,
+    });
     return;
   }
   const unknown = unknownActions(names);
@@ -68,13 +82,23 @@ export const approvalList = z.string().superRefine((list, ctx) => {
 /** Like approvalList, but empty (unset) means none too: APPROVAL_TWO_PERSON is opt-in. */
 export const optionalActionList = z.string().superRefine((list, ctx) => {
   if (list.trim() === NO_APPROVALS) return;
-  const unknown = unknownActions(list.split(",").map((s) => s.trim()).filter(Boolean));
+  const unknown = unknownActions(
+    list
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean),
+  );
   if (unknown.length > 0) ctx.addIssue({ code: "custom", message: unknownMessage(unknown) });
 });
 
 /** The actions a list names; `none` names none. */
 export function approvalActions(list: string): string[] {
-  return list.trim() === NO_APPROVALS ? [] : list.split(",").map((s) => s.trim()).filter(Boolean);
+  return list.trim() === NO_APPROVALS
+    ? []
+    : list
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean);
 }
 
 export const flag = z.enum(["true", "false"], "must be true or false").transform((v) => v === "true");
@@ -89,7 +113,10 @@ export const publicOrigin = httpUrl
     if (httpUrlProblem(url)) return;
     const u = new URL(url);
     if (u.pathname !== "/" || u.search || u.hash || u.username || u.password) {
-      ctx.addIssue({ code: "custom", message: `must be an origin such as https://fleet.example.com (no path, query or credentials; got "${url.slice(0, 80)}")` });
+      ctx.addIssue({
+        code: "custom",
+        message: `must be an origin such as https://fleet.example.com (no path, query or credentials; got "${url.slice(0, 80)}")`,
+      });
     }
   })
   .transform((url) => (httpUrlProblem(url) ? url : new URL(url).origin));
@@ -101,7 +128,11 @@ export const publicOrigin = httpUrl
 export const instanceFilter = z
   .object({
     labelPrefix: plainText(z.string().min(1, "must not be empty").max(64)).optional(),
-    ids: z.array(plainText(z.string().min(1).max(64))).min(1, "must list at least one id").max(1000).optional(),
+    ids: z
+      .array(plainText(z.string().min(1).max(64)))
+      .min(1, "must list at least one id")
+      .max(1000)
+      .optional(),
   })
   .strict()
   .refine((f) => (f.labelPrefix === undefined) !== (f.ids === undefined), "must give exactly one of labelPrefix or ids");

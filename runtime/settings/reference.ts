@@ -56,7 +56,14 @@ export function renderConfigurationReference(): string {
   for (const group of GROUPS) {
     const rows = ROWS.filter((row) => row.group === group);
     if (rows.length === 0) continue;
-    lines.push("", `## ${group}`, "", "| variable | per agent | default | accepts | meaning |", "|---|---|---|---|---|", ...rows.map(rowLine));
+    lines.push(
+      "",
+      `## ${group}`,
+      "",
+      "| variable | per agent | default | accepts | meaning |",
+      "|---|---|---|---|---|",
+      ...rows.map(rowLine),
+    );
   }
   return `${lines.join("\n")}\n`;
 }

@@ -27,8 +27,19 @@ export const ACCESS_ROWS = {
     defaultText: "generated on Node (`data/webhook-secret`)",
     bounds: "`whsec_` + base64 of 24–64 random bytes",
   }),
-  WEBHOOK_SECRET_GRACE_S: setting({ group, doc: "after an agent's webhook secret is rotated, the previous one still verifies this long", ...whole(0, WINDOW_MAX_S, 86400), to: ms, at: "webhookSecretGraceMs" }),
-  WEBHOOK_ONLY_INSTANCES_MAX: setting({ group, doc: "instances per agent known only from webhooks (no provider lists them); a new one past it is 429", ...whole(0, 10_000, 50), at: "webhookOnlyInstancesMax" }),
+  WEBHOOK_SECRET_GRACE_S: setting({
+    group,
+    doc: "after an agent's webhook secret is rotated, the previous one still verifies this long",
+    ...whole(0, WINDOW_MAX_S, 86400),
+    to: ms,
+    at: "webhookSecretGraceMs",
+  }),
+  WEBHOOK_ONLY_INSTANCES_MAX: setting({
+    group,
+    doc: "instances per agent known only from webhooks (no provider lists them); a new one past it is 429",
+    ...whole(0, 10_000, 50),
+    at: "webhookOnlyInstancesMax",
+  }),
   VAST_WEBHOOK_SECRET: setting({
     group,
     doc: "the `webhook_secret` Vast.ai returned when you created (or rotated) the notification webhook; verifies `POST /webhooks/:agent/vast`",
@@ -55,14 +66,41 @@ export const ACCESS_ROWS = {
   TRUST_PROXY: setting({
     group,
     doc: "the header a reverse proxy puts the client's address in (e.g. `x-forwarded-for`); of a list, the last entry is taken. Set it only behind a proxy that sets that header",
-    schema: z.string().trim().toLowerCase().regex(/^[a-z0-9-]{1,64}$/, "must be a header name, e.g. x-forwarded-for or cf-connecting-ip").optional(),
+    schema: z
+      .string()
+      .trim()
+      .toLowerCase()
+      .regex(/^[a-z0-9-]{1,64}$/, "must be a header name, e.g. x-forwarded-for or cf-connecting-ip")
+      .optional(),
     to: (header) => header ?? null,
     at: "trustProxyHeader",
     bounds: "a header name",
     defaultText: "– (the TCP peer; `cf-connecting-ip` on Workers)",
   }),
-  SESSION_TTL_S: setting({ group, doc: "a dashboard session ends this long after sign-in, however active", ...whole(1, SESSION_TTL_MAX_S, 7 * DAY_S, COOKIE_LIMIT), to: ms, at: "session.ttlMs" }),
-  SESSION_IDLE_TIMEOUT_S: setting({ group, doc: "a dashboard session unused this long ends", ...whole(1, SESSION_TTL_MAX_S, DAY_S, COOKIE_LIMIT), to: ms, at: "session.idleMs" }),
-  AUTH_FAILURES_PER_ADDRESS: setting({ group, doc: "failed sign-ins + bearer authentications per client address per minute before a one-minute lockout", ...whole(1, AUTH_FAILURES_MAX, 10), at: "authThrottle.perAddress" }),
-  AUTH_FAILURES_GLOBAL: setting({ group, doc: "the same, over all addresses: past it only failed credentials are refused (429); a valid token or session always passes", ...whole(1, AUTH_FAILURES_MAX, 100), at: "authThrottle.global" }),
+  SESSION_TTL_S: setting({
+    group,
+    doc: "a dashboard session ends this long after sign-in, however active",
+    ...whole(1, SESSION_TTL_MAX_S, 7 * DAY_S, COOKIE_LIMIT),
+    to: ms,
+    at: "session.ttlMs",
+  }),
+  SESSION_IDLE_TIMEOUT_S: setting({
+    group,
+    doc: "a dashboard session unused this long ends",
+    ...whole(1, SESSION_TTL_MAX_S, DAY_S, COOKIE_LIMIT),
+    to: ms,
+    at: "session.idleMs",
+  }),
+  AUTH_FAILURES_PER_ADDRESS: setting({
+    group,
+    doc: "failed sign-ins + bearer authentications per client address per minute before a one-minute lockout",
+    ...whole(1, AUTH_FAILURES_MAX, 10),
+    at: "authThrottle.perAddress",
+  }),
+  AUTH_FAILURES_GLOBAL: setting({
+    group,
+    doc: "the same, over all addresses: past it only failed credentials are refused (429); a valid token or session always passes",
+    ...whole(1, AUTH_FAILURES_MAX, 100),
+    at: "authThrottle.global",
+  }),
 };

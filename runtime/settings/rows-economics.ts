@@ -1,7 +1,14 @@
 /** Rows of the settings table: notification channels, and the fleet's economics (idle, spend, expiry). */
 import { z } from "zod";
 import { plainText } from "../plain-text.ts";
-import { httpUrl, IDLE_STOP_AFTER_MAX_S, INTERVAL_MAX_S, SPEND_LIMIT_PER_DAY_MAX_USD, STOPPED_DESTROY_AFTER_MAX_S, WINDOW_MAX_S } from "../setting-bounds.ts";
+import {
+  httpUrl,
+  IDLE_STOP_AFTER_MAX_S,
+  INTERVAL_MAX_S,
+  SPEND_LIMIT_PER_DAY_MAX_USD,
+  STOPPED_DESTROY_AFTER_MAX_S,
+  WINDOW_MAX_S,
+} from "../setting-bounds.ts";
 import { maskUrl, optionalUrl } from "./forms.ts";
 import { fraction, ms, secondsOrNever, whole } from "./numbers.ts";
 import { setting } from "./setting.ts";
@@ -19,7 +26,14 @@ const channel = (name: "slack" | "discord" | "ntfy") => ({
 });
 
 export const ECONOMICS_ROWS = {
-  SLACK_WEBHOOK_URL: setting({ group: notify, doc: "Slack incoming webhook for notifications", schema: optionalUrl, at: "channels.slack", secret: true, agent: channel("slack") }),
+  SLACK_WEBHOOK_URL: setting({
+    group: notify,
+    doc: "Slack incoming webhook for notifications",
+    schema: optionalUrl,
+    at: "channels.slack",
+    secret: true,
+    agent: channel("slack"),
+  }),
   DISCORD_WEBHOOK_URL: setting({
     group: notify,
     doc: "Discord webhook for notifications (posted with `?wait=true`; a 2xx without the created message is a failed delivery)",
@@ -28,7 +42,14 @@ export const ECONOMICS_ROWS = {
     secret: true,
     agent: channel("discord"),
   }),
-  NTFY_URL: setting({ group: notify, doc: "ntfy topic URL for notifications", schema: optionalUrl, at: "channels.ntfy", secret: true, agent: channel("ntfy") }),
+  NTFY_URL: setting({
+    group: notify,
+    doc: "ntfy topic URL for notifications",
+    schema: optionalUrl,
+    at: "channels.ntfy",
+    secret: true,
+    agent: channel("ntfy"),
+  }),
   DISCORD_THREAD_NAME: setting({
     group: notify,
     doc: "sent as `thread_name`: required by a Discord forum channel's webhook (each alert opens a thread of that name) and refused by any other",
@@ -41,7 +62,13 @@ export const ECONOMICS_ROWS = {
       show: (name) => (name ? name : "none"),
     },
   }),
-  NOTIFY_DEDUP_WINDOW_S: setting({ group: notify, doc: "the same alert (dedup key) is not sent again within this window", ...whole(0, WINDOW_MAX_S, 3600), to: ms, at: "notifyDedupWindowMs" }),
+  NOTIFY_DEDUP_WINDOW_S: setting({
+    group: notify,
+    doc: "the same alert (dedup key) is not sent again within this window",
+    ...whole(0, WINDOW_MAX_S, 3600),
+    to: ms,
+    at: "notifyDedupWindowMs",
+  }),
   IDLE_GPU_UTIL_PCT: setting({
     group: economics,
     doc: "a running instance is idle while its GPU utilisation stays below this (every idle decision names its signal)",
@@ -74,14 +101,22 @@ export const ECONOMICS_ROWS = {
   SPEND_LIMIT_PER_DAY_USD: setting({
     group: economics,
     doc: "estimated spend per UTC day: a human is told at 80 % and 100 %; at or over it a `start` by the LLM or the rules needs approval (per agent, `null` removes the environment's limit)",
-    schema: z.coerce.number().positive("must be more than 0").max(SPEND_LIMIT_PER_DAY_MAX_USD, `must be at most ${SPEND_LIMIT_PER_DAY_MAX_USD}`).optional(),
+    schema: z.coerce
+      .number()
+      .positive("must be more than 0")
+      .max(SPEND_LIMIT_PER_DAY_MAX_USD, `must be at most ${SPEND_LIMIT_PER_DAY_MAX_USD}`)
+      .optional(),
     to: (usd) => usd ?? null,
     at: "economics.spendLimitPerDayUsd",
     defaultText: "– (no limit)",
     bounds: `more than 0 – ${SPEND_LIMIT_PER_DAY_MAX_USD.toLocaleString("en-US")} (fractions allowed)`,
     agent: {
       key: "spendLimitPerDayUsd",
-      schema: z.number().positive("must be more than 0").max(SPEND_LIMIT_PER_DAY_MAX_USD, `must be at most ${SPEND_LIMIT_PER_DAY_MAX_USD}`).nullable(),
+      schema: z
+        .number()
+        .positive("must be more than 0")
+        .max(SPEND_LIMIT_PER_DAY_MAX_USD, `must be at most ${SPEND_LIMIT_PER_DAY_MAX_USD}`)
+        .nullable(),
       show: (usd) => (usd ? `$${usd} per day` : "no limit"),
     },
   }),
@@ -92,6 +127,11 @@ export const ECONOMICS_ROWS = {
     to: ms,
     at: "economics.stoppedDestroyAfterMs",
   }),
-  EXPIRY_WARN_S: setting({ group: economics, doc: "a rental contract ending within this → a human is told once per contract end (`0` = never)", ...whole(0, WINDOW_MAX_S, 86400), to: ms, at: "economics.expiryWarnMs" }),
+  EXPIRY_WARN_S: setting({
+    group: economics,
+    doc: "a rental contract ending within this → a human is told once per contract end (`0` = never)",
+    ...whole(0, WINDOW_MAX_S, 86400),
+    to: ms,
+    at: "economics.expiryWarnMs",
+  }),
 };
-

@@ -27,7 +27,11 @@ export const HOSTING_ROWS = {
   HOST: setting({
     group,
     doc: "Node host bind address (the Worker ignores it); loopback by default, `0.0.0.0` or `::` exposes it (preferably behind a TLS-terminating reverse proxy)",
-    schema: z.string().trim().regex(/^[\w.:-]{1,253}$/, "must be a host name or IP address, e.g. 127.0.0.1 or 0.0.0.0").default("127.0.0.1"),
+    schema: z
+      .string()
+      .trim()
+      .regex(/^[\w.:-]{1,253}$/, "must be a host name or IP address, e.g. 127.0.0.1 or 0.0.0.0")
+      .default("127.0.0.1"),
     at: "bindHost",
     bounds: "a host name or IP address",
   }),
@@ -45,15 +49,42 @@ export const HOSTING_ROWS = {
     at: "scheduler",
     defaultText: "`local` on Node (`qstash` with `QSTASH_TOKEN`), `qstash` on Workers",
   }),
-  QSTASH_URL: setting({ group: scheduler, doc: "QStash API base (for a regional endpoint)", schema: optionalUrl, at: "qstash.url", defaultText: "QStash" }),
-  QSTASH_TOKEN: setting({ group: scheduler, doc: "QStash publish token (required with `qstash`)", schema: optionalToken, at: "qstash.token", secret: true }),
-  QSTASH_CURRENT_SIGNING_KEY: setting({ group: scheduler, doc: "QStash current signing key (required with `qstash`, and with the next key)", schema: optionalToken, at: "qstash.currentSigningKey", secret: true }),
-  QSTASH_NEXT_SIGNING_KEY: setting({ group: scheduler, doc: "QStash next signing key (required with `qstash`, and with the current key)", schema: optionalToken, at: "qstash.nextSigningKey", secret: true }),
+  QSTASH_URL: setting({
+    group: scheduler,
+    doc: "QStash API base (for a regional endpoint)",
+    schema: optionalUrl,
+    at: "qstash.url",
+    defaultText: "QStash",
+  }),
+  QSTASH_TOKEN: setting({
+    group: scheduler,
+    doc: "QStash publish token (required with `qstash`)",
+    schema: optionalToken,
+    at: "qstash.token",
+    secret: true,
+  }),
+  QSTASH_CURRENT_SIGNING_KEY: setting({
+    group: scheduler,
+    doc: "QStash current signing key (required with `qstash`, and with the next key)",
+    schema: optionalToken,
+    at: "qstash.currentSigningKey",
+    secret: true,
+  }),
+  QSTASH_NEXT_SIGNING_KEY: setting({
+    group: scheduler,
+    doc: "QStash next signing key (required with `qstash`, and with the current key)",
+    schema: optionalToken,
+    at: "qstash.nextSigningKey",
+    secret: true,
+  }),
   QSTASH_RETRIES: setting({ group: scheduler, doc: "delivery retries QStash makes", ...whole(0, 20, 3), at: "qstash.retries" }),
   QSTASH_FLOW_PREFIX: setting({
     group: scheduler,
     doc: "the deployment's prefix of every QStash flow-control key and deduplication id, so deployments sharing one QStash token never serialise or drop each other's messages",
-    schema: z.string().regex(/^[A-Za-z0-9-]{1,32}$/, "must be 1-32 letters, digits or '-'").optional(),
+    schema: z
+      .string()
+      .regex(/^[A-Za-z0-9-]{1,32}$/, "must be 1-32 letters, digits or '-'")
+      .optional(),
     at: "qstash.flowPrefix",
     defaultText: "short hash of `PUBLIC_URL`",
     bounds: "1–32 letters, digits, `-`",
@@ -71,4 +102,3 @@ export const HOSTING_ROWS = {
     at: "cron.inlineRuns",
   }),
 };
-

@@ -85,7 +85,11 @@ export interface SettingRow<S extends z.ZodType = z.ZodType, C = unknown, A exte
 declare const typed: unique symbol;
 
 /** A row as the table holds it: the row, plus (for the type checker only) its literal types. */
-export type TypedRow<S extends z.ZodType, P extends string, C, K extends string, V, N extends boolean> = SettingRow<z.ZodType, unknown, z.ZodType> & {
+export type TypedRow<S extends z.ZodType, P extends string, C, K extends string, V, N extends boolean> = SettingRow<
+  z.ZodType,
+  unknown,
+  z.ZodType
+> & {
   readonly [typed]?: { schema: S; at: P; value: C; agentKey: K; agentValue: V; envless: N };
 };
 

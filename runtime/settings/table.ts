@@ -25,21 +25,47 @@ export const ENV_ROWS = ROWS.filter((row) => row.env !== false);
 
 /** A per-agent setting: its row, its key, and its schema (the row's own when the numeric helper made one). */
 export type AgentRow = NamedRow & { agent: AgentSide & { schema: z.ZodType } };
-export const AGENT_ROWS: readonly AgentRow[] = ROWS.filter((row) => row.agent).map((row) => ({ ...row, agent: { ...row.agent!, schema: (row.agent!.schema ?? row.agentSchema)! } }));
+export const AGENT_ROWS: readonly AgentRow[] = ROWS.filter((row) => row.agent).map((row) => ({
+  ...row,
+  agent: { ...row.agent!, schema: (row.agent!.schema ?? row.agentSchema)! },
+}));
 
 // ---- Types built from the rows (for the type checker only) ----
 
 type UnionToIntersection<U> = (U extends unknown ? (x: U) => void : never) extends (x: infer I) => void ? I : never;
 /** Intersections of nested objects written out as one object type (readable in errors and hovers). */
-export type Flatten<T> = T extends readonly unknown[] | string | number | boolean | bigint | symbol | null | undefined | ((...args: never[]) => unknown) ? T : { [K in keyof T]: Flatten<T[K]> };
+export type Flatten<T> = T extends
+  | readonly unknown[]
+  | string
+  | number
+  | boolean
+  | bigint
+  | symbol
+  | null
+  | undefined
+  | ((...args: never[]) => unknown)
+  ? T
+  : { [K in keyof T]: Flatten<T[K]> };
 type Nest<P extends string, V> = P extends `${infer H}.${infer T}` ? { [K in H]: Nest<T, V> } : { [K in P]: V };
 type NestOptional<P extends string, V> = P extends `${infer H}.${infer T}` ? { [K in H]?: NestOptional<T, V> } : { [K in P]?: V };
 
-type Landings = { [K in keyof Table]: RowTypes<Table[K]> extends { at: infer P extends string; value: infer C } ? ([P] extends [never] ? never : Nest<P, C>) : never }[keyof Table];
+type Landings = {
+  [K in keyof Table]: RowTypes<Table[K]> extends { at: infer P extends string; value: infer C }
+    ? [P] extends [never]
+      ? never
+      : Nest<P, C>
+    : never;
+}[keyof Table];
 /** Config as the rows alone build it (runtime/config.ts adds what is derived from several). */
 export type RowConfig = Flatten<UnionToIntersection<Landings>>;
 
-type AgentKeys = { [K in keyof Table]: RowTypes<Table[K]> extends { agentKey: infer P extends string; agentValue: infer V } ? ([P] extends [never] ? never : NestOptional<P, V>) : never }[keyof Table];
+type AgentKeys = {
+  [K in keyof Table]: RowTypes<Table[K]> extends { agentKey: infer P extends string; agentValue: infer V }
+    ? [P] extends [never]
+      ? never
+      : NestOptional<P, V>
+    : never;
+}[keyof Table];
 /** An agent's settings object: every per-agent key optional. */
 export type RowAgentSettings = Flatten<UnionToIntersection<AgentKeys>>;
 

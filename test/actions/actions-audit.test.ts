@@ -14,7 +14,17 @@ const ROWS = EXPORT_PAGE * 2 + 5;
 async function setup() {
   const deps = await createTestDeps();
   const now = deps.clock.now();
-  const row = (i: number, agentId = "default") => ({ agentId, runId: null, instanceId: `sim-${i}`, kind: "stop", decidedBy: "rules", idempotencyKey: `k-${agentId}-${i}`, status: "succeeded", reason: `row ${i}`, createdAt: now + i });
+  const row = (i: number, agentId = "default") => ({
+    agentId,
+    runId: null,
+    instanceId: `sim-${i}`,
+    kind: "stop",
+    decidedBy: "rules",
+    idempotencyKey: `k-${agentId}-${i}`,
+    status: "succeeded",
+    reason: `row ${i}`,
+    createdAt: now + i,
+  });
   for (let start = 0; start < ROWS; start += 100) {
     await deps.db.insert(actions).values(Array.from({ length: Math.min(100, ROWS - start) }, (_, j) => row(start + j)));
   }
@@ -70,12 +80,24 @@ describe("actions audit", () => {
 
     const jsonl = await get("?format=jsonl");
     expect(jsonl.headers.get("content-type")).toBe("application/x-ndjson; charset=utf-8");
-    const lines = (await jsonl.text()).trim().split("\n").map((l) => JSON.parse(l));
+    const lines = (await jsonl.text())
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(lines).toHaveLength(ROWS + 1);
     expect(lines.every((l) => l.instanceId.startsWith("sim-") && l.idempotencyKey.startsWith("k-default-"))).toBe(true);
   });
 
   it("defuses each formula lead and quotes only what needs it", () => {
-    expect(["=1+1", "+1", "-1", "@SUM(A1)", "\tx", "plain", 'say "hi"', null].map(csvCell)).toEqual(["'=1+1", "'+1", "'-1", "'@SUM(A1)", "'\tx", "plain", '"say ""hi"""', ""]);
+    expect(["=1+1", "+1", "-1", "@SUM(A1)", "\tx", "plain", 'say "hi"', null].map(csvCell)).toEqual([
+      "'=1+1",
+      "'+1",
+      "'-1",
+      "'@SUM(A1)",
+      "'\tx",
+      "plain",
+      '"say ""hi"""',
+      "",
+    ]);
   });
 });

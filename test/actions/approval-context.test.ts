@@ -24,13 +24,18 @@ async function setup(vars: Record<string, string> = {}) {
   const bob = (await createOperator(deps.db, { name: "bob", role: "operator", createdBy: "admin", now })).token;
   const app = buildApp(() => deps);
   const call = (path: string, token: string, body: unknown) =>
-    app.request(path, { method: "POST", headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" }, body: JSON.stringify(body) });
+    app.request(path, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
+      body: JSON.stringify(body),
+    });
   const ask = async (token = ada) => {
     const res = await call("/api/agents/default/instances/sim-2/actions", token, { kind: "destroy", note: "burning money" });
     expect(res.status).toBe(202);
     return (await res.json()).action.approvalId as number;
   };
-  const decide = (id: number, token: string, decision: "approve" | "reject") => call(`/api/agents/default/approvals/${id}`, token, { decision });
+  const decide = (id: number, token: string, decision: "approve" | "reject") =>
+    call(`/api/agents/default/approvals/${id}`, token, { decision });
   return { deps, ada, bob, ask, decide };
 }
 
@@ -43,7 +48,13 @@ describe("approval context", () => {
     const [row] = await deps.db.select().from(approvals).where(eq(approvals.id, id));
     expect(row!.requestedByOperator).toBe("ada");
     expect(row!.expiresAt).toBe(deps.clock.now() + 86_400_000);
-    expect(row!.context).toMatchObject({ instanceId: "sim-2", gpuName: inst!.gpuName, state: inst!.state, stateSince: inst!.stateAt, provider: "simulator" });
+    expect(row!.context).toMatchObject({
+      instanceId: "sim-2",
+      gpuName: inst!.gpuName,
+      state: inst!.state,
+      stateSince: inst!.stateAt,
+      provider: "simulator",
+    });
     expect((row!.context as { pricePerHour: number }).pricePerHour).toBe(inst!.pricePerHour);
     const [note] = await deps.db.select().from(notifications).where(eq(notifications.approvalId, id));
     expect(note!.title).toBe("Approval needed: destroy sim-2");
@@ -65,7 +76,6 @@ describe("APPROVAL_TWO_PERSON", () => {
     expect((await deps.db.select().from(approvals).where(eq(approvals.id, id)))[0]!.status).toBe("pending");
     expect((await decide(id, bob, "approve")).status).toBe(200);
     expect((await deps.provider.get("sim-2"))?.state ?? "gone").not.toBe("running");
-
   });
 
   it("lets the asker reject, and without the setting lets the asker approve", async () => {

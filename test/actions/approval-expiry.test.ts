@@ -19,9 +19,18 @@ const HOUR = 3_600_000;
 
 async function asked(vars: Record<string, string> = {}) {
   const fixture = await fleetFixture(vars);
-  const result = await executeAction(fixture.deps, { agentId: "default", runId: 3, instanceId: "sim-2", kind: "destroy", decidedBy: "llm", idempotencyKey: "r3:destroy", reason: "crash loop" });
+  const result = await executeAction(fixture.deps, {
+    agentId: "default",
+    runId: 3,
+    instanceId: "sim-2",
+    kind: "destroy",
+    decidedBy: "llm",
+    idempotencyKey: "r3:destroy",
+    reason: "crash loop",
+  });
   const tick = () => runTickCheck(fixture.deps, "default", followUpApprovals);
-  const titles = async () => (await fixture.deps.db.select().from(notifications).where(eq(notifications.approvalId, result.approvalId!))).map((n) => n.title);
+  const titles = async () =>
+    (await fixture.deps.db.select().from(notifications).where(eq(notifications.approvalId, result.approvalId!))).map((n) => n.title);
   return { ...fixture, id: result.approvalId!, tick, titles };
 }
 
@@ -61,8 +70,14 @@ describe("approval expiry", () => {
     const told = await deps.db.select().from(events).where(eq(events.source, "approval"));
     expect(told.map((e) => (e.payload as { decision: string }).decision)).toEqual(["expired"]);
     expect(await titles()).toEqual(["Approval needed: destroy sim-2", "Approval expired: destroy sim-2"]);
-    expect((await deps.db.select().from(actions))[0]).toMatchObject({ status: "failed", error: expect.stringContaining("approval expired") });
-    await expect(decideApproval(deps, "default", id, "approve", undefined, "ada")).rejects.toMatchObject({ status: 409, message: expect.stringContaining("expired") });
+    expect((await deps.db.select().from(actions))[0]).toMatchObject({
+      status: "failed",
+      error: expect.stringContaining("approval expired"),
+    });
+    await expect(decideApproval(deps, "default", id, "approve", undefined, "ada")).rejects.toMatchObject({
+      status: 409,
+      message: expect.stringContaining("expired"),
+    });
     expect(provider.calls).toEqual([]);
   });
 
@@ -94,7 +109,9 @@ describe("the follow-up bound", () => {
     const [first] = await deps.db.select().from(approvals).where(eq(approvals.id, id));
     const { id: _id, ...like } = first!;
     const total = FOLLOWUPS_PER_TICK + 5;
-    await deps.db.insert(approvals).values(Array.from({ length: total - 1 }, (_, i) => ({ ...like, instanceId: `sim-x${i}`, createdAt: like.createdAt + i + 1 })));
+    await deps.db
+      .insert(approvals)
+      .values(Array.from({ length: total - 1 }, (_, i) => ({ ...like, instanceId: `sim-x${i}`, createdAt: like.createdAt + i + 1 })));
 
     deps.clock.advance(HOUR + 60_000);
     const reminded: number[][] = [];

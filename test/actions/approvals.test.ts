@@ -85,7 +85,12 @@ describe("POST /api/agents/:agent/approvals/:id", () => {
     const res = await app.request(`/api/agents/default/approvals/${approvalId}`, post({ decision: "approve", note: "yes, it's dead" }));
     expect(res.status).toBe(200);
     const body = (await res.json()) as { approval: Record<string, unknown>; action: Record<string, unknown> };
-    expect(body.approval).toMatchObject({ id: approvalId, status: "approved", note: "yes, it's dead", decidedAt: new Date(deps.clock.now()).toISOString() });
+    expect(body.approval).toMatchObject({
+      id: approvalId,
+      status: "approved",
+      note: "yes, it's dead",
+      decidedAt: new Date(deps.clock.now()).toISOString(),
+    });
     expect(body.action).toMatchObject({ status: "succeeded", repeated: false, approvalId });
     expect(provider.calls).toEqual(["destroy sim-2"]);
     const [instance] = await deps.db.select().from(instances).where(eq(instances.id, "sim-2"));
@@ -100,7 +105,14 @@ describe("POST /api/agents/:agent/approvals/:id", () => {
 
     const [event] = await deps.db.select().from(events);
     expect(event).toMatchObject({ source: "approval", priority: 0, dedupKey: `approval:${approvalId}`, status: "pending" });
-    expect(event!.payload).toMatchObject({ approvalId, decision: "approve", note: "yes, it's dead", kind: "destroy", instanceId: "sim-2", action: { status: "succeeded" } });
+    expect(event!.payload).toMatchObject({
+      approvalId,
+      decision: "approve",
+      note: "yes, it's dead",
+      kind: "destroy",
+      instanceId: "sim-2",
+      action: { status: "succeeded" },
+    });
     expect(scheduler.published.map((p) => p.body.type)).toContain("run");
 
     // The same decision again is answered with the outcome, and nothing acts twice.
@@ -127,7 +139,10 @@ describe("POST /api/agents/:agent/approvals/:id", () => {
     const { deps, provider } = await fleetFixture();
     const app = buildApp(() => deps);
     const { approvalId, actionId } = await executeAction(deps, destroy);
-    const res = await app.request(`/api/agents/default/approvals/${approvalId}`, post({ decision: "reject", note: "it holds a checkpoint" }));
+    const res = await app.request(
+      `/api/agents/default/approvals/${approvalId}`,
+      post({ decision: "reject", note: "it holds a checkpoint" }),
+    );
     expect(res.status).toBe(200);
     const body = (await res.json()) as { approval: Record<string, unknown>; action?: unknown };
     expect(body.approval).toMatchObject({ status: "rejected", note: "it holds a checkpoint" });
@@ -136,7 +151,12 @@ describe("POST /api/agents/:agent/approvals/:id", () => {
 
     const [event] = await deps.db.select().from(events);
     expect(event!.payload).toMatchObject({ approvalId, decision: "reject", note: "it holds a checkpoint", action: null });
-    expect(await executeAction(deps, destroy)).toMatchObject({ actionId, status: "failed", repeated: true, error: "rejected by a human: it holds a checkpoint" });
+    expect(await executeAction(deps, destroy)).toMatchObject({
+      actionId,
+      status: "failed",
+      repeated: true,
+      error: "rejected by a human: it holds a checkpoint",
+    });
     expect((await app.request(`/api/agents/default/approvals/${approvalId}`, post({ decision: "approve" }))).status).toBe(409);
     expect(provider.calls).toEqual([]);
   });
@@ -172,7 +192,9 @@ describe("POST /api/agents/:agent/approvals/:id", () => {
       expect(res.status, path).toBe(status);
       expect(((await res.json()) as { error: string }).error).toMatch(error);
     }
-    const [approval] = (await (await app.request("/api/agents/default/approvals", { headers: authHeaders() })).json()) .approvals as { status: string }[];
+    const [approval] = (await (await app.request("/api/agents/default/approvals", { headers: authHeaders() })).json()).approvals as {
+      status: string;
+    }[];
     expect(approval!.status).toBe("pending");
     expect(await deps.db.select().from(events)).toEqual([]);
   });

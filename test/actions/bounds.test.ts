@@ -15,7 +15,12 @@ import { authHeaders, type TestDeps } from "../support/test-deps.ts";
 import { buildApp } from "../../functions/app.ts";
 import { fleetFixture } from "./fleet-fixture.ts";
 
-const act = (runId: number | null, instanceId: string, kind: ActionRequest["kind"], decidedBy: ActionRequest["decidedBy"] = "llm"): ActionRequest => ({
+const act = (
+  runId: number | null,
+  instanceId: string,
+  kind: ActionRequest["kind"],
+  decidedBy: ActionRequest["decidedBy"] = "llm",
+): ActionRequest => ({
   agentId: "default",
   runId,
   instanceId,
@@ -25,7 +30,11 @@ const act = (runId: number | null, instanceId: string, kind: ActionRequest["kind
   reason: "test",
 });
 
-const boundNotices = (deps: TestDeps, kind: string) => deps.db.select().from(notifications).where(like(notifications.dedupKey, `bound:%:${kind}`));
+const boundNotices = (deps: TestDeps, kind: string) =>
+  deps.db
+    .select()
+    .from(notifications)
+    .where(like(notifications.dedupKey, `bound:%:${kind}`));
 
 describe("actions per run (LLM_ACTIONS_PER_RUN)", () => {
   it("refuses the LLM's action past the run's bound, records why, tells a human once, and leaves the next run its own bound", async () => {
@@ -40,7 +49,10 @@ describe("actions per run (LLM_ACTIONS_PER_RUN)", () => {
 
     const audit = await listActions(deps, "default");
     expect(audit.filter((a) => a.status === "refused")).toHaveLength(10);
-    expect(audit.find((a) => a.status === "refused")).toMatchObject({ error: expect.stringMatching(/LLM_ACTIONS_PER_RUN/), result: { providerCalled: false } });
+    expect(audit.find((a) => a.status === "refused")).toMatchObject({
+      error: expect.stringMatching(/LLM_ACTIONS_PER_RUN/),
+      result: { providerCalled: false },
+    });
 
     // Ten refusals, one notice: the once-mark bound:1:actions.
     const told = await boundNotices(deps, "actions");
@@ -74,7 +86,10 @@ describe("actions per hour (ACTIONS_PER_HOUR)", () => {
     expect((await executeAction(deps, act(3, "sim-3", "reboot", "rules"))).status).toBe("succeeded");
     expect((await executeAction(deps, act(4, "sim-1", "stop"))).status).toBe("succeeded");
     const refused = await executeAction(deps, act(5, "sim-2", "stop", "rules"));
-    expect(refused).toMatchObject({ status: "refused", error: expect.stringMatching(/4 provider actions in the last hour \(ACTIONS_PER_HOUR/) });
+    expect(refused).toMatchObject({
+      status: "refused",
+      error: expect.stringMatching(/4 provider actions in the last hour \(ACTIONS_PER_HOUR/),
+    });
     expect((await executeAction(deps, act(5, "sim-3", "stop"))).status).toBe("refused");
     expect((await executeAction(deps, act(null, "sim-2", "stop", "human"))).status).toBe("succeeded");
     expect(await boundNotices(deps, "actions")).toHaveLength(1);
@@ -97,7 +112,10 @@ describe("approval requests per run and hour", () => {
     const hour = await executeAction(deps, { ...act(3, "sim-1", "destroy"), idempotencyKey: "fresh" });
     // sim-1's destroy is already pending: that answers it; a new subject meets the hour bound.
     expect(hour.status).toBe("awaiting_approval");
-    expect(await executeAction(deps, act(3, "sim-4", "destroy"))).toMatchObject({ status: "refused", error: expect.stringMatching(/APPROVALS_PER_HOUR/) });
+    expect(await executeAction(deps, act(3, "sim-4", "destroy"))).toMatchObject({
+      status: "refused",
+      error: expect.stringMatching(/APPROVALS_PER_HOUR/),
+    });
 
     expect(await deps.db.select().from(approvals)).toHaveLength(3);
     const pages = await deps.db.select().from(notifications).where(like(notifications.title, "Approval needed%"));
@@ -108,7 +126,8 @@ describe("approval requests per run and hour", () => {
 });
 
 describe("notifications per run and hour", () => {
-  const say = (deps: TestDeps, runId: number | null, title: string) => notifyHuman(deps, { agentId: "default", runId, title, body: "b", severity: "info" });
+  const say = (deps: TestDeps, runId: number | null, title: string) =>
+    notifyHuman(deps, { agentId: "default", runId, title, body: "b", severity: "info" });
 
   it("stores at most NOTIFICATIONS_PER_RUN per run, refuses the rest with a reason, and tells once", async () => {
     const { deps } = await fleetFixture({ NOTIFICATIONS_PER_RUN: "3" });
@@ -157,11 +176,13 @@ describe("shadow mode (AGENT_MODE=shadow)", () => {
     ]);
     // GET /api/agents/:agent/actions lists them as proposed.
     const listed = await buildApp(() => deps).request("/api/agents/default/actions", { headers: authHeaders() });
-    expect(((await listed.json()) as { actions: { status: string; decider: string }[] }).actions.map((a) => [a.status, a.decider])).toEqual([
-      ["proposed", "llm"],
-      ["proposed", "rules"],
-      ["proposed", "llm"],
-    ]);
+    expect(((await listed.json()) as { actions: { status: string; decider: string }[] }).actions.map((a) => [a.status, a.decider])).toEqual(
+      [
+        ["proposed", "llm"],
+        ["proposed", "rules"],
+        ["proposed", "llm"],
+      ],
+    );
     // A person's own decision still acts.
     expect((await executeAction(deps, act(null, "sim-1", "reboot", "human"))).status).toBe("succeeded");
     expect(provider.calls).toEqual(["reboot sim-1"]);
@@ -172,6 +193,11 @@ describe("shadow mode (AGENT_MODE=shadow)", () => {
     const statuses = [];
     for (const id of ["sim-1", "sim-2", "sim-3"]) statuses.push((await executeAction(deps, act(1, id, "stop"))).status);
     expect(statuses).toEqual(["proposed", "proposed", "refused"]);
-    expect(await deps.db.select().from(actions).where(and(eq(actions.status, "proposed")))).toHaveLength(2);
+    expect(
+      await deps.db
+        .select()
+        .from(actions)
+        .where(and(eq(actions.status, "proposed"))),
+    ).toHaveLength(2);
   });
 });

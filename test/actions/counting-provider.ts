@@ -2,7 +2,16 @@
  * The simulator provider with every call counted, and an outage switch: while `outage` is set,
  * every mutating call throws that ProviderError (as the Vast client does after its own retries).
  */
-import type { CreatedInstance, FleetInstance, FleetProvider, InstanceSpec, LogRequest, Offer, OfferQuery, ProviderError } from "../../fleet/providers/provider.ts";
+import type {
+  CreatedInstance,
+  FleetInstance,
+  FleetProvider,
+  InstanceSpec,
+  LogRequest,
+  Offer,
+  OfferQuery,
+  ProviderError,
+} from "../../fleet/providers/provider.ts";
 import { SimulatorProvider } from "../../fleet/providers/simulator.ts";
 import type { Db } from "../../db/client.ts";
 import type { Clock } from "../../runtime/clock.ts";

@@ -41,12 +41,18 @@ describe("the action table", () => {
   });
 
   it("provider cannot → unsupported, before everything else (even a recorded key or the approval list)", () => {
-    expect(decide({ providerCannot: true, recorded: true, approvalListed: true, shadow: true })).toMatchObject({ gate: "provider cannot", outcome: "unsupported" });
+    expect(decide({ providerCannot: true, recorded: true, approvalListed: true, shadow: true })).toMatchObject({
+      gate: "provider cannot",
+      outcome: "unsupported",
+    });
     expect(decide({ ...operator, providerCannot: true, approvalListed: true }).outcome).toBe("unsupported");
   });
 
   it("already recorded → the recorded answer, before a pending approval or a block", () => {
-    expect(decide({ recorded: true, pendingApproval: true, rejected: true })).toMatchObject({ gate: "already recorded", outcome: "recorded" });
+    expect(decide({ recorded: true, pendingApproval: true, rejected: true })).toMatchObject({
+      gate: "already recorded",
+      outcome: "recorded",
+    });
     expect(decide({ ...approval, recorded: true }).outcome).toBe("recorded");
   });
 
@@ -69,7 +75,10 @@ describe("the action table", () => {
   it("shadow mode → proposed when no human decided, also what would have asked one (it files nothing)", () => {
     expect(decide({ shadow: true })).toMatchObject({ gate: "shadow mode", outcome: "proposed", humanNeeded: [] });
     expect(decide({ decidedBy: "rules", shadow: true })).toMatchObject({ outcome: "proposed" });
-    expect(decide({ kind: "destroy", shadow: true, approvalListed: true })).toMatchObject({ outcome: "proposed", humanNeeded: ["approval list"] });
+    expect(decide({ kind: "destroy", shadow: true, approvalListed: true })).toMatchObject({
+      outcome: "proposed",
+      humanNeeded: ["approval list"],
+    });
   });
 
   it("shadow mode leaves a human's own action as it is: an operator's destroy files its approval, their stop acts, an approval carried out acts", () => {
@@ -79,11 +88,18 @@ describe("the action table", () => {
   });
 
   it("needs a human → approval: the approval list, the spend limit on a kind that adds spend, the caller asking (blast radius), two-person for an operator", () => {
-    expect(decide({ kind: "destroy", approvalListed: true })).toMatchObject({ gate: "needs a human", outcome: "approval", humanNeeded: ["approval list"] });
+    expect(decide({ kind: "destroy", approvalListed: true })).toMatchObject({
+      gate: "needs a human",
+      outcome: "approval",
+      humanNeeded: ["approval list"],
+    });
     expect(decide({ kind: "start", overSpendLimit: true })).toMatchObject({ outcome: "approval", humanNeeded: ["spend limit"] });
     expect(decide({ kind: "replace", decidedBy: "rules", overSpendLimit: true }).outcome).toBe("approval");
     expect(decide({ kind: "stop", overSpendLimit: true }).outcome).toBe("act"); // stopping adds no spend
-    expect(decide({ callerAsks: "nothing in this run's input concerns sim-2" })).toMatchObject({ outcome: "approval", humanNeeded: ["caller asks"] });
+    expect(decide({ callerAsks: "nothing in this run's input concerns sim-2" })).toMatchObject({
+      outcome: "approval",
+      humanNeeded: ["caller asks"],
+    });
     expect(decide({ ...operator, kind: "destroy", twoPerson: true })).toMatchObject({ outcome: "approval", humanNeeded: ["two-person"] });
     // A human is exempt from the spend limit and the blast radius; the approval carried out needs nothing more.
     expect(decide({ ...operator, kind: "start", overSpendLimit: true, callerAsks: "x" }).outcome).toBe("act");
@@ -102,7 +118,9 @@ describe("the action table", () => {
   });
 
   it("renders as a markdown table, one line per gate in order", () => {
-    const lines = renderGateTable().split("\n").filter((l) => /^\| \d/.test(l));
+    const lines = renderGateTable()
+      .split("\n")
+      .filter((l) => /^\| \d/.test(l));
     expect(lines.map((l) => l.split(" | ")[1])).toEqual(GATES.map((g) => g.name));
   });
 });

@@ -20,7 +20,14 @@ export async function fleetFixture(vars: Record<string, string> = {}, runStep?: 
   const deps = await createTestDeps({ db, clock, provider, vars, ...(runStep ? { runStep } : {}) });
   const now = clock.now();
   await db.insert(instances).values(
-    ["sim-1", "sim-2", "sim-3"].map((id) => ({ agentId: "default", id, state: "running", stateAt: now - 60_000, lastSeenAt: now, updatedAt: now })),
+    ["sim-1", "sim-2", "sim-3"].map((id) => ({
+      agentId: "default",
+      id,
+      state: "running",
+      stateAt: now - 60_000,
+      lastSeenAt: now,
+      updatedAt: now,
+    })),
   );
   return { deps, provider, scheduler: deps.scheduler as RecordingScheduler };
 }

@@ -8,7 +8,15 @@ import { buildApp } from "../../functions/app.ts";
 import { authHeaders } from "../support/test-deps.ts";
 import { fleetFixture } from "./fleet-fixture.ts";
 
-const stop: ActionRequest = { agentId: "default", runId: 4, instanceId: "sim-1", kind: "stop", decidedBy: "llm", idempotencyKey: "run4:stop:sim-1", reason: "idle for 2h" };
+const stop: ActionRequest = {
+  agentId: "default",
+  runId: 4,
+  instanceId: "sim-1",
+  kind: "stop",
+  decidedBy: "llm",
+  idempotencyKey: "run4:stop:sim-1",
+  reason: "idle for 2h",
+};
 
 describe("executeAction", () => {
   it("calls the provider once per idempotency key and returns the recorded result on a repeat", async () => {
@@ -35,12 +43,27 @@ describe("executeAction", () => {
   it("records who decided, on which run, the key and the provider result, listed newest first", async () => {
     const { deps } = await fleetFixture();
     await executeAction(deps, stop);
-    await executeAction(deps, { ...stop, kind: "label", label: "idle", decidedBy: "rules", runId: 5, idempotencyKey: "run5:label", reason: undefined });
+    await executeAction(deps, {
+      ...stop,
+      kind: "label",
+      label: "idle",
+      decidedBy: "rules",
+      runId: 5,
+      idempotencyKey: "run5:label",
+      reason: undefined,
+    });
     const res = await buildApp(() => deps).request("/api/agents/default/actions", { headers: authHeaders() });
     expect(res.status).toBe(200);
     const { actions } = (await res.json()) as { actions: Record<string, unknown>[] };
     expect(actions).toEqual([
-      expect.objectContaining({ kind: "label", decidedBy: "rules", runId: 5, idempotencyKey: "run5:label", status: "succeeded", result: expect.objectContaining({ label: "idle" }) }),
+      expect.objectContaining({
+        kind: "label",
+        decidedBy: "rules",
+        runId: 5,
+        idempotencyKey: "run5:label",
+        status: "succeeded",
+        result: expect.objectContaining({ label: "idle" }),
+      }),
       expect.objectContaining({
         kind: "stop",
         decidedBy: "llm",
@@ -62,7 +85,10 @@ describe("executeAction", () => {
     await executeAction(deps, stop);
     await executeAction(deps, { ...stop, kind: "label", label: "paused", idempotencyKey: "label-1" });
 
-    const [row] = await deps.db.select().from(instances).where(and(eq(instances.agentId, "default"), eq(instances.id, "sim-1")));
+    const [row] = await deps.db
+      .select()
+      .from(instances)
+      .where(and(eq(instances.agentId, "default"), eq(instances.id, "sim-1")));
     expect(row).toMatchObject({ state: "stopped", stateAt: deps.clock.now(), label: "paused" });
     expect((await provider.get("sim-1"))?.state).toBe("stopped");
     const history = await deps.db.select().from(instanceEvents);
@@ -77,7 +103,10 @@ describe("executeAction", () => {
 
   it("never lets its implied state replace a newer reported one", async () => {
     const { deps } = await fleetFixture();
-    await deps.db.update(instances).set({ state: "exited", stateAt: deps.clock.now() + 5_000 }).where(eq(instances.id, "sim-2"));
+    await deps.db
+      .update(instances)
+      .set({ state: "exited", stateAt: deps.clock.now() + 5_000 })
+      .where(eq(instances.id, "sim-2"));
     await executeAction(deps, { ...stop, instanceId: "sim-2", kind: "start", idempotencyKey: "start-2" });
     const [row] = await deps.db.select().from(instances).where(eq(instances.id, "sim-2"));
     expect(row!.state).toBe("exited");

@@ -41,7 +41,9 @@ describe("operator's own instance action", () => {
     expect((await again.json()).action).toMatchObject({ status: "succeeded", repeated: true });
     expect((await deps.provider.get("sim-1"))!.state).toBe("stopped");
     const rows = await deps.db.select().from(actions);
-    expect(rows.map((a) => [a.kind, a.decidedBy, a.operator, a.reason, a.idempotencyKey])).toEqual([["stop", "human", "ada", "saving money", "api:stop-sim-1-once"]]);
+    expect(rows.map((a) => [a.kind, a.decidedBy, a.operator, a.reason, a.idempotencyKey])).toEqual([
+      ["stop", "human", "ada", "saving money", "api:stop-sim-1-once"],
+    ]);
     expect((await deps.db.select().from(operatorActivity)).map((r) => [r.operatorName, r.action, r.agentId, r.subject])).toEqual([
       ["ada", "instance_action", "default", `stop sim-1 #${rows[0]!.id}`],
     ]);

@@ -30,7 +30,16 @@ const stubbornStep: AgentRunStep = async ({ deps, agentId, runId }) => {
     mutated ||= result.status === "succeeded";
     if (result.error) errors.push(result.error);
   }
-  return { decider: "llm", mutated, reply: null, promptTokens: 0, completionTokens: 0, contextTokens: 0, compaction: null, ...(errors.length ? { error: errors[0] } : {}) };
+  return {
+    decider: "llm",
+    mutated,
+    reply: null,
+    promptTokens: 0,
+    completionTokens: 0,
+    contextTokens: 0,
+    compaction: null,
+    ...(errors.length ? { error: errors[0] } : {}),
+  };
 };
 
 describe("provider outage during a run", () => {
@@ -39,7 +48,13 @@ describe("provider outage during a run", () => {
     const { deps, provider, scheduler } = await fleetFixture({ LLM_ACTIONS_PER_RUN: "100" }, stubbornStep);
     provider.outage = new ProviderError("Vast.ai API unavailable (HTTP 503)", 503, true);
 
-    await ingestEvent(deps, { agentId: "default", source: "manual", priority: 0, dedupKey: "outage-1", payload: { reason: "check the fleet" } });
+    await ingestEvent(deps, {
+      agentId: "default",
+      source: "manual",
+      priority: 0,
+      dedupKey: "outage-1",
+      payload: { reason: "check the fleet" },
+    });
     deps.clock.advance(deps.config.debounceHumanMs);
     const [delivery] = scheduler.takeDue(deps.clock.now());
     expect(delivery!.body.type).toBe("run");
@@ -50,7 +65,9 @@ describe("provider outage during a run", () => {
     expect(provider.calls).toEqual(Array(6).fill("reboot sim-1"));
 
     const app = buildApp(() => deps);
-    const runs = (await (await app.request("/api/agents/default/runs", { headers: authHeaders() })).json()) as { runs: Record<string, unknown>[] };
+    const runs = (await (await app.request("/api/agents/default/runs", { headers: authHeaders() })).json()) as {
+      runs: Record<string, unknown>[];
+    };
     expect(runs.runs[0]).toMatchObject({ runId: 1, status: "succeeded", error: "Vast.ai API unavailable (HTTP 503)" });
 
     const listed = (await (await app.request("/api/agents/default/actions?limit=200", { headers: authHeaders() })).json()) as {
@@ -60,7 +77,10 @@ describe("provider outage during a run", () => {
     expect(listed.actions.every((a) => a.runId === 1)).toBe(true);
     const failed = listed.actions.filter((a) => a.status === "failed");
     expect(failed).toHaveLength(6);
-    expect(failed[0]).toMatchObject({ error: "Vast.ai API unavailable (HTTP 503)", result: { providerCalled: true, httpStatus: 503, retryable: true } });
+    expect(failed[0]).toMatchObject({
+      error: "Vast.ai API unavailable (HTTP 503)",
+      result: { providerCalled: true, httpStatus: 503, retryable: true },
+    });
     expect(listed.actions.filter((a) => a.status === "rate_limited")).toHaveLength(14);
 
     // A run whose actions all failed mutated nothing: no follow-up run, nothing published.
@@ -69,19 +89,49 @@ describe("provider outage during a run", () => {
 
   it("a single failing action mid-run is recorded once and the run carries on", async () => {
     const step: AgentRunStep = async ({ deps, agentId, runId }) => {
-      const first = await executeAction(deps, { agentId, runId, instanceId: "sim-1", kind: "stop", decidedBy: "llm", idempotencyKey: `r${runId}:stop` });
+      const first = await executeAction(deps, {
+        agentId,
+        runId,
+        instanceId: "sim-1",
+        kind: "stop",
+        decidedBy: "llm",
+        idempotencyKey: `r${runId}:stop`,
+      });
       provider.outage = null; // the provider comes back
-      const second = await executeAction(deps, { agentId, runId, instanceId: "sim-2", kind: "stop", decidedBy: "llm", idempotencyKey: `r${runId}:stop2` });
-      return { decider: "llm", mutated: second.status === "succeeded", reply: `${first.status}, ${second.status}`, promptTokens: 0, completionTokens: 0, contextTokens: 0, compaction: null };
+      const second = await executeAction(deps, {
+        agentId,
+        runId,
+        instanceId: "sim-2",
+        kind: "stop",
+        decidedBy: "llm",
+        idempotencyKey: `r${runId}:stop2`,
+      });
+      return {
+        decider: "llm",
+        mutated: second.status === "succeeded",
+        reply: `${first.status}, ${second.status}`,
+        promptTokens: 0,
+        completionTokens: 0,
+        contextTokens: 0,
+        compaction: null,
+      };
     };
     const { deps, provider, scheduler } = await fleetFixture({}, step);
     provider.outage = new ProviderError("connection reset", null, true);
-    await ingestEvent(deps, { agentId: "default", source: "reconcile", priority: 1, dedupKey: "outage-2", payload: { instanceId: "sim-1", state: "exited" } });
+    await ingestEvent(deps, {
+      agentId: "default",
+      source: "reconcile",
+      priority: 1,
+      dedupKey: "outage-2",
+      payload: { instanceId: "sim-1", state: "exited" },
+    });
     deps.clock.advance(deps.config.debounceStateMs);
     const body = scheduler.takeDue(deps.clock.now())[0]!.body as { type: "run"; agentId: string; slot: number };
     expect(await performRun(deps, body.agentId, body.slot)).toBe("succeeded");
     expect(provider.calls).toEqual(["stop sim-1", "stop sim-2"]);
-    const runs = (await (await buildApp(() => deps).request("/api/agents/default/runs", { headers: authHeaders() })).json()) as { runs: { reply: string; status: string }[] };
+    const runs = (await (await buildApp(() => deps).request("/api/agents/default/runs", { headers: authHeaders() })).json()) as {
+      runs: { reply: string; status: string }[];
+    };
     expect(runs.runs[0]).toMatchObject({ status: "succeeded", reply: "failed, succeeded" });
   });
 });

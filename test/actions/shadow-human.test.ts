@@ -24,7 +24,11 @@ async function setup(mode: "shadow" | "act") {
   const bob = (await createOperator(deps.db, { name: "bob", role: "operator", createdBy: "admin", now })).token;
   const app = buildApp(() => deps);
   const call = (path: string, token: string, body: unknown) =>
-    app.request(path, { method: "POST", headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" }, body: JSON.stringify(body) });
+    app.request(path, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
+      body: JSON.stringify(body),
+    });
   return { deps, ada, bob, call };
 }
 
@@ -55,7 +59,14 @@ describe("a human's own action in shadow mode", () => {
 
   it("the LLM's destroy in shadow mode is still only proposed: nothing filed, nobody paged", async () => {
     const { deps } = await setup("shadow");
-    const result = await executeAction(deps, { agentId: "default", runId: 1, instanceId: "sim-2", kind: "destroy", decidedBy: "llm", idempotencyKey: "llm:destroy" });
+    const result = await executeAction(deps, {
+      agentId: "default",
+      runId: 1,
+      instanceId: "sim-2",
+      kind: "destroy",
+      decidedBy: "llm",
+      idempotencyKey: "llm:destroy",
+    });
     expect(result).toMatchObject({ status: "proposed" });
     expect(await deps.db.select().from(approvals)).toEqual([]);
     expect(await deps.db.select().from(notifications)).toEqual([]);

@@ -33,7 +33,11 @@ async function brokenTeamb() {
   const llm = await scriptedLlm();
   const { deps } = await agentFixture({ llm });
   await createAgent(deps.db, { id: "teamb", settings: { model: "no-such-model" } }, deps.clock.now());
-  llm.push({ status: 404, message: "model not found" }, { status: 404, message: "model not found" }, { status: 404, message: "model not found" });
+  llm.push(
+    { status: 404, message: "model not found" },
+    { status: 404, message: "model not found" },
+    { status: 404, message: "model not found" },
+  );
   for (let i = 0; i < 3; i++) expect(await sayTo(deps, "teamb", `hello ${i}`)).toMatchObject({ decider: "rules" });
   expect(llm.requests.map((r) => r.model)).toEqual(["no-such-model", "no-such-model", "no-such-model"]);
   return { deps, llm };
@@ -63,14 +67,20 @@ describe("the LLM breaker is per agent and model", () => {
     expect(teamb.conditions.find((c: { kind: string }) => c.kind === "llm_breaker_open").detail).toMatch(/no-such-model is open until/);
     expect(teamb.llm).toMatchObject({ model: "no-such-model", failures: 3, breakerOpenUntil: expect.any(String) });
     const fine = await agentHealth(deps, "default");
-    expect(fine).toMatchObject({ ok: true, conditions: [], llm: { model: "scripted-model", failures: 0, breakerOpenUntil: null, misconfigured: null } });
+    expect(fine).toMatchObject({
+      ok: true,
+      conditions: [],
+      llm: { model: "scripted-model", failures: 0, breakerOpenUntil: null, misconfigured: null },
+    });
 
     expect((await loadAttention(deps, "teamb")).llm.breakerOpenUntil).toBeGreaterThan(deps.clock.now());
     expect((await loadAttention(deps, "default")).llm.breakerOpenUntil).toBeNull();
 
     const health = await (await buildApp(() => deps).request("/healthz")).json();
     expect(health).toMatchObject({ ok: true, llm: "scripted-model" });
-    expect(health.llmTrouble).toEqual([{ agent: "teamb", model: "no-such-model", breakerOpenUntil: expect.any(String), misconfigured: null }]);
+    expect(health.llmTrouble).toEqual([
+      { agent: "teamb", model: "no-such-model", breakerOpenUntil: expect.any(String), misconfigured: null },
+    ]);
   });
 
   it("a changed model is a different breaker: teamb's working model is asked at once, and the old one is no longer listed", async () => {
@@ -92,10 +102,15 @@ describe("the LLM breaker is per agent and model", () => {
     expect((await sayTo(deps, "teamb", "status?")).error).toMatch(/LLM server is misconfigured/);
     llm.autoToolChoice = true;
 
-    expect((await agentHealth(deps, "teamb")).llm).toMatchObject({ model: "vllm-model", misconfigured: expect.stringMatching(/refused tool_choice/) });
+    expect((await agentHealth(deps, "teamb")).llm).toMatchObject({
+      model: "vllm-model",
+      misconfigured: expect.stringMatching(/refused tool_choice/),
+    });
     expect((await agentHealth(deps, "default")).llm).toMatchObject({ model: "scripted-model", misconfigured: null });
     const health = await (await buildApp(() => deps).request("/healthz")).json();
-    expect(health.llmTrouble).toEqual([{ agent: "teamb", model: "vllm-model", breakerOpenUntil: null, misconfigured: expect.stringMatching(/refused tool_choice/) }]);
+    expect(health.llmTrouble).toEqual([
+      { agent: "teamb", model: "vllm-model", breakerOpenUntil: null, misconfigured: expect.stringMatching(/refused tool_choice/) },
+    ]);
     llm.push({ text: "Fine." });
     expect(await say(deps, "status?")).toMatchObject({ decider: "llm", reply: "Fine." });
   });

@@ -12,12 +12,12 @@ import { CHAT_TOOLS } from "../../agent/tools/index.ts";
 import { makeTurn, pairsIntact, type Turn } from "../../agent/prompt/turns.ts";
 import type { ChatMessage } from "../../agent/llm/chat-model.ts";
 
-const WORDS = ["gpu", "instance", "restart", "exited", "sim-1", "running", "notify", "the", "fleet", "ok", "42", "{\"a\":1}", "\n"];
+const WORDS = ["gpu", "instance", "restart", "exited", "sim-1", "running", "notify", "the", "fleet", "ok", "42", '{"a":1}', "\n"];
 /** Text of up to `max` words; the length is drawn uniformly so large turns really occur. */
 const text = (max: number) =>
-  fc.tuple(fc.integer({ min: 0, max }), fc.integer({ min: 0, max: 1000 })).map(([n, seed]) =>
-    Array.from({ length: n }, (_, i) => WORDS[(seed + i * 7 + ((i * i) % 5)) % WORDS.length]).join(" "),
-  );
+  fc
+    .tuple(fc.integer({ min: 0, max }), fc.integer({ min: 0, max: 1000 }))
+    .map(([n, seed]) => Array.from({ length: n }, (_, i) => WORDS[(seed + i * 7 + ((i * i) % 5)) % WORDS.length]).join(" "));
 
 let ids = 0;
 const callId = () => `call_${++ids}`;
@@ -32,7 +32,10 @@ const toolTurn = fc
     const calls = outputs.map(() => ({
       id: callId(),
       type: "function" as const,
-      function: { name: readOnly ? "list_instances" : "reboot_instance", arguments: readOnly ? "{}" : '{"instance_id":"sim-1","reason":"x"}' },
+      function: {
+        name: readOnly ? "list_instances" : "reboot_instance",
+        arguments: readOnly ? "{}" : '{"instance_id":"sim-1","reason":"x"}',
+      },
     }));
     return [
       { role: "assistant", content: note, tool_calls: calls } as ChatMessage,
@@ -64,7 +67,10 @@ async function holds(s: Scenario, seen: Seen): Promise<void> {
   let id = 0;
   const history: Turn[] = s.history.map((ms) => makeTurn(ms, (id += ms.length)));
   const draft: PromptDraft = {
-    fixed: [{ role: "system", content: "You supervise a GPU fleet." }, { role: "system", content: "Fleet snapshot: sim-1 running." }],
+    fixed: [
+      { role: "system", content: "You supervise a GPU fleet." },
+      { role: "system", content: "Fleet snapshot: sim-1 running." },
+    ],
     summary: s.summary,
     history,
     input: { role: "user", content: `Run 1. Woken by: ${s.input}` },
@@ -85,7 +91,11 @@ async function holds(s: Scenario, seen: Seen): Promise<void> {
   expect(fitted.messages.slice(0, 2)).toEqual(draft.fixed);
   expect(fitted.messages.some((m) => m.role === "user" && String(m.content).startsWith("Run 1."))).toBe(true);
   const lastRound = draft.current.at(-1);
-  if (lastRound) expect(fitted.messages.at(-1)).toMatchObject({ role: "tool", tool_call_id: (lastRound.messages.at(-1) as { tool_call_id: string }).tool_call_id });
+  if (lastRound)
+    expect(fitted.messages.at(-1)).toMatchObject({
+      role: "tool",
+      tool_call_id: (lastRound.messages.at(-1) as { tool_call_id: string }).tool_call_id,
+    });
   if (fitted.report.summaryError) expect(s.summarizer).toBe("fails");
   if (fitted.report.summarized) expect(draft.summary).toBe("Earlier: sim-1 was restarted twice.");
   seen.over += Number(fitted.report.before > s.budget);
@@ -101,18 +111,24 @@ async function holds(s: Scenario, seen: Seen): Promise<void> {
 describe("fitPrompt property", () => {
   it("never exceeds the budget and never separates a tool call from its result", async () => {
     const seen: Seen = { over: 0, summarized: 0, summaryFailed: 0, stubbed: 0, dropped: 0, trimmed: 0, truncated: 0 };
-    await fc.assert(fc.asyncProperty(scenario, (s) => holds(s, seen)), { numRuns: 60 });
+    await fc.assert(
+      fc.asyncProperty(scenario, (s) => holds(s, seen)),
+      { numRuns: 60 },
+    );
     // The generated histories really exercise every strategy, not just the easy case.
     for (const [strategy, count] of Object.entries(seen)) expect(count, strategy).toBeGreaterThan(0);
   });
 
   it("keeps the input when a cut summary, escaped in its data block, still counts over the budget (a failing case it found)", async () => {
     const seen: Seen = { over: 0, summarized: 0, summaryFailed: 0, stubbed: 0, dropped: 0, trimmed: 0, truncated: 0 };
-    await fc.assert(fc.asyncProperty(scenario, (s) => holds(s, seen)), {
-      seed: 369129540,
-      path: "5:0:3:0:0:2:2:0:7:0:3:0:10:10:10:11:10:12:12:12:12:16:13",
-      endOnFailure: true,
-    });
+    await fc.assert(
+      fc.asyncProperty(scenario, (s) => holds(s, seen)),
+      {
+        seed: 369129540,
+        path: "5:0:3:0:0:2:2:0:7:0:3:0:10:10:10:11:10:12:12:12:12:16:13",
+        endOnFailure: true,
+      },
+    );
     expect(seen.truncated).toBe(1);
   });
 

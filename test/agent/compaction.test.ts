@@ -15,7 +15,12 @@ import { agentFixture, say, scriptedLlm, seedHistory } from "./harness.ts";
 
 const size = (r: ChatRequestBody) => countPrompt(r.messages as never, (r.tools ?? []) as never);
 const session = async (deps: Awaited<ReturnType<typeof agentFixture>>["deps"]) =>
-  (await deps.db.select().from(sessions).where(and(eq(sessions.agentId, "default"), eq(sessions.epoch, 1))))[0]!;
+  (
+    await deps.db
+      .select()
+      .from(sessions)
+      .where(and(eq(sessions.agentId, "default"), eq(sessions.epoch, 1)))
+  )[0]!;
 
 describe("compaction", () => {
   it("compacts a 38,000-token history under a 30,000 budget before the call, and persists the summary", async () => {
@@ -35,7 +40,9 @@ describe("compaction", () => {
     expect(llm.requests.filter((r) => !r.tools).length).toBeGreaterThanOrEqual(1);
     expect(size(main[0]!)).toBeLessThanOrEqual(30_000);
     expect(pairsIntact(main[0]!.messages as never)).toBe(true);
-    expect(main[0]!.messages.some((m) => m.role === "system" && String(m.content).includes("Summary: sim-1 was restarted many times"))).toBe(true);
+    expect(
+      main[0]!.messages.some((m) => m.role === "system" && String(m.content).includes("Summary: sim-1 was restarted many times")),
+    ).toBe(true);
     const call = (run.compaction as { calls: { before: number; after: number; summarized: { through: number } | null }[] }).calls[0]!;
     // Over the budget as built (the history's old tool outputs are already stubs by then).
     expect(call.before).toBeGreaterThan(30_000);
@@ -62,7 +69,9 @@ describe("compaction", () => {
     llm.push({ text: "fine" }, { text: "fine again" }, { text: "still fine" });
 
     const under = await say(deps, "one");
-    const first = (under.compaction as { calls: { before: number; summarized: unknown; stubbedToolOutputs: number; trimmedTurns: number }[] }).calls[0]!;
+    const first = (
+      under.compaction as { calls: { before: number; summarized: unknown; stubbedToolOutputs: number; trimmedTurns: number }[] }
+    ).calls[0]!;
     expect(first).toMatchObject({ summarized: null, stubbedToolOutputs: 0, trimmedTurns: 0 });
     expect(summaries).toBe(0);
 
@@ -75,7 +84,10 @@ describe("compaction", () => {
     const through = (await session(deps)).summarizedThrough;
     expect(through).toBeGreaterThan(0);
     const sent = llm.requests.filter((r) => r.tools).at(-1)!;
-    const historyTokens = sent.messages.filter((m) => m.role !== "system").slice(0, -1).reduce((sum, m) => sum + countMessage(m as never), 0);
+    const historyTokens = sent.messages
+      .filter((m) => m.role !== "system")
+      .slice(0, -1)
+      .reduce((sum, m) => sum + countMessage(m as never), 0);
     expect(historyTokens).toBeLessThanOrEqual(3_000);
 
     // The next run starts from the persisted summary: no summariser call, no folded turns resent.
@@ -84,7 +96,6 @@ describe("compaction", () => {
     const third = llm.requests.filter((r) => r.tools).at(-1)!;
     expect(third.messages.some((m) => String(m.content).includes("Summary 1: earlier runs restarted sim-1."))).toBe(true);
   });
-
 
   it("a failing summariser is recorded and trimming keeps the request within budget", async () => {
     const llm = await scriptedLlm();
@@ -111,7 +122,13 @@ describe("compaction", () => {
     llm.push({ text: "that was long" });
     const { ingestEvent } = await import("../../pipeline/index.ts");
     for (let i = 0; i < 12; i++) {
-      await ingestEvent(deps, { agentId: "default", source: "human", priority: 0, dedupKey: `long:${i}`, payload: { text: "please read this carefully. ".repeat(150) } });
+      await ingestEvent(deps, {
+        agentId: "default",
+        source: "human",
+        priority: 0,
+        dedupKey: `long:${i}`,
+        payload: { text: "please read this carefully. ".repeat(150) },
+      });
     }
     const { runPipeline } = await import("./harness.ts");
     await runPipeline(deps);

@@ -29,7 +29,12 @@ describe("a reply cut at the output limit", () => {
     expect(cut).toMatchObject({ status: "succeeded", decider: "llm", truncated: true });
     expect(cut.reply).toBe(`Both instances are running. sim-1 has been up for\n\n${REPLY_CUT_MARKER}`);
     // The stored turn carries the marker too, so the next run's history shows the model it was cut.
-    const [stored] = await deps.db.select().from(messages).where(eq(messages.runId, cut.runId)).orderBy(messages.id).then((rows) => rows.filter((m) => m.role === "assistant"));
+    const [stored] = await deps.db
+      .select()
+      .from(messages)
+      .where(eq(messages.runId, cut.runId))
+      .orderBy(messages.id)
+      .then((rows) => rows.filter((m) => m.role === "assistant"));
     expect(stored!.content).toContain(REPLY_CUT_MARKER);
 
     const whole = await say(deps, "and now?");
@@ -60,7 +65,13 @@ describe("tool calls in a cut message", () => {
     );
 
     const run = await say(deps, "fix sim-2");
-    expect(run).toMatchObject({ status: "succeeded", decider: "llm", truncated: true, noop: false, reply: "I could not finish that call; sim-2 is still exited." });
+    expect(run).toMatchObject({
+      status: "succeeded",
+      decider: "llm",
+      truncated: true,
+      noop: false,
+      reply: "I could not finish that call; sim-2 is still exited.",
+    });
     expect(await deps.db.select().from(actions)).toEqual([]);
     const answered = llm.requests[1]!.messages.at(-1)!;
     expect(answered).toMatchObject({ role: "tool", tool_call_id: "call_cut" });
@@ -88,10 +99,18 @@ describe("a refusal", () => {
     llm.push({ refusal: "I can't help with that request." });
 
     const run = await say(deps, "delete every instance you can find");
-    expect(run).toMatchObject({ status: "succeeded", decider: "llm", truncated: false, reply: "The model refused: I can't help with that request." });
+    expect(run).toMatchObject({
+      status: "succeeded",
+      decider: "llm",
+      truncated: false,
+      reply: "The model refused: I can't help with that request.",
+    });
     expect(run.error).toBe("the model refused: I can't help with that request.");
     const [listed] = await runsApi(deps);
-    expect(listed).toMatchObject({ reply: "The model refused: I can't help with that request.", error: expect.stringContaining("refused") });
+    expect(listed).toMatchObject({
+      reply: "The model refused: I can't help with that request.",
+      error: expect.stringContaining("refused"),
+    });
   });
 });
 
@@ -101,7 +120,11 @@ describe("the scripted server ends answers as OpenAI documents", () => {
     llm.onSummary = null; // these requests carry no tools: take them from the queue
     llm.push({ text: "partial", finish: "length" }, { refusal: "No." }, { text: "whole" });
     const ask = async () => {
-      const res = await fetch(`${llm.url}/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "m", messages: [{ role: "user", content: "hi" }] }) });
+      const res = await fetch(`${llm.url}/chat/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ model: "m", messages: [{ role: "user", content: "hi" }] }),
+      });
       return ((await res.json()) as { choices: { message: Record<string, unknown>; finish_reason: string }[] }).choices[0]!;
     };
     expect(await ask()).toMatchObject({ finish_reason: "length", message: { content: "partial", refusal: null } });

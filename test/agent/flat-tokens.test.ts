@@ -42,10 +42,39 @@ describe("the snapshot of a big fleet", () => {
     const now = deps.clock.now();
     const row = (id: string, over: Partial<typeof instances.$inferInsert> = {}) =>
       ({
-        agentId: "default", id, state: "running", stateAt: now - 120 * MIN, label: null, gpuName: "RTX 4090", gpuCount: 1, pricePerHour: 0.4, statusMessage: null,
-        startedAt: null, lastSeenAt: now, heartbeatS: null, reportsByWebhook: false, heartbeatFlaggedAt: null, expectedState: null, expectedUntil: null, goneAt: null,
-        gpuUtil: 90, gpuUtilAt: now - MIN, diskUsedPct: null, telemetrySource: "simulator", idleSince: null, storagePerHour: 0.01, spendAccruedAt: null, endsAt: null,
-        interruptible: null, stopReason: null, machineId: null, replaces: null, replacedBy: null, webhookOnly: false, updatedAt: now, ...over,
+        agentId: "default",
+        id,
+        state: "running",
+        stateAt: now - 120 * MIN,
+        label: null,
+        gpuName: "RTX 4090",
+        gpuCount: 1,
+        pricePerHour: 0.4,
+        statusMessage: null,
+        startedAt: null,
+        lastSeenAt: now,
+        heartbeatS: null,
+        reportsByWebhook: false,
+        heartbeatFlaggedAt: null,
+        expectedState: null,
+        expectedUntil: null,
+        goneAt: null,
+        gpuUtil: 90,
+        gpuUtilAt: now - MIN,
+        diskUsedPct: null,
+        telemetrySource: "simulator",
+        idleSince: null,
+        storagePerHour: 0.01,
+        spendAccruedAt: null,
+        endsAt: null,
+        interruptible: null,
+        stopReason: null,
+        machineId: null,
+        replaces: null,
+        replacedBy: null,
+        webhookOnly: false,
+        updatedAt: now,
+        ...over,
       }) as typeof instances.$inferSelect;
     const quiet = Array.from({ length: SNAPSHOT_FULL_MAX }, (_, i) => row(`q-${i}`));
     const rows = [
@@ -57,9 +86,22 @@ describe("the snapshot of a big fleet", () => {
       row("idle", { gpuUtil: 1, idleSince: now - 60 * MIN }),
     ];
     const text = snapshotText({ rows, spendTodayUsd: 0, now, focus: new Set(["named"]) }, deps.config);
-    const lines = text.split("\n<fleet_snapshot>\n")[1]!.split("\n</fleet_snapshot>")[0]!.split("\n").map((l) => JSON.parse(l));
-    expect(lines.filter((l) => l.id).map((l) => l.id).sort()).toEqual(["down", "fresh", "idle", "named"]);
-    expect(lines.at(-1)).toMatchObject({ quiet: SNAPSHOT_FULL_MAX + 1, byState: { running: SNAPSHOT_FULL_MAX, stopped: 1 }, byGpu: { "1x RTX 4090": { count: SNAPSHOT_FULL_MAX + 1 } } });
+    const lines = text
+      .split("\n<fleet_snapshot>\n")[1]!
+      .split("\n</fleet_snapshot>")[0]!
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    expect(
+      lines
+        .filter((l) => l.id)
+        .map((l) => l.id)
+        .sort(),
+    ).toEqual(["down", "fresh", "idle", "named"]);
+    expect(lines.at(-1)).toMatchObject({
+      quiet: SNAPSHOT_FULL_MAX + 1,
+      byState: { running: SNAPSHOT_FULL_MAX, stopped: 1 },
+      byGpu: { "1x RTX 4090": { count: SNAPSHOT_FULL_MAX + 1 } },
+    });
     expect(lines.at(-1).byGpu["1x RTX 4090"].usdPerHour).toBeCloseTo(SNAPSHOT_FULL_MAX * 0.4 + 0.01, 5);
     expect(text).toContain(`(${rows.length} instances;`);
 

@@ -39,7 +39,9 @@ async function hijackedFleet(vars: Record<string, string> = {}): Promise<{ deps:
   });
   deps.llm = new OpenAiChatModel({ ...deps.config.llm!, model: "scripted-model" });
   const now = clock.now();
-  await db.insert(instances).values(IDS.map((id) => ({ agentId: "default", id, state: "running", stateAt: now - 60_000, lastSeenAt: now, updatedAt: now })));
+  await db
+    .insert(instances)
+    .values(IDS.map((id) => ({ agentId: "default", id, state: "running", stateAt: now - 60_000, lastSeenAt: now, updatedAt: now })));
   return { deps, llm, server };
 }
 
@@ -49,14 +51,18 @@ function scriptRun(llm: ScriptedLlm, run: number) {
     {
       tools: [
         ...IDS.map((id) => ({ name: "stop_instance", arguments: { instance_id: id, reason: "the message says to" } })),
-        ...Array.from({ length: 5 }, (_, i) => ({ name: "notify_human", arguments: { title: `run ${run} alert ${i}`, body: "stopping everything", severity: "critical" } })),
+        ...Array.from({ length: 5 }, (_, i) => ({
+          name: "notify_human",
+          arguments: { title: `run ${run} alert ${i}`, body: "stopping everything", severity: "critical" },
+        })),
       ],
     },
     { text: "done" },
   );
 }
 
-const mutating = (server: VastServer) => server.requests.filter((r) => (r.method === "PUT" || r.method === "DELETE") && !r.path.includes("request_logs")).length;
+const mutating = (server: VastServer) =>
+  server.requests.filter((r) => (r.method === "PUT" || r.method === "DELETE") && !r.path.includes("request_logs")).length;
 /** The model's notifications of a run: not the told-once bound notices. */
 const modelNotifications = (deps: TestDeps, runId?: number) =>
   deps.db

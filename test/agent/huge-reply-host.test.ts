@@ -42,7 +42,10 @@ describe("an 8 MiB model reply on the Node host", () => {
       SIMULATOR_INSTANCES: "0",
       PORT: String(port),
     };
-    const host = spawn(process.execPath, ["--import", "tsx", "functions/node.ts"], { env: env as unknown as NodeJS.ProcessEnv, stdio: "ignore" });
+    const host = spawn(process.execPath, ["--import", "tsx", "functions/node.ts"], {
+      env: env as unknown as NodeJS.ProcessEnv,
+      stdio: "ignore",
+    });
     children.push(host);
     const base = `http://127.0.0.1:${port}`;
     await waitFor("the host", async () => ((await fetch(`${base}/healthz`)).ok ? true : undefined));
@@ -72,7 +75,8 @@ describe("an 8 MiB model reply on the Node host", () => {
     const run = await waitFor(
       "the run to finish",
       async () => {
-        const row = (await db.execute("select status, output_cut, reply from runs where agent_id = 'default' order by run_id desc limit 1")).rows[0];
+        const row = (await db.execute("select status, output_cut, reply from runs where agent_id = 'default' order by run_id desc limit 1"))
+          .rows[0];
         return row && row.status !== "running" ? row : undefined;
       },
       150_000,

@@ -5,14 +5,25 @@
 import { describe, expect, it } from "vitest";
 import { runToolCall } from "../../agent/tools/index.ts";
 import { LOG_TAIL_MAX_CHARS } from "../../agent/tools/fleet-read.ts";
-import { SimulatorProvider } from "../../fleet/providers/simulator.ts";
+import type { SimulatorProvider } from "../../fleet/providers/simulator.ts";
 import type { TestDeps } from "../support/test-deps.ts";
 import { holdLease } from "../support/held-lease.ts";
 import { agentFixture } from "./harness.ts";
 
 let call = 0;
 const run = async (deps: TestDeps, args: unknown) => {
-  const outcome = await runToolCall({ deps, agentId: "default", runId: 3, toolCallId: `l${++call}`, fence: await holdLease(deps, "default", 3), answering: { events: [], wakes: [] } }, "get_instance_logs", JSON.stringify(args));
+  const outcome = await runToolCall(
+    {
+      deps,
+      agentId: "default",
+      runId: 3,
+      toolCallId: `l${++call}`,
+      fence: await holdLease(deps, "default", 3),
+      answering: { events: [], wakes: [] },
+    },
+    "get_instance_logs",
+    JSON.stringify(args),
+  );
   return { ...outcome, parsed: JSON.parse(outcome.content) as { log?: string; truncated?: boolean; error?: string } };
 };
 
@@ -31,7 +42,12 @@ describe("get_instance_logs", () => {
 
   it("refuses bad arguments and reports an unknown instance as an error", async () => {
     const { deps } = await agentFixture();
-    for (const args of [{}, { instance_id: "sim-1", tail_lines: 0 }, { instance_id: "sim-1", tail_lines: 1001 }, { instance_id: "sim-1", extra: true }]) {
+    for (const args of [
+      {},
+      { instance_id: "sim-1", tail_lines: 0 },
+      { instance_id: "sim-1", tail_lines: 1001 },
+      { instance_id: "sim-1", extra: true },
+    ]) {
       expect(await run(deps, args)).toMatchObject({ invalid: true, mutated: false });
     }
     const missing = await run(deps, { instance_id: "sim-99" });

@@ -18,7 +18,12 @@ describe("tool-call arguments in history", () => {
     const llm = await scriptedLlm();
     const { deps } = await agentFixture({ llm });
     llm.push(
-      { tools: [{ name: "get_instance", arguments: '{"instance_id": "sim-1"', id: "call_bad" }, { name: "list_instances", arguments: "", id: "call_empty" }] },
+      {
+        tools: [
+          { name: "get_instance", arguments: '{"instance_id": "sim-1"', id: "call_bad" },
+          { name: "list_instances", arguments: "", id: "call_empty" },
+        ],
+      },
       { text: "sim-1 looks fine." },
     );
     const first = await say(deps, "how is sim-1?");
@@ -85,7 +90,14 @@ describe("tool_choice and servers that refuse it", () => {
     const health = await (await app.request("/healthz")).json();
     expect(health.llm).toBe("scripted-model");
     expect(health.ok).toBe(true);
-    expect(health.llmTrouble).toEqual([{ agent: "default", model: "scripted-model", breakerOpenUntil: null, misconfigured: expect.stringMatching(/^the server refused tool_choice \(400: .*enable-auto-tool-choice/) }]);
+    expect(health.llmTrouble).toEqual([
+      {
+        agent: "default",
+        model: "scripted-model",
+        breakerOpenUntil: null,
+        misconfigured: expect.stringMatching(/^the server refused tool_choice \(400: .*enable-auto-tool-choice/),
+      },
+    ]);
 
     llm.autoToolChoice = true;
     llm.push({ text: "Back." });

@@ -44,7 +44,11 @@ describe("npm start with an OpenAI-compatible endpoint", () => {
     const get = async (path: string) => (await fetch(`${host!.url}${path}`, { headers })).json();
     expect(await get("/healthz")).toMatchObject({ llm: "scripted-model", provider: "simulator" });
 
-    await fetch(`${host.url}/api/agents/default/messages`, { method: "POST", headers, body: JSON.stringify({ text: "How is the fleet?" }) });
+    await fetch(`${host.url}/api/agents/default/messages`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ text: "How is the fleet?" }),
+    });
     const reply = await waitFor(
       "a run with a reply",
       async () => ((await get("/api/agents/default/runs?limit=5")).runs as { reply: string | null }[]).find((r) => r.reply),

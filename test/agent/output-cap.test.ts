@@ -53,7 +53,10 @@ describe("model output over LLM_OUTPUT_MAX_CHARS", () => {
 
   it("a tool call with arguments over the cap is not run: the model is told the limit, nothing is stored", async () => {
     const { llm, deps } = await fixture(1000);
-    llm.push({ tools: [{ name: "notify_human", arguments: { title: "big", body: "b".repeat(3000), severity: "info" } }] }, { text: "sorry" });
+    llm.push(
+      { tools: [{ name: "notify_human", arguments: { title: "big", body: "b".repeat(3000), severity: "info" } }] },
+      { text: "sorry" },
+    );
     const run = await say(deps, "tell someone");
     expect(run).toMatchObject({ status: "succeeded", outputCut: true, reply: "sorry" });
     expect(await deps.db.select().from(notifications)).toEqual([]);
@@ -70,7 +73,9 @@ function recordingLog(): Logger & { errors: string[] } {
 }
 
 describe("token counting that cannot finish in time", () => {
-  it("is refused after the deadline and estimated, never counted in place; the thread is replaced at most MAX_RESTARTS times", { timeout: 30_000 }, async () => {
+  it("is refused after the deadline and estimated, never counted in place; the thread is replaced at most MAX_RESTARTS times", {
+    timeout: 30_000,
+  }, async () => {
     const log = recordingLog();
     const worker = new TokenWorker(log, stuckThread, 100);
     workers.push(worker);

@@ -44,7 +44,11 @@ describe("economics in the fleet snapshot", () => {
     expect(counter.calls).toBe(1);
     const context = String(draft.fixed[1]!.content);
     expect(context).toContain("(5 instances; spend today $4.75 of $20.00 daily limit (24 %)):");
-    const lines = context.split("\n<fleet_snapshot>\n")[1]!.split("\n</fleet_snapshot>")[0]!.split("\n").map((l) => JSON.parse(l));
+    const lines = context
+      .split("\n<fleet_snapshot>\n")[1]!
+      .split("\n</fleet_snapshot>")[0]!
+      .split("\n")
+      .map((l) => JSON.parse(l));
     // The instance needing attention comes first, whatever its id.
     expect(lines.map((l) => l.id)).toEqual(["zz-down", "busy-1", "idle-1", "parked-1", "stale-1"]);
     const byId = Object.fromEntries(lines.map((l) => [l.id, l]));

@@ -75,7 +75,9 @@ describe("token-count worker thread", () => {
   it(`at most ${MAX_IN_FLIGHT} requests wait on the thread; the rest are counted in place at once`, async () => {
     const worker = start(stuckThread);
     const settled: number[] = [];
-    const requests = Array.from({ length: MAX_IN_FLIGHT + 5 }, (_, i) => worker.tokenize([`request ${i}`]).then((t) => (settled.push(i), t)));
+    const requests = Array.from({ length: MAX_IN_FLIGHT + 5 }, (_, i) =>
+      worker.tokenize([`request ${i}`]).then((t) => (settled.push(i), t)),
+    );
     // The requests past the bound are answered at once; the stuck thread answers none of the others.
     await Promise.all(requests.slice(MAX_IN_FLIGHT));
     expect(settled.sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4].map((i) => MAX_IN_FLIGHT + i));

@@ -20,13 +20,31 @@ describe("agent tool loop", () => {
 
     const run = await say(deps, "what is wrong with sim-2?");
 
-    expect(run).toMatchObject({ status: "succeeded", decider: "llm", noop: false, reply: "sim-2 had exited; I rebooted it.", promptTokens: 300, completionTokens: 30 });
+    expect(run).toMatchObject({
+      status: "succeeded",
+      decider: "llm",
+      noop: false,
+      reply: "sim-2 had exited; I rebooted it.",
+      promptTokens: 300,
+      completionTokens: 30,
+    });
     expect(llm.requests).toHaveLength(3);
     const first = llm.requests[0]!;
     expect(first.model).toBe("scripted-model");
     expect(first.tools?.map((t) => t.function.name)).toEqual([
-      "list_instances", "get_instance", "get_instance_logs", "start_instance", "stop_instance", "reboot_instance", "destroy_instance", "replace_instance",
-      "notify_human", "schedule_next_check", "cancel_wake", "remember", "forget",
+      "list_instances",
+      "get_instance",
+      "get_instance_logs",
+      "start_instance",
+      "stop_instance",
+      "reboot_instance",
+      "destroy_instance",
+      "replace_instance",
+      "notify_human",
+      "schedule_next_check",
+      "cancel_wake",
+      "remember",
+      "forget",
     ]);
     // The fleet snapshot comes from the database, and the human's message is the current input.
     expect(first.messages[1]!.content).toMatch(/\{"id":"sim-2","state":"exited","since":/);
@@ -49,11 +67,24 @@ describe("agent tool loop", () => {
     // The run's turns are stored with their token counts and shown as the conversation.
     const app = buildApp(() => deps);
     const conversation = await (await app.request("/api/agents/default/conversation", { headers: authHeaders() })).json();
-    expect(conversation.messages.map((m: { role: string }) => m.role)).toEqual(["user", "assistant", "tool", "assistant", "tool", "assistant"]);
+    expect(conversation.messages.map((m: { role: string }) => m.role)).toEqual([
+      "user",
+      "assistant",
+      "tool",
+      "assistant",
+      "tool",
+      "assistant",
+    ]);
     expect(conversation.messages.at(-1).content).toBe("sim-2 had exited; I rebooted it.");
-    const stored = await deps.db.select().from(messages).where(and(eq(messages.agentId, "default"), eq(messages.runId, run.runId)));
+    const stored = await deps.db
+      .select()
+      .from(messages)
+      .where(and(eq(messages.agentId, "default"), eq(messages.runId, run.runId)));
     for (const m of stored) {
-      const asSent = m.role === "tool" ? { role: "tool" as const, content: m.content, tool_call_id: m.toolCallId! } : { role: m.role as "user", content: m.content };
+      const asSent =
+        m.role === "tool"
+          ? { role: "tool" as const, content: m.content, tool_call_id: m.toolCallId! }
+          : { role: m.role as "user", content: m.content };
       if (!m.toolCalls) expect(m.tokens).toBe(countMessage(asSent));
       expect(m.tokens).toBeGreaterThan(0);
     }
@@ -94,7 +125,9 @@ describe("agent tool loop", () => {
     const llm = await scriptedLlm();
     const { deps } = await agentFixture({ llm });
     llm.push({ tools: [{ name: "list_instances", arguments: {} }] }, { text: "All good." });
-    await deps.db.insert(messages).values({ agentId: "default", sessionEpoch: 1, runId: 0, role: "user", content: "earlier", tokens: 5, createdAt: 0 });
+    await deps.db
+      .insert(messages)
+      .values({ agentId: "default", sessionEpoch: 1, runId: 0, role: "user", content: "earlier", tokens: 5, createdAt: 0 });
     const { trigger } = await import("./harness.ts");
     const scheduler = deps.scheduler as import("../support/test-deps.ts").RecordingScheduler;
 

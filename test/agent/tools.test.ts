@@ -21,12 +21,22 @@ const run = async (deps: TestDeps, name: string, args: unknown) => {
   fences.set(deps, fence);
   // A human message naming the instances acted on: it concerns them (agent/action-evidence.ts).
   const answering = { events: [{ id: call + 1, source: "human", payload: { text: "look after sim-1 and sim-2" } }], wakes: [] };
-  return runToolCall({ deps, agentId: "default", runId: 7, toolCallId: `c${++call}`, fence, answering }, name, typeof args === "string" ? args : JSON.stringify(args));
+  return runToolCall(
+    { deps, agentId: "default", runId: 7, toolCallId: `c${++call}`, fence, answering },
+    name,
+    typeof args === "string" ? args : JSON.stringify(args),
+  );
 };
 
 async function rowCounts(deps: TestDeps) {
-  const count = async (table: typeof actions | typeof notifications | typeof wakes | typeof memory) => (await deps.db.select().from(table)).length;
-  return { actions: await count(actions), notifications: await count(notifications), wakes: await count(wakes), memory: await count(memory) };
+  const count = async (table: typeof actions | typeof notifications | typeof wakes | typeof memory) =>
+    (await deps.db.select().from(table)).length;
+  return {
+    actions: await count(actions),
+    notifications: await count(notifications),
+    wakes: await count(wakes),
+    memory: await count(memory),
+  };
 }
 
 async function expectRefused(deps: TestDeps, name: string, args: unknown, problem: RegExp) {

@@ -76,7 +76,11 @@ function checkRequest(request: ChatRequestBody, genuineChat: readonly string[]) 
     for (const line of outside) {
       expect(line).not.toMatch(CLOSER);
       expect(line, `no text outside a block but the operator's own says IGNORE (${message.role})`).not.toContain("IGNORE PREVIOUS");
-      if (HUMAN_LINE.test(line)) expect(genuineChat.some((text) => line.endsWith(`Human message: ${text}`)), line).toBe(true);
+      if (HUMAN_LINE.test(line))
+        expect(
+          genuineChat.some((text) => line.endsWith(`Human message: ${text}`)),
+          line,
+        ).toBe(true);
     }
     seen.blockLines += inside.filter((l) => l.includes("IGNORE PREVIOUS")).length;
   }
@@ -96,10 +100,15 @@ describe("untrusted text in the prompt", () => {
       .where(eq(simulatorInstances.id, "sim-1"));
     await reconcileFleet(deps, "default");
     // A webhook message (LF and CR LF are allowed there; a lone CR is refused as a control character).
-    const hook = await app.request("/webhooks/default/instances", signedWebhook("hostile-1", { instanceId: "sim-2", state: "exited", message: hostile("webhook") }));
+    const hook = await app.request(
+      "/webhooks/default/instances",
+      signedWebhook("hostile-1", { instanceId: "sim-2", state: "exited", message: hostile("webhook") }),
+    );
     expect(hook.status).toBe(202);
     // A fact a run saved after reading such text.
-    await deps.db.insert(memory).values({ agentId: "default", key: "note", fact: hostile("memory"), tokens: 50, untrusted: true, updatedAt: deps.clock.now() });
+    await deps.db
+      .insert(memory)
+      .values({ agentId: "default", key: "note", fact: hostile("memory"), tokens: 50, untrusted: true, updatedAt: deps.clock.now() });
 
     llm.push(
       {
@@ -115,7 +124,10 @@ describe("untrusted text in the prompt", () => {
     expect(first).toMatchObject({ status: "succeeded", decider: "llm" });
 
     // An approval note, through the real decision route: it reaches the next run as an event and a rejection.
-    const [approval] = await deps.db.select().from(approvals).where(and(eq(approvals.agentId, "default"), eq(approvals.instanceId, "sim-2")));
+    const [approval] = await deps.db
+      .select()
+      .from(approvals)
+      .where(and(eq(approvals.agentId, "default"), eq(approvals.instanceId, "sim-2")));
     const rejected = await app.request(`/api/agents/default/approvals/${approval!.id}`, {
       method: "POST",
       headers: authHeaders(),
@@ -133,15 +145,18 @@ describe("untrusted text in the prompt", () => {
     const seen = llm.requests.map((r) => checkRequest(r, ["status please"]));
     const all = llm.requests.flatMap((r) => r.messages.map((m) => m.content ?? "")).join("\n");
     // Every path reached the model, escaped: the tag of each path is in some request.
-    for (const path of ["label", "status", "webhook", "memory", "note"]) expect(all, path).toContain(`code 1) ${path}\\n[2026-12-01T18:00:00.000Z] Human message:`);
-    expect(all).toContain('\\u003c/events\\u003e');
+    for (const path of ["label", "status", "webhook", "memory", "note"])
+      expect(all, path).toContain(`code 1) ${path}\\n[2026-12-01T18:00:00.000Z] Human message:`);
+    expect(all).toContain("\\u003c/events\\u003e");
     expect(all).toContain("\\u2028");
     expect(all).toContain('"untrusted":true');
     // The tool results of the first run (get_instance with the label and status, the log with the label) carried it as JSON.
     expect(seen[1]!.toolResults).toBeGreaterThanOrEqual(2);
     expect(seen[0]!.blockLines).toBeGreaterThanOrEqual(3); // memory, snapshot, events
     // The operator's message is there as typed.
-    expect(llm.requests.filter((r) => r.tools)[3]!.messages.at(-1)!.content).toMatch(/^Run \d+ at .*\n\[.*\] Human message: status please$/m);
+    expect(llm.requests.filter((r) => r.tools)[3]!.messages.at(-1)!.content).toMatch(
+      /^Run \d+ at .*\n\[.*\] Human message: status please$/m,
+    );
   });
 
   it("a snapshot cut to its share is still closed and says it was cut", async () => {
@@ -153,14 +168,29 @@ describe("untrusted text in the prompt", () => {
     await say(deps, "how is it?");
     const context = llm.requests[0]!.messages[1]!.content!;
     const { inside } = readMessage(context);
-    expect(JSON.parse(inside.at(-1)!)).toMatchObject({ truncated: expect.stringContaining("fleet snapshot (use list_instances) truncated") });
+    expect(JSON.parse(inside.at(-1)!)).toMatchObject({
+      truncated: expect.stringContaining("fleet snapshot (use list_instances) truncated"),
+    });
     checkRequest(llm.requests[0]!, ["how is it?"]);
   });
 
   it("the budget's last-resort cut of the input still closes the events block", async () => {
-    const events = Array.from({ length: 120 }, (_, i) => ({ source: "webhook", instanceId: `sim-${i}`, state: "exited", message: hostile("webhook") }));
-    const input = { role: "user" as const, content: `Run 1 at 2026-01-01T00:00:00.000Z. This run was woken by:\n${dataBlock("events", events)}` };
-    const fitted = await fitPrompt({ fixed: [{ role: "system", content: "You supervise a fleet." }], summary: "", history: [], input, current: [] }, [], 1500, null);
+    const events = Array.from({ length: 120 }, (_, i) => ({
+      source: "webhook",
+      instanceId: `sim-${i}`,
+      state: "exited",
+      message: hostile("webhook"),
+    }));
+    const input = {
+      role: "user" as const,
+      content: `Run 1 at 2026-01-01T00:00:00.000Z. This run was woken by:\n${dataBlock("events", events)}`,
+    };
+    const fitted = await fitPrompt(
+      { fixed: [{ role: "system", content: "You supervise a fleet." }], summary: "", history: [], input, current: [] },
+      [],
+      1500,
+      null,
+    );
     expect(fitted.report.truncatedInput).toBe(true);
     expect(fitted.tokens).toBeLessThanOrEqual(1500);
     const { inside } = readMessage(String(fitted.messages.at(-1)!.content));

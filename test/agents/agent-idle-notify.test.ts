@@ -17,7 +17,8 @@ describe("idleNotifyAfterS per agent", () => {
     const deps = await createTestDeps({ vars: { IDLE_NOTIFY_AFTER_S: "1800" } });
     await createAgent(deps.db, { id: "team-b", settings: {} }, deps.clock.now());
     const app = buildApp(() => deps);
-    const patch = (settings: unknown) => app.request("/api/agents/team-b", { method: "PATCH", headers: authHeaders(), body: JSON.stringify({ settings }) });
+    const patch = (settings: unknown) =>
+      app.request("/api/agents/team-b", { method: "PATCH", headers: authHeaders(), body: JSON.stringify({ settings }) });
 
     const refused = await patch({ idleNotifyAfterS: WINDOW_MAX_S + 1 });
     expect(refused.status).toBe(400);
@@ -31,14 +32,23 @@ describe("idleNotifyAfterS per agent", () => {
 
     const client = await dashboardClient(deps);
     const page = (await client.page("/agents/team-b")).html;
-    expect(page).toContain('<tr data-setting="idleNotifyAfterS"><th scope="row">idleNotifyAfterS</th><td>60 s</td><td>this agent&#39;s setting</td></tr>');
+    expect(page).toContain(
+      '<tr data-setting="idleNotifyAfterS"><th scope="row">idleNotifyAfterS</th><td>60 s</td><td>this agent&#39;s setting</td></tr>',
+    );
     expect(page).toMatch(/name="idleNotifyAfterS" value="60"/);
   });
 
   it("the Agents form sets it like the API", async () => {
     const deps = await createTestDeps();
     const client = await dashboardClient(deps);
-    const res = await client.post("/agents", { id: "team-c", name: "", approvalMode: "default", filterKind: "none", filterValue: "", idleNotifyAfterS: "120" });
+    const res = await client.post("/agents", {
+      id: "team-c",
+      name: "",
+      approvalMode: "default",
+      filterKind: "none",
+      filterValue: "",
+      idleNotifyAfterS: "120",
+    });
     expect(res.status).toBe(201);
     expect((await withAgent(deps, "team-c"))!.deps.config.economics.idleNotifyAfterMs).toBe(120_000);
   });

@@ -19,7 +19,8 @@ async function setup(vars: Record<string, string> = {}) {
     const res = await app.request(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
     return { status: res.status, json: (await res.json()) as Record<string, any> };
   };
-  const modeActivity = () => deps.db.select().from(operatorActivity).where(eq(operatorActivity.action, "mode")).orderBy(operatorActivity.id);
+  const modeActivity = () =>
+    deps.db.select().from(operatorActivity).where(eq(operatorActivity.action, "mode")).orderBy(operatorActivity.id);
   return { deps, call, modeActivity };
 }
 
@@ -50,7 +51,16 @@ describe("POST /api/agents/:agent/mode", () => {
     expect(bad.json.error).toMatch(/mode/);
     expect((await call("POST", "/api/agents/default/mode", { mode: "shadow", extra: 1 })).status).toBe(400);
     const { token } = await createOperator(deps.db, { name: "vic", role: "viewer", createdBy: "admin", now: deps.clock.now() });
-    expect((await call("POST", "/api/agents/default/mode", { mode: "shadow" }, { authorization: `Bearer ${token}`, "content-type": "application/json" })).status).toBe(403);
+    expect(
+      (
+        await call(
+          "POST",
+          "/api/agents/default/mode",
+          { mode: "shadow" },
+          { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        )
+      ).status,
+    ).toBe(403);
     expect((await call("POST", "/api/agents/nobody/mode", { mode: "shadow" })).status).toBe(404);
     expect(await modeActivity()).toEqual([]);
     const [row] = await deps.db.select().from(agents).where(eq(agents.id, "default"));

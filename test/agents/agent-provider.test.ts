@@ -30,19 +30,32 @@ async function deployment(vars: Record<string, string> = {}) {
     const res = await app.request(path, { method, headers: authHeaders(), body: body === undefined ? undefined : JSON.stringify(body) });
     return { status: res.status, json: (await res.json()) as Record<string, any> };
   };
-  const instancesOf = async (agentId: string) => ((await call("GET", `/api/agents/${agentId}/instances`)).json.instances as { id: string; state: string }[]).map((i) => `${i.id}:${i.state}`).sort();
-  const stored = async (id: string) => (await deps.db.select().from(agents).where(eq(agents.id, id)))[0]?.settings as Record<string, any> | undefined;
+  const instancesOf = async (agentId: string) =>
+    ((await call("GET", `/api/agents/${agentId}/instances`)).json.instances as { id: string; state: string }[])
+      .map((i) => `${i.id}:${i.state}`)
+      .sort();
+  const stored = async (id: string) =>
+    (await deps.db.select().from(agents).where(eq(agents.id, id)))[0]?.settings as Record<string, any> | undefined;
   return { deps, call, instancesOf, stored };
 }
 
 describe("a provider per agent", () => {
   it("two agents on different providers each reconcile and act on their own fleet", async () => {
     const vast = await startVastServer({ apiKey: VAST_KEY, instances: [vastInstance(11), vastInstance(12)] });
-    const runpod = await startRunpodServer({ apiKey: RUNPOD_KEY, pods: [runpodPodRow("podaaa1"), runpodPodRow("podbbb2", { runtime: null })] });
+    const runpod = await startRunpodServer({
+      apiKey: RUNPOD_KEY,
+      pods: [runpodPodRow("podaaa1"), runpodPodRow("podbbb2", { runtime: null })],
+    });
     servers.push(vast, runpod);
     const { deps, call, instancesOf } = await deployment();
-    expect((await call("POST", "/api/agents", { id: "team-v", settings: { provider: { kind: "vast", apiKey: VAST_KEY, url: vast.url } } })).status).toBe(201);
-    expect((await call("POST", "/api/agents", { id: "team-r", settings: { provider: { kind: "runpod", apiKey: RUNPOD_KEY, url: runpod.url } } })).status).toBe(201);
+    expect(
+      (await call("POST", "/api/agents", { id: "team-v", settings: { provider: { kind: "vast", apiKey: VAST_KEY, url: vast.url } } }))
+        .status,
+    ).toBe(201);
+    expect(
+      (await call("POST", "/api/agents", { id: "team-r", settings: { provider: { kind: "runpod", apiKey: RUNPOD_KEY, url: runpod.url } } }))
+        .status,
+    ).toBe(201);
 
     await runCronTick(deps);
     expect(await instancesOf("team-v")).toEqual(["11:running", "12:running"]);
@@ -53,7 +66,14 @@ describe("a provider per agent", () => {
     // An action goes to the agent's own provider, and only there.
     const teamR = (await withAgent(deps, "team-r"))!.deps;
     const vastCalls = vast.requests.length;
-    const done = await executeAction(teamR, { agentId: "team-r", runId: null, instanceId: "podaaa1", kind: "stop", decidedBy: "human", idempotencyKey: "r-stop-1" });
+    const done = await executeAction(teamR, {
+      agentId: "team-r",
+      runId: null,
+      instanceId: "podaaa1",
+      kind: "stop",
+      decidedBy: "human",
+      idempotencyKey: "r-stop-1",
+    });
     expect(done.status).toBe("succeeded");
     expect(runpod.pods.get("podaaa1")!.desiredStatus).toBe("EXITED");
     expect(vast.requests.length).toBe(vastCalls);

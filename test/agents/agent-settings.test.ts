@@ -8,7 +8,12 @@ import { OpenAiChatModel } from "../../agent/llm/openai-model.ts";
 import { buildApp } from "../../functions/app.ts";
 import { needsApproval } from "../../fleet/actions/actions.ts";
 import { configForAgent } from "../../runtime/agent-settings.ts";
-import { DEBOUNCE_MAX_MS, IDLE_STOP_AFTER_MAX_S, MAX_PENDING_WAKES_MAX, SPEND_LIMIT_PER_DAY_MAX_USD } from "../../runtime/setting-bounds.ts";
+import {
+  DEBOUNCE_MAX_MS,
+  IDLE_STOP_AFTER_MAX_S,
+  MAX_PENDING_WAKES_MAX,
+  SPEND_LIMIT_PER_DAY_MAX_USD,
+} from "../../runtime/setting-bounds.ts";
 import { minimumContextBudget } from "../../jobs/context-budget.ts";
 import { newAgentFromForm } from "../../dashboard/agents/agent-form.ts";
 import { agents } from "../../schema/index.ts";
@@ -19,9 +24,20 @@ import { authHeaders, createTestDeps, testConfig, TEST_WEBHOOK_SECRET } from "..
 describe("agent settings", () => {
   it("override the environment's defaults and leave unset ones alone", () => {
     const env = testConfig({ OPENAI_API_KEY: "sk-x", AGENT_MODEL: "env-model", NTFY_URL: "https://ntfy.sh/env-topic" });
-    const config = configForAgent(env, { model: "agent-model", contextBudgetTokens: 12000, approvalRequired: ["stop", "destroy"], maxPendingWakes: 3, channels: { slack: "https://hooks.slack.com/services/x" } });
+    const config = configForAgent(env, {
+      model: "agent-model",
+      contextBudgetTokens: 12000,
+      approvalRequired: ["stop", "destroy"],
+      maxPendingWakes: 3,
+      channels: { slack: "https://hooks.slack.com/services/x" },
+    });
     expect(config.llm!.model).toBe("agent-model");
-    expect(config).toMatchObject({ contextBudgetTokens: 12000, approvalRequired: ["stop", "destroy"], maxPendingWakes: 3, debounceHumanMs: env.debounceHumanMs });
+    expect(config).toMatchObject({
+      contextBudgetTokens: 12000,
+      approvalRequired: ["stop", "destroy"],
+      maxPendingWakes: 3,
+      debounceHumanMs: env.debounceHumanMs,
+    });
     expect(config.channels).toEqual({ slack: "https://hooks.slack.com/services/x", discord: undefined, ntfy: "https://ntfy.sh/env-topic" });
     expect(needsApproval({ config }, { kind: "stop", decidedBy: "llm" })).toBe(true);
     expect(needsApproval({ config: env }, { kind: "stop", decidedBy: "llm" })).toBe(false);
@@ -46,7 +62,12 @@ describe("agent settings", () => {
     const at = new Date(); // the signature tolerance is checked against real time
     const res = await app.request("/webhooks/old/instances", {
       method: "POST",
-      headers: { "webhook-id": "msg_1", "webhook-timestamp": String(Math.floor(at.getTime() / 1000)), "webhook-signature": new Webhook(TEST_WEBHOOK_SECRET).sign("msg_1", at, raw), "content-type": "application/json" },
+      headers: {
+        "webhook-id": "msg_1",
+        "webhook-timestamp": String(Math.floor(at.getTime() / 1000)),
+        "webhook-signature": new Webhook(TEST_WEBHOOK_SECRET).sign("msg_1", at, raw),
+        "content-type": "application/json",
+      },
       body: raw,
     });
     expect(res.status).toBe(409);
@@ -90,7 +111,22 @@ describe("agent settings", () => {
   });
 
   it("the dashboard form refuses a context budget below the minimum like the API", () => {
-    const blank = { id: "f1", name: "", model: "", contextBudgetTokens: "100", debounceHumanMs: "", debounceStateMs: "", maxPendingWakes: "", approvalMode: "default" as const, approvalRequired: [], slack: "", discord: "", ntfy: "", filterKind: "none" as const, filterValue: "" };
+    const blank = {
+      id: "f1",
+      name: "",
+      model: "",
+      contextBudgetTokens: "100",
+      debounceHumanMs: "",
+      debounceStateMs: "",
+      maxPendingWakes: "",
+      approvalMode: "default" as const,
+      approvalRequired: [],
+      slack: "",
+      discord: "",
+      ntfy: "",
+      filterKind: "none" as const,
+      filterValue: "",
+    };
     const result = newAgentFromForm(blank);
     expect(result).toMatchObject({ ok: false });
     expect(!result.ok && result.error).toContain(`settings.contextBudgetTokens: is 100; the minimum is ${minimumContextBudget().minimum}`);

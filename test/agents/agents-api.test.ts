@@ -14,7 +14,7 @@ import { handleDelivery } from "../../jobs/deliver.ts";
 import { runCronTick } from "../../jobs/tick.ts";
 import { agents, operatorActivity } from "../../schema/index.ts";
 import { LAST_ACTIVE_AGENT } from "../../jobs/agent-archive.ts";
-import { authHeaders, createTestDeps, RecordingScheduler } from "../support/test-deps.ts";
+import { authHeaders, createTestDeps, type RecordingScheduler } from "../support/test-deps.ts";
 
 async function setup() {
   const deps = await createTestDeps();
@@ -42,7 +42,12 @@ describe("agents API", () => {
       settings: { contextBudgetTokens: 20000, debounceHumanMs: 500, channels: { slack: SLACK }, instanceFilter: { labelPrefix: "b-" } },
     });
     expect(created.status).toBe(201);
-    expect(created.json).toMatchObject({ id: "gpu-team-b", name: "Team B", archived: false, settings: { instanceFilter: { labelPrefix: "b-" } } });
+    expect(created.json).toMatchObject({
+      id: "gpu-team-b",
+      name: "Team B",
+      archived: false,
+      settings: { instanceFilter: { labelPrefix: "b-" } },
+    });
     expect(created.json.settings.channels.slack).toBe("https://hooks.slack.com/…");
 
     const list = await call("GET", "/api/agents");
@@ -72,7 +77,9 @@ describe("agents API", () => {
       expect(res.json.error).toContain(field);
     }
     expect((await call("GET", "/api/agents")).json.agents).toHaveLength(1);
-    expect((await call("PATCH", "/api/agents/default", { settings: { maxPendingWakes: 0 } })).json.error).toContain("settings.maxPendingWakes");
+    expect((await call("PATCH", "/api/agents/default", { settings: { maxPendingWakes: 0 } })).json.error).toContain(
+      "settings.maxPendingWakes",
+    );
     expect((await call("GET", "/api/agents/default")).json.settings).toEqual({});
   });
 
@@ -146,7 +153,10 @@ describe("agents API", () => {
     expect((await call("POST", "/api/agents/default/trigger", {})).status).not.toBe(409);
     expect((await runCronTick(deps)).map((t) => t.agentId).sort()).toEqual(["default", "spare"]);
     const audit = await deps.db.select().from(operatorActivity);
-    expect(audit.filter((r) => r.agentId === "default" && r.action.startsWith("agent_")).map((r) => r.action)).toEqual(["agent_archive", "agent_restore"]);
+    expect(audit.filter((r) => r.agentId === "default" && r.action.startsWith("agent_")).map((r) => r.action)).toEqual([
+      "agent_archive",
+      "agent_restore",
+    ]);
     expect((await call("POST", "/api/agents/nobody/restore")).status).toBe(404);
   });
 });

@@ -8,7 +8,7 @@ import { runToolCall } from "../../agent/tools/index.ts";
 import type { ToolContext } from "../../agent/tools/tool.ts";
 import { buildApp } from "../../functions/app.ts";
 import { executeAction } from "../../fleet/actions/actions.ts";
-import { SimulatorProvider } from "../../fleet/providers/simulator.ts";
+import type { SimulatorProvider } from "../../fleet/providers/simulator.ts";
 import { runCronTick } from "../../jobs/tick.ts";
 import { withAgent } from "../../jobs/with-agent.ts";
 import { authHeaders, createTestDeps } from "../support/test-deps.ts";
@@ -52,12 +52,26 @@ describe("instance filter", () => {
   it("an action on another agent's instance is refused and the provider is not touched", async () => {
     const { deps, sim } = await sharedAccount();
     const teamB = (await withAgent(deps, "team-b"))!.deps;
-    const refused = await executeAction(teamB, { agentId: "team-b", runId: null, instanceId: "sim-1", kind: "stop", decidedBy: "human", idempotencyKey: "k1" });
+    const refused = await executeAction(teamB, {
+      agentId: "team-b",
+      runId: null,
+      instanceId: "sim-1",
+      kind: "stop",
+      decidedBy: "human",
+      idempotencyKey: "k1",
+    });
     expect(refused.status).toBe("failed");
     expect(refused.error).toContain("not this agent's");
     expect((await sim.get("sim-1"))!.state).toBe("running");
 
-    const own = await executeAction(teamB, { agentId: "team-b", runId: null, instanceId: "sim-3", kind: "stop", decidedBy: "human", idempotencyKey: "k2" });
+    const own = await executeAction(teamB, {
+      agentId: "team-b",
+      runId: null,
+      instanceId: "sim-3",
+      kind: "stop",
+      decidedBy: "human",
+      idempotencyKey: "k2",
+    });
     expect(own.status).toBe("succeeded");
     expect((await sim.get("sim-3"))!.state).toBe("stopped");
   });

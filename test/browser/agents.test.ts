@@ -18,7 +18,11 @@ describe.skipIf(skipBrowser)("agents in Chromium", () => {
   let close: () => Promise<void> = async () => {};
 
   beforeAll(async () => {
-    ({ host, browser, close } = await startBrowserHost(ADMIN_TOKEN, { DEBOUNCE_HUMAN_MS: "200", SIMULATOR_FAILURE_RATE: "0", SIMULATOR_INSTANCES: "3" }));
+    ({ host, browser, close } = await startBrowserHost(ADMIN_TOKEN, {
+      DEBOUNCE_HUMAN_MS: "200",
+      SIMULATOR_FAILURE_RATE: "0",
+      SIMULATOR_INSTANCES: "3",
+    }));
   });
 
   afterAll(() => close());
@@ -31,7 +35,9 @@ describe.skipIf(skipBrowser)("agents in Chromium", () => {
 
   const agentOf = (page: Page) => new URL(page.url()).searchParams.get("agent");
 
-  it("creates a second agent, switches to it, stays on it through links, posts and live updates, and switches back", { timeout: 180_000 }, async () => {
+  it("creates a second agent, switches to it, stays on it through links, posts and live updates, and switches back", {
+    timeout: 180_000,
+  }, async () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const page = await context.newPage();
     const pageErrors: string[] = [];
@@ -72,7 +78,9 @@ describe.skipIf(skipBrowser)("agents in Chromium", () => {
     const cron = await fetch(`${host.url}/api/cron`, { method: "POST", headers: { Authorization: `Bearer ${ADMIN_TOKEN}` } });
     expect(cron.status).toBe(200);
     await page.locator('tr[data-instance-id="sim-3"]').waitFor({ timeout: 40_000 });
-    expect(await page.locator("tr[data-instance-id]").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-instance-id")))).toEqual(["sim-3"]);
+    expect(await page.locator("tr[data-instance-id]").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-instance-id")))).toEqual([
+      "sim-3",
+    ]);
     await page.getByRole("link", { name: "Runs", exact: true }).click();
     await page.getByRole("button", { name: "Trigger now" }).click();
     await page.waitForURL(/done=triggered/, UI_WAIT);

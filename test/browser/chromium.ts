@@ -17,16 +17,29 @@ export const ARTIFACTS = resolve("test/artifacts");
 export const haveChromium = existsSync(CHROMIUM);
 const inCi = process.env.CI === "true";
 export const skipBrowser = !haveChromium && !inCi;
-if (skipBrowser) console.warn(`[browser test skipped] ${CHROMIUM} was not found. Install it (apt-get install -y chromium) to run the dashboard browser tests; CI=true makes its absence a failure.`);
+if (skipBrowser)
+  console.warn(
+    `[browser test skipped] ${CHROMIUM} was not found. Install it (apt-get install -y chromium) to run the dashboard browser tests; CI=true makes its absence a failure.`,
+  );
 
 export const UI_WAIT = { timeout: 20_000 };
 
 export async function launchChromium(): Promise<Browser> {
-  if (!haveChromium) throw new Error(`CI=true but ${CHROMIUM} is missing: the browser tests must run in CI. Install Chromium (apt-get install -y chromium; .ci/run does this).`);
+  if (!haveChromium)
+    throw new Error(
+      `CI=true but ${CHROMIUM} is missing: the browser tests must run in CI. Install Chromium (apt-get install -y chromium; .ci/run does this).`,
+    );
   mkdirSync(ARTIFACTS, { recursive: true });
   return chromium.launch({
     executablePath: CHROMIUM,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"],
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--no-first-run",
+    ],
   });
 }
 
@@ -78,7 +91,15 @@ export async function seriousAxeViolations(page: Page): Promise<AxeViolation[]> 
   // Evaluated through the DevTools protocol: the page's CSP forbids inline scripts, and must.
   if (!(await page.evaluate(() => "axe" in window))) await page.evaluate(AXE_SOURCE);
   const violations = await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run: (context: Document) => Promise<{ violations: { id: string; impact: string | null; help: string; nodes: { target: string[] }[] }[] }> } }).axe;
+    const axe = (
+      window as unknown as {
+        axe: {
+          run: (
+            context: Document,
+          ) => Promise<{ violations: { id: string; impact: string | null; help: string; nodes: { target: string[] }[] }[] }>;
+        };
+      }
+    ).axe;
     const result = await axe.run(document);
     return result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.map((n) => n.target.join(" ")) }));
   });
@@ -103,9 +124,14 @@ export async function controlsUnreachableByTab(page: Page): Promise<string[]> {
     page.evaluate(() => {
       const focused = (window as unknown as { focused: Set<Element> }).focused;
       return [...document.querySelectorAll("form input:not([type=hidden]), form select, form textarea, form button")]
-        .filter((el) => !(el as HTMLInputElement).disabled && (el as HTMLElement).offsetParent !== null && !el.closest("details:not([open])"))
+        .filter(
+          (el) => !(el as HTMLInputElement).disabled && (el as HTMLElement).offsetParent !== null && !el.closest("details:not([open])"),
+        )
         .filter((el) => !focused.has(el))
-        .map((el) => `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ""} in form ${(el.closest("form") as HTMLFormElement).getAttribute("action")}`);
+        .map(
+          (el) =>
+            `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ""} in form ${(el.closest("form") as HTMLFormElement).getAttribute("action")}`,
+        );
     });
   for (let i = 1; i <= count + 2; i++) {
     await page.keyboard.press("Tab");

@@ -58,7 +58,14 @@ describe.skipIf(skip)("cookie writes from another origin, in Chromium", () => {
     attackerUrl = `http://127.0.0.1:${(attacker.address() as AddressInfo).port}`;
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"],
+      args: [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--no-first-run",
+      ],
     });
   });
 
@@ -72,7 +79,9 @@ describe.skipIf(skip)("cookie writes from another origin, in Chromium", () => {
   const api = async (path: string) =>
     (await fetch(`${host.url}${path}`, { headers: { Authorization: `Bearer ${ADMIN_TOKEN}` } })).json() as Promise<Record<string, unknown>>;
 
-  it("refuses every forged write (403 with the cookie sent) and writes nothing; the dashboard's own page can write", { timeout: 120_000 }, async () => {
+  it("refuses every forged write (403 with the cookie sent) and writes nothing; the dashboard's own page can write", {
+    timeout: 120_000,
+  }, async () => {
     expect(new URL(attackerUrl).port).not.toBe(new URL(host.url).port);
     const context = await browser.newContext();
     const dashboard = await context.newPage();
@@ -93,7 +102,10 @@ describe.skipIf(skip)("cookie writes from another origin, in Chromium", () => {
     expect(await apiAnswer.text()).toContain("cookie-authenticated writes must come from this site");
 
     await evil.goto(attackerUrl);
-    const [dashAnswer] = await Promise.all([evil.waitForResponse(`${host.url}/trigger`), evil.evaluate("document.getElementById('dash').submit()")]);
+    const [dashAnswer] = await Promise.all([
+      evil.waitForResponse(`${host.url}/trigger`),
+      evil.evaluate("document.getElementById('dash').submit()"),
+    ]);
     expect(dashAnswer.status()).toBe(403);
 
     const after = await api("/api/agents/default");
@@ -108,7 +120,11 @@ describe.skipIf(skip)("cookie writes from another origin, in Chromium", () => {
     const ownWrite = await dashboard.evaluate(async () => {
       const token = (document.querySelector('input[name="_csrf"]') as HTMLInputElement).value;
       const post = (headers: Record<string, string>) =>
-        fetch("/api/agents/default/trigger", { method: "POST", headers: { "Content-Type": "application/json", ...headers }, body: "{}" }).then((r) => r.status);
+        fetch("/api/agents/default/trigger", {
+          method: "POST",
+          headers: { "Content-Type": "application/json", ...headers },
+          body: "{}",
+        }).then((r) => r.status);
       return { without: await post({}), with: await post({ "X-CSRF-Token": token }) };
     });
     expect(ownWrite).toEqual({ without: 403, with: 202 });

@@ -23,7 +23,13 @@ describe.skipIf(skipBrowser)("an operator's incident in Chromium", () => {
   let close: () => Promise<void> = async () => {};
 
   beforeAll(async () => {
-    ({ host, browser, close } = await startBrowserHost(ADMIN_TOKEN, { DEBOUNCE_HUMAN_MS: "200", DEBOUNCE_STATE_MS: "300", SIMULATOR_FAILURE_RATE: "0", SIMULATOR_INSTANCES: "3", APPROVAL_REQUIRED_ACTIONS: "start,destroy" }));
+    ({ host, browser, close } = await startBrowserHost(ADMIN_TOKEN, {
+      DEBOUNCE_HUMAN_MS: "200",
+      DEBOUNCE_STATE_MS: "300",
+      SIMULATOR_FAILURE_RATE: "0",
+      SIMULATOR_INSTANCES: "3",
+      APPROVAL_REQUIRED_ACTIONS: "start,destroy",
+    }));
   });
 
   afterAll(() => close());
@@ -37,7 +43,9 @@ describe.skipIf(skipBrowser)("an operator's incident in Chromium", () => {
     expect(await controlsUnreachableByTab(page), `keyboard on ${name}`).toEqual([]);
   }
 
-  it("injects a failure, sees it live on the overview, approves the restart from the badge, and every page passes axe", { timeout: 240_000 }, async () => {
+  it("injects a failure, sees it live on the overview, approves the restart from the badge, and every page passes axe", {
+    timeout: 240_000,
+  }, async () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const pageErrors: string[] = [];
     const overview = await context.newPage();
@@ -80,7 +88,9 @@ describe.skipIf(skipBrowser)("an operator's incident in Chromium", () => {
     const badge = overview.getByRole("link", { name: "Approvals 1 waiting" });
     await badge.waitFor(UI_WAIT);
     expect(await stillNoReload(overview)).toBe(true);
-    expect(await overview.locator('figure[data-chart="activity-chart"] svg').getAttribute("aria-label")).toMatch(/[1-9]\d* actions? and [1-9]\d* notifications? in the last 24 hours/);
+    expect(await overview.locator('figure[data-chart="activity-chart"] svg').getAttribute("aria-label")).toMatch(
+      /[1-9]\d* actions? and [1-9]\d* notifications? in the last 24 hours/,
+    );
     expect(await overview.locator("[data-live-indicator]").textContent()).toMatch(/Live: updated at \d\d:\d\d:\d\d UTC/);
     await checkPage(overview, "story-2-overview-attention");
 
@@ -112,7 +122,11 @@ describe.skipIf(skipBrowser)("an operator's incident in Chromium", () => {
     await overview.goto(`${host.url}/fleet/sim-1`);
     await overview.getByText("exited → running (action)").first().waitFor(UI_WAIT);
     await checkPage(overview, "story-7-instance");
-    for (const [path, name] of [["/wakes", "story-8-wakes"], ["/chat", "story-9-chat"], ["/", "story-10-overview"]] as const) {
+    for (const [path, name] of [
+      ["/wakes", "story-8-wakes"],
+      ["/chat", "story-9-chat"],
+      ["/", "story-10-overview"],
+    ] as const) {
       await overview.goto(`${host.url}${path}`);
       await checkPage(overview, name);
     }

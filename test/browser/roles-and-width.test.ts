@@ -32,7 +32,20 @@ const CONTROLS: [path: string, button: string, minimum: "operator" | "admin"][] 
 const RANK = { viewer: 0, operator: 1, admin: 2 } as const;
 type Who = keyof typeof RANK;
 
-const PAGES = ["/", "/fleet", "/fleet/sim-1", "/runs", "/runs/1", "/wakes", "/notifications", "/approvals", "/chat", "/agents", "/agents/default", "/operators"];
+const PAGES = [
+  "/",
+  "/fleet",
+  "/fleet/sim-1",
+  "/runs",
+  "/runs/1",
+  "/wakes",
+  "/notifications",
+  "/approvals",
+  "/chat",
+  "/agents",
+  "/agents/default",
+  "/operators",
+];
 
 describe.skipIf(skipBrowser)("roles and 390 px in Chromium", () => {
   let host: NodeHost;
@@ -42,16 +55,27 @@ describe.skipIf(skipBrowser)("roles and 390 px in Chromium", () => {
 
   beforeAll(async () => {
     let dbPath: string;
-    ({ host, browser, close, dbPath } = await startBrowserHost(ADMIN_TOKEN, { DEBOUNCE_HUMAN_MS: "200", SIMULATOR_FAILURE_RATE: "0", SIMULATOR_INSTANCES: "3" }));
+    ({ host, browser, close, dbPath } = await startBrowserHost(ADMIN_TOKEN, {
+      DEBOUNCE_HUMAN_MS: "200",
+      SIMULATOR_FAILURE_RATE: "0",
+      SIMULATOR_INSTANCES: "3",
+    }));
     const api = (path: string, body: unknown) =>
-      fetch(`${host.url}${path}`, { method: "POST", headers: { Authorization: `Bearer ${ADMIN_TOKEN}`, "Content-Type": "application/json" }, body: JSON.stringify(body) });
-    for (const role of ["viewer", "operator"] as const) tokens[role] = (await (await api("/api/operators", { name: `${role}-ann`, role })).json()).token;
+      fetch(`${host.url}${path}`, {
+        method: "POST",
+        headers: { Authorization: `Bearer ${ADMIN_TOKEN}`, "Content-Type": "application/json" },
+        body: JSON.stringify(body),
+      });
+    for (const role of ["viewer", "operator"] as const)
+      tokens[role] = (await (await api("/api/operators", { name: `${role}-ann`, role })).json()).token;
     expect((await api("/api/cron", {})).status).toBe(200);
     // A fact to delete (pinned here: the host's runs have no LLM to remember one), a message, and a run to show.
     const client = await createNodeClient(`file:${dbPath}`);
     await remember({ db: openDatabase(client), clock: systemClock }, "default", "gpu-notes", "sim-1 runs hot under load");
     client.close();
-    await api("/api/agents/default/messages", { text: "a rather long message to the agent about sim-1, to see it wrap on a narrow screen" });
+    await api("/api/agents/default/messages", {
+      text: "a rather long message to the agent about sim-1, to see it wrap on a narrow screen",
+    });
     await api("/api/agents/default/trigger", { reason: "browser test" });
   });
 
@@ -69,12 +93,20 @@ describe.skipIf(skipBrowser)("roles and 390 px in Chromium", () => {
 
   it("each role sees only the controls it may use; the Operators link only for admins", { timeout: 180_000 }, async () => {
     // Wait for the first run (so /runs/1 exists and the fact list is as it will be).
-    for (let i = 0; i < 100 && (await (await fetch(`${host.url}/api/agents/default/runs?limit=1`, { headers: { Authorization: `Bearer ${ADMIN_TOKEN}` } })).json()).runs.length === 0; i++) {
+    for (
+      let i = 0;
+      i < 100 &&
+      (await (await fetch(`${host.url}/api/agents/default/runs?limit=1`, { headers: { Authorization: `Bearer ${ADMIN_TOKEN}` } })).json())
+        .runs.length === 0;
+      i++
+    ) {
       await new Promise((r) => setTimeout(r, 200));
     }
     for (const who of ["viewer", "operator", "admin"] as const) {
       const page = await signIn(who, 1280);
-      expect(await page.getByRole("link", { name: "Operators", exact: true }).count(), `${who}: Operators link`).toBe(who === "admin" ? 1 : 0);
+      expect(await page.getByRole("link", { name: "Operators", exact: true }).count(), `${who}: Operators link`).toBe(
+        who === "admin" ? 1 : 0,
+      );
       for (const [path, button, minimum] of CONTROLS) {
         await page.goto(`${host.url}${path}`);
         const shown = await page.getByRole("button", { name: button, exact: true }).count();

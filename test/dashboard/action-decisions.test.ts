@@ -27,7 +27,14 @@ describe("decisions on the dashboard", () => {
 
     // The agent's next decision, through its scope, is a proposal.
     const scope = (await withAgent(deps, "default"))!;
-    await deps.db.insert(runs).values({ agentId: "default", runId: 1, status: "succeeded", sessionEpoch: 1, startedAt: deps.clock.now(), finishedAt: deps.clock.now() });
+    await deps.db.insert(runs).values({
+      agentId: "default",
+      runId: 1,
+      status: "succeeded",
+      sessionEpoch: 1,
+      startedAt: deps.clock.now(),
+      finishedAt: deps.clock.now(),
+    });
     const result = await executeAction(scope.deps, {
       agentId: "default",
       runId: 1,
@@ -47,7 +54,7 @@ describe("decisions on the dashboard", () => {
     expect(shadow).toContain("Resume acting");
     expect(shadow).toContain("would have restarted sim-1");
 
-    const evidence = 'Evidence: events #5; human message #6: &quot;sim-1 looks stuck&quot;';
+    const evidence = "Evidence: events #5; human message #6: &quot;sim-1 looks stuck&quot;";
     const runPage = (await client.page("/runs/1")).html;
     expect(runPage).toContain("Actions it decided");
     expect(runPage).toContain("decided by model-x");

@@ -62,12 +62,22 @@ describe("agent switcher", () => {
       for (const target of targets) expect(new URL(target, "http://x").searchParams.get("agent"), `${path}: ${target}`).toBe("team-b");
     }
     // The fleet filter is a GET form: it carries the agent in a hidden field.
-    expect((await client.page("/fleet?agent=team-b")).html).toMatch(/<form method="get" action="\/fleet\?agent=team-b" class="inline-form"><input type="hidden" name="agent" value="team-b">/);
+    expect((await client.page("/fleet?agent=team-b")).html).toMatch(
+      /<form method="get" action="\/fleet\?agent=team-b" class="inline-form"><input type="hidden" name="agent" value="team-b">/,
+    );
   });
 
   it("each page shows the selected agent's own rows", async () => {
     const { deps, client } = await twoAgents();
-    const { approvalId } = await executeAction(deps, { agentId: "default", runId: null, instanceId: "sim-2", kind: "destroy", decidedBy: "llm", idempotencyKey: "d-1", reason: "idle" });
+    const { approvalId } = await executeAction(deps, {
+      agentId: "default",
+      runId: null,
+      instanceId: "sim-2",
+      kind: "destroy",
+      decidedBy: "llm",
+      idempotencyKey: "d-1",
+      reason: "idle",
+    });
     const fleetB = (await client.page("/fleet?agent=team-b")).html;
     expect([...fleetB.matchAll(/<tr data-instance-id="([^"]+)"/g)].map((m) => m[1])).toEqual(["sim-3"]);
     const fleetDefault = (await client.page("/fleet")).html;
@@ -85,7 +95,15 @@ describe("agent switcher", () => {
   it("an approval's notification links to the approval on its own agent's page", async () => {
     const { deps, client } = await twoAgents();
     const scoped = (await withAgent(deps, "team-b"))!.deps;
-    const { approvalId } = await executeAction(scoped, { agentId: "team-b", runId: null, instanceId: "sim-3", kind: "destroy", decidedBy: "llm", idempotencyKey: "d-b", reason: "idle" });
+    const { approvalId } = await executeAction(scoped, {
+      agentId: "team-b",
+      runId: null,
+      instanceId: "sim-3",
+      kind: "destroy",
+      decidedBy: "llm",
+      idempotencyKey: "d-b",
+      reason: "idle",
+    });
     const [notice] = await deps.db.select().from(notifications).where(eq(notifications.agentId, "team-b"));
     const link = notice!.body.match(/Decide at (\S+)/)![1]!;
     expect(link).toBe(`/approvals?agent=team-b#approval-${approvalId}`);
@@ -113,18 +131,33 @@ describe("agent switcher", () => {
 
   it("an approval, an instance action or a failure of the other agent is not the selected agent's (404), and nothing changes", async () => {
     const { deps, client } = await twoAgents();
-    const { approvalId } = await executeAction(deps, { agentId: "default", runId: null, instanceId: "sim-2", kind: "destroy", decidedBy: "llm", idempotencyKey: "d-1", reason: "idle" });
+    const { approvalId } = await executeAction(deps, {
+      agentId: "default",
+      runId: null,
+      instanceId: "sim-2",
+      kind: "destroy",
+      decidedBy: "llm",
+      idempotencyKey: "d-1",
+      reason: "idle",
+    });
     expect((await client.post(`/approvals/${approvalId}?agent=team-b`, { decision: "approve" })).status).toBe(404);
     expect((await deps.db.select().from(approvals).where(eq(approvals.id, approvalId!)))[0]!.status).toBe("pending");
     const actionsBefore = await deps.db.select().from(actions);
-    expect((await client.post("/fleet/sim-1/actions?agent=team-b", { kind: "reboot", nonce: "nonce-b-0003", confirm: "yes" })).status).toBe(404);
+    expect((await client.post("/fleet/sim-1/actions?agent=team-b", { kind: "reboot", nonce: "nonce-b-0003", confirm: "yes" })).status).toBe(
+      404,
+    );
     expect((await client.post("/fleet/sim-1/fail?agent=team-b", { kind: "exit" })).status).toBe(404);
     expect(await deps.db.select().from(actions)).toEqual(actionsBefore);
     expect((await deps.db.select().from(simulatorInstances)).every((i) => i.failure === null)).toBe(true);
     // Its own instance it may act on.
     const own = await client.post("/fleet/sim-3/actions?agent=team-b", { kind: "reboot", nonce: "nonce-b-0004", confirm: "yes" });
     expect(own.headers.get("location")).toBe("/fleet/sim-3?done=action-succeeded&agent=team-b");
-    expect(await deps.db.select().from(actions).where(and(eq(actions.agentId, "team-b"), eq(actions.instanceId, "sim-3")))).toHaveLength(1);
+    expect(
+      await deps.db
+        .select()
+        .from(actions)
+        .where(and(eq(actions.agentId, "team-b"), eq(actions.instanceId, "sim-3"))),
+    ).toHaveLength(1);
     expect(await deps.db.select().from(actions).where(eq(actions.agentId, "default"))).toHaveLength(actionsBefore.length);
   });
 
@@ -152,7 +185,11 @@ describe("agent switcher", () => {
     expect(chat.html).toContain("before the archive");
     expect(chat.html).toContain("Agent Team B is archived.");
     expect(chat.html).toContain('<option value="team-b" selected="">Team B (team-b), archived</option>');
-    const before = { events: await deps.db.select().from(events), sessions: await deps.db.select().from(sessions), actions: await deps.db.select().from(actions) };
+    const before = {
+      events: await deps.db.select().from(events),
+      sessions: await deps.db.select().from(sessions),
+      actions: await deps.db.select().from(actions),
+    };
     const posts: [string, Record<string, string>][] = [
       ["/trigger?agent=team-b", { nonce: "nonce-b-0006" }],
       ["/chat?agent=team-b", { text: "after", nonce: "nonce-b-0007" }],
@@ -166,7 +203,11 @@ describe("agent switcher", () => {
       expect(res.status, path).toBe(409);
       expect(await res.text(), path).toContain("Agent Team B is archived: its history stays here to read");
     }
-    expect({ events: await deps.db.select().from(events), sessions: await deps.db.select().from(sessions), actions: await deps.db.select().from(actions) }).toEqual(before);
+    expect({
+      events: await deps.db.select().from(events),
+      sessions: await deps.db.select().from(sessions),
+      actions: await deps.db.select().from(actions),
+    }).toEqual(before);
     expect((await deps.db.select().from(simulatorInstances)).every((i) => i.failure === null)).toBe(true);
     // The switcher no longer offers it from another agent's pages.
     expect((await client.page("/")).html).not.toContain('value="team-b"');

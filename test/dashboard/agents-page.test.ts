@@ -16,7 +16,21 @@ import { dashboardClient } from "./dashboard-client.ts";
 const SLACK = "https://hooks.slack.com/services/T000/B000/sEcReTtOkEn123";
 
 /** Every field of the form, as a browser posts it with nothing filled in. */
-const BLANK = { id: "", name: "", model: "", contextBudgetTokens: "", debounceHumanMs: "", debounceStateMs: "", maxPendingWakes: "", approvalMode: "default", slack: "", discord: "", ntfy: "", filterKind: "none", filterValue: "" };
+const BLANK = {
+  id: "",
+  name: "",
+  model: "",
+  contextBudgetTokens: "",
+  debounceHumanMs: "",
+  debounceStateMs: "",
+  maxPendingWakes: "",
+  approvalMode: "default",
+  slack: "",
+  discord: "",
+  ntfy: "",
+  filterKind: "none",
+  filterValue: "",
+};
 
 const storedAgent = async (deps: TestDeps, id: string) => (await deps.db.select().from(agents).where(eq(agents.id, id)))[0];
 
@@ -24,8 +38,10 @@ const storedAgent = async (deps: TestDeps, id: string) => (await deps.db.select(
 function formValues(html: string, action: string): Record<string, string> {
   const form = html.match(new RegExp(`<form method="post" action="${action}"[\\s\\S]*?</form>`))![0];
   const values: Record<string, string> = {};
-  for (const m of form.matchAll(/<input type="text" id="[^"]+" name="([^"]+)" value="([^"]*)"/g)) values[m[1]!] = m[2]!.replaceAll("&amp;", "&");
-  for (const m of form.matchAll(/<select id="[^"]+" name="([^"]+)">([\s\S]*?)<\/select>/g)) values[m[1]!] = m[2]!.match(/<option value="(\w+)" selected="">/)![1]!;
+  for (const m of form.matchAll(/<input type="text" id="[^"]+" name="([^"]+)" value="([^"]*)"/g))
+    values[m[1]!] = m[2]!.replaceAll("&amp;", "&");
+  for (const m of form.matchAll(/<select id="[^"]+" name="([^"]+)">([\s\S]*?)<\/select>/g))
+    values[m[1]!] = m[2]!.match(/<option value="(\w+)" selected="">/)![1]!;
   return values;
 }
 
@@ -33,16 +49,30 @@ describe("agents page", () => {
   it("lists each agent with its waiting approvals, attention count and instance filter, for every role; only admins get forms", async () => {
     const deps = await createTestDeps();
     await createAgent(deps.db, { id: "team-b", name: "Team B", settings: { instanceFilter: { labelPrefix: "b-" } } }, deps.clock.now());
-    await executeAction(deps, { agentId: "default", runId: null, instanceId: "sim-2", kind: "destroy", decidedBy: "llm", idempotencyKey: "d-1", reason: "idle" });
+    await executeAction(deps, {
+      agentId: "default",
+      runId: null,
+      instanceId: "sim-2",
+      kind: "destroy",
+      decidedBy: "llm",
+      idempotencyKey: "d-1",
+      reason: "idle",
+    });
     for (const role of ["viewer", "operator", "admin"] as const) {
       const { token } = await createOperator(deps.db, { name: `${role}-1`, role, createdBy: "admin", now: deps.clock.now() });
       const client = await dashboardClient(deps, token);
       const { status, html } = await client.page("/agents");
       expect(status, role).toBe(200);
-      expect(html).toMatch(/<tr data-agent="default"><td><a href="\/agents\/default">default<\/a>[\s\S]*?<td>1<\/td><td>1<\/td><td>every instance of the provider account<\/td><\/tr>/);
-      expect(html).toMatch(/<tr data-agent="team-b"><td><a href="\/agents\/team-b">Team B \(team-b\)<\/a>[\s\S]*?<td>0<\/td><td>0<\/td><td>labels starting with “b-”<\/td><\/tr>/);
+      expect(html).toMatch(
+        /<tr data-agent="default"><td><a href="\/agents\/default">default<\/a>[\s\S]*?<td>1<\/td><td>1<\/td><td>every instance of the provider account<\/td><\/tr>/,
+      );
+      expect(html).toMatch(
+        /<tr data-agent="team-b"><td><a href="\/agents\/team-b">Team B \(team-b\)<\/a>[\s\S]*?<td>0<\/td><td>0<\/td><td>labels starting with “b-”<\/td><\/tr>/,
+      );
       expect(html.includes('<form method="post" action="/agents"'), role).toBe(role === "admin");
-      expect((await client.page("/agents/team-b")).html.includes('<form method="post" action="/agents/team-b"'), role).toBe(role === "admin");
+      expect((await client.page("/agents/team-b")).html.includes('<form method="post" action="/agents/team-b"'), role).toBe(
+        role === "admin",
+      );
     }
   });
 
@@ -70,7 +100,14 @@ describe("agents page", () => {
     expect(created).toContain(row!.webhookSecret!);
     expect((await client.page("/agents/team-c")).html).not.toContain(row!.webhookSecret!);
     expect(row!.name).toBe("Team C");
-    expect(row!.settings).toEqual({ model: "small-model", debounceHumanMs: 500, maxPendingWakes: 3, approvalRequired: ["destroy"], channels: { slack: SLACK }, instanceFilter: { ids: ["sim-1", "sim-2"] } });
+    expect(row!.settings).toEqual({
+      model: "small-model",
+      debounceHumanMs: 500,
+      maxPendingWakes: 3,
+      approvalRequired: ["destroy"],
+      channels: { slack: SLACK },
+      instanceFilter: { ids: ["sim-1", "sim-2"] },
+    });
     expect(await deps.db.select().from(operatorActivity).where(eq(operatorActivity.action, "agent_create"))).toHaveLength(1);
     const page = await client.page("/agents/team-c?done=agent-created");
     expect(page.html).toContain("Agent created");

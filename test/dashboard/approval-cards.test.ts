@@ -24,7 +24,11 @@ async function setup(vars: Record<string, string> = {}) {
   const now = deps.clock.now();
   const ada = await createOperator(deps.db, { name: "ada", role: "operator", createdBy: "admin", now });
   const vic = await createOperator(deps.db, { name: "vic", role: "viewer", createdBy: "admin", now });
-  const asked = await operatorInstanceAction(deps, { operatorId: ada.operator.id, name: "ada", role: "operator" }, { agentId: "default", instanceId: "sim-1", kind: "destroy", idempotencyKey: "k1", via: "api" });
+  const asked = await operatorInstanceAction(
+    deps,
+    { operatorId: ada.operator.id, name: "ada", role: "operator" },
+    { agentId: "default", instanceId: "sim-1", kind: "destroy", idempotencyKey: "k1", via: "api" },
+  );
   const app = buildApp(() => deps);
   const page = async (token: string) => {
     const cookie = await signInCookie(app, token);

@@ -17,21 +17,38 @@ import { dashboardClient } from "./dashboard-client.ts";
 
 let webhookId = 0;
 const report = (deps: TestDeps, instanceId: string, state: string, message?: string) =>
-  recordInstanceState(deps, { agentId: "default", instanceId, state: state as "running", source: "webhook", dedupKey: `wh-${++webhookId}`, ...(message ? { message } : {}) });
+  recordInstanceState(deps, {
+    agentId: "default",
+    instanceId,
+    state: state as "running",
+    source: "webhook",
+    dedupKey: `wh-${++webhookId}`,
+    ...(message ? { message } : {}),
+  });
 
 const strip = (html: string) => html.match(/<div class="attention[\s\S]*?<\/ul>/)![0];
 
 describe("attention first", () => {
   it("lists a pending approval with links, and counts it in both navigation badges on every page", async () => {
     const deps = await createTestDeps();
-    const { approvalId } = await executeAction(deps, { agentId: "default", runId: null, instanceId: "sim-2", kind: "destroy", decidedBy: "llm", idempotencyKey: "d-1", reason: "idle" });
+    const { approvalId } = await executeAction(deps, {
+      agentId: "default",
+      runId: null,
+      instanceId: "sim-2",
+      kind: "destroy",
+      decidedBy: "llm",
+      idempotencyKey: "d-1",
+      reason: "idle",
+    });
     const client = await dashboardClient(deps);
     const overview = await client.page("/");
     expect(strip(overview.html)).toContain(`<a href="/approvals#approval-${approvalId}">destroy sim-2</a>`);
     expect(strip(overview.html)).toContain("1 approval waiting");
     for (const path of ["/", "/fleet", "/runs", "/wakes", "/notifications", "/approvals", "/chat"]) {
       const { html } = await client.page(path);
-      expect(html, path).toMatch(/href="\/approvals"[^>]*>Approvals<span data-live="badge-approvals"><span class="nav-count"> 1<span class="visually-hidden"> waiting<\/span>/);
+      expect(html, path).toMatch(
+        /href="\/approvals"[^>]*>Approvals<span data-live="badge-approvals"><span class="nav-count"> 1<span class="visually-hidden"> waiting<\/span>/,
+      );
       expect(html, path).toMatch(/>Overview<span data-live="badge-attention"><span class="nav-count"> 1</);
     }
     // The approval's notification links to it.
@@ -51,7 +68,14 @@ describe("attention first", () => {
     await report(deps, "sim-2", "loading");
     await report(deps, "sim-3", "running");
     await report(deps, "sim-4", "running");
-    const { approvalId } = await executeAction(deps, { agentId: "default", runId: null, instanceId: "sim-4", kind: "destroy", decidedBy: "llm", idempotencyKey: "d-4" });
+    const { approvalId } = await executeAction(deps, {
+      agentId: "default",
+      runId: null,
+      instanceId: "sim-4",
+      kind: "destroy",
+      decidedBy: "llm",
+      idempotencyKey: "d-4",
+    });
     await decideApproval(deps, "default", approvalId!, "reject", "it holds data");
 
     let attention = await loadAttention(deps, "default");
@@ -78,7 +102,9 @@ describe("attention first", () => {
   it("shows the LLM's state: not configured, breaker open, falling back to rules", async () => {
     const none = await createTestDeps();
     expect((await loadAttention(none, "default")).llm).toEqual({ configured: false, breakerOpenUntil: null, fallingBack: false });
-    expect(strip((await (await dashboardClient(none)).page("/")).html)).toContain("LLM: not configured; the rules policy decides every run.");
+    expect(strip((await (await dashboardClient(none)).page("/")).html)).toContain(
+      "LLM: not configured; the rules policy decides every run.",
+    );
 
     const llm = await scriptedLlm();
     const { deps } = await agentFixture({ llm });

@@ -57,13 +57,13 @@ const PATHS: [string, string, (w: World) => Response | Promise<Response>, (w: Wo
     "a chat message",
     "message",
     (w) => w.alice.post("/chat", { text: "how is sim-1?", nonce: "attr-chat-1" }),
-    async (w) => ((await w.deps.db.select().from(events))[0]?.payload as { operator?: string }).operator,
+    async (w) => ((await w.deps.db.select().from(events))[0]?.payload as { operator?: string } | undefined)?.operator,
   ],
   [
     "Trigger now",
     "trigger",
     (w) => w.alice.post("/trigger", { nonce: "attr-trigger-1" }),
-    async (w) => ((await w.deps.db.select().from(events))[0]?.payload as { operator?: string }).operator,
+    async (w) => ((await w.deps.db.select().from(events))[0]?.payload as { operator?: string } | undefined)?.operator,
   ],
   [
     "a session reset",
@@ -84,7 +84,15 @@ const PATHS: [string, string, (w: World) => Response | Promise<Response>, (w: Wo
       const now = w.deps.clock.now();
       const [block] = await w.deps.db
         .insert(actionBlocks)
-        .values({ agentId: "default", instanceId: "sim-1", kind: "destroy", approvalId: 1, rejectedBy: "bob", rejectedAt: now, until: now + 3_600_000 })
+        .values({
+          agentId: "default",
+          instanceId: "sim-1",
+          kind: "destroy",
+          approvalId: 1,
+          rejectedBy: "bob",
+          rejectedAt: now,
+          until: now + 3_600_000,
+        })
         .returning();
       const page = await w.alice.page("/fleet/sim-1");
       expect(page.html).toContain("Lift the destroy block");
@@ -96,7 +104,9 @@ const PATHS: [string, string, (w: World) => Response | Promise<Response>, (w: Wo
     "deleting a memory fact",
     "memory_delete",
     async (w) => {
-      await w.deps.db.insert(memory).values({ agentId: "default", key: "gpu-note", fact: "sim-1 is slow", tokens: 5, updatedAt: w.deps.clock.now() });
+      await w.deps.db
+        .insert(memory)
+        .values({ agentId: "default", key: "gpu-note", fact: "sim-1 is slow", tokens: 5, updatedAt: w.deps.clock.now() });
       return w.alice.post("/memory/gpu-note/delete", {});
     },
     async (w) => {
@@ -125,9 +135,15 @@ describe("every human path names its operator", () => {
     await w.alice.post("/chat", { text: "is sim-1 fine?", nonce: "attr-two-1" });
     await w.bob.post("/chat", { text: "and sim-2?", nonce: "attr-two-2" });
     const run = await runPipeline(w.deps);
-    const [userTurn] = await w.deps.db.select().from(messages).where(and(eq(messages.runId, run.runId), eq(messages.role, "user")));
+    const [userTurn] = await w.deps.db
+      .select()
+      .from(messages)
+      .where(and(eq(messages.runId, run.runId), eq(messages.role, "user")));
     expect(userTurn!.operator).toBe("alice, bob");
-    const [reply] = await w.deps.db.select().from(messages).where(and(eq(messages.runId, run.runId), eq(messages.role, "assistant")));
+    const [reply] = await w.deps.db
+      .select()
+      .from(messages)
+      .where(and(eq(messages.runId, run.runId), eq(messages.role, "assistant")));
     expect(reply!.operator).toBeNull();
 
     const senders = (html: string) => [...html.matchAll(/data-testid="sender">([^,<]+),/g)].map((m) => m[1]);

@@ -37,7 +37,11 @@ export async function dashboardClient(deps: Deps, token = TEST_ADMIN_TOKEN) {
     return { status: res.status, html: await res.text(), res };
   };
   const csrf = csrfFrom((await page("/")).html);
-  const post = (path: string, fields: Record<string, string>, options: { origin?: string | null; cookie?: string | null; csrf?: string | null } = {}) => {
+  const post = (
+    path: string,
+    fields: Record<string, string>,
+    options: { origin?: string | null; cookie?: string | null; csrf?: string | null } = {},
+  ) => {
     const headers: Record<string, string> = { "Content-Type": "application/x-www-form-urlencoded" };
     const origin = options.origin === undefined ? ORIGIN : options.origin;
     if (origin) headers.Origin = origin;

@@ -31,7 +31,8 @@ const spend = (deps: TestDeps, instanceId: string, daysAgo: number, usd: number)
   deps.db.insert(instanceSpend).values({ agentId: "default", instanceId, day: utcDay(deps.clock.now() - daysAgo * DAY_MS), usd });
 
 const strip = (html: string) => html.match(/<div class="attention[\s\S]*?<\/ul>/)![0];
-const attentionItem = (html: string, id: string) => strip(html).match(new RegExp(`<li data-testid="attention-instance" data-instance-id="${id}">[\\s\\S]*?</li>`))?.[0] ?? null;
+const attentionItem = (html: string, id: string) =>
+  strip(html).match(new RegExp(`<li data-testid="attention-instance" data-instance-id="${id}">[\\s\\S]*?</li>`))?.[0] ?? null;
 
 describe("overview: spend", () => {
   it("shows spend today against the limit and the last 7 days, from instance_spend", async () => {
@@ -56,7 +57,9 @@ describe("overview: spend", () => {
     expect((await (await dashboardClient(none)).page("/")).html).toContain("Spent $2.00 today (UTC); no daily limit is set.");
     const over = await createTestDeps({ vars: { SPEND_LIMIT_PER_DAY_USD: "2" } });
     await spend(over, "a", 0, 2);
-    expect((await (await dashboardClient(over)).page("/")).html).toContain("Spent $2.00 of the $2.00 daily limit today (UTC), 100 %: over budget.");
+    expect((await (await dashboardClient(over)).page("/")).html).toContain(
+      "Spent $2.00 of the $2.00 daily limit today (UTC), 100 %: over budget.",
+    );
   });
 });
 
@@ -66,10 +69,19 @@ describe("overview: what the fleet costs now", () => {
     await report(deps, "gpu-1", 80, 2);
     const stopped = { agentId: "default", instanceId: "gpu-2", source: "webhook" as const, dedupKey: "econ-stopped" };
     await recordInstanceState(deps, { ...stopped, state: "stopped", details: { pricePerHour: 1, storagePerHour: 0.25 } });
-    await recordInstanceState(deps, { agentId: "default", instanceId: "gpu-3", state: "running", source: "webhook", dedupKey: "econ-unpriced", details: { pricePerHour: null } });
+    await recordInstanceState(deps, {
+      agentId: "default",
+      instanceId: "gpu-3",
+      state: "running",
+      source: "webhook",
+      dedupKey: "econ-unpriced",
+      details: { pricePerHour: null },
+    });
     const { html } = await (await dashboardClient(deps)).page("/");
     // gpu-1 at its $2.00/h price, gpu-2 at its $0.25/h storage (not its $1.00 price), gpu-3 unpriced.
-    expect(html).toContain("3 instances: 2 running, 1 stopped; the fleet costs $2.25/h now, the storage of stopped instances ($0.25/h) included; 1 without a known price left out.");
+    expect(html).toContain(
+      "3 instances: 2 running, 1 stopped; the fleet costs $2.25/h now, the storage of stopped instances ($0.25/h) included; 1 without a known price left out.",
+    );
   });
 });
 
@@ -117,7 +129,10 @@ describe("one idle rule (fleet/economics/idle.ts)", () => {
     const lowered = await createTestDeps({ db: marked.db, clock: marked.clock, vars: { IDLE_GPU_UTIL_PCT: "2" } });
     const [row] = await lowered.db.select().from(instances).where(eq(instances.id, "gpu-1"));
     expect(row!.idleSince).not.toBeNull();
-    expect(idleState(row!, lowered.clock.now(), lowered.config.economics)).toMatchObject({ idle: false, signal: "gpu_util 3 %, from the instance's webhook: working" });
+    expect(idleState(row!, lowered.clock.now(), lowered.config.economics)).toMatchObject({
+      idle: false,
+      signal: "gpu_util 3 %, from the instance's webhook: working",
+    });
     const after = await dashboardClient(lowered);
     expect(attentionItem((await after.page("/")).html, "gpu-1")).toBeNull();
     expect(fleetRow((await after.page("/fleet")).html)).not.toMatch(/>idle</);

@@ -15,7 +15,12 @@ const OWN_NTFY = "https://ntfy.example.net/ownSecretTopic";
 /** The rows of the effective-settings table: setting → [value, from]. */
 function rows(html: string): Record<string, [string, string]> {
   const table = html.match(/<table data-testid="effective-settings">[\s\S]*?<\/table>/)?.[0] ?? "";
-  return Object.fromEntries([...table.matchAll(/<tr data-setting="([^"]+)"><th scope="row">[^<]*<\/th><td>([^<]*)<\/td><td>([^<]*)<\/td><\/tr>/g)].map((m) => [m[1]!, [m[2]!, m[3]!.replaceAll("&#39;", "'")]]));
+  return Object.fromEntries(
+    [...table.matchAll(/<tr data-setting="([^"]+)"><th scope="row">[^<]*<\/th><td>([^<]*)<\/td><td>([^<]*)<\/td><\/tr>/g)].map((m) => [
+      m[1]!,
+      [m[2]!, m[3]!.replaceAll("&#39;", "'")],
+    ]),
+  );
 }
 
 describe("effective settings", () => {
@@ -26,20 +31,20 @@ describe("effective settings", () => {
 
     const own = await client.page("/agents/team-b");
     const b = rows(own.html);
-    expect(b["mode"]).toEqual(["shadow", "this agent's setting"]);
+    expect(b.mode).toEqual(["shadow", "this agent's setting"]);
     expect(b["channels.ntfy"]).toEqual(["https://ntfy.example.net/…", "this agent's setting"]);
     expect(b["channels.slack"]).toEqual(["https://hooks.slack.com/…", "from environment (SLACK_WEBHOOK_URL)"]);
     expect(b["channels.discord"]).toEqual(["not configured", "from environment (DISCORD_WEBHOOK_URL)"]);
-    expect(b["debounceHumanMs"]).toEqual(["1500 ms", "from environment (DEBOUNCE_HUMAN_MS)"]);
-    expect(b["approvalRequired"]).toEqual(["destroy, replace", "from environment (APPROVAL_REQUIRED_ACTIONS)"]);
+    expect(b.debounceHumanMs).toEqual(["1500 ms", "from environment (DEBOUNCE_HUMAN_MS)"]);
+    expect(b.approvalRequired).toEqual(["destroy, replace", "from environment (APPROVAL_REQUIRED_ACTIONS)"]);
     expect(own.html).not.toContain("envSecret123");
     expect(own.html).not.toContain("ownSecretTopic");
 
     // The list shows the environment's defaults; the default agent's page, the same values as its own.
     const list = rows((await client.page("/agents")).html);
-    expect(list["mode"]).toEqual(["act", "from environment (AGENT_MODE)"]);
+    expect(list.mode).toEqual(["act", "from environment (AGENT_MODE)"]);
     expect(list["channels.slack"]).toEqual(["https://hooks.slack.com/…", "from environment (SLACK_WEBHOOK_URL)"]);
     // Selecting team-b as the page's agent does not make its settings look like the environment's.
-    expect(rows((await client.page("/agents?agent=team-b")).html)["mode"]).toEqual(["act", "from environment (AGENT_MODE)"]);
+    expect(rows((await client.page("/agents?agent=team-b")).html).mode).toEqual(["act", "from environment (AGENT_MODE)"]);
   });
 });

@@ -93,7 +93,10 @@ describe("fleet page", () => {
 
   it("sorts by a column, filters by state, and answers a bad view with 400", async () => {
     const { deps, client } = await fleetSetup();
-    await deps.db.update(instances).set({ pricePerHour: 99 }).where((await import("drizzle-orm")).eq(instances.id, "sim-1"));
+    await deps.db
+      .update(instances)
+      .set({ pricePerHour: 99 })
+      .where((await import("drizzle-orm")).eq(instances.id, "sim-1"));
     await client.post("/fleet/sim-3/fail", { kind: "host_offline" });
     expect(rowIds((await client.page("/fleet")).html)).toEqual(["sim-1", "sim-2", "sim-3"]);
     expect(rowIds((await client.page("/fleet?sort=price&dir=desc")).html)[0]).toBe("sim-1");
@@ -119,7 +122,14 @@ describe("live everywhere", () => {
     expect(filtered.html["fleet-summary"]).toContain("3 instances: 2 running, 1 exited");
     expect(filtered.at).toBe(new Date(deps.clock.now()).toISOString());
 
-    const { approvalId } = await executeAction(deps, { agentId: "default", runId: null, instanceId: "sim-2", kind: "destroy", decidedBy: "llm", idempotencyKey: "d-2" });
+    const { approvalId } = await executeAction(deps, {
+      agentId: "default",
+      runId: null,
+      instanceId: "sim-2",
+      kind: "destroy",
+      decidedBy: "llm",
+      idempotencyKey: "d-2",
+    });
     await notifyHuman(deps, { agentId: "default", runId: null, title: "sim-1 exited", body: "exited", severity: "warning" });
     const parts = await live("approvals,notifications,badge-approvals,badge-attention,attention,charts,instance", "/fleet/sim-1");
     expect(parts.html.approvals).toContain(`id="approval-${approvalId}"`);
@@ -162,7 +172,9 @@ describe("chat and small things", () => {
     await advance(deps, deps.config.debounceHumanMs);
     await resetSession(deps, "default");
     let html = (await client.page("/chat")).html;
-    expect(html).toMatch(/before the reset[\s\S]*data-testid="session-divider" data-epoch="2">New session \(epoch 2\) started by a session reset at 2026-/);
+    expect(html).toMatch(
+      /before the reset[\s\S]*data-testid="session-divider" data-epoch="2">New session \(epoch 2\) started by a session reset at 2026-/,
+    );
     await client.post("/chat", { text: "after the reset", nonce: "nonce-after" });
     await advance(deps, deps.config.debounceHumanMs);
     html = (await client.page("/chat")).html;

@@ -81,7 +81,11 @@ describe("confirming a destructive action", () => {
     const withoutCreate = new Set([...provider.inner.capabilities].filter((c) => c !== "create"));
     Object.defineProperty(provider, "capabilities", { get: () => withoutCreate });
     const page = (await client.page("/fleet/sim-1")).html;
-    expect([...page.matchAll(/<option value="(\w+)"/g)].map((m) => m[1]).filter((k) => ["start", "stop", "reboot", "destroy", "replace"].includes(k!))).toEqual(["start", "stop", "reboot", "destroy"]);
+    expect(
+      [...page.matchAll(/<option value="(\w+)"/g)]
+        .map((m) => m[1])
+        .filter((k) => ["start", "stop", "reboot", "destroy", "replace"].includes(k!)),
+    ).toEqual(["start", "stop", "reboot", "destroy"]);
     const replace = await client.post("/fleet/sim-1/actions", { kind: "replace", nonce: "replace-1", confirm: "yes" });
     expect(replace.status).toBe(400);
     expect((await replace.json()).error).toBe("invalid form: kind: the simulator provider cannot replace");
@@ -90,10 +94,20 @@ describe("confirming a destructive action", () => {
   });
 
   it("names Vast.ai's risk of a stop: the GPU may go to another renter", async () => {
-    const instance = { id: "123", label: null, state: "running", gpuName: "RTX 4090", gpuCount: 1, costPerHour: 0.5 } as Parameters<typeof ActionConfirm>[0]["instance"];
-    const html = String(await (<ActionConfirm instance={instance} kind="stop" provider="vast" csrf="t" nonce="n-00000001" approvalRequired={false} />).toString());
+    const instance = { id: "123", label: null, state: "running", gpuName: "RTX 4090", gpuCount: 1, costPerHour: 0.5 } as Parameters<
+      typeof ActionConfirm
+    >[0]["instance"];
+    const html = String(
+      await (
+        <ActionConfirm instance={instance} kind="stop" provider="vast" csrf="t" nonce="n-00000001" approvalRequired={false} />
+      ).toString(),
+    );
     expect(html).toContain("A stopped Vast.ai instance may lose its GPU to another renter");
-    const sim = String(await (<ActionConfirm instance={instance} kind="stop" provider="simulator" csrf="t" nonce="n-00000001" approvalRequired={false} />).toString());
+    const sim = String(
+      await (
+        <ActionConfirm instance={instance} kind="stop" provider="simulator" csrf="t" nonce="n-00000001" approvalRequired={false} />
+      ).toString(),
+    );
     expect(sim).not.toContain("Vast.ai");
   });
 });

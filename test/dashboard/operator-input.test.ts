@@ -9,7 +9,8 @@ import { authHeaders, createTestDeps, type TestDeps } from "../support/test-deps
 import { dashboardClient } from "./dashboard-client.ts";
 
 const rows = async (deps: TestDeps, sql: string) => (await deps.db.$client.execute(sql)).rows.map((r) => ({ ...r }));
-const inbox = (deps: TestDeps) => rows(deps, "select id, source, dedup_key, payload from events where source in ('human', 'manual') order by id");
+const inbox = (deps: TestDeps) =>
+  rows(deps, "select id, source, dedup_key, payload from events where source in ('human', 'manual') order by id");
 const activity = (deps: TestDeps) => rows(deps, "select operator_name, action, agent_id, subject from operator_activity order by id");
 
 describe("operator input from the dashboard", () => {
@@ -18,14 +19,23 @@ describe("operator input from the dashboard", () => {
     const client = await dashboardClient(deps);
     const first = await client.post("/chat", { text: "are the workers up?", nonce: "nonce-chat-0001" });
     expect(first.headers.get("location")).toBe("/chat?done=sent");
-    const repeats = await Promise.all(Array.from({ length: 4 }, () => client.post("/chat", { text: "are the workers up?", nonce: "nonce-chat-0001" })));
+    const repeats = await Promise.all(
+      Array.from({ length: 4 }, () => client.post("/chat", { text: "are the workers up?", nonce: "nonce-chat-0001" })),
+    );
     expect(repeats.map((r) => r.headers.get("location"))).toEqual(Array(4).fill("/chat?done=duplicate"));
 
     const events = await inbox(deps);
     expect(events).toEqual([
-      { id: events[0]!.id, source: "human", dedup_key: "message:dashboard-nonce-chat-0001", payload: JSON.stringify({ text: "are the workers up?", operator: "admin" }) },
+      {
+        id: events[0]!.id,
+        source: "human",
+        dedup_key: "message:dashboard-nonce-chat-0001",
+        payload: JSON.stringify({ text: "are the workers up?", operator: "admin" }),
+      },
     ]);
-    expect(await activity(deps)).toEqual([{ operator_name: "admin", action: "message", agent_id: "default", subject: String(events[0]!.id) }]);
+    expect(await activity(deps)).toEqual([
+      { operator_name: "admin", action: "message", agent_id: "default", subject: String(events[0]!.id) },
+    ]);
   });
 
   it("Trigger now: one event and one activity row per nonce", async () => {
@@ -43,9 +53,15 @@ describe("operator input from the dashboard", () => {
   it("an activity row that cannot be written stores no event either, on the dashboard and the API", async () => {
     const deps = await createTestDeps();
     const client = await dashboardClient(deps);
-    await deps.db.$client.execute("create trigger refuse_activity before insert on operator_activity begin select raise(abort, 'activity refused'); end");
+    await deps.db.$client.execute(
+      "create trigger refuse_activity before insert on operator_activity begin select raise(abort, 'activity refused'); end",
+    );
     const api = (key: string) =>
-      client.app.request("/api/agents/default/messages", { method: "POST", headers: authHeaders({ "Idempotency-Key": key }), body: JSON.stringify({ text: "hello" }) });
+      client.app.request("/api/agents/default/messages", {
+        method: "POST",
+        headers: authHeaders({ "Idempotency-Key": key }),
+        body: JSON.stringify({ text: "hello" }),
+      });
 
     expect((await client.post("/chat", { text: "hello", nonce: "nonce-atomic-01" })).status).toBe(500);
     expect((await client.post("/trigger", { back: "/", nonce: "nonce-atomic-02" })).status).toBe(500);

@@ -34,7 +34,9 @@ async function setup() {
 describe("dashboard pages", () => {
   it("chat: a sent message appears, then the reply of the run that consumed it", async () => {
     const { deps, client } = await setup();
-    expect((await client.post("/chat", { text: "How is sim-2 doing?", nonce: "chat-nonce-1" })).headers.get("location")).toBe("/chat?done=sent");
+    expect((await client.post("/chat", { text: "How is sim-2 doing?", nonce: "chat-nonce-1" })).headers.get("location")).toBe(
+      "/chat?done=sent",
+    );
     const waiting = await client.page("/chat");
     expect(waiting.html).toContain("How is sim-2 doing?");
     expect(waiting.html).toContain("Waiting for the agent’s next run");
@@ -81,9 +83,26 @@ describe("dashboard pages", () => {
     await advance(deps, 5000);
     const now = deps.clock.now();
     await deps.db.insert(messages).values([
-      { agentId: "default", sessionEpoch: 1, runId: 1, role: "assistant", content: "", tokens: 20, createdAt: now,
-        toolCalls: [{ id: "call_1", type: "function", function: { name: "reboot_instance", arguments: '{"instanceId":"sim-3"}' } }] },
-      { agentId: "default", sessionEpoch: 1, runId: 1, role: "tool", content: '{"ok":true}', toolCallId: "call_1", tokens: 5, createdAt: now },
+      {
+        agentId: "default",
+        sessionEpoch: 1,
+        runId: 1,
+        role: "assistant",
+        content: "",
+        tokens: 20,
+        createdAt: now,
+        toolCalls: [{ id: "call_1", type: "function", function: { name: "reboot_instance", arguments: '{"instanceId":"sim-3"}' } }],
+      },
+      {
+        agentId: "default",
+        sessionEpoch: 1,
+        runId: 1,
+        role: "tool",
+        content: '{"ok":true}',
+        toolCallId: "call_1",
+        tokens: 5,
+        createdAt: now,
+      },
     ]);
     const { status, html } = await client.page("/runs/1");
     expect(status).toBe(200);
@@ -109,7 +128,13 @@ describe("dashboard pages", () => {
 
   it("notifications: title, body, severity as text", async () => {
     const { deps, client } = await setup();
-    await notifyHuman(deps, { agentId: "default", runId: null, title: "sim-4 exited twice", body: "Restarted once; it exited again.", severity: "critical" });
+    await notifyHuman(deps, {
+      agentId: "default",
+      runId: null,
+      title: "sim-4 exited twice",
+      body: "Restarted once; it exited again.",
+      severity: "critical",
+    });
     for (const path of ["/notifications", "/"]) {
       const { html } = await client.page(path);
       expect(html).toContain("sim-4 exited twice");
@@ -120,7 +145,12 @@ describe("dashboard pages", () => {
   it("fleet: instance state, GPU, price, last seen, recent events, and the simulated banner", async () => {
     const { deps, client } = await setup();
     await recordInstanceState(deps, {
-      agentId: "default", instanceId: "sim-9", state: "exited", source: "webhook", dedupKey: "wh-1", message: "CUDA OOM",
+      agentId: "default",
+      instanceId: "sim-9",
+      state: "exited",
+      source: "webhook",
+      dedupKey: "wh-1",
+      message: "CUDA OOM",
       details: { gpuName: "A100 SXM4", gpuCount: 2, pricePerHour: 2.1, label: "trainer-9" },
     });
     const { html } = await client.page("/fleet");
@@ -135,7 +165,15 @@ describe("dashboard pages", () => {
   it("approvals: a pending destroy is approved from the page, exactly once", async () => {
     const { deps, client } = await setup();
     await new SimulatorProvider(deps.db, deps.clock).seed(2);
-    const requested = await executeAction(deps, { agentId: "default", runId: null, instanceId: "sim-2", kind: "destroy", decidedBy: "llm", idempotencyKey: "destroy-sim-2", reason: "idle for 3 days" });
+    const requested = await executeAction(deps, {
+      agentId: "default",
+      runId: null,
+      instanceId: "sim-2",
+      kind: "destroy",
+      decidedBy: "llm",
+      idempotencyKey: "destroy-sim-2",
+      reason: "idle for 3 days",
+    });
     expect(requested.status).toBe("awaiting_approval");
     const before = await client.page("/approvals");
     expect(before.html).toContain("idle for 3 days");

@@ -22,7 +22,10 @@ describe("replacements on the fleet page", () => {
       { ...row, oldInstanceId: "sim-3", status: "done", marker: "fw-replace-3", newInstanceId: "sim-on-m2-7" },
     ]);
     const html = (await client.page("/fleet")).html;
-    const panel = html.slice(html.indexOf("Replacements in progress"), html.indexOf("</section>", html.indexOf("Replacements in progress")));
+    const panel = html.slice(
+      html.indexOf("Replacements in progress"),
+      html.indexOf("</section>", html.indexOf("Replacements in progress")),
+    );
     expect(panel).toContain('href="/fleet/sim-1"');
     expect(panel).toContain('href="/fleet/sim-on-m1-9"');
     expect(panel).toContain("waiting for the new instance to run");

@@ -41,7 +41,9 @@ describe("one-line run outcomes", () => {
 
   it("writes failures, crashes, approvals asked and refused actions in words", () => {
     const base = { runId: 1, noop: false, decider: "llm", reply: null, error: null, startedAt: "2026-01-01T00:00:00.000Z", triggers: [] };
-    expect(outcomeLine({ ...base, status: "failed", error: "database is locked\nstack" }, undefined)).toBe("failed: database is locked; its events are retried");
+    expect(outcomeLine({ ...base, status: "failed", error: "database is locked\nstack" }, undefined)).toBe(
+      "failed: database is locked; its events are retried",
+    );
     expect(outcomeLine({ ...base, status: "crashed" }, undefined)).toMatch(/^crashed/);
     const effects = {
       actions: [
@@ -64,8 +66,28 @@ describe("readable records", () => {
     const record = {
       budget: 30000,
       calls: [
-        { budget: 30000, before: 41000, after: 24982, stubbedToolOutputs: 3, droppedNoopTurns: 0, summarized: { turns: 12, through: 40 }, trimmedTurns: 0, truncatedToolOutputs: false, truncatedInput: false },
-        { budget: 30000, before: 25100, after: 25100, stubbedToolOutputs: 0, droppedNoopTurns: 0, summarized: null, trimmedTurns: 0, truncatedToolOutputs: false, truncatedInput: false },
+        {
+          budget: 30000,
+          before: 41000,
+          after: 24982,
+          stubbedToolOutputs: 3,
+          droppedNoopTurns: 0,
+          summarized: { turns: 12, through: 40 },
+          trimmedTurns: 0,
+          truncatedToolOutputs: false,
+          truncatedInput: false,
+        },
+        {
+          budget: 30000,
+          before: 25100,
+          after: 25100,
+          stubbedToolOutputs: 0,
+          droppedNoopTurns: 0,
+          summarized: null,
+          trimmedTurns: 0,
+          truncatedToolOutputs: false,
+          truncatedInput: false,
+        },
       ],
     };
     expect(describeCompaction(record)).toEqual([
@@ -77,8 +99,12 @@ describe("readable records", () => {
 
   it("writes events and tool arguments as text, not JSON", () => {
     expect(describeEvent("webhook", { instanceId: "sim-1", state: "exited", message: "OOM" })).toBe("sim-1 → exited (OOM)");
-    expect(describeEvent("heartbeat", { instanceId: "sim-2", state: "running", heartbeatMissed: true, silentForS: 400 })).toBe("sim-2 missed its heartbeat (silent 400 s, state running)");
-    expect(describeEvent("approval", { decision: "reject", kind: "destroy", instanceId: "sim-3", note: "has data" })).toBe("A human rejected destroy sim-3 (note: has data)");
+    expect(describeEvent("heartbeat", { instanceId: "sim-2", state: "running", heartbeatMissed: true, silentForS: 400 })).toBe(
+      "sim-2 missed its heartbeat (silent 400 s, state running)",
+    );
+    expect(describeEvent("approval", { decision: "reject", kind: "destroy", instanceId: "sim-3", note: "has data" })).toBe(
+      "A human rejected destroy sim-3 (note: has data)",
+    );
     expect(keyValues('{"instance_id":"sim-1","in_seconds":300}')).toBe("instance_id: sim-1, in_seconds: 300");
     expect(keyValues("not json")).toBe("not json");
   });

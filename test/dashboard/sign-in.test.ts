@@ -13,7 +13,13 @@ async function signInForm(app: ReturnType<typeof buildApp>, base = ORIGIN) {
   return { html, cookie, token: csrfFrom(html) };
 }
 
-function postSignIn(app: ReturnType<typeof buildApp>, form: { cookie: string; token: string }, adminToken: string, base = ORIGIN, next = "/runs") {
+function postSignIn(
+  app: ReturnType<typeof buildApp>,
+  form: { cookie: string; token: string },
+  adminToken: string,
+  base = ORIGIN,
+  next = "/runs",
+) {
   return app.request(`${base}/sign-in`, {
     method: "POST",
     headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: base, Cookie: form.cookie },

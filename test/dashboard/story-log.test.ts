@@ -23,8 +23,20 @@ describe("structured story lines", () => {
     deps.log = log;
     await setInstanceState(deps, "sim-1", "exited");
     const run = await trigger(deps, { source: "webhook", payload: { instanceId: "sim-1", state: "exited" } });
-    expect(log.lines.find((l) => l.message === "action taken")?.fields).toMatchObject({ agentId: "default", runId: run.runId, instanceId: "sim-1", kind: "start", decidedBy: "rules" });
-    expect(log.lines.find((l) => l.message === "run finished")?.fields).toMatchObject({ agentId: "default", runId: run.runId, status: "succeeded", noop: false, decider: "rules" });
+    expect(log.lines.find((l) => l.message === "action taken")?.fields).toMatchObject({
+      agentId: "default",
+      runId: run.runId,
+      instanceId: "sim-1",
+      kind: "start",
+      decidedBy: "rules",
+    });
+    expect(log.lines.find((l) => l.message === "run finished")?.fields).toMatchObject({
+      agentId: "default",
+      runId: run.runId,
+      status: "succeeded",
+      noop: false,
+      decider: "rules",
+    });
   });
 
   it("logs the approval requested, the notification sent (no channel configured) and the decision; the notice links to the approval page", async () => {
@@ -35,13 +47,20 @@ describe("structured story lines", () => {
     await trigger(deps, { source: "webhook", payload: { instanceId: "sim-1", state: "exited" } });
     const requested = log.lines.find((l) => l.message === "approval requested")?.fields;
     expect(requested).toMatchObject({ agentId: "default", kind: "start", instanceId: "sim-1", requestedBy: "rules" });
-    expect(log.lines.find((l) => l.message === "notification sent")?.fields).toMatchObject({ channels: [], severity: "warning", title: "Approval needed: start sim-1" });
+    expect(log.lines.find((l) => l.message === "notification sent")?.fields).toMatchObject({
+      channels: [],
+      severity: "warning",
+      title: "Approval needed: start sim-1",
+    });
     const [notice] = await deps.db.select().from(notifications);
     expect(notice!.body).toContain(`Decide at https://fleet.example/approvals?agent=default#approval-${requested!.approvalId}`);
     expect(notice!.body).not.toContain("POST /api");
 
     await decideApproval(deps, "default", Number(requested!.approvalId), "approve");
-    expect(log.lines.find((l) => l.message === "approval decided")?.fields).toMatchObject({ approvalId: requested!.approvalId, decision: "approve" });
+    expect(log.lines.find((l) => l.message === "approval decided")?.fields).toMatchObject({
+      approvalId: requested!.approvalId,
+      decision: "approve",
+    });
     expect(log.lines.filter((l) => l.message === "action taken").at(-1)?.fields).toMatchObject({ kind: "start", decidedBy: "human" });
   });
 

@@ -17,7 +17,15 @@ import { DRIZZLE_BATCH_CONTRACT } from "../../db/bound-statement.ts";
 import { events, instances } from "../../schema/index.ts";
 
 const p = (name: string) => sql.placeholder(name);
-const values = { agentId: "a1", dedupKey: "k1", payload: { text: "hi", n: [1, 2] }, now: 1_000, instanceId: "i-1", price: 0.25, webhook: true };
+const values = {
+  agentId: "a1",
+  dedupKey: "k1",
+  payload: { text: "hi", n: [1, 2] },
+  now: 1_000,
+  instanceId: "i-1",
+  price: 0.25,
+  webhook: true,
+};
 
 /** The batch written with prepared statements bound to `values`. */
 function boundBatch(db: Db) {
@@ -41,7 +49,12 @@ function boundBatch(db: Db) {
     .from(instances)
     .where(eq(instances.id, p("instanceId")))
     .prepare();
-  const consume = db.update(events).set({ status: "consumed", runId: 7 }).where(eq(events.dedupKey, p("dedupKey"))).returning({ id: events.id, status: events.status }).prepare();
+  const consume = db
+    .update(events)
+    .set({ status: "consumed", runId: 7 })
+    .where(eq(events.dedupKey, p("dedupKey")))
+    .returning({ id: events.id, status: events.status })
+    .prepare();
   const count = prepareRaw(db, db.all<{ n: number }>(sql`select count(*) as n from ${events} where agent_id = ${p("agentId")}`));
   const first = prepareRaw(db, db.get<{ state: string }>(sql`select state from ${instances} where id = ${p("instanceId")}`));
   return db.batch([
@@ -58,15 +71,32 @@ function boundBatch(db: Db) {
 /** The same batch written with query builders and the values inline. */
 function builderBatch(db: Db) {
   return db.batch([
-    db.insert(events).values({ agentId: values.agentId, source: "webhook", priority: 1, dedupKey: values.dedupKey, payload: values.payload, createdAt: values.now }).onConflictDoNothing(),
+    db
+      .insert(events)
+      .values({
+        agentId: values.agentId,
+        source: "webhook",
+        priority: 1,
+        dedupKey: values.dedupKey,
+        payload: values.payload,
+        createdAt: values.now,
+      })
+      .onConflictDoNothing(),
     db
       .select({ id: events.id, payload: events.payload, inserted: sql<number>`changes()` })
       .from(events)
       .where(eq(events.dedupKey, values.dedupKey)),
     db.run(sql`insert into ${instances} (agent_id, id, state, state_at, price_per_hour, last_seen_at, reports_by_webhook, updated_at)
       values (${values.agentId}, ${values.instanceId}, 'running', ${values.now}, ${values.price}, ${values.now}, ${values.webhook}, ${values.now})`),
-    db.select({ id: instances.id, price: instances.pricePerHour, byWebhook: instances.reportsByWebhook }).from(instances).where(eq(instances.id, values.instanceId)),
-    db.update(events).set({ status: "consumed", runId: 7 }).where(eq(events.dedupKey, values.dedupKey)).returning({ id: events.id, status: events.status }),
+    db
+      .select({ id: instances.id, price: instances.pricePerHour, byWebhook: instances.reportsByWebhook })
+      .from(instances)
+      .where(eq(instances.id, values.instanceId)),
+    db
+      .update(events)
+      .set({ status: "consumed", runId: 7 })
+      .where(eq(events.dedupKey, values.dedupKey))
+      .returning({ id: events.id, status: events.status }),
     db.all<{ n: number }>(sql`select count(*) as n from ${events} where agent_id = ${values.agentId}`),
     db.get<{ state: string }>(sql`select state from ${instances} where id = ${values.instanceId}`),
   ]);
@@ -85,7 +115,8 @@ async function migrated(open: () => Promise<Client> | Client): Promise<Db> {
 
 const stored = async (db: Db) => [await db.select().from(events), await db.select().from(instances)];
 /** A run result's fields (the result set's class differs between clients). */
-const plain = (results: readonly unknown[]) => results.map((r) => (r && typeof r === "object" && "rowsAffected" in r ? { ...(r as object) } : r));
+const plain = (results: readonly unknown[]) =>
+  results.map((r) => (r && typeof r === "object" && "rowsAffected" in r ? { ...(r as object) } : r));
 
 describe("bound statements in a batch", () => {
   for (const [name, open] of Object.entries(clients)) {
@@ -120,7 +151,9 @@ describe("bound statements in a batch", () => {
   });
 
   it(`the installed drizzle-orm is ${DRIZZLE_BATCH_CONTRACT}.x, whose batch the adapter was written against`, () => {
-    const { version } = JSON.parse(readFileSync(new URL("../../node_modules/drizzle-orm/package.json", import.meta.url), "utf8")) as { version: string };
+    const { version } = JSON.parse(readFileSync(new URL("../../node_modules/drizzle-orm/package.json", import.meta.url), "utf8")) as {
+      version: string;
+    };
     // On an upgrade: re-read LibSQLSession.batch (drizzle-orm/libsql/session.js), then move the constant.
     expect(version.startsWith(`${DRIZZLE_BATCH_CONTRACT}.`), `drizzle-orm ${version}: check db/bound-statement.ts's contract`).toBe(true);
   });

@@ -50,7 +50,13 @@ function describeError(error: unknown) {
 type Outcome = { value?: unknown; error?: ReturnType<typeof describeError> };
 const outcome = (work: () => Promise<unknown>): Promise<Outcome> =>
   work().then(
-    (value) => ({ value: Array.isArray(value) ? value.map((v) => (isResultSet(v) ? describeResult(v) : v)) : isResultSet(value) ? describeResult(value) : value }),
+    (value) => ({
+      value: Array.isArray(value)
+        ? value.map((v) => (isResultSet(v) ? describeResult(v) : v))
+        : isResultSet(value)
+          ? describeResult(value)
+          : value,
+    }),
     (error: unknown) => ({ error: describeError(error) }),
   );
 const isResultSet = (v: unknown): v is ResultSet => typeof v === "object" && v !== null && "rows" in v && "columns" in v;
@@ -84,7 +90,10 @@ describe("embedded client, side by side with @libsql/client", () => {
       (c) => c.execute({ sql: "select ? as a, ? as a, 5 as '0'", args: [true, false] }),
     ]);
     expect(inserted!.value).toMatchObject({ rowsAffected: 1, lastInsertRowid: 1n });
-    expect(read!.value).toMatchObject({ columnTypes: ["INTEGER", "REAL", "TEXT", "BLOB", "numeric", "INTEGER", "", ""], rows: [{ spread: { i: 1, s: "x", d: 1_700_000_000_000, tb: "blob" } }] });
+    expect(read!.value).toMatchObject({
+      columnTypes: ["INTEGER", "REAL", "TEXT", "BLOB", "numeric", "INTEGER", "", ""],
+      rows: [{ spread: { i: 1, s: "x", d: 1_700_000_000_000, tb: "blob" } }],
+    });
     expect(named!.value).toMatchObject({ rows: [{ spread: { k: 1, v: "two", w: 3 } }] });
     expect(duplicate!.value).toMatchObject({ rows: [{ length: 3, values: [1, 0, 5], keys: ["a"] }] });
   });
@@ -181,13 +190,21 @@ describe("embedded client, side by side with @libsql/client", () => {
         return (await c.execute("select group_concat(v) as vs from t")).rows[0]!.vs;
       },
     ]);
-    expect(outcomes[1]!.value).toMatchObject({ refused: "TRANSACTION_ACTIVE", failedBatch: { error: { batch: true, statementIndex: 1 } }, closed: true, afterEnd: { error: { code: "TRANSACTION_CLOSED" } } });
+    expect(outcomes[1]!.value).toMatchObject({
+      refused: "TRANSACTION_ACTIVE",
+      failedBatch: { error: { batch: true, statementIndex: 1 } },
+      closed: true,
+      afterEnd: { error: { code: "TRANSACTION_CLOSED" } },
+    });
     expect(outcomes[3]!.value).toBe("3,4");
   });
 
   it("scripts, migrations, closing and reconnecting", async () => {
     const outcomes = await onBoth([
-      (c) => c.executeMultiple("create table p (id integer primary key); create table c (p integer references p(id)); pragma foreign_keys = on;"),
+      (c) =>
+        c.executeMultiple(
+          "create table p (id integer primary key); create table c (p integer references p(id)); pragma foreign_keys = on;",
+        ),
       (c) => c.executeMultiple("insert into p values (1); insert into nowhere values (1);"),
       (c) => c.migrate(["insert into c values (7)", "insert into p values (2)"]),
       (c) => c.execute("pragma foreign_keys"),

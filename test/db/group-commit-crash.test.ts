@@ -44,7 +44,11 @@ describe("group commit killed mid-batch", () => {
     // Pre-built requests: even ones are webhooks (a new instance each), odd ones chat messages.
     const requests = Array.from({ length: TOTAL }, (_, i) =>
       i % 2 === 0
-        ? { key: `webhook:crash_${i}`, url: `${base}/webhooks/default/instances`, init: signedWebhook(`crash_${i}`, { instanceId: `i-${i}`, state: "running" }) }
+        ? {
+            key: `webhook:crash_${i}`,
+            url: `${base}/webhooks/default/instances`,
+            init: signedWebhook(`crash_${i}`, { instanceId: `i-${i}`, state: "running" }),
+          }
         : {
             key: `message:crash_${i}`,
             url: `${base}/api/agents/default/messages`,

@@ -10,7 +10,7 @@ import { applyMigrations } from "../../db/migrate.ts";
 import { GroupCommit } from "../../db/group-commit.ts";
 import { ingestEvent, ingestStatements } from "../../pipeline/index.ts";
 import { recordInstanceState } from "../../fleet/instances/instance-state.ts";
-import { createTestDeps, RecordingScheduler } from "../support/test-deps.ts";
+import { createTestDeps, type RecordingScheduler } from "../support/test-deps.ts";
 import { countingClient } from "../support/counting-client.ts";
 
 async function groupedDeps() {
@@ -23,7 +23,13 @@ async function groupedDeps() {
   return { deps: { ...deps, groupCommit }, counter, groupCommit };
 }
 
-const message = (key: string) => ({ agentId: "default", source: "human" as const, priority: 0 as const, dedupKey: key, payload: { text: key } });
+const message = (key: string) => ({
+  agentId: "default",
+  source: "human" as const,
+  priority: 0 as const,
+  dedupKey: key,
+  payload: { text: key },
+});
 
 describe("group commit", () => {
   it("concurrent ingests share one batch; a repeated key inside the group is a duplicate; one run is requested", async () => {
@@ -42,7 +48,14 @@ describe("group commit", () => {
     const { deps, counter } = await groupedDeps();
     const at = deps.clock.now();
     const changes = ["loading", "running", "exited"].map((state, i) =>
-      recordInstanceState(deps, { agentId: "default", instanceId: "sim-1", state: state as "running", at: at + i, source: "webhook", dedupKey: `webhook:${i}` }),
+      recordInstanceState(deps, {
+        agentId: "default",
+        instanceId: "sim-1",
+        state: state as "running",
+        at: at + i,
+        source: "webhook",
+        dedupKey: `webhook:${i}`,
+      }),
     );
     const results = await Promise.all(changes);
     expect(counter.calls).toBe(1);
@@ -59,7 +72,12 @@ describe("group commit", () => {
     const { deps, groupCommit } = await groupedDeps();
     const good = Array.from({ length: 5 }, (_, i) => ingestEvent(deps, message(`message:ok-${i}`)));
     const ingest = ingestStatements(deps, message("message:bad"));
-    const bad = groupCommit.submit([ingest.insertEvent, ingest.stored, ingest.scheduleRun, deps.db.run(sql`insert into no_such_table values (1)`)]);
+    const bad = groupCommit.submit([
+      ingest.insertEvent,
+      ingest.stored,
+      ingest.scheduleRun,
+      deps.db.run(sql`insert into no_such_table values (1)`),
+    ]);
     const settled = await Promise.allSettled([...good, bad]);
     expect(settled.slice(0, 5).map((s) => s.status)).toEqual(Array(5).fill("fulfilled"));
     expect(settled[5]!.status).toBe("rejected");

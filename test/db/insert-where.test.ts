@@ -15,7 +15,15 @@ describe("insertWhere", () => {
     const rows = await insertWhere(
       db,
       actions,
-      { agentId: "default", kind: "reboot", decidedBy: "llm", idempotencyKey: "k", status: "pending", result: { providerCalled: false }, createdAt: 5 },
+      {
+        agentId: "default",
+        kind: "reboot",
+        decidedBy: "llm",
+        idempotencyKey: "k",
+        status: "pending",
+        result: { providerCalled: false },
+        createdAt: 5,
+      },
       sql`1 = 1`,
     ).returning({ id: actions.id });
     expect(rows).toHaveLength(1);
@@ -27,7 +35,9 @@ describe("insertWhere", () => {
 
   it("writes nothing when the condition does not hold", async () => {
     const db = await createTestDb();
-    const rows = await insertWhere(db, wakes, { agentId: "default", dueAt: 1, reason: "r", createdAt: 1 }, sql`1 = 0`).returning({ id: wakes.id });
+    const rows = await insertWhere(db, wakes, { agentId: "default", dueAt: 1, reason: "r", createdAt: 1 }, sql`1 = 0`).returning({
+      id: wakes.id,
+    });
     expect(rows).toEqual([]);
     expect(await db.select().from(wakes)).toEqual([]);
   });
@@ -35,7 +45,12 @@ describe("insertWhere", () => {
   it("upserts like any insert (its WHERE lets SQLite parse the conflict clause)", async () => {
     const db = await createTestDb();
     const claim = () =>
-      insertWhere(db, actions, { agentId: "default", kind: "stop", decidedBy: "llm", idempotencyKey: "same", status: "pending", createdAt: 1 }, sql`1 = 1`)
+      insertWhere(
+        db,
+        actions,
+        { agentId: "default", kind: "stop", decidedBy: "llm", idempotencyKey: "same", status: "pending", createdAt: 1 },
+        sql`1 = 1`,
+      )
         .onConflictDoNothing()
         .returning({ id: actions.id });
     expect(await claim()).toHaveLength(1);
@@ -46,7 +61,10 @@ describe("insertWhere", () => {
     const db = await createTestDb();
     // @ts-expect-error `agent` is not a column of wakes (its column is agentId)
     const misnamed = insertWhere(db, wakes, { agent: "default", dueAt: 1, reason: "r", createdAt: 1 }, sql`1 = 1`);
-    const error = await misnamed.then(() => null, (err: unknown) => err as { cause?: unknown });
+    const error = await misnamed.then(
+      () => null,
+      (err: unknown) => err as { cause?: unknown },
+    );
     expect(String(error?.cause)).toMatch(/NOT NULL constraint failed: wakes.agent_id/);
     expect(await db.select().from(wakes)).toEqual([]);
   });

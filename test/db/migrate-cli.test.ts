@@ -32,7 +32,8 @@ async function turso() {
   const server = await startHranaServer({ authToken: TOKEN });
   servers.push(server);
   const client = createClient({ url: server.url, authToken: TOKEN });
-  const tables = async () => (await client.execute("select name from sqlite_master where type = 'table' order by name")).rows.map((r) => String(r.name));
+  const tables = async () =>
+    (await client.execute("select name from sqlite_master where type = 'table' order by name")).rows.map((r) => String(r.name));
   return { url: server.url, client, tables };
 }
 
@@ -49,20 +50,30 @@ function expectOneLineRefusal(exited: Exited, message: RegExp) {
 describe("npm run db:migrate", { timeout: 120_000 }, () => {
   it.concurrent.each([
     ["no DATABASE_URL", {}, /^Configuration error: DATABASE_URL is not set: name the database to migrate/],
-    ["a postgres:// DATABASE_URL", { DATABASE_URL: "postgres://user@db.example/fleet" }, /^Configuration error: DATABASE_URL has the unsupported scheme postgres:\/\//],
+    [
+      "a postgres:// DATABASE_URL",
+      { DATABASE_URL: "postgres://user@db.example/fleet" },
+      /^Configuration error: DATABASE_URL has the unsupported scheme postgres:\/\//,
+    ],
     ["a relative path as DATABASE_URL", { DATABASE_URL: "./fleet.db" }, /^Configuration error: DATABASE_URL is not a libSQL URL/],
   ])("refuses %s in one line", async (_name, vars, message) => {
     expectOneLineRefusal(await migrate(vars), message);
   });
 
   it.concurrent("refuses a server that does not answer in one line", async () => {
-    expectOneLineRefusal(await migrate({ DATABASE_URL: `http://127.0.0.1:${closedPort}` }), /^Configuration error: DATABASE_URL is unreachable after 3 attempts: /);
+    expectOneLineRefusal(
+      await migrate({ DATABASE_URL: `http://127.0.0.1:${closedPort}` }),
+      /^Configuration error: DATABASE_URL is unreachable after 3 attempts: /,
+    );
   });
 
   it.concurrent("refuses a wrong auth token in one line and applies nothing", async () => {
     const db = await turso();
     const exited = await migrate({ DATABASE_URL: db.url, DATABASE_AUTH_TOKEN: "not-the-token" });
-    expectOneLineRefusal(exited, /^Configuration error: DATABASE_URL refused the credentials \(set or fix DATABASE_AUTH_TOKEN\): Unauthorized/);
+    expectOneLineRefusal(
+      exited,
+      /^Configuration error: DATABASE_URL refused the credentials \(set or fix DATABASE_AUTH_TOKEN\): Unauthorized/,
+    );
     expect(await db.tables()).toEqual([]);
   });
 
@@ -72,7 +83,12 @@ describe("npm run db:migrate", { timeout: 120_000 }, () => {
     // collides, after every statement of the first one ran (and was rolled back with it).
     await db.client.execute("create table operators (id integer primary key)");
     const exited = await migrate({ DATABASE_URL: db.url, DATABASE_AUTH_TOKEN: TOKEN });
-    expectOneLineRefusal(exited, new RegExp(`^db:migrate failed: migration ${ALL[1]} did not apply to ${db.url}: .*table .?operators.? already exists \\(nothing was applied`));
+    expectOneLineRefusal(
+      exited,
+      new RegExp(
+        `^db:migrate failed: migration ${ALL[1]} did not apply to ${db.url}: .*table .?operators.? already exists \\(nothing was applied`,
+      ),
+    );
     // drizzle creates its (empty) bookkeeping table before the migrations' transaction.
     expect(await db.tables()).toEqual(["__drizzle_migrations", "operators"]);
     expect((await db.client.execute("select count(*) as n from __drizzle_migrations")).rows[0]!.n).toBe(0);

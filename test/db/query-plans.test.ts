@@ -112,10 +112,12 @@ function historyScans(sqlText: string, args: unknown, plan: { detail: string }[]
  * loop of the same parent; the array as the outer loop, with a key lookup inside, is fine.
  */
 function arrayInnerLoops(plan: { id: number; parent: number; detail: string }[]): string[] {
-  return plan.filter((row, i) => {
-    if (!/^SCAN json_each/.test(row.detail)) return false;
-    return plan.slice(0, i).some((before) => before.parent === row.parent && /^(SCAN|SEARCH) (?!json_each)/.test(before.detail));
-  }).map((row) => `${row.detail} inside another loop`);
+  return plan
+    .filter((row, i) => {
+      if (!/^SCAN json_each/.test(row.detail)) return false;
+      return plan.slice(0, i).some((before) => before.parent === row.parent && /^(SCAN|SEARCH) (?!json_each)/.test(before.detail));
+    })
+    .map((row) => `${row.detail} inside another loop`);
 }
 
 /** `from events e`, `join runs r` … → alias → table, so plan lines naming an alias are checked too. */
@@ -152,10 +154,16 @@ describe("query plans of the hot paths", () => {
       const res = await app.request("/webhooks/default/instances", signedWebhook(`msg_${i}`, { instanceId: "sim-1", state }));
       expect(res.status).toBe(202);
     }
-    expect((await app.request("/webhooks/default/instances", signedWebhook("msg_0", { instanceId: "sim-1", state: "exited" }))).status).toBe(200);
+    expect(
+      (await app.request("/webhooks/default/instances", signedWebhook("msg_0", { instanceId: "sim-1", state: "exited" }))).status,
+    ).toBe(200);
 
     flow.name = "chat ingest";
-    const chat = await app.request("/api/agents/default/messages", { method: "POST", headers: authHeaders(), body: JSON.stringify({ text: "status?" }) });
+    const chat = await app.request("/api/agents/default/messages", {
+      method: "POST",
+      headers: authHeaders(),
+      body: JSON.stringify({ text: "status?" }),
+    });
     expect(chat.status).toBe(202);
 
     flow.name = "claim and finish";
@@ -166,14 +174,31 @@ describe("query plans of the hot paths", () => {
     await flagSilentInstances(deps, "default");
 
     flow.name = "economics";
-    await db.update(instances).set({ pricePerHour: 1, storagePerHour: 0.1, spendAccruedAt: deps.clock.now() - 60_000, gpuUtil: 0, gpuUtilAt: deps.clock.now(), idleSince: deps.clock.now() - 3_600_000, endsAt: deps.clock.now() + 60_000 });
+    await db.update(instances).set({
+      pricePerHour: 1,
+      storagePerHour: 0.1,
+      spendAccruedAt: deps.clock.now() - 60_000,
+      gpuUtil: 0,
+      gpuUtilAt: deps.clock.now(),
+      idleSince: deps.clock.now() - 3_600_000,
+      endsAt: deps.clock.now() + 60_000,
+    });
     await runEconomics(deps, "default");
     await runEconomics(deps, "default");
     await app.request("/api/agents/default/spend", { headers: authHeaders() });
 
     flow.name = "dashboard lists";
     await notifyHuman(deps, { agentId: "default", runId: 1, title: "sim-2 exited", body: "exit code 1", severity: "warning" });
-    for (const path of ["instances", "instances/sim-1/events?limit=20", "runs?limit=20", "notifications?limit=20", "wakes", "memory", "runs/1/llm-calls", ""]) {
+    for (const path of [
+      "instances",
+      "instances/sim-1/events?limit=20",
+      "runs?limit=20",
+      "notifications?limit=20",
+      "wakes",
+      "memory",
+      "runs/1/llm-calls",
+      "",
+    ]) {
       const res = await app.request(`/api/agents/default${path ? `/${path}` : ""}`, { headers: authHeaders() });
       expect(res.status).toBe(200);
     }
@@ -181,8 +206,20 @@ describe("query plans of the hot paths", () => {
     // Issue 26: every route that lists history, each status filter, and the overview's charts.
     flow.name = "history lists";
     for (const path of [
-      "events", "events?status=consumed", "events?status=pending", "events?status=dropped", "wakes?status=consumed", "wakes?status=pending",
-      "actions", "approvals", "approvals?status=pending", "approvals?status=rejected", "blocks", "conversation", "health", "runs/1",
+      "events",
+      "events?status=consumed",
+      "events?status=pending",
+      "events?status=dropped",
+      "wakes?status=consumed",
+      "wakes?status=pending",
+      "actions",
+      "approvals",
+      "approvals?status=pending",
+      "approvals?status=rejected",
+      "blocks",
+      "conversation",
+      "health",
+      "runs/1",
     ]) {
       const res = await app.request(`/api/agents/default/${path}`, { headers: authHeaders() });
       expect(res.status, path).toBe(200);
@@ -197,7 +234,17 @@ describe("query plans of the hot paths", () => {
 
     const checked = recorded.filter((r) => r.flow !== "setup" && /^\s*(select|insert|update|delete|with)\b/i.test(r.stmt.sql));
     expect(new Set(checked.map((r) => r.flow))).toEqual(
-      new Set(["reconcile", "webhook ingest", "chat ingest", "claim and finish", "heartbeat", "economics", "dashboard lists", "history lists", "retention"]),
+      new Set([
+        "reconcile",
+        "webhook ingest",
+        "chat ingest",
+        "claim and finish",
+        "heartbeat",
+        "economics",
+        "dashboard lists",
+        "history lists",
+        "retention",
+      ]),
     );
     const offenders: string[] = [];
     const known: string[] = [];

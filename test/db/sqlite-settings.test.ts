@@ -32,7 +32,10 @@ function holdWriteLock(path: string, holdMs: number) {
     db.exec("INSERT INTO breakers (name, failures, updated_at) VALUES ('lock-holder', 0, 0)");
     console.log("locked");
     setTimeout(() => { db.exec("COMMIT"); console.log("committed"); db.close(); }, ${holdMs});`;
-  const child = spawn(process.execPath, ["--input-type=module", "-e", script], { cwd: process.cwd(), stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(process.execPath, ["--input-type=module", "-e", script], {
+    cwd: process.cwd(),
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   const lines: string[] = [];
   const said = (word: string) =>
     new Promise<void>((resolve, reject) => {
@@ -53,7 +56,9 @@ describe("embedded SQLite settings", () => {
     // Calls started in the same tick: a pooled client opens a new connection for each of them.
     const timeouts = await Promise.all(Array.from({ length: 4 }, () => client.execute("PRAGMA busy_timeout")));
     expect(timeouts.map((rs) => Number(first(rs)))).toEqual(Array(4).fill(BUSY_TIMEOUT_MS));
-    const [mode, sync, cache] = await Promise.all(["PRAGMA journal_mode", "PRAGMA synchronous", "PRAGMA cache_size"].map((p) => client.execute(p)));
+    const [mode, sync, cache] = await Promise.all(
+      ["PRAGMA journal_mode", "PRAGMA synchronous", "PRAGMA cache_size"].map((p) => client.execute(p)),
+    );
     expect(first(mode!)).toBe("wal");
     expect(Number(first(sync!))).toBe(2); // FULL: every commit fsyncs the log
     expect(Number(first(cache!))).toBe(-16384);
@@ -64,7 +69,14 @@ describe("embedded SQLite settings", () => {
     const syncOf = async (extra: Record<string, string>) => {
       let seen: Client | undefined;
       const host = await startNodeHost(
-        { PORT: "0", DATABASE_URL: `file:${tempDb()}`, ADMIN_TOKEN: TEST_ADMIN_TOKEN, WEBHOOK_SECRET: TEST_WEBHOOK_SECRET, SIMULATOR_FAILURE_RATE: "0", ...extra },
+        {
+          PORT: "0",
+          DATABASE_URL: `file:${tempDb()}`,
+          ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+          WEBHOOK_SECRET: TEST_WEBHOOK_SECRET,
+          SIMULATOR_FAILURE_RATE: "0",
+          ...extra,
+        },
         { log: silentLogger, cronIntervalMs: 3_600_000, instrumentClient: (c) => (seen = c) },
       );
       hosts.push(host);
@@ -78,7 +90,13 @@ describe("embedded SQLite settings", () => {
   it("requests succeed while another process holds the write lock for 2 s", async () => {
     const path = tempDb();
     const host = await startNodeHost(
-      { PORT: "0", DATABASE_URL: `file:${path}`, ADMIN_TOKEN: TEST_ADMIN_TOKEN, WEBHOOK_SECRET: TEST_WEBHOOK_SECRET, SIMULATOR_FAILURE_RATE: "0" },
+      {
+        PORT: "0",
+        DATABASE_URL: `file:${path}`,
+        ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+        WEBHOOK_SECRET: TEST_WEBHOOK_SECRET,
+        SIMULATOR_FAILURE_RATE: "0",
+      },
       { log: silentLogger, cronIntervalMs: 3_600_000 },
     );
     hosts.push(host);

@@ -56,7 +56,10 @@ describe("statement cache", () => {
 
     const fresh = createClient({ url });
     for (const sql of [select, "select count(*) as n, sum(v) as s from t"]) {
-      const [a, b] = [await cached.execute({ sql, args: sql === select ? ["k3"] : [] }), await fresh.execute({ sql, args: sql === select ? ["k3"] : [] })];
+      const [a, b] = [
+        await cached.execute({ sql, args: sql === select ? ["k3"] : [] }),
+        await fresh.execute({ sql, args: sql === select ? ["k3"] : [] }),
+      ];
       expect(a.rows.map((r) => ({ ...r }))).toEqual(b.rows.map((r) => ({ ...r })));
       expect(a.columns).toEqual(b.columns);
     }
@@ -120,7 +123,12 @@ describe("statement cache", () => {
       await fresh.execute("create table t (id integer primary key, v integer)");
       const expected = [];
       for (let i = 0; i < 5; i++) expected.push(await fresh.execute(insert), await fresh.execute(select));
-      const shape = (r: Awaited<ReturnType<typeof fresh.execute>>) => [r.rowsAffected, r.lastInsertRowid, r.columns, r.rows.map((row) => ({ ...row }))];
+      const shape = (r: Awaited<ReturnType<typeof fresh.execute>>) => [
+        r.rowsAffected,
+        r.lastInsertRowid,
+        r.columns,
+        r.rows.map((row) => ({ ...row })),
+      ];
       expect(results.map(shape)).toEqual(expected.map(shape));
       expect(results.at(-1)!.rows.map((r) => r.v)).toEqual(Array(5).fill(2 ** 40));
       fresh.close();
@@ -146,4 +154,3 @@ describe("statement cache", () => {
     client.close();
   });
 });
-

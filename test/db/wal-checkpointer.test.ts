@@ -40,7 +40,8 @@ async function open(options: Parameters<typeof WalCheckpointer.start>[3], log: L
 
 /** Commits `pages` pages of data, one small transaction at a time, as ingest does. */
 async function write(client: Client, pages: number): Promise<void> {
-  for (let i = 0; i < pages / 4; i++) await client.execute({ sql: "insert into blobs (body) values (randomblob(?))", args: [4 * PAGE - 200] });
+  for (let i = 0; i < pages / 4; i++)
+    await client.execute({ sql: "insert into blobs (body) values (randomblob(?))", args: [4 * PAGE - 200] });
 }
 
 const setting = async (client: Client) => Number(Object.values((await client.execute("PRAGMA wal_autocheckpoint")).rows[0]!)[0]);
@@ -55,7 +56,11 @@ describe("WAL checkpoints on a worker thread", () => {
     // log; with the backstop it did not, and the pages reach the file through the thread.
     expect(size(`${path}-wal`)).toBeGreaterThan(3 * SQLITE_DEFAULT_PAGES * PAGE);
     // The thread copies the pages, then reports it.
-    await waitFor("the thread's checkpoint", async () => (size(path) > 3 * SQLITE_DEFAULT_PAGES * PAGE && checkpointer.stats.checkpoints > 0 ? true : undefined), 10_000);
+    await waitFor(
+      "the thread's checkpoint",
+      async () => (size(path) > 3 * SQLITE_DEFAULT_PAGES * PAGE && checkpointer.stats.checkpoints > 0 ? true : undefined),
+      10_000,
+    );
     expect(checkpointer.alive).toBe(true);
   });
 
@@ -77,7 +82,11 @@ describe("WAL checkpoints on a worker thread", () => {
     const log = recordingLog();
     const failing = new URL(`data:text/javascript,${encodeURIComponent('throw new Error("no checkpoints today")')}`);
     const { client, checkpointer } = await open({ script: failing }, log);
-    await waitFor("SQLite's default checkpoint", async () => (!checkpointer.alive && (await setting(client)) === SQLITE_DEFAULT_PAGES ? true : undefined), 10_000);
+    await waitFor(
+      "SQLite's default checkpoint",
+      async () => (!checkpointer.alive && (await setting(client)) === SQLITE_DEFAULT_PAGES ? true : undefined),
+      10_000,
+    );
     expect(log.errors).toEqual(["the WAL checkpoint thread stopped; commits checkpoint on the event loop from now on"]);
     await write(client, 100);
     expect(log.errors).toHaveLength(1);

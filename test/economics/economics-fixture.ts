@@ -6,7 +6,10 @@ import type { TestDeps } from "../support/test-deps.ts";
 export { fleetFixture } from "../actions/fleet-fixture.ts";
 
 export function setInstance(deps: TestDeps, id: string, values: Partial<typeof instances.$inferInsert>) {
-  return deps.db.update(instances).set(values).where(and(eq(instances.agentId, "default"), eq(instances.id, id)));
+  return deps.db
+    .update(instances)
+    .set(values)
+    .where(and(eq(instances.agentId, "default"), eq(instances.id, id)));
 }
 
 export async function noticeTitles(deps: TestDeps): Promise<string[]> {

@@ -22,7 +22,11 @@ describe("idleState", () => {
     expect(idleState(fresh, NOW, economics)).toEqual({ idle: true, forMs: 31 * MIN, signal: "gpu_util 0 % for 31 min, from Vast.ai" });
   });
   it("is not idle without telemetry, and says so", () => {
-    expect(idleState({ ...fresh, gpuUtil: null, gpuUtilAt: null }, NOW, economics)).toEqual({ idle: false, forMs: 0, signal: "gpu_util never reported: not judged idle" });
+    expect(idleState({ ...fresh, gpuUtil: null, gpuUtilAt: null }, NOW, economics)).toEqual({
+      idle: false,
+      forMs: 0,
+      signal: "gpu_util never reported: not judged idle",
+    });
   });
   it("is not idle on stale telemetry (older than TELEMETRY_STALE_S)", () => {
     const stale = idleState({ ...fresh, gpuUtilAt: NOW - 11 * MIN }, NOW, economics);
@@ -37,7 +41,14 @@ describe("idleState", () => {
 
 async function idle(deps: TestDeps, id: string, idleForMin: number, telemetry: Partial<typeof fresh> = {}) {
   const now = deps.clock.now();
-  await setInstance(deps, id, { gpuUtil: 1, gpuUtilAt: now - MIN, idleSince: now - idleForMin * MIN, telemetrySource: "simulator", pricePerHour: 1.5, ...telemetry });
+  await setInstance(deps, id, {
+    gpuUtil: 1,
+    gpuUtilAt: now - MIN,
+    idleSince: now - idleForMin * MIN,
+    telemetrySource: "simulator",
+    pricePerHour: 1.5,
+    ...telemetry,
+  });
 }
 
 describe("the idle notice", () => {
@@ -54,7 +65,10 @@ describe("the idle notice", () => {
     // sim-2 crossed 30 min meanwhile (its telemetry is now 6 min old, still fresh).
     expect(second.notices).toEqual([expect.stringMatching(/^idle:sim-2:/)]);
     expect(await noticeTitles(deps)).toEqual(["Instance sim-1 is idle", "Instance sim-2 is idle"]);
-    const [row] = await deps.db.select().from(onceNotices).where(eq(onceNotices.key, `idle:sim-1:${idleSince}`));
+    const [row] = await deps.db
+      .select()
+      .from(onceNotices)
+      .where(eq(onceNotices.key, `idle:sim-1:${idleSince}`));
     expect(row?.notificationId).toEqual(expect.any(Number));
   });
 
@@ -87,7 +101,10 @@ describe("the idle notice", () => {
     const now = deps.clock.now();
     const rows = await batchByName(deps.db, checkEconomics.reads(deps, "default", now));
     const tick = { now, reconciled: new Set<string>() };
-    const [a, b] = await Promise.all([checkEconomics.decide(deps, "default", rows, tick), checkEconomics.decide(deps, "default", rows, tick)]);
+    const [a, b] = await Promise.all([
+      checkEconomics.decide(deps, "default", rows, tick),
+      checkEconomics.decide(deps, "default", rows, tick),
+    ]);
     await deps.db.batch(a.statements as [never]);
     await expect(deps.db.batch(b.statements as [never])).rejects.toThrow(/UNIQUE|constraint/i);
     expect(await noticeTitles(deps)).toEqual(["Instance sim-1 is idle"]);
@@ -123,6 +140,8 @@ describe("the idle stop", () => {
     await setInstance(deps, "sim-1", { gpuUtilAt: deps.clock.now() });
     await runEconomics(deps, "default");
     expect(provider.calls).toEqual([]);
-    expect(await deps.db.select({ kind: approvals.kind, status: approvals.status }).from(approvals)).toEqual([{ kind: "stop", status: "pending" }]);
+    expect(await deps.db.select({ kind: approvals.kind, status: approvals.status }).from(approvals)).toEqual([
+      { kind: "stop", status: "pending" },
+    ]);
   });
 });

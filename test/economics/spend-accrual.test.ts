@@ -84,7 +84,10 @@ describe("spend accrual", () => {
     const start = deps.clock.now();
     await setInstance(deps, "sim-1", { pricePerHour: 6, spendAccruedAt: start });
     const now = start + 10 * MIN;
-    const plan = planAccrual([{ id: "sim-1", state: "running", stateAt: 0, pricePerHour: 6, storagePerHour: null, spendAccruedAt: start }], now);
+    const plan = planAccrual(
+      [{ id: "sim-1", state: "running", stateAt: 0, pricePerHour: 6, storagePerHour: null, spendAccruedAt: start }],
+      now,
+    );
     for (let i = 0; i < 2; i++) {
       const [first, ...rest] = accrualStatements(deps, "default", plan, now);
       await deps.db.batch([first!, ...rest]);

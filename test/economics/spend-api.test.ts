@@ -82,7 +82,12 @@ describe("get_instance", () => {
     const output = JSON.parse(llm.requests[1]!.messages.find((m) => m.role === "tool")!.content!);
     expect(output).toMatchObject({
       id: "sim-1",
-      telemetry: { gpuUtil: 0, diskUsedPct: 40, source: "webhook", idle: { idle: true, signal: expect.stringMatching(/^gpu_util 0 % for 4\d min, from the instance's webhook$/) } },
+      telemetry: {
+        gpuUtil: 0,
+        diskUsedPct: 40,
+        source: "webhook",
+        idle: { idle: true, signal: expect.stringMatching(/^gpu_util 0 % for 4\d min, from the instance's webhook$/) },
+      },
       spend: { estimate: true, costPerHour: 1.25, usdToday: 0.75 },
     });
   });

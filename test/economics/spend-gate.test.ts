@@ -25,7 +25,10 @@ async function llmStarts(usd: number) {
   const { deps } = await agentFixture({ llm, vars: { SPEND_LIMIT_PER_DAY_USD: "5" } });
   await stopped(deps, "sim-1");
   await spent(deps, usd);
-  llm.push({ tools: [{ name: "start_instance", arguments: { instance_id: "sim-1", reason: "the human asked" }, id: "call_a" }] }, { text: "Done." });
+  llm.push(
+    { tools: [{ name: "start_instance", arguments: { instance_id: "sim-1", reason: "the human asked" }, id: "call_a" }] },
+    { text: "Done." },
+  );
   await say(deps, "start sim-1");
   return { deps, llm };
 }
@@ -64,7 +67,14 @@ describe("the spend gate", () => {
     const { deps } = await agentFixture({ vars: { SPEND_LIMIT_PER_DAY_USD: "5" } });
     await stopped(deps, "sim-1");
     await spent(deps, 50);
-    const result = await executeAction(deps, { agentId: "default", runId: null, instanceId: "sim-1", kind: "start", decidedBy: "human", idempotencyKey: "human:start:1" });
+    const result = await executeAction(deps, {
+      agentId: "default",
+      runId: null,
+      instanceId: "sim-1",
+      kind: "start",
+      decidedBy: "human",
+      idempotencyKey: "human:start:1",
+    });
     expect(result.status).toBe("succeeded");
   });
 });

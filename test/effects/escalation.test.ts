@@ -13,7 +13,7 @@ import { buildApp } from "../../functions/app.ts";
 import { createAgentRunStep } from "../../agent/run-agent.ts";
 import { buildPromptDraft } from "../../agent/prompt/prompt.ts";
 import { injectSimulatorFailure } from "../../fleet/providers/simulator-reports.ts";
-import { SimulatorProvider } from "../../fleet/providers/simulator.ts";
+import type { SimulatorProvider } from "../../fleet/providers/simulator.ts";
 import { runCronTick } from "../../jobs/tick.ts";
 import { deliverDue } from "../support/drive.ts";
 import { authHeaders, createTestDeps, TEST_WEBHOOK_SECRET, type TestDeps } from "../support/test-deps.ts";
@@ -80,7 +80,9 @@ describe("stuck loading", () => {
     await setInstanceState(deps, "sim-1", "loading");
     deps.clock.advance(901_000);
     const draft = await buildPromptDraft(deps, { agentId: "default", runId: 1, sessionEpoch: 1, events: [], wakes: [] });
-    expect(draft.fixed[1]!.content).toMatch(/\{"id":"sim-1","state":"loading","since":.*"attention":"NEEDS ATTENTION: loading for 901s, past LOADING_TIMEOUT_S"\}/);
+    expect(draft.fixed[1]!.content).toMatch(
+      /\{"id":"sim-1","state":"loading","since":.*"attention":"NEEDS ATTENTION: loading for 901s, past LOADING_TIMEOUT_S"\}/,
+    );
   });
 });
 
@@ -103,8 +105,14 @@ describe("missed heartbeat", () => {
     const [heard] = await deps.db.select().from(events).where(eq(events.source, "heartbeat"));
     expect(heard).toMatchObject({ status: "consumed" });
     await deps.db.insert(actions).values({
-      agentId: "default", runId: heard!.runId, instanceId: "sim-2", kind: "reboot", decidedBy: "llm",
-      idempotencyKey: "llm-reboot", status: "failed", createdAt: deps.clock.now(),
+      agentId: "default",
+      runId: heard!.runId,
+      instanceId: "sim-2",
+      kind: "reboot",
+      decidedBy: "llm",
+      idempotencyKey: "llm-reboot",
+      status: "failed",
+      createdAt: deps.clock.now(),
     });
     await tick(deps, 3);
     expect((await alerts(deps)).filter((n) => n.title === "Instance sim-2 stopped reporting")).toEqual([]);
@@ -132,14 +140,25 @@ describe("re-check wakes", () => {
   it("the LLM is told which check it was, what it was waiting for, and what it finds", async () => {
     const { deps } = await agentFixture();
     const { createWake } = await import("../../pipeline/index.ts");
-    const wake = await createWake(deps, "default", { dueAt: deps.clock.now(), reason: "see that sim-2 is back", createdByRun: 4, instanceId: "sim-2", awaitState: "running" });
+    const wake = await createWake(deps, "default", {
+      dueAt: deps.clock.now(),
+      reason: "see that sim-2 is back",
+      createdByRun: 4,
+      instanceId: "sim-2",
+      awaitState: "running",
+    });
     await setInstanceState(deps, "sim-2", "rebooting");
     const draft = await buildPromptDraft(deps, {
-      agentId: "default", runId: 5, sessionEpoch: 1, events: [],
+      agentId: "default",
+      runId: 5,
+      sessionEpoch: 1,
+      events: [],
       wakes: [{ id: wake.id, dueAt: wake.dueAt, reason: "see that sim-2 is back", createdByRun: 4 }],
     });
     expect(draft.input.content).toMatch(
-      new RegExp(`scheduled check #${wake.id} is due: see that sim-2 is back \\(scheduled by run 4 at .*, waiting for sim-2 to be running; it is rebooting since .* NOT as expected`),
+      new RegExp(
+        `scheduled check #${wake.id} is due: see that sim-2 is back \\(scheduled by run 4 at .*, waiting for sim-2 to be running; it is rebooting since .* NOT as expected`,
+      ),
     );
   });
 });
@@ -151,7 +170,12 @@ describe("input refused at the edge", () => {
     const now = new Date();
     return {
       method: "POST",
-      headers: { "webhook-id": id, "webhook-timestamp": String(Math.floor(now.getTime() / 1000)), "webhook-signature": signer.sign(id, now, raw), "content-type": "application/json" },
+      headers: {
+        "webhook-id": id,
+        "webhook-timestamp": String(Math.floor(now.getTime() / 1000)),
+        "webhook-signature": signer.sign(id, now, raw),
+        "content-type": "application/json",
+      },
       body: raw,
     };
   };
@@ -159,31 +183,58 @@ describe("input refused at the edge", () => {
   it("a report dated more than 5 minutes ahead is a 400 naming `at`, and nothing is stored", async () => {
     const deps = await createTestDeps();
     const app = buildApp(() => deps);
-    const res = await app.request("/webhooks/default/instances", signed("w1", { instanceId: "i-1", state: "running", at: "9999-12-31T23:59:59Z" }));
+    const res = await app.request(
+      "/webhooks/default/instances",
+      signed("w1", { instanceId: "i-1", state: "running", at: "9999-12-31T23:59:59Z" }),
+    );
     expect(res.status).toBe(400);
     expect((await res.json()).error).toMatch(/^invalid body: at: more than 5 minutes in the future/);
     expect(await deps.db.select().from(events)).toEqual([]);
     expect(await deps.db.select().from(instances)).toEqual([]);
     const near = new Date(deps.clock.now() + 4 * MINUTE).toISOString();
-    expect((await app.request("/webhooks/default/instances", signed("w2", { instanceId: "i-1", state: "running", at: near }))).status).toBe(202);
+    expect((await app.request("/webhooks/default/instances", signed("w2", { instanceId: "i-1", state: "running", at: near }))).status).toBe(
+      202,
+    );
   });
 
   it("control characters in webhook and chat text are a 400 naming the field; tab and newline are fine", async () => {
     const deps = await createTestDeps();
     const app = buildApp(() => deps);
-    const bad = await app.request("/webhooks/default/instances", signed("w3", { instanceId: "i-1", state: "exited", message: "oops\u0000" }));
+    const bad = await app.request(
+      "/webhooks/default/instances",
+      signed("w3", { instanceId: "i-1", state: "exited", message: "oops\u0000" }),
+    );
     expect(bad.status).toBe(400);
-    expect((await bad.json()).error).toBe("invalid body: message: must not contain control characters (NUL or other C0 characters except tab and newline)");
+    expect((await bad.json()).error).toBe(
+      "invalid body: message: must not contain control characters (NUL or other C0 characters except tab and newline)",
+    );
     const badId = await app.request("/webhooks/default/instances", signed("w4", { instanceId: "i\u001b[1m", state: "exited" }));
     expect((await badId.json()).error).toMatch(/^invalid body: instanceId: must not contain control characters/);
-    const chat = await app.request("/api/agents/default/messages", { method: "POST", headers: authHeaders(), body: JSON.stringify({ text: "hi\u0007" }) });
+    const chat = await app.request("/api/agents/default/messages", {
+      method: "POST",
+      headers: authHeaders(),
+      body: JSON.stringify({ text: "hi\u0007" }),
+    });
     expect(chat.status).toBe(400);
     expect((await chat.json()).error).toMatch(/^invalid body: text: must not contain control characters/);
-    const reason = await app.request("/api/agents/default/trigger", { method: "POST", headers: authHeaders(), body: JSON.stringify({ reason: "a\rb" }) });
+    const reason = await app.request("/api/agents/default/trigger", {
+      method: "POST",
+      headers: authHeaders(),
+      body: JSON.stringify({ reason: "a\rb" }),
+    });
     expect(reason.status).toBe(400);
     expect(await deps.db.select().from(events)).toEqual([]);
-    const fine = await app.request("/api/agents/default/messages", { method: "POST", headers: authHeaders(), body: JSON.stringify({ text: "line 1\r\nline\t2\n" }) });
+    const fine = await app.request("/api/agents/default/messages", {
+      method: "POST",
+      headers: authHeaders(),
+      body: JSON.stringify({ text: "line 1\r\nline\t2\n" }),
+    });
     expect(fine.status).toBe(202);
-    expect(await deps.db.select().from(events).where(and(eq(events.source, "human")))).toHaveLength(1);
+    expect(
+      await deps.db
+        .select()
+        .from(events)
+        .where(and(eq(events.source, "human"))),
+    ).toHaveLength(1);
   });
 });

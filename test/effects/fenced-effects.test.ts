@@ -25,15 +25,39 @@ import { agentFixture, answerAfterTheLease, latestRun, scriptedLlm, say } from "
 import type { AgentRunContext } from "../../jobs/deps.ts";
 
 async function counts(deps: TestDeps) {
-  const n = async (t: typeof actions | typeof approvals | typeof notifications | typeof wakes | typeof memory) => (await deps.db.select().from(t)).length;
-  return { actions: await n(actions), approvals: await n(approvals), notifications: await n(notifications), wakes: await n(wakes), memory: await n(memory) };
+  const n = async (t: typeof actions | typeof approvals | typeof notifications | typeof wakes | typeof memory) =>
+    (await deps.db.select().from(t)).length;
+  return {
+    actions: await n(actions),
+    approvals: await n(approvals),
+    notifications: await n(notifications),
+    wakes: await n(wakes),
+    memory: await n(memory),
+  };
 }
 
 const tool = (context: AgentRunContext, name: string, args: Record<string, unknown>) =>
-  runToolCall({ deps: context.deps, agentId: context.agentId, runId: context.runId, toolCallId: `t-${name}`, fence: context.fence, answering: context }, name, JSON.stringify(args));
+  runToolCall(
+    {
+      deps: context.deps,
+      agentId: context.agentId,
+      runId: context.runId,
+      toolCallId: `t-${name}`,
+      fence: context.fence,
+      answering: context,
+    },
+    name,
+    JSON.stringify(args),
+  );
 
 async function webhookEvent(deps: TestDeps, instanceId: string) {
-  await ingestEvent(deps, { agentId: "default", source: "webhook", priority: 1, dedupKey: `wh:${instanceId}:${deps.clock.now()}`, payload: { instanceId, state: "exited" } });
+  await ingestEvent(deps, {
+    agentId: "default",
+    source: "webhook",
+    priority: 1,
+    dedupKey: `wh:${instanceId}:${deps.clock.now()}`,
+    payload: { instanceId, state: "exited" },
+  });
   deps.clock.advance(deps.config.debounceStateMs);
 }
 
@@ -49,9 +73,13 @@ describe("fenced effects", () => {
 
     await expect(executeAction(deps, { ...request, kind: "reboot" })).rejects.toThrow(FenceLostError);
     await expect(executeAction(deps, { ...request, kind: "destroy", idempotencyKey: "k2" })).rejects.toThrow(FenceLostError);
-    await expect(createWake(deps, "default", { dueAt: deps.clock.now() + 60_000, reason: "x", createdByRun: 1, fence })).rejects.toThrow(FenceLostError);
+    await expect(createWake(deps, "default", { dueAt: deps.clock.now() + 60_000, reason: "x", createdByRun: 1, fence })).rejects.toThrow(
+      FenceLostError,
+    );
     await expect(cancelWake(deps, "default", wake.id, fence)).rejects.toThrow(FenceLostError);
-    await expect(notifyHuman(deps, { agentId: "default", runId: 1, title: "t", body: "b", severity: "warning", fence })).rejects.toThrow(FenceLostError);
+    await expect(notifyHuman(deps, { agentId: "default", runId: 1, title: "t", body: "b", severity: "warning", fence })).rejects.toThrow(
+      FenceLostError,
+    );
     await expect(remember(deps, "default", "new", "fact", fence)).rejects.toThrow(FenceLostError);
     await expect(forget(deps, "default", "kept", fence)).rejects.toThrow(FenceLostError);
 
@@ -65,7 +93,15 @@ describe("fenced effects", () => {
     const { deps, provider } = await fleetFixture();
     const fence = await holdLease(deps, "default", 1);
     deps.clock.advance(deps.config.runLeaseMs - 1);
-    const result = await executeAction(deps, { agentId: "default", runId: 1, instanceId: "sim-1", kind: "reboot", decidedBy: "llm", idempotencyKey: "k", fence });
+    const result = await executeAction(deps, {
+      agentId: "default",
+      runId: 1,
+      instanceId: "sim-1",
+      kind: "reboot",
+      decidedBy: "llm",
+      idempotencyKey: "k",
+      fence,
+    });
     expect(result.status).toBe("succeeded");
     await createWake(deps, "default", { dueAt: deps.clock.now() + 60_000, reason: "x", createdByRun: 1, fence });
     await remember(deps, "default", "new", "fact", fence);
@@ -89,7 +125,15 @@ describe("fenced effects", () => {
       // The stale run's reboot answers the same events: it finds the new run's action recorded.
       if (context.runId === 1) expect(JSON.parse(outcome.content)).toMatchObject({ repeated: true });
       await tool(context, "schedule_next_check", { in_seconds: 300, reason: `check sim-1 (run ${context.runId})` });
-      return { decider: "llm", mutated: outcome.mutated, reply: null, promptTokens: 0, completionTokens: 0, contextTokens: 0, compaction: null };
+      return {
+        decider: "llm",
+        mutated: outcome.mutated,
+        reply: null,
+        promptTokens: 0,
+        completionTokens: 0,
+        contextTokens: 0,
+        compaction: null,
+      };
     });
     await webhookEvent(deps, "sim-1");
     await deliverDue(deps);
@@ -109,7 +153,15 @@ describe("fenced effects", () => {
       const outcome = await tool(context, "reboot_instance", { instance_id: "sim-1", reason: "exited" });
       if (invocation === 1) throw new Error("the run died after acting");
       expect(JSON.parse(outcome.content)).toMatchObject({ status: "succeeded", repeated: true });
-      return { decider: "llm", mutated: outcome.mutated, reply: null, promptTokens: 0, completionTokens: 0, contextTokens: 0, compaction: null };
+      return {
+        decider: "llm",
+        mutated: outcome.mutated,
+        reply: null,
+        promptTokens: 0,
+        completionTokens: 0,
+        contextTokens: 0,
+        compaction: null,
+      };
     });
     await webhookEvent(deps, "sim-1");
     await deliverDue(deps);
@@ -138,7 +190,12 @@ describe("fenced effects", () => {
     const llm = await scriptedLlm();
     const { deps } = await agentFixture({ llm });
     answerAfterTheLease(deps);
-    llm.push({ tools: [{ name: "reboot_instance", arguments: { instance_id: "sim-1", reason: "late" } }, { name: "schedule_next_check", arguments: { in_seconds: 60, reason: "late" } }] });
+    llm.push({
+      tools: [
+        { name: "reboot_instance", arguments: { instance_id: "sim-1", reason: "late" } },
+        { name: "schedule_next_check", arguments: { in_seconds: 60, reason: "late" } },
+      ],
+    });
     await say(deps, "reboot sim-1");
     const run = await latestRun(deps);
     expect(await deps.db.select().from(actions)).toHaveLength(0);

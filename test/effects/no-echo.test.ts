@@ -87,7 +87,10 @@ describe("no echo", () => {
     expect(raised).toHaveLength(1);
     expect(raised[0]).toMatchObject({ source: "overdue", priority: 1 });
     expect(raised[0]!.payload).toMatchObject({ instanceId: "sim-1", state: "rebooting", overdue: "expectation", expectedState: "running" });
-    const rows = await deps.db.select().from(instances).where(and(eq(instances.agentId, "default")));
+    const rows = await deps.db
+      .select()
+      .from(instances)
+      .where(and(eq(instances.agentId, "default")));
     expect(rows.every((r) => r.expectedState === null)).toBe(true);
   });
 

@@ -21,7 +21,9 @@ const decide = (deps: TestDeps, id: number, decision: "approve" | "reject", note
 const approvalRows = (deps: TestDeps) => deps.db.select().from(approvals).orderBy(approvals.id);
 const pages = async (deps: TestDeps) => (await deps.db.select().from(notifications)).filter((n) => n.title.startsWith("Approval needed"));
 const exitedAgain = (deps: TestDeps) =>
-  setInstanceState(deps, "sim-1", "exited").then(() => trigger(deps, { source: "webhook", payload: { instanceId: "sim-1", state: "exited" } }));
+  setInstanceState(deps, "sim-1", "exited").then(() =>
+    trigger(deps, { source: "webhook", payload: { instanceId: "sim-1", state: "exited" } }),
+  );
 
 describe("rejection cooldown, rules policy", () => {
   it("after a rejection the rules policy does not file the restart again inside the cooldown, and does after it", async () => {
@@ -85,27 +87,30 @@ describe("rejection cooldown, rules policy", () => {
 describe("rejection cooldown, LLM tools", () => {
   it("the tool says who rejected it and when, files nothing, and the prompt lists the rejection", async () => {
     const llm = await scriptedLlm();
-    llm.push(
-      { tools: [{ name: "destroy_instance", arguments: { instance_id: "sim-2", reason: "idle" } }] },
-      { text: "asked" },
-    );
+    llm.push({ tools: [{ name: "destroy_instance", arguments: { instance_id: "sim-2", reason: "idle" } }] }, { text: "asked" });
     const { deps } = await agentFixture({ llm });
     await trigger(deps, { source: "manual", payload: { reason: "look" } });
     const [asked] = await approvalRows(deps);
     await decide(deps, asked!.id, "reject", "still needed");
     const rejectedAt = new Date(deps.clock.now()).toISOString();
 
-    llm.push(
-      { tools: [{ name: "destroy_instance", arguments: { instance_id: "sim-2", reason: "idle, really" } }] },
-      { text: "ok" },
-    );
+    llm.push({ tools: [{ name: "destroy_instance", arguments: { instance_id: "sim-2", reason: "idle, really" } }] }, { text: "ok" });
     await trigger(deps, { source: "manual", payload: { reason: "look again" } });
     expect(await approvalRows(deps)).toHaveLength(1);
-    const toolAnswer = llm.requests.at(-1)!.messages.filter((m) => m.role === "tool").at(-1)!.content!;
+    const toolAnswer = llm.requests
+      .at(-1)!
+      .messages.filter((m) => m.role === "tool")
+      .at(-1)!.content!;
     expect(toolAnswer).toContain(`rejected by admin at ${rejectedAt}`);
     expect(toolAnswer).toContain("still needed");
-    const system = llm.requests.at(-1)!.messages.filter((m) => m.role === "system").map((m) => m.content).join("\n");
-    expect(system).toMatch(/Rejected by a human \(do not request these again unless a human asks for them\):\n<rejections>\n\{"kind":"destroy","instanceId":"sim-2","rejectedBy":"admin",.*"note":"still needed".*\}\n<\/rejections>/);
+    const system = llm.requests
+      .at(-1)!
+      .messages.filter((m) => m.role === "system")
+      .map((m) => m.content)
+      .join("\n");
+    expect(system).toMatch(
+      /Rejected by a human \(do not request these again unless a human asks for them\):\n<rejections>\n\{"kind":"destroy","instanceId":"sim-2","rejectedBy":"admin",.*"note":"still needed".*\}\n<\/rejections>/,
+    );
     expect(await pages(deps)).toHaveLength(1);
   });
 
@@ -131,7 +136,14 @@ describe("rejection cooldown, LLM tools", () => {
 describe("DELETE /api/agents/:agent/blocks/:id", () => {
   it("lifts the block, after which the request can be filed again; unknown ids are a 404", async () => {
     const { deps } = await fleetFixture();
-    const destroy = { agentId: "default", runId: 1, instanceId: "sim-3", kind: "destroy" as const, decidedBy: "rules" as const, reason: "x" };
+    const destroy = {
+      agentId: "default",
+      runId: 1,
+      instanceId: "sim-3",
+      kind: "destroy" as const,
+      decidedBy: "rules" as const,
+      reason: "x",
+    };
     const first = await executeAction(deps, { ...destroy, idempotencyKey: "a" });
     await decide(deps, first.approvalId!, "reject");
     const refused = await executeAction(deps, { ...destroy, runId: 2, idempotencyKey: "b" });

@@ -19,7 +19,11 @@ let call = 0;
 const schedule = async (deps: TestDeps, args: Record<string, unknown>, runId = 1) => {
   const fence = await holdLease(deps, "default", runId);
   try {
-    return await runToolCall({ deps, agentId: "default", runId, toolCallId: `c${++call}`, fence, answering: { events: [], wakes: [] } }, "schedule_next_check", JSON.stringify(args));
+    return await runToolCall(
+      { deps, agentId: "default", runId, toolCallId: `c${++call}`, fence, answering: { events: [], wakes: [] } },
+      "schedule_next_check",
+      JSON.stringify(args),
+    );
   } finally {
     await deps.db.run(sql`update agents set lease_token = null, lease_run_id = null, lease_expires_at = null where id = 'default'`);
   }

@@ -38,7 +38,10 @@ describe("watchdog: the scheduler refuses publishes", () => {
     deps.clock.advance(60_000);
     await runScheduledTick(deps); // the probe is taken: the same invocation's tick sees it cleared
     await deliverDue(deps, flaky);
-    expect(titles()).toEqual(["Watchdog: the scheduler (QStash on Workers) refuses publishes", "Watchdog cleared: the scheduler (QStash on Workers) refuses publishes"]);
+    expect(titles()).toEqual([
+      "Watchdog: the scheduler (QStash on Workers) refuses publishes",
+      "Watchdog cleared: the scheduler (QStash on Workers) refuses publishes",
+    ]);
     expect(await health()).toEqual({ ok: true, conditions: [], llm: null });
   });
 });

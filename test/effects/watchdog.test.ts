@@ -19,11 +19,15 @@ import { authHeaders, createTestDeps, type TestDeps } from "../support/test-deps
 import { deliverDue } from "../support/drive.ts";
 import { dashboardClient } from "../dashboard/dashboard-client.ts";
 
-const health = async (deps: TestDeps) => (await buildApp(() => deps).request("/api/agents/default/health", { headers: authHeaders() })).json();
-const watchdogAlerts = (deps: TestDeps) => deps.db.select().from(notifications).where(like(notifications.title, "Watchdog%")).orderBy(notifications.id);
+const health = async (deps: TestDeps) =>
+  (await buildApp(() => deps).request("/api/agents/default/health", { headers: authHeaders() })).json();
+const watchdogAlerts = (deps: TestDeps) =>
+  deps.db.select().from(notifications).where(like(notifications.title, "Watchdog%")).orderBy(notifications.id);
 
 const run = (deps: TestDeps, runId: number, status: string, error: string | null = null) =>
-  deps.db.insert(runs).values({ agentId: "default", runId, status, sessionEpoch: 1, error, startedAt: deps.clock.now(), finishedAt: deps.clock.now() });
+  deps.db
+    .insert(runs)
+    .values({ agentId: "default", runId, status, sessionEpoch: 1, error, startedAt: deps.clock.now(), finishedAt: deps.clock.now() });
 
 describe("watchdog", () => {
   it("events waiting past twice their window plus a tick: told once on start, once on clear, listed by /health", async () => {
@@ -38,7 +42,13 @@ describe("watchdog", () => {
     const body = await health(deps);
     expect(body).toEqual({
       ok: false,
-      conditions: [{ kind: "events_waiting", since: new Date(deps.clock.now()).toISOString(), detail: expect.stringMatching(/^1 event\(s\) waiting longer than twice their debounce window plus a tick/) }],
+      conditions: [
+        {
+          kind: "events_waiting",
+          since: new Date(deps.clock.now()).toISOString(),
+          detail: expect.stringMatching(/^1 event\(s\) waiting longer than twice their debounce window plus a tick/),
+        },
+      ],
       llm: null,
     });
     expect((await watchdogAlerts(deps)).map((n) => n.title)).toEqual(["Watchdog: events are waiting too long for a run"]);
@@ -60,17 +70,36 @@ describe("watchdog", () => {
     expect((await watchLoop(deps, "default")).started).toEqual([]);
     await run(deps, 3, "failed", "boom again");
     expect((await watchLoop(deps, "default")).started).toEqual(["failed_runs"]);
-    expect((await health(deps)).conditions[0].detail).toMatch(/the last 3 runs failed or crashed \(runs 3, 2, 1; latest error: boom again\)/);
+    expect((await health(deps)).conditions[0].detail).toMatch(
+      /the last 3 runs failed or crashed \(runs 3, 2, 1; latest error: boom again\)/,
+    );
     await run(deps, 4, "succeeded");
     expect((await watchLoop(deps, "default")).cleared).toEqual(["failed_runs"]);
   });
 
   it("poison events, compaction failures, and the LLM breaker open", async () => {
     const deps = await createTestDeps();
-    deps.llm = { model: "m", complete: async () => { throw new Error("unused"); } } satisfies ChatModel;
-    await deps.db.insert(events).values({ agentId: "default", source: "webhook", priority: 1, dedupKey: "p", payload: {}, status: "dropped", dropReason: "poison", attempts: 3, createdAt: deps.clock.now() });
+    deps.llm = {
+      model: "m",
+      complete: async () => {
+        throw new Error("unused");
+      },
+    } satisfies ChatModel;
+    await deps.db.insert(events).values({
+      agentId: "default",
+      source: "webhook",
+      priority: 1,
+      dedupKey: "p",
+      payload: {},
+      status: "dropped",
+      dropReason: "poison",
+      attempts: 3,
+      createdAt: deps.clock.now(),
+    });
     await run(deps, 1, "succeeded", "compaction could not summarise (timeout); trimmed instead");
-    await deps.db.insert(breakers).values({ name: llmBreakerName("default", "m"), failures: 3, openUntil: deps.clock.now() + 30_000, updatedAt: deps.clock.now() });
+    await deps.db
+      .insert(breakers)
+      .values({ name: llmBreakerName("default", "m"), failures: 3, openUntil: deps.clock.now() + 30_000, updatedAt: deps.clock.now() });
     expect((await watchLoop(deps, "default")).started.sort()).toEqual(["context_budget", "llm_breaker_open", "poison"]);
     deps.clock.advance(31_000);
     expect((await watchLoop(deps, "default")).cleared).toEqual(["llm_breaker_open"]);
@@ -83,8 +112,22 @@ describe("watchdog", () => {
   it("more than WATCHDOG_NOTIFY_PER_HOUR notifications or approvals for one instance in an hour", async () => {
     const deps = await createTestDeps({ vars: { WATCHDOG_NOTIFY_PER_HOUR: "3" } });
     for (let i = 0; i < 4; i++) {
-      await notifyHuman(deps, { agentId: "default", runId: null, title: `alert ${i}`, body: "b", severity: "warning", instanceId: "sim-1" });
-      await notifyHuman(deps, { agentId: "default", runId: null, title: `other ${i}`, body: "b", severity: "warning", instanceId: i < 3 ? "sim-2" : null });
+      await notifyHuman(deps, {
+        agentId: "default",
+        runId: null,
+        title: `alert ${i}`,
+        body: "b",
+        severity: "warning",
+        instanceId: "sim-1",
+      });
+      await notifyHuman(deps, {
+        agentId: "default",
+        runId: null,
+        title: `other ${i}`,
+        body: "b",
+        severity: "warning",
+        instanceId: i < 3 ? "sim-2" : null,
+      });
     }
     expect((await watchLoop(deps, "default")).started).toEqual(["notification_storm"]);
     expect((await health(deps)).conditions[0].detail).toBe("more than 3 notifications or approvals in an hour for sim-1 (4)");
@@ -94,7 +137,14 @@ describe("watchdog", () => {
     const deps = await createTestDeps({ vars: { WATCHDOG_NOTIFY_PER_HOUR: "5", NOTIFICATIONS_PER_HOUR: "6", APPROVALS_PER_HOUR: "4" } });
     // Two notices each for 10 instances: no instance is stormy, the agent is (20 > 10).
     for (let i = 0; i < 20; i++) {
-      await notifyHuman(deps, { agentId: "default", runId: null, title: `alert ${i}`, body: "b", severity: "warning", instanceId: `sim-${i % 10}` });
+      await notifyHuman(deps, {
+        agentId: "default",
+        runId: null,
+        title: `alert ${i}`,
+        body: "b",
+        severity: "warning",
+        instanceId: `sim-${i % 10}`,
+      });
       if (i === 9) expect((await watchLoop(deps, "default")).started).toEqual([]);
     }
     expect((await watchLoop(deps, "default")).started).toEqual(["notification_storm"]);

@@ -18,7 +18,7 @@ import { authHeaders, createTestDeps, type TestDeps } from "../support/test-deps
 import { deliverDue } from "../support/drive.ts";
 import { createAgentRunStep } from "../../agent/run-agent.ts";
 import { injectSimulatorFailure } from "../../fleet/providers/simulator-reports.ts";
-import { SimulatorProvider } from "../../fleet/providers/simulator.ts";
+import type { SimulatorProvider } from "../../fleet/providers/simulator.ts";
 import { runCronTick } from "../../jobs/tick.ts";
 import { holdLease } from "../support/held-lease.ts";
 import { agentFixture, setInstanceState, trigger } from "../support/agent-fixture.ts";
@@ -31,17 +31,32 @@ async function limited(without: Capability[], vars: Record<string, string> = {})
 }
 
 const names = (tools: ReturnType<typeof chatToolsFor>) => tools.map((t) => ("function" in t ? t.function.name : t.type));
-const request = (kind: "stop" | "destroy", decidedBy: "llm" | "rules" | "human", key: string) => ({ agentId: "default", runId: null, instanceId: "sim-1", kind, decidedBy, idempotencyKey: key });
+const request = (kind: "stop" | "destroy", decidedBy: "llm" | "rules" | "human", key: string) => ({
+  agentId: "default",
+  runId: null,
+  instanceId: "sim-1",
+  kind,
+  decidedBy,
+  idempotencyKey: key,
+});
 
 describe("capabilities: executeAction", () => {
   it("records a kind the provider lacks as failed with the 501, for every decider, calling nothing", async () => {
     const { deps, provider } = await limited(["stop"]);
     for (const decidedBy of ["llm", "rules", "human"] as const) {
       const result = await executeAction(deps, request("stop", decidedBy, `k-${decidedBy}`));
-      expect(result, decidedBy).toMatchObject({ status: "failed", repeated: false, error: "simulator cannot stop (not a capability of this provider)" });
+      expect(result, decidedBy).toMatchObject({
+        status: "failed",
+        repeated: false,
+        error: "simulator cannot stop (not a capability of this provider)",
+      });
     }
     const rows = await deps.db.select().from(actions);
-    expect(rows.map((r) => [r.decidedBy, r.status])).toEqual([["llm", "failed"], ["rules", "failed"], ["human", "failed"]]);
+    expect(rows.map((r) => [r.decidedBy, r.status])).toEqual([
+      ["llm", "failed"],
+      ["rules", "failed"],
+      ["human", "failed"],
+    ]);
     expect(rows[0]!.result).toEqual({ providerCalled: false, provider: "simulator", httpStatus: 501, unsupported: "stop" });
     expect(provider.calls).toEqual([]);
     expect((await deps.provider.get("sim-1"))!.state).toBe("running");
@@ -52,7 +67,10 @@ describe("capabilities: executeAction", () => {
 
   it("never files an approval for what cannot be done (destroy needs approval by default), and the same provider with it acts", async () => {
     const { deps } = await limited(["destroy"]);
-    expect(await executeAction(deps, request("destroy", "llm", "d1"))).toMatchObject({ status: "failed", error: expect.stringContaining("simulator cannot destroy") });
+    expect(await executeAction(deps, request("destroy", "llm", "d1"))).toMatchObject({
+      status: "failed",
+      error: expect.stringContaining("simulator cannot destroy"),
+    });
     expect(await deps.db.select().from(approvals)).toEqual([]);
     const full = await limited([]);
     expect(await executeAction(full.deps, request("stop", "llm", "s1"))).toMatchObject({ status: "succeeded" });
@@ -61,7 +79,11 @@ describe("capabilities: executeAction", () => {
 
   it("an operator's own action the provider lacks is failed through the API, not an approval", async () => {
     const { deps, provider } = await limited(["destroy"]);
-    const res = await buildApp(() => deps).request("/api/agents/default/instances/sim-1/actions", { method: "POST", headers: authHeaders(), body: JSON.stringify({ kind: "destroy" }) });
+    const res = await buildApp(() => deps).request("/api/agents/default/instances/sim-1/actions", {
+      method: "POST",
+      headers: authHeaders(),
+      body: JSON.stringify({ kind: "destroy" }),
+    });
     expect((await res.json()).action).toMatchObject({ status: "failed", error: expect.stringContaining("simulator cannot destroy") });
     expect(await deps.db.select().from(approvals)).toEqual([]);
     expect(provider.calls).toEqual([]);
@@ -79,9 +101,15 @@ describe("capabilities: the model's tools", () => {
 
     const fence = await holdLease(deps, "default", 7);
     const answering = { events: [{ id: 1, source: "human", payload: { text: "stop sim-1" } }], wakes: [] };
-    const outcome = await runToolCall({ deps, agentId: "default", runId: 7, toolCallId: "c1", fence, answering }, "stop_instance", JSON.stringify({ instance_id: "sim-1", reason: "asked" }));
+    const outcome = await runToolCall(
+      { deps, agentId: "default", runId: 7, toolCallId: "c1", fence, answering },
+      "stop_instance",
+      JSON.stringify({ instance_id: "sim-1", reason: "asked" }),
+    );
     expect(outcome).toMatchObject({ invalid: true, mutated: false });
-    expect(JSON.parse(outcome.content).error).toBe("stop_instance is not available: simulator cannot stop (not a capability of this provider)");
+    expect(JSON.parse(outcome.content).error).toBe(
+      "stop_instance is not available: simulator cannot stop (not a capability of this provider)",
+    );
     expect(await deps.db.select().from(actions)).toEqual([]);
     expect(provider.calls).toEqual([]);
   });

@@ -7,7 +7,15 @@
 import { describe, expect, it } from "vitest";
 import { cheapestWithin, meetingQuery, type Offer, type OfferQuery } from "../../fleet/providers/provider.ts";
 
-const offer = (id: string, pricePerHour: number): Offer => ({ id, machineId: null, gpuName: "RTX 4090", gpuCount: 1, pricePerHour, diskGb: null, reliability: null });
+const offer = (id: string, pricePerHour: number): Offer => ({
+  id,
+  machineId: null,
+  gpuName: "RTX 4090",
+  gpuCount: 1,
+  pricePerHour,
+  diskGb: null,
+  reliability: null,
+});
 
 describe("cheapestWithin", () => {
   const offers = [offer("c", 0.5), offer("b", 0.4), offer("a", 0.4), offer("d", 0.9)];
@@ -24,8 +32,22 @@ describe("cheapestWithin", () => {
 });
 
 describe("meetingQuery", () => {
-  const query: OfferQuery = { gpuName: "RTX 4090", gpuCount: 1, minDiskGb: 100, maxPricePerHour: 0.8, minReliability: 0.95, excludeMachineIds: ["m-dead"], limit: 10 };
-  const good = (id: string, pricePerHour: number, more: Partial<Offer> = {}): Offer => ({ ...offer(id, pricePerHour), machineId: `m-${id}`, diskGb: 200, reliability: 0.99, ...more });
+  const query: OfferQuery = {
+    gpuName: "RTX 4090",
+    gpuCount: 1,
+    minDiskGb: 100,
+    maxPricePerHour: 0.8,
+    minReliability: 0.95,
+    excludeMachineIds: ["m-dead"],
+    limit: 10,
+  };
+  const good = (id: string, pricePerHour: number, more: Partial<Offer> = {}): Offer => ({
+    ...offer(id, pricePerHour),
+    machineId: `m-${id}`,
+    diskGb: 200,
+    reliability: 0.99,
+    ...more,
+  });
 
   it("keeps only offers meeting every filter, cheapest within the cap; an unknown disk or reliability counts as none", () => {
     const offers = [
@@ -42,6 +64,14 @@ describe("meetingQuery", () => {
       good("too-dear", 0.9),
     ];
     expect(meetingQuery(offers, query).map((o) => o.id)).toEqual(["ok", "no-machine", "ok-dear"]);
-    expect(meetingQuery(offers, { ...query, minDiskGb: null, minReliability: null }).map((o) => o.id)).toEqual(["disk", "flaky", "no-disk", "no-score", "ok", "no-machine", "ok-dear"]);
+    expect(meetingQuery(offers, { ...query, minDiskGb: null, minReliability: null }).map((o) => o.id)).toEqual([
+      "disk",
+      "flaky",
+      "no-disk",
+      "no-score",
+      "ok",
+      "no-machine",
+      "ok-dear",
+    ]);
   });
 });

@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { buildApp } from "../../functions/app.ts";
-import { SimulatorProvider } from "../../fleet/providers/simulator.ts";
+import type { SimulatorProvider } from "../../fleet/providers/simulator.ts";
 import { VastProvider } from "../../fleet/providers/vast.ts";
 import { events, simulatorInstances } from "../../schema/index.ts";
-import { createTestDeps, authHeaders, RecordingScheduler, type TestDeps } from "../support/test-deps.ts";
+import { createTestDeps, authHeaders, type RecordingScheduler, type TestDeps } from "../support/test-deps.ts";
 import { startVastServer, type VastServer } from "./vast-server.ts";
 
 let server: VastServer | null = null;
@@ -19,7 +19,8 @@ async function simulated(count = 2) {
 }
 
 const fail = (kind: unknown) => ({ method: "POST", headers: authHeaders(), body: JSON.stringify({ kind }) });
-const count = async (deps: TestDeps, table: string) => Number((await deps.db.$client.execute(`select count(*) as n from ${table}`)).rows[0]!.n);
+const count = async (deps: TestDeps, table: string) =>
+  Number((await deps.db.$client.execute(`select count(*) as n from ${table}`)).rows[0]!.n);
 
 describe("GET /api/agents/:agent/instances", () => {
   it("lists the fleet as fleetwarden sees it, says it is simulated, with each instance's recent events", async () => {
@@ -60,7 +61,13 @@ describe("GET /api/agents/:agent/instances", () => {
       expect((await app.request("/api/simulator/instances/sim-1/fail", fail(kind))).status).toBe(200);
     }
     const body = await (await app.request("/api/agents/default/instances", { headers: authHeaders() })).json();
-    expect(body.instances[0].recentEvents.map((e: { toState: string }) => e.toState)).toEqual(["exited", "offline", "loading", "exited", "offline"]);
+    expect(body.instances[0].recentEvents.map((e: { toState: string }) => e.toState)).toEqual([
+      "exited",
+      "offline",
+      "loading",
+      "exited",
+      "offline",
+    ]);
     expect(await count(deps, "instance_events")).toBe(7);
   });
 
@@ -72,7 +79,12 @@ describe("GET /api/agents/:agent/instances", () => {
     expect((await unknown.json()).error).toMatch(/unknown agent/);
     const vastApp = buildApp(() => ({ ...deps, provider: new VastProvider({ apiKey: "k", baseUrl: "http://127.0.0.1:9" }) }));
     const body = await (await vastApp.request("/api/agents/default/instances", { headers: authHeaders() })).json();
-    expect(body).toEqual({ simulated: false, provider: "vast", capabilities: ["start", "stop", "reboot", "destroy", "label", "logs", "create", "telemetry"], instances: [] });
+    expect(body).toEqual({
+      simulated: false,
+      provider: "vast",
+      capabilities: ["start", "stop", "reboot", "destroy", "label", "logs", "create", "telemetry"],
+      instances: [],
+    });
   });
 });
 
@@ -82,13 +94,22 @@ describe("POST /api/simulator/instances/:id/fail", () => {
     const res = await app.request("/api/simulator/instances/sim-1/fail", fail("host_offline"));
     expect(res.status).toBe(200);
     const body = await res.json();
-    expect(body).toMatchObject({ kind: "host_offline", instance: { id: "sim-1", state: "offline" }, reports: [{ agentId: "default", outcome: "pending" }] });
+    expect(body).toMatchObject({
+      kind: "host_offline",
+      instance: { id: "sim-1", state: "offline" },
+      reports: [{ agentId: "default", outcome: "pending" }],
+    });
     const [event] = await deps.db.select().from(events);
     expect(event).toMatchObject({ id: body.reports[0].eventId, source: "webhook", priority: 1, status: "pending" });
     const [sim] = await deps.db.select().from(simulatorInstances);
     expect(sim).toMatchObject({ state: "offline", failure: "host_offline" });
     const published = (deps.scheduler as RecordingScheduler).published;
-    expect(published).toEqual([expect.objectContaining({ body: expect.objectContaining({ type: "run", agentId: "default" }), notBefore: deps.clock.now() + deps.config.debounceStateMs })]);
+    expect(published).toEqual([
+      expect.objectContaining({
+        body: expect.objectContaining({ type: "run", agentId: "default" }),
+        notBefore: deps.clock.now() + deps.config.debounceStateMs,
+      }),
+    ]);
   });
 
   it("rejects a bad kind with 400 naming the field, and writes nothing", async () => {
@@ -122,7 +143,11 @@ describe("POST /api/simulator/instances/:id/fail", () => {
 
   it("requires the admin token", async () => {
     const { app } = await simulated(1);
-    const res = await app.request("/api/simulator/instances/sim-1/fail", { method: "POST", body: JSON.stringify({ kind: "exit" }), headers: { "Content-Type": "application/json" } });
+    const res = await app.request("/api/simulator/instances/sim-1/fail", {
+      method: "POST",
+      body: JSON.stringify({ kind: "exit" }),
+      headers: { "Content-Type": "application/json" },
+    });
     expect(res.status).toBe(401);
   });
 });

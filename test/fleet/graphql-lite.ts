@@ -56,20 +56,26 @@ export function parseOperation(text: string): Operation {
   const kind = tokens[at] === "{" ? "query" : next();
   if (kind !== "query" && kind !== "mutation") throw new GraphqlError(`Syntax Error: Unexpected Name "${kind}".`, "GRAPHQL_PARSE_FAILED");
   if (tokens[at] !== "{" && tokens[at] !== "(") next(); // the operation's name
-  if (tokens[at] === "(") while (next() !== ")") if (at >= tokens.length) throw new GraphqlError("Syntax Error: Expected \")\".", "GRAPHQL_PARSE_FAILED");
+  if (tokens[at] === "(")
+    while (next() !== ")") if (at >= tokens.length) throw new GraphqlError('Syntax Error: Expected ")".', "GRAPHQL_PARSE_FAILED");
   const selection = (): Field[] => {
     expect("{");
     const fields: Field[] = [];
     while (tokens[at] !== "}") {
       const name = next();
-      if (!name || !/^[_A-Za-z]/.test(name)) throw new GraphqlError(`Syntax Error: Expected Name, found ${name ?? "<EOF>"}.`, "GRAPHQL_PARSE_FAILED");
+      if (!name || !/^[_A-Za-z]/.test(name))
+        throw new GraphqlError(`Syntax Error: Expected Name, found ${name ?? "<EOF>"}.`, "GRAPHQL_PARSE_FAILED");
       const args: Record<string, string> = {};
       if (tokens[at] === "(") {
         at++;
         while (tokens[at] !== ")") {
           const arg = next()!;
           expect(":");
-          if (tokens[at] !== "$") throw new GraphqlError(`the RunPod stand-in takes arguments as variables only (argument "${arg}" of "${name}")`, "GRAPHQL_VALIDATION_FAILED");
+          if (tokens[at] !== "$")
+            throw new GraphqlError(
+              `the RunPod stand-in takes arguments as variables only (argument "${arg}" of "${name}")`,
+              "GRAPHQL_VALIDATION_FAILED",
+            );
           at++;
           args[arg] = next()!;
         }
@@ -89,9 +95,18 @@ export function parseOperation(text: string): Operation {
 export function validate(schema: Schema, type: string, fields: Field[]): void {
   for (const field of fields) {
     const fieldType = schema[type]?.[field.name];
-    if (fieldType === undefined) throw new GraphqlError(`Cannot query field "${field.name}" on type "${type}".`, "GRAPHQL_VALIDATION_FAILED");
-    if (fieldType === null && field.selection) throw new GraphqlError(`Field "${field.name}" must not have a selection since its type has no subfields.`, "GRAPHQL_VALIDATION_FAILED");
-    if (fieldType !== null && !field.selection) throw new GraphqlError(`Field "${field.name}" of type "${fieldType}" must have a selection of subfields.`, "GRAPHQL_VALIDATION_FAILED");
+    if (fieldType === undefined)
+      throw new GraphqlError(`Cannot query field "${field.name}" on type "${type}".`, "GRAPHQL_VALIDATION_FAILED");
+    if (fieldType === null && field.selection)
+      throw new GraphqlError(
+        `Field "${field.name}" must not have a selection since its type has no subfields.`,
+        "GRAPHQL_VALIDATION_FAILED",
+      );
+    if (fieldType !== null && !field.selection)
+      throw new GraphqlError(
+        `Field "${field.name}" of type "${fieldType}" must have a selection of subfields.`,
+        "GRAPHQL_VALIDATION_FAILED",
+      );
     if (fieldType !== null) validate(schema, fieldType, field.selection!);
   }
 }
@@ -106,16 +121,33 @@ export function project(value: unknown, selection: Field[] | null): unknown {
 }
 
 /** An input object's fields checked against the allowed and required names (graphql-js's words). */
-export function checkInput(variable: string, typeName: string, value: unknown, allowed: readonly string[], required: readonly string[]): Record<string, unknown> {
+export function checkInput(
+  variable: string,
+  typeName: string,
+  value: unknown,
+  allowed: readonly string[],
+  required: readonly string[],
+): Record<string, unknown> {
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    throw new GraphqlError(`Variable "$${variable}" got invalid value ${JSON.stringify(value)}; Expected type "${typeName}" to be an object.`, "BAD_USER_INPUT");
+    throw new GraphqlError(
+      `Variable "$${variable}" got invalid value ${JSON.stringify(value)}; Expected type "${typeName}" to be an object.`,
+      "BAD_USER_INPUT",
+    );
   }
   const record = value as Record<string, unknown>;
   for (const key of Object.keys(record)) {
-    if (!allowed.includes(key)) throw new GraphqlError(`Variable "$${variable}" got invalid value; Field "${key}" is not defined by type "${typeName}".`, "BAD_USER_INPUT");
+    if (!allowed.includes(key))
+      throw new GraphqlError(
+        `Variable "$${variable}" got invalid value; Field "${key}" is not defined by type "${typeName}".`,
+        "BAD_USER_INPUT",
+      );
   }
   for (const key of required) {
-    if (record[key] === undefined || record[key] === null) throw new GraphqlError(`Variable "$${variable}" got invalid value; Field "${key}" of required type was not provided.`, "BAD_USER_INPUT");
+    if (record[key] === undefined || record[key] === null)
+      throw new GraphqlError(
+        `Variable "$${variable}" got invalid value; Field "${key}" of required type was not provided.`,
+        "BAD_USER_INPUT",
+      );
   }
   return record;
 }

@@ -5,7 +5,7 @@ import { recordInstanceState } from "../../fleet/instances/instance-state.ts";
 import type { InstanceState } from "../../fleet/providers/provider.ts";
 import { events, instanceEvents, instances } from "../../schema/index.ts";
 import { runCronTick } from "../../jobs/tick.ts";
-import { SimulatorProvider } from "../../fleet/providers/simulator.ts";
+import type { SimulatorProvider } from "../../fleet/providers/simulator.ts";
 import { injectSimulatorFailure } from "../../fleet/providers/simulator-reports.ts";
 import { createTestDeps, type TestDeps } from "../support/test-deps.ts";
 
@@ -17,7 +17,11 @@ function report(deps: TestDeps, instanceId: string, state: InstanceState, source
 }
 
 async function heartbeatEvents(deps: TestDeps) {
-  return deps.db.select().from(events).where(and(eq(events.agentId, "default"), eq(events.source, "heartbeat"))).orderBy(events.id);
+  return deps.db
+    .select()
+    .from(events)
+    .where(and(eq(events.agentId, "default"), eq(events.source, "heartbeat")))
+    .orderBy(events.id);
 }
 
 describe("heartbeat check", () => {
@@ -35,7 +39,9 @@ describe("heartbeat check", () => {
     expect(flagged).toEqual([expect.objectContaining({ priority: 1, status: "pending" })]);
     expect(flagged[0]!.payload).toMatchObject({ instanceId: "i-1", state: "running", heartbeatMissed: true, silentForS: 301 });
     const history = await deps.db.select().from(instanceEvents).where(eq(instanceEvents.source, "heartbeat"));
-    expect(history).toEqual([expect.objectContaining({ instanceId: "i-1", eventId: flagged[0]!.id, message: expect.stringMatching(/no report for 301s/) })]);
+    expect(history).toEqual([
+      expect.objectContaining({ instanceId: "i-1", eventId: flagged[0]!.id, message: expect.stringMatching(/no report for 301s/) }),
+    ]);
   });
 
   it("a new report clears the flag, so the next silence is raised again", async () => {

@@ -16,15 +16,30 @@ afterEach(async () => {
   server = null;
 });
 
-const TYPES = { [A100_TYPE.name]: { instance_type: A100_TYPE, regions_with_capacity_available: [{ name: "us-east-1" }, { name: "us-west-2" }] } };
-const OFFER: Offer = { id: `${A100_TYPE.name}@us-east-1`, machineId: null, gpuName: "A100 (40 GB SXM4)", gpuCount: 1, pricePerHour: 1.29, diskGb: 512, reliability: null };
+const TYPES = {
+  [A100_TYPE.name]: { instance_type: A100_TYPE, regions_with_capacity_available: [{ name: "us-east-1" }, { name: "us-west-2" }] },
+};
+const OFFER: Offer = {
+  id: `${A100_TYPE.name}@us-east-1`,
+  machineId: null,
+  gpuName: "A100 (40 GB SXM4)",
+  gpuCount: 1,
+  pricePerHour: 1.29,
+  diskGb: 512,
+  reliability: null,
+};
 const SPEC = { image: null, env: {}, label: "replacement", diskGb: null };
 const id = (n: number) => n.toString(16).padStart(32, "0");
 
 async function client(fake: LambdaFakeOptions) {
   server = await startLambdaServer({ apiKey: "lambda-key", instanceTypes: TYPES, ...fake });
   const slept: number[] = [];
-  const lambda = new LambdaProvider({ apiKey: "lambda-key", baseUrl: server.url, sleep: async (ms) => void slept.push(ms), maxAttempts: 3 });
+  const lambda = new LambdaProvider({
+    apiKey: "lambda-key",
+    baseUrl: server.url,
+    sleep: async (ms) => void slept.push(ms),
+    maxAttempts: 3,
+  });
   return { lambda, slept, fake: server };
 }
 
@@ -32,8 +47,18 @@ const launches = (fake: LambdaServer) => fake.requests.filter((r) => r.path === 
 
 describe("Lambda Cloud client", () => {
   it("maps statuses onto ours and leaves terminated instances out", async () => {
-    const rows = [["booting", "loading"], ["active", "running"], ["unhealthy", "unknown"], ["terminating", "offline"]] as const;
-    const { lambda } = await client({ instances: [...rows.map(([status], i) => lambdaInstanceRow(id(i + 1), { status })), lambdaInstanceRow(id(9), { status: "terminated" })] });
+    const rows = [
+      ["booting", "loading"],
+      ["active", "running"],
+      ["unhealthy", "unknown"],
+      ["terminating", "offline"],
+    ] as const;
+    const { lambda } = await client({
+      instances: [
+        ...rows.map(([status], i) => lambdaInstanceRow(id(i + 1), { status })),
+        lambdaInstanceRow(id(9), { status: "terminated" }),
+      ],
+    });
     const listed = await lambda.list();
     expect(listed.map((i) => i.state)).toEqual(rows.map(([, ours]) => ours));
     expect(listed[1]).toMatchObject({ gpuName: "A100 (40 GB SXM4)", gpuCount: 1, pricePerHour: 1.29, diskGb: 512 });
@@ -42,10 +67,25 @@ describe("Lambda Cloud client", () => {
 
   it("offers each region with capacity, and launches with the offer's type, region and the account's SSH key", async () => {
     const { lambda, fake } = await client({ sshKeys: ["team-key"] });
-    const offers = await lambda.offers({ gpuName: "A100 (40 GB SXM4)", gpuCount: 1, minDiskGb: 100, maxPricePerHour: 2, minReliability: null, excludeMachineIds: [], limit: 5 });
+    const offers = await lambda.offers({
+      gpuName: "A100 (40 GB SXM4)",
+      gpuCount: 1,
+      minDiskGb: 100,
+      maxPricePerHour: 2,
+      minReliability: null,
+      excludeMachineIds: [],
+      limit: 5,
+    });
     expect(offers.map((o) => o.id)).toEqual([`${A100_TYPE.name}@us-east-1`, `${A100_TYPE.name}@us-west-2`]);
     const created = await lambda.create(offers[1]!, SPEC);
-    expect(fake.requests.find((r) => r.path === "/instance-operations/launch")!.body).toEqual({ region_name: "us-west-2", instance_type_name: A100_TYPE.name, ssh_key_names: ["team-key"], file_system_names: [], quantity: 1, name: "replacement" });
+    expect(fake.requests.find((r) => r.path === "/instance-operations/launch")!.body).toEqual({
+      region_name: "us-west-2",
+      instance_type_name: A100_TYPE.name,
+      ssh_key_names: ["team-key"],
+      file_system_names: [],
+      quantity: 1,
+      name: "replacement",
+    });
     expect((await lambda.get(created.id))?.state).toBe("loading");
   });
 
@@ -60,7 +100,9 @@ describe("Lambda Cloud client", () => {
   });
 
   it("never repeats a launch whose answer was a 5xx or lost: it may have been accepted", async () => {
-    const { lambda, fake } = await client({ intercept: (req) => (req.path === "/instance-operations/launch" ? { status: 503, body: {} } : undefined) });
+    const { lambda, fake } = await client({
+      intercept: (req) => (req.path === "/instance-operations/launch" ? { status: 503, body: {} } : undefined),
+    });
     const err = await providerError(lambda.create(OFFER, SPEC));
     expect(err.retryable).toBe(false);
     expect(launches(fake)).toBe(1);
@@ -84,14 +126,20 @@ describe("Lambda Cloud client", () => {
 
 describe("Lambda stand-in is strict", () => {
   const call = (url: string, path: string, body: unknown, key = "lambda-key") =>
-    fetch(`${url}${path}`, { method: "POST", headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" }, body: JSON.stringify(body) });
+    fetch(`${url}${path}`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" },
+      body: JSON.stringify(body),
+    });
 
   it("refuses a wrong key, a launch without a required field and an unknown field", async () => {
     const { fake } = await client({});
     expect((await call(fake.url, "/instance-operations/launch", {}, "wrong")).status).toBe(401);
     const missing = await call(fake.url, "/instance-operations/launch", { region_name: "us-east-1", ssh_key_names: ["ops"] });
     expect(missing.status).toBe(400);
-    expect(await missing.json()).toEqual({ error: { code: "global/invalid-parameters", message: "Missing required field: instance_type_name" } });
+    expect(await missing.json()).toEqual({
+      error: { code: "global/invalid-parameters", message: "Missing required field: instance_type_name" },
+    });
     const unknown = await call(fake.url, "/instance-operations/terminate", { instance_ids: [id(1)], force: true });
     expect(unknown.status).toBe(400);
     expect(fake.instances.size).toBe(0);

@@ -42,13 +42,19 @@ export interface LambdaFakeOptions {
   apiKey?: string;
   instances?: LambdaRecord[];
   /** Instance types by name: `{instance_type, regions_with_capacity_available}`. */
-  instanceTypes?: Record<string, { instance_type: Record<string, unknown>; regions_with_capacity_available: { name: string; description?: string }[] }>;
+  instanceTypes?: Record<
+    string,
+    { instance_type: Record<string, unknown>; regions_with_capacity_available: { name: string; description?: string }[] }
+  >;
   sshKeys?: string[];
   /** Launches accepted per window (default 1 per 10 s, SkyPilot's figure). */
   launchLimit?: number;
   launchWindowMs?: number;
   now?: () => number;
-  intercept?: (req: LambdaSeen, index: number) => { status?: number; body?: unknown; raw?: string; headers?: Record<string, string> } | undefined;
+  intercept?: (
+    req: LambdaSeen,
+    index: number,
+  ) => { status?: number; body?: unknown; raw?: string; headers?: Record<string, string> } | undefined;
 }
 
 export interface LambdaServer {
@@ -63,7 +69,8 @@ const err = (status: number, code: string, message: string): Reply => ({ status,
 const LAUNCH_FIELDS = ["region_name", "instance_type_name", "ssh_key_names", "file_system_names", "quantity", "name"];
 
 function badFields(body: unknown, allowed: string[], required: string[]): Reply | null {
-  if (typeof body !== "object" || body === null || Array.isArray(body)) return err(400, "global/invalid-parameters", "Request body must be a JSON object");
+  if (typeof body !== "object" || body === null || Array.isArray(body))
+    return err(400, "global/invalid-parameters", "Request body must be a JSON object");
   const record = body as Record<string, unknown>;
   const unknown = Object.keys(record).find((k) => !allowed.includes(k));
   if (unknown) return err(400, "global/invalid-parameters", `Unknown field: ${unknown}`);
@@ -84,7 +91,10 @@ class LambdaFake {
     const routes: Record<string, () => Reply> = {
       "GET /instances": () => ({ status: 200, body: { data: [...this.instances.values()] } }),
       "GET /instance-types": () => ({ status: 200, body: { data: this.options.instanceTypes ?? {} } }),
-      "GET /ssh-keys": () => ({ status: 200, body: { data: (this.options.sshKeys ?? ["ops"]).map((name) => ({ id: name, name, public_key: "ssh-ed25519 AAAA" })) } }),
+      "GET /ssh-keys": () => ({
+        status: 200,
+        body: { data: (this.options.sshKeys ?? ["ops"]).map((name) => ({ id: name, name, public_key: "ssh-ed25519 AAAA" })) },
+      }),
       "POST /instance-operations/launch": () => this.launch(body),
       "POST /instance-operations/terminate": () => this.operate(body, "terminated_instances", (i) => (i.status = "terminating")),
       "POST /instance-operations/restart": () => this.operate(body, "restarted_instances", (i) => (i.status = "booting")),
@@ -92,7 +102,9 @@ class LambdaFake {
     if (show) {
       if (method !== "GET") return err(405, "global/method-not-allowed", "Method not allowed");
       const found = this.instances.get(show[1]!);
-      return found ? { status: 200, body: { data: found } } : err(404, "global/object-does-not-exist", "Specified instance does not exist.");
+      return found
+        ? { status: 200, body: { data: found } }
+        : err(404, "global/object-does-not-exist", "Specified instance does not exist.");
     }
     const route = routes[`${method} ${path}`];
     if (route) return route();
@@ -104,8 +116,10 @@ class LambdaFake {
     const bad = badFields(body, LAUNCH_FIELDS, ["region_name", "instance_type_name", "ssh_key_names"]);
     if (bad) return bad;
     const b = body as Record<string, unknown>;
-    if (!Array.isArray(b.ssh_key_names) || b.ssh_key_names.length !== 1) return err(400, "global/invalid-parameters", "ssh_key_names must name exactly one key");
-    if (!(this.options.sshKeys ?? ["ops"]).includes(String(b.ssh_key_names[0]))) return err(400, "global/invalid-parameters", `Unknown SSH key: ${String(b.ssh_key_names[0])}`);
+    if (!Array.isArray(b.ssh_key_names) || b.ssh_key_names.length !== 1)
+      return err(400, "global/invalid-parameters", "ssh_key_names must name exactly one key");
+    if (!(this.options.sshKeys ?? ["ops"]).includes(String(b.ssh_key_names[0])))
+      return err(400, "global/invalid-parameters", `Unknown SSH key: ${String(b.ssh_key_names[0])}`);
     const now = (this.options.now ?? Date.now)();
     this.launches = this.launches.filter((t) => now - t < (this.options.launchWindowMs ?? 10_000));
     if (this.launches.length >= (this.options.launchLimit ?? 1)) return err(429, "global/too-many-requests", "Too many launch requests");
@@ -118,7 +132,14 @@ class LambdaFake {
     const quantity = typeof b.quantity === "number" ? b.quantity : 1;
     const ids = Array.from({ length: quantity }, () => (this.nextId++).toString(16).padStart(32, "0"));
     for (const id of ids) {
-      this.instances.set(id, { ...lambdaInstanceRow(id), status: "booting", ip: null, name: b.name ?? null, region: { name: b.region_name, description: "" }, instance_type: type.instance_type });
+      this.instances.set(id, {
+        ...lambdaInstanceRow(id),
+        status: "booting",
+        ip: null,
+        name: b.name ?? null,
+        region: { name: b.region_name, description: "" },
+        instance_type: type.instance_type,
+      });
     }
     return { status: 200, body: { data: { instance_ids: ids } } };
   }
@@ -129,7 +150,8 @@ class LambdaFake {
     const ids = (body as { instance_ids: unknown }).instance_ids;
     if (!Array.isArray(ids) || !ids.length) return err(400, "global/invalid-parameters", "instance_ids must be a non-empty list");
     const found = ids.map((id) => this.instances.get(String(id)));
-    if (found.some((i) => !i || i.status === "terminated")) return err(404, "global/object-does-not-exist", "Specified instance does not exist.");
+    if (found.some((i) => !i || i.status === "terminated"))
+      return err(404, "global/object-does-not-exist", "Specified instance does not exist.");
     found.forEach((i) => change(i!));
     return { status: 200, body: { data: { [answerKey]: found } } };
   }
@@ -146,7 +168,12 @@ export async function startLambdaServer(options: LambdaFakeOptions = {}): Promis
     requests.push(seen);
     const injected = options.intercept?.(seen, requests.length - 1);
     const reply: Reply & { raw?: string; headers?: Record<string, string> } = injected
-      ? { status: injected.status ?? 200, body: injected.body, ...(injected.raw !== undefined ? { raw: injected.raw } : {}), ...(injected.headers ? { headers: injected.headers } : {}) }
+      ? {
+          status: injected.status ?? 200,
+          body: injected.body,
+          ...(injected.raw !== undefined ? { raw: injected.raw } : {}),
+          ...(injected.headers ? { headers: injected.headers } : {}),
+        }
       : seen.authorization !== `Bearer ${key}`
         ? err(401, "global/invalid-api-key", "API key was invalid, expired, or deleted.")
         : invalid
@@ -159,7 +186,12 @@ export async function startLambdaServer(options: LambdaFakeOptions = {}): Promis
   return { url: `${origin}/api/v1`, requests, instances: fake.instances, close };
 }
 
-export const A100_TYPE = { name: "gpu_1x_a100_sxm4", description: "1x A100 (40 GB SXM4)", price_cents_per_hour: 129, specs: { vcpus: 30, memory_gib: 200, storage_gib: 512, gpus: 1 } };
+export const A100_TYPE = {
+  name: "gpu_1x_a100_sxm4",
+  description: "1x A100 (40 GB SXM4)",
+  price_cents_per_hour: 129,
+  specs: { vcpus: 30, memory_gib: 200, storage_gib: 512, gpus: 1 },
+};
 
 /** An active instance as Lambda answers it. */
 export function lambdaInstanceRow(id: string, overrides: Record<string, unknown> = {}): LambdaRecord {

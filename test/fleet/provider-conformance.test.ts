@@ -49,11 +49,28 @@ const harnesses: Harness[] = [
         instances: [1, 2, 3, 4, 5].map((id) => vastInstance(id)),
         // Machines to rent, like the instances' (RTX 4090 ×2), priced apart so the order shows.
         offers: [vastOffer(901, { dph_total: 0.9 }), vastOffer(902, { dph_total: 0.5 }), vastOffer(903, { dph_total: 0.7 })],
-        intercept: (req) => (fault === "5xx" ? { status: 500, body: { error: "boom" } } : fault === "malformed" && req.method === "GET" ? { body: { instances: "nope" } } : undefined),
+        intercept: (req) =>
+          fault === "5xx"
+            ? { status: 500, body: { error: "boom" } }
+            : fault === "malformed" && req.method === "GET"
+              ? { body: { instances: "nope" } }
+              : undefined,
       });
-      const provider = new VastProvider({ apiKey: fault === "badKey" ? "wrong" : "vast-key", baseUrl: server.url, pageSize: 2, ...noSleep });
+      const provider = new VastProvider({
+        apiKey: fault === "badKey" ? "wrong" : "vast-key",
+        baseUrl: server.url,
+        pageSize: 2,
+        ...noSleep,
+      });
       const pages = () => server.requests.filter((r) => r.path === "/api/v1/instances/").length;
-      return { provider, ids: ["1", "2", "3", "4", "5"], unknownId: "999", requests: () => server.requests.length, listPages: pages, close: server.close };
+      return {
+        provider,
+        ids: ["1", "2", "3", "4", "5"],
+        unknownId: "999",
+        requests: () => server.requests.length,
+        listPages: pages,
+        close: server.close,
+      };
     },
   },
   {
@@ -63,7 +80,14 @@ const harnesses: Harness[] = [
       const provider = new SimulatorProvider(db, new FakeClock(), () => 0.99, 2);
       await provider.seed(5);
       if (fault) db.$client.close(); // the simulator's only fault: its database is gone
-      return { provider, ids: [1, 2, 3, 4, 5].map((i) => `sim-${i}`), unknownId: "sim-999", requests: () => 0, listPages: () => 3, close: async () => {} };
+      return {
+        provider,
+        ids: [1, 2, 3, 4, 5].map((i) => `sim-${i}`),
+        unknownId: "sim-999",
+        requests: () => 0,
+        listPages: () => 3,
+        close: async () => {},
+      };
     },
   },
   {
@@ -71,12 +95,33 @@ const harnesses: Harness[] = [
     async make(fault) {
       const server = await startRunpodServer({
         apiKey: "rp-key",
-        pods: ["podaaa1", "podaaa2", "podaaa3"].map((id) => runpodPodRow(id)).concat([runpodPodRow("podgone", { desiredStatus: "TERMINATED" })]),
-        gpuTypes: [{ id: "NVIDIA GeForce RTX 4090", displayName: "RTX 4090", memoryInGb: 24, lowestPrice: { minimumBidPrice: 0.3, uninterruptablePrice: 0.69 } }],
-        intercept: () => (fault === "5xx" ? { status: 500, body: { errors: [{ message: "internal" }] } } : fault === "malformed" ? { body: { data: { myself: { pods: "nope" }, pod: 7 } } } : undefined),
+        pods: ["podaaa1", "podaaa2", "podaaa3"]
+          .map((id) => runpodPodRow(id))
+          .concat([runpodPodRow("podgone", { desiredStatus: "TERMINATED" })]),
+        gpuTypes: [
+          {
+            id: "NVIDIA GeForce RTX 4090",
+            displayName: "RTX 4090",
+            memoryInGb: 24,
+            lowestPrice: { minimumBidPrice: 0.3, uninterruptablePrice: 0.69 },
+          },
+        ],
+        intercept: () =>
+          fault === "5xx"
+            ? { status: 500, body: { errors: [{ message: "internal" }] } }
+            : fault === "malformed"
+              ? { body: { data: { myself: { pods: "nope" }, pod: 7 } } }
+              : undefined,
       });
       const provider = new RunpodProvider({ apiKey: fault === "badKey" ? "wrong" : "rp-key", url: server.url, ...noSleep });
-      return { provider, ids: ["podaaa1", "podaaa2", "podaaa3"], unknownId: "podzzz9", requests: () => server.requests.length, listPages: () => 1, close: server.close };
+      return {
+        provider,
+        ids: ["podaaa1", "podaaa2", "podaaa3"],
+        unknownId: "podzzz9",
+        requests: () => server.requests.length,
+        listPages: () => 1,
+        close: server.close,
+      };
     },
   },
   {
@@ -86,10 +131,22 @@ const harnesses: Harness[] = [
         apiKey: "lambda-key",
         instances: [1, 2, 3].map((n) => lambdaInstanceRow(hex(n))).concat([lambdaInstanceRow(hex(9), { status: "terminated" })]),
         instanceTypes: { [A100_TYPE.name]: { instance_type: A100_TYPE, regions_with_capacity_available: [{ name: "us-east-1" }] } },
-        intercept: () => (fault === "5xx" ? { status: 500, body: { error: { code: "global/unknown", message: "boom" } } } : fault === "malformed" ? { body: { data: { instances: [] } } } : undefined),
+        intercept: () =>
+          fault === "5xx"
+            ? { status: 500, body: { error: { code: "global/unknown", message: "boom" } } }
+            : fault === "malformed"
+              ? { body: { data: { instances: [] } } }
+              : undefined,
       });
       const provider = new LambdaProvider({ apiKey: fault === "badKey" ? "wrong" : "lambda-key", baseUrl: server.url, ...noSleep });
-      return { provider, ids: [1, 2, 3].map(hex), unknownId: hex(77), requests: () => server.requests.length, listPages: () => 1, close: server.close };
+      return {
+        provider,
+        ids: [1, 2, 3].map(hex),
+        unknownId: hex(77),
+        requests: () => server.requests.length,
+        listPages: () => 1,
+        close: server.close,
+      };
     },
   },
 ];
@@ -111,7 +168,15 @@ function act(provider: FleetProvider, capability: Capability, id: string): Promi
     case "logs":
       return provider.logs(id, { tailLines: 10, maxChars: 1000 });
     case "create":
-      return provider.offers({ gpuName: "x", gpuCount: 1, minDiskGb: null, maxPricePerHour: null, minReliability: null, excludeMachineIds: [], limit: 1 });
+      return provider.offers({
+        gpuName: "x",
+        gpuCount: 1,
+        minDiskGb: null,
+        maxPricePerHour: null,
+        minReliability: null,
+        excludeMachineIds: [],
+        limit: 1,
+      });
     default:
       return Promise.resolve();
   }
@@ -161,7 +226,10 @@ describe.each(harnesses)("provider conformance: $kind", (h) => {
     const s = await subject(h);
     const before = s.requests();
     if (!s.provider.capabilities.has(capability)) {
-      const err = await act(s.provider, capability, s.ids[0]!).then(() => null, (e: unknown) => e);
+      const err = await act(s.provider, capability, s.ids[0]!).then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect(err).toBeInstanceOf(ProviderError);
       expect((err as ProviderError).status).toBe(501);
       expect(s.requests()).toBe(before);
@@ -178,10 +246,23 @@ describe.each(harnesses)("provider conformance: $kind", (h) => {
     const s = await subject(h);
     if (!s.provider.capabilities.has("create")) return; // its 501 is checked above
     const like = (await s.provider.get(s.ids[0]!))!;
-    const offers = await s.provider.offers({ gpuName: like.gpuName!, gpuCount: like.gpuCount!, minDiskGb: null, maxPricePerHour: null, minReliability: null, excludeMachineIds: [], limit: 5 });
+    const offers = await s.provider.offers({
+      gpuName: like.gpuName!,
+      gpuCount: like.gpuCount!,
+      minDiskGb: null,
+      maxPricePerHour: null,
+      minReliability: null,
+      excludeMachineIds: [],
+      limit: 5,
+    });
     expect(offers.length).toBeGreaterThan(0);
     expect(offers.map((o) => o.pricePerHour)).toEqual([...offers.map((o) => o.pricePerHour)].sort((a, b) => a - b));
-    const created = await s.provider.create(offers[0]!, { image: "pytorch/pytorch:2.3", env: { JOB: "x" }, label: "replacement-1", diskGb: 20 });
+    const created = await s.provider.create(offers[0]!, {
+      image: "pytorch/pytorch:2.3",
+      env: { JOB: "x" },
+      label: "replacement-1",
+      diskGb: 20,
+    });
     const seen = await s.provider.get(created.id);
     expect(seen?.label).toBe("replacement-1");
     expect(["created", "loading", "running"]).toContain(seen?.state);
@@ -196,7 +277,10 @@ describe.each(harnesses)("provider conformance: $kind", (h) => {
   it.each(["5xx", "badKey", "malformed"] as const)("%s: list and get fail with an error, never an empty fleet", async (fault) => {
     if (h.kind === "simulator" && fault !== "5xx") return; // no key, no wire format: its one fault is a lost database
     const s = await subject(h, fault);
-    const listed = await s.provider.list().then((l) => l, (e: unknown) => e);
+    const listed = await s.provider.list().then(
+      (l) => l,
+      (e: unknown) => e,
+    );
     expect(Array.isArray(listed)).toBe(false);
     if (h.kind !== "simulator") {
       expect(listed).toBeInstanceOf(ProviderError);

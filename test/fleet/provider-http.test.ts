@@ -36,11 +36,23 @@ async function scripted(...script: Scripted[]): Promise<{ url: string; requests:
 }
 
 const json = (status: number, body: unknown = {}): Scripted => ({ status, raw: JSON.stringify(body) });
-const call = (url: string, retry: RetryPolicy, extra: Partial<JsonCall> = {}): JsonCall => ({ provider: "Cloud", method: "DELETE", url, what: "DELETE /things/1", headers: {}, body: {}, retry, ...extra });
+const call = (url: string, retry: RetryPolicy, extra: Partial<JsonCall> = {}): JsonCall => ({
+  provider: "Cloud",
+  method: "DELETE",
+  url,
+  what: "DELETE /things/1",
+  headers: {},
+  body: {},
+  retry,
+  ...extra,
+});
 const noWait = { sleep: async () => {}, maxAttempts: 4 };
 
 async function failure(promise: Promise<unknown>): Promise<ProviderError> {
-  const err = await promise.then(() => null, (e: unknown) => e);
+  const err = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(ProviderError);
   return err as ProviderError;
 }
@@ -48,7 +60,8 @@ async function failure(promise: Promise<unknown>): Promise<ProviderError> {
 /** A fetch whose first `refusals` calls are refused before anything is sent, then a real one. */
 function refusedFirst(refusals: number): { fetch: typeof fetch; calls: () => number } {
   let calls = 0;
-  const refused = () => new TypeError("fetch failed", { cause: Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" }) });
+  const refused = () =>
+    new TypeError("fetch failed", { cause: Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" }) });
   return { fetch: async (input, init) => (calls++ < refusals ? Promise.reject(refused()) : fetch(input, init)), calls: () => calls };
 }
 
@@ -84,7 +97,11 @@ describe("the providers' HTTP client", () => {
     await closeServer!();
     for (const status of [500, 502, 503, 504]) {
       const broken = await scripted(json(status));
-      expect(await failure(callJson(noWait, call(broken.url, "unacted")))).toMatchObject({ status, retryable: false, message: expect.stringContaining("not retried") });
+      expect(await failure(callJson(noWait, call(broken.url, "unacted")))).toMatchObject({
+        status,
+        retryable: false,
+        message: expect.stringContaining("not retried"),
+      });
       expect(broken.requests()).toBe(1);
       await closeServer!();
       closeServer = null;
@@ -95,7 +112,9 @@ describe("the providers' HTTP client", () => {
     for (const retry of ["unacted", "never"] as const) {
       let resets = 0;
       const counted: typeof fetch = (input, init) => (resets++, reset(input, init));
-      expect(await failure(callJson({ ...noWait, fetch: counted }, call("http://127.0.0.1:9/x", retry)))).toMatchObject({ retryable: false });
+      expect(await failure(callJson({ ...noWait, fetch: counted }, call("http://127.0.0.1:9/x", retry)))).toMatchObject({
+        retryable: false,
+      });
       expect(resets, retry).toBe(1);
 
       const html = await scripted({ status: 200, raw: "<html>" });
@@ -105,16 +124,22 @@ describe("the providers' HTTP client", () => {
       closeServer = null;
     }
     const refused = refusedFirst(Infinity);
-    expect(await failure(callJson({ ...noWait, fetch: refused.fetch }, call("http://127.0.0.1:9/x", "never")))).toMatchObject({ retryable: true });
+    expect(await failure(callJson({ ...noWait, fetch: refused.fetch }, call("http://127.0.0.1:9/x", "never")))).toMatchObject({
+      retryable: true,
+    });
     expect(refused.calls()).toBe(1);
   });
 
   it("reads and refusals leave a lost answer retryable, and reads repeat it", async () => {
     let resets = 0;
     const counted: typeof fetch = (input, init) => (resets++, reset(input, init));
-    expect(await failure(callJson({ ...noWait, fetch: counted }, call("http://127.0.0.1:9/x", "reads")))).toMatchObject({ retryable: true });
+    expect(await failure(callJson({ ...noWait, fetch: counted }, call("http://127.0.0.1:9/x", "reads")))).toMatchObject({
+      retryable: true,
+    });
     expect(resets).toBe(4);
-    expect(await failure(callJson({ ...noWait, fetch: counted }, call("http://127.0.0.1:9/x", "refusals")))).toMatchObject({ retryable: true });
+    expect(await failure(callJson({ ...noWait, fetch: counted }, call("http://127.0.0.1:9/x", "refusals")))).toMatchObject({
+      retryable: true,
+    });
     expect(resets).toBe(5);
   });
 });

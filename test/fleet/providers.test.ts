@@ -35,7 +35,10 @@ describe("provider choice", () => {
     const deps = await createTestDeps();
     const own = agentProvider(deps.provider, { kind: "lambda" }, deps.db, deps.clock, deps.config);
     expect(own).not.toBe(deps.provider);
-    const err = await own.list().then(() => null, (e: unknown) => e);
+    const err = await own.list().then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(ProviderError);
     expect((err as ProviderError).message).toContain("LAMBDA_API_KEY");
     await expect(own.stop("x")).rejects.toBeInstanceOf(ProviderError);

@@ -6,7 +6,7 @@ import { SimulatorProvider } from "../../fleet/providers/simulator.ts";
 import { VastProvider } from "../../fleet/providers/vast.ts";
 import { agents, events, instanceEvents, instances } from "../../schema/index.ts";
 import { runCronTick } from "../../jobs/tick.ts";
-import { createTestDeps, RecordingScheduler } from "../support/test-deps.ts";
+import { createTestDeps, type RecordingScheduler } from "../support/test-deps.ts";
 import { startVastServer, vastInstance, type Answer, type VastFakeOptions, type VastServer } from "./vast-server.ts";
 
 let server: VastServer | null = null;
@@ -43,7 +43,15 @@ describe("reconciliation", () => {
       ["reconcile", 1, "pending"],
     ]);
     expect(await stored(deps)).toEqual([
-      expect.objectContaining({ id: "sim-1", state: "running", gpuName: "RTX 4090", gpuCount: 1, pricePerHour: 0.42, label: "trainer-1", reportsByWebhook: false }),
+      expect.objectContaining({
+        id: "sim-1",
+        state: "running",
+        gpuName: "RTX 4090",
+        gpuCount: 1,
+        pricePerHour: 0.42,
+        label: "trainer-1",
+        reportsByWebhook: false,
+      }),
       expect.objectContaining({ id: "sim-2", state: "running", gpuName: "A100 SXM4", gpuCount: 2 }),
     ]);
     expect((deps.scheduler as RecordingScheduler).published).toHaveLength(1);
@@ -96,7 +104,10 @@ describe("reconciliation", () => {
     expect(sim2).toMatchObject({ id: "sim-2", goneAt: deps.clock.now() - 61_000, state: "running" });
     const gone = (await eventRows(deps)).filter((e) => (e.payload as { gone?: boolean }).gone);
     expect(gone).toEqual([expect.objectContaining({ source: "reconcile", priority: 1, status: "pending" })]);
-    const history = await deps.db.select().from(instanceEvents).where(and(eq(instanceEvents.instanceId, "sim-2"), eq(instanceEvents.toState, "gone")));
+    const history = await deps.db
+      .select()
+      .from(instanceEvents)
+      .where(and(eq(instanceEvents.instanceId, "sim-2"), eq(instanceEvents.toState, "gone")));
     expect(history).toHaveLength(1);
   });
 
@@ -120,10 +131,16 @@ describe("reconciliation", () => {
 
   it("a Vast list page that contradicts its own total_instances marks nothing gone and records nothing", async () => {
     let fault: Answer | undefined;
-    const { deps, requests } = await vastDeps({ instances: Array.from({ length: 30 }, (_, i) => vastInstance(i + 1)), intercept: () => fault });
+    const { deps, requests } = await vastDeps({
+      instances: Array.from({ length: 30 }, (_, i) => vastInstance(i + 1)),
+      intercept: () => fault,
+    });
     await reconcileFleet(deps, "default");
     expect((await stored(deps)).length).toBe(30);
-    for (const body of [{ instances: [], next_token: null, total_instances: 30 }, { instances: [vastInstance(1)], total_instances: 30 }]) {
+    for (const body of [
+      { instances: [], next_token: null, total_instances: 30 },
+      { instances: [vastInstance(1)], total_instances: 30 },
+    ]) {
       fault = { body };
       deps.clock.advance(61_000);
       const before = await eventRows(deps);
@@ -166,9 +183,15 @@ describe("reconciliation", () => {
 
   it("runs from the cron tick; a provider failure is logged against the check and the tick goes on", async () => {
     let failing = false;
-    const { deps } = await vastDeps({ instances: [vastInstance(77)], intercept: () => (failing ? { status: 401, body: { error: "auth_error" } } : undefined) });
+    const { deps } = await vastDeps({
+      instances: [vastInstance(77)],
+      intercept: () => (failing ? { status: 401, body: { error: "auth_error" } } : undefined),
+    });
     const errors: Record<string, unknown>[] = [];
-    const logged = { ...deps, log: { info: () => {}, error: (_m: string, fields?: Record<string, unknown>) => void errors.push(fields ?? {}) } };
+    const logged = {
+      ...deps,
+      log: { info: () => {}, error: (_m: string, fields?: Record<string, unknown>) => void errors.push(fields ?? {}) },
+    };
     await runCronTick(logged);
     expect((await stored(deps)).map((r) => r.id)).toEqual(["77"]);
     failing = true;

@@ -18,18 +18,37 @@ afterEach(async () => {
 async function client(fake: RunpodFakeOptions, now = 1_800_000_000_000) {
   server = await startRunpodServer({ apiKey: "rp-key", ...fake });
   const slept: number[] = [];
-  const runpod = new RunpodProvider({ apiKey: "rp-key", url: server.url, now: () => now, sleep: async (ms) => void slept.push(ms), maxAttempts: 3 });
+  const runpod = new RunpodProvider({
+    apiKey: "rp-key",
+    url: server.url,
+    now: () => now,
+    sleep: async (ms) => void slept.push(ms),
+    maxAttempts: 3,
+  });
   return { runpod, slept, fake: server };
 }
 
 const post = (url: string, body: unknown, key = "rp-key") =>
-  fetch(url, { method: "POST", headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" }, body: JSON.stringify(body) });
+  fetch(url, {
+    method: "POST",
+    headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" },
+    body: JSON.stringify(body),
+  });
 
 describe("RunPod client", () => {
   it("maps desiredStatus and runtime onto our states, with utilisation, start time and spec", async () => {
     const { runpod } = await client({
       pods: [
-        runpodPodRow("podrun1", { runtime: { uptimeInSeconds: 120, gpus: [{ id: "a", gpuUtilPercent: 60 }, { id: "b", gpuUtilPercent: 100 }] }, gpuCount: 2 }),
+        runpodPodRow("podrun1", {
+          runtime: {
+            uptimeInSeconds: 120,
+            gpus: [
+              { id: "a", gpuUtilPercent: 60 },
+              { id: "b", gpuUtilPercent: 100 },
+            ],
+          },
+          gpuCount: 2,
+        }),
         runpodPodRow("podload", { runtime: null }),
         runpodPodRow("podstop", { desiredStatus: "EXITED", runtime: null }),
         runpodPodRow("podboot", { desiredStatus: "RESTARTING" }),
@@ -38,9 +57,28 @@ describe("RunPod client", () => {
       ],
     });
     const byId = Object.fromEntries((await runpod.list()).map((i) => [i.id, i]));
-    expect(Object.fromEntries(Object.entries(byId).map(([id, i]) => [id, i.state]))).toEqual({ podrun1: "running", podload: "loading", podstop: "stopped", podboot: "rebooting", poddead: "exited", podnew1: "created" });
-    expect(byId.podrun1).toMatchObject({ gpuUtil: 80, startedAt: 1_800_000_000_000 - 120_000, gpuName: "RTX 4090", pricePerHour: 0.69, machineId: "m-podrun1" });
-    expect(byId.podrun1!.spec).toEqual({ image: "runpod/pytorch:2.1.0", env: { JOB: "train" }, onstart: null, label: "job-podrun1", diskGb: 20 });
+    expect(Object.fromEntries(Object.entries(byId).map(([id, i]) => [id, i.state]))).toEqual({
+      podrun1: "running",
+      podload: "loading",
+      podstop: "stopped",
+      podboot: "rebooting",
+      poddead: "exited",
+      podnew1: "created",
+    });
+    expect(byId.podrun1).toMatchObject({
+      gpuUtil: 80,
+      startedAt: 1_800_000_000_000 - 120_000,
+      gpuName: "RTX 4090",
+      pricePerHour: 0.69,
+      machineId: "m-podrun1",
+    });
+    expect(byId.podrun1!.spec).toEqual({
+      image: "runpod/pytorch:2.1.0",
+      env: { JOB: "train" },
+      onstart: null,
+      label: "job-podrun1",
+      diskGb: 20,
+    });
     expect(byId.podload!.gpuUtil).toBeNull();
   });
 
@@ -62,8 +100,23 @@ describe("RunPod client", () => {
   });
 
   it("sends a deploy once, even when its answer is a 502 or lost", async () => {
-    const { runpod, fake } = await client({ intercept: (req) => (req.body?.query?.includes("podFindAndDeployOnDemand") ? { status: 502, body: {} } : undefined) });
-    const err = await providerError(runpod.create({ id: "NVIDIA GeForce RTX 4090", machineId: null, gpuName: "RTX 4090", gpuCount: 1, pricePerHour: 0.69, diskGb: null, reliability: null }, { image: "img", env: {}, label: "r", diskGb: null }));
+    const { runpod, fake } = await client({
+      intercept: (req) => (req.body?.query?.includes("podFindAndDeployOnDemand") ? { status: 502, body: {} } : undefined),
+    });
+    const err = await providerError(
+      runpod.create(
+        {
+          id: "NVIDIA GeForce RTX 4090",
+          machineId: null,
+          gpuName: "RTX 4090",
+          gpuCount: 1,
+          pricePerHour: 0.69,
+          diskGb: null,
+          reliability: null,
+        },
+        { image: "img", env: {}, label: "r", diskGb: null },
+      ),
+    );
     expect(err.retryable).toBe(false);
     expect(fake.requests).toHaveLength(1);
   });
@@ -87,13 +140,18 @@ describe("RunPod stand-in is strict", () => {
     const { fake } = await client({});
     const res = await post(fake.url, { query: "query myPods { myself { pods { id gpuTemperature } } }" });
     expect(res.status).toBe(400);
-    expect(await res.json()).toEqual({ errors: [{ message: 'Cannot query field "gpuTemperature" on type "Pod".', extensions: { code: "GRAPHQL_VALIDATION_FAILED" } }] });
+    expect(await res.json()).toEqual({
+      errors: [{ message: 'Cannot query field "gpuTemperature" on type "Pod".', extensions: { code: "GRAPHQL_VALIDATION_FAILED" } }],
+    });
   });
 
   it("refuses a deploy input with an unknown field or without a required one", async () => {
     const { fake } = await client({});
     const deploy = "mutation d($input: PodFindAndDeployOnDemandInput!) { podFindAndDeployOnDemand(input: $input) { id } }";
-    const unknown = await post(fake.url, { query: deploy, variables: { input: { name: "a", imageName: "i", cloudType: "ALL", gpuTypeId: "g", gpuKind: 1 } } });
+    const unknown = await post(fake.url, {
+      query: deploy,
+      variables: { input: { name: "a", imageName: "i", cloudType: "ALL", gpuTypeId: "g", gpuKind: 1 } },
+    });
     expect(((await unknown.json()) as { errors: { message: string }[] }).errors[0]!.message).toContain('Field "gpuKind" is not defined');
     const missing = await post(fake.url, { query: deploy, variables: { input: { name: "a", cloudType: "ALL", gpuTypeId: "g" } } });
     expect(missing.status).toBe(400);

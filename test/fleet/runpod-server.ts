@@ -54,21 +54,80 @@ const SCHEMA: Schema = {
   Mutation: { podStop: "Pod", podResume: "Pod", podTerminate: null, podFindAndDeployOnDemand: "Pod" },
   User: { id: null, email: null, pods: "Pod" },
   Pod: Object.fromEntries(
-    ["id", "name", "desiredStatus", "costPerHr", "gpuCount", "imageName", "env", "dockerArgs", "dockerId", "machineId", "containerDiskInGb", "volumeInGb", "volumeMountPath", "memoryInGb", "vcpuCount", "podType", "port", "ports", "uptimeSeconds", "lastStatusChange"]
+    [
+      "id",
+      "name",
+      "desiredStatus",
+      "costPerHr",
+      "gpuCount",
+      "imageName",
+      "env",
+      "dockerArgs",
+      "dockerId",
+      "machineId",
+      "containerDiskInGb",
+      "volumeInGb",
+      "volumeMountPath",
+      "memoryInGb",
+      "vcpuCount",
+      "podType",
+      "port",
+      "ports",
+      "uptimeSeconds",
+      "lastStatusChange",
+    ]
       .map((f): [string, string | null] => [f, null])
-      .concat([["machine", "Machine"], ["runtime", "PodRuntime"]]),
+      .concat([
+        ["machine", "Machine"],
+        ["runtime", "PodRuntime"],
+      ]),
   ),
   Machine: { gpuDisplayName: null, podHostId: null },
   PodRuntime: { uptimeInSeconds: null, ports: "PodRuntimePorts", gpus: "PodRuntimeGpus", container: "PodRuntimeContainer" },
   PodRuntimePorts: { ip: null, isIpPublic: null, privatePort: null, publicPort: null, type: null },
   PodRuntimeGpus: { id: null, gpuUtilPercent: null, memoryUtilPercent: null },
   PodRuntimeContainer: { cpuPercent: null, memoryPercent: null },
-  GpuType: { id: null, displayName: null, memoryInGb: null, maxGpuCount: null, manufacturer: null, secureCloud: null, communityCloud: null, securePrice: null, communityPrice: null, lowestPrice: "LowestPrice" },
+  GpuType: {
+    id: null,
+    displayName: null,
+    memoryInGb: null,
+    maxGpuCount: null,
+    manufacturer: null,
+    secureCloud: null,
+    communityCloud: null,
+    securePrice: null,
+    communityPrice: null,
+    lowestPrice: "LowestPrice",
+  },
   LowestPrice: { minimumBidPrice: null, uninterruptablePrice: null },
 };
 
 /** Every input field runpod-python's generate_pod_deployment_mutation can send. */
-const DEPLOY_FIELDS = ["name", "imageName", "cloudType", "startSsh", "gpuTypeId", "supportPublicIp", "gpuCount", "volumeInGb", "minVcpuCount", "minMemoryInGb", "allowedCudaVersions", "dataCenterId", "dockerArgs", "countryCode", "containerDiskInGb", "ports", "volumeMountPath", "env", "templateId", "networkVolumeId", "minDownload", "minUpload", "instanceId"];
+const DEPLOY_FIELDS = [
+  "name",
+  "imageName",
+  "cloudType",
+  "startSsh",
+  "gpuTypeId",
+  "supportPublicIp",
+  "gpuCount",
+  "volumeInGb",
+  "minVcpuCount",
+  "minMemoryInGb",
+  "allowedCudaVersions",
+  "dataCenterId",
+  "dockerArgs",
+  "countryCode",
+  "containerDiskInGb",
+  "ports",
+  "volumeMountPath",
+  "env",
+  "templateId",
+  "networkVolumeId",
+  "minDownload",
+  "minUpload",
+  "instanceId",
+];
 
 class RunpodFake {
   readonly pods: Map<string, PodRecord>;
@@ -87,7 +146,10 @@ class RunpodFake {
       return { status: 400, error: err as GraphqlError };
     }
     try {
-      return { status: 200, data: Object.fromEntries(op.fields.map((f) => [f.name, project(this.resolve(op.kind, f, variables), f.selection)])) };
+      return {
+        status: 200,
+        data: Object.fromEntries(op.fields.map((f) => [f.name, project(this.resolve(op.kind, f, variables), f.selection)])),
+      };
     } catch (err) {
       return { status: (err as GraphqlError).code === "BAD_USER_INPUT" ? 400 : 200, error: err as GraphqlError };
     }
@@ -95,7 +157,11 @@ class RunpodFake {
 
   private input(field: Field, variables: Record<string, unknown>, type: string, allowed: string[], required: string[]) {
     const name = field.args.input;
-    if (!name) throw new GraphqlError(`Field "${field.name}" argument "input" of type "${type}!" is required, but it was not provided.`, "GRAPHQL_VALIDATION_FAILED");
+    if (!name)
+      throw new GraphqlError(
+        `Field "${field.name}" argument "input" of type "${type}!" is required, but it was not provided.`,
+        "GRAPHQL_VALIDATION_FAILED",
+      );
     return checkInput(name, type, variables[name], allowed, required);
   }
 
@@ -113,7 +179,14 @@ class RunpodFake {
         return this.pods.get(String(this.input(field, variables, "PodFilter", ["podId"], ["podId"]).podId)) ?? null;
       case "query.gpuTypes": {
         const lowest = field.selection?.find((f) => f.name === "lowestPrice");
-        if (lowest?.args.input) checkInput(lowest.args.input, "GpuLowestPriceInput", variables[lowest.args.input], ["gpuCount", "minDisk", "minMemoryInGb", "minVcpuCount", "secureCloud", "supportPublicIp"], ["gpuCount"]);
+        if (lowest?.args.input)
+          checkInput(
+            lowest.args.input,
+            "GpuLowestPriceInput",
+            variables[lowest.args.input],
+            ["gpuCount", "minDisk", "minMemoryInGb", "minVcpuCount", "secureCloud", "supportPublicIp"],
+            ["gpuCount"],
+          );
         return this.options.gpuTypes ?? [];
       }
       case "mutation.podStop": {
@@ -130,10 +203,25 @@ class RunpodFake {
         return null;
       }
       case "mutation.podFindAndDeployOnDemand": {
-        const input = this.input(field, variables, "PodFindAndDeployOnDemandInput", DEPLOY_FIELDS, ["name", "imageName", "cloudType", "gpuTypeId"]);
+        const input = this.input(field, variables, "PodFindAndDeployOnDemandInput", DEPLOY_FIELDS, [
+          "name",
+          "imageName",
+          "cloudType",
+          "gpuTypeId",
+        ]);
         const id = `newpod${String(this.nextId++).padStart(6, "0")}`;
         const env = Array.isArray(input.env) ? (input.env as { key: string; value: string }[]).map((e) => `${e.key}=${e.value}`) : [];
-        const pod: PodRecord = { ...runpodPodRow(id), desiredStatus: "RUNNING", runtime: null, name: input.name, imageName: input.imageName, gpuCount: input.gpuCount ?? 1, env, dockerArgs: input.dockerArgs ?? "", containerDiskInGb: input.containerDiskInGb ?? 20 };
+        const pod: PodRecord = {
+          ...runpodPodRow(id),
+          desiredStatus: "RUNNING",
+          runtime: null,
+          name: input.name,
+          imageName: input.imageName,
+          gpuCount: input.gpuCount ?? 1,
+          env,
+          dockerArgs: input.dockerArgs ?? "",
+          containerDiskInGb: input.containerDiskInGb ?? 20,
+        };
         this.pods.set(id, pod);
         return pod;
       }
@@ -157,11 +245,19 @@ export async function startRunpodServer(options: RunpodFakeOptions = {}): Promis
     };
     const injected = options.intercept?.(seen, requests.length - 1);
     if (injected) return send(injected.status ?? 200, injected.body, injected.raw);
-    if (req.method !== "POST" || new URL(req.url ?? "/", "http://x").pathname !== "/graphql") return send(404, { errors: [{ message: "Not Found" }] });
+    if (req.method !== "POST" || new URL(req.url ?? "/", "http://x").pathname !== "/graphql")
+      return send(404, { errors: [{ message: "Not Found" }] });
     if (seen.authorization !== `Bearer ${key}`) return send(401, { errors: [{ message: "Unauthorized" }] });
-    if (!body || typeof body.query !== "string") return send(400, { errors: [{ message: "POST body missing, invalid Content-Type, or JSON object has no keys.", extensions: { code: "BAD_REQUEST" } }] });
+    if (!body || typeof body.query !== "string")
+      return send(400, {
+        errors: [{ message: "POST body missing, invalid Content-Type, or JSON object has no keys.", extensions: { code: "BAD_REQUEST" } }],
+      });
     const result = fake.execute(body.query, body.variables ?? {});
-    if (result.error) return send(result.status, { errors: [{ message: result.error.message, extensions: { code: result.error.code } }], ...(result.status === 200 ? { data: null } : {}) });
+    if (result.error)
+      return send(result.status, {
+        errors: [{ message: result.error.message, extensions: { code: result.error.code } }],
+        ...(result.status === 200 ? { data: null } : {}),
+      });
     send(200, { data: result.data });
   });
   const { origin, close } = await listenLoopback(server);
@@ -192,7 +288,12 @@ export function runpodPodRow(id: string, overrides: Record<string, unknown> = {}
     uptimeSeconds: 600,
     lastStatusChange: "Rented by User",
     machine: { gpuDisplayName: "RTX 4090", podHostId: `${id}-host` },
-    runtime: { uptimeInSeconds: 600, ports: [], gpus: [{ id: "gpu0", gpuUtilPercent: 80, memoryUtilPercent: 40 }], container: { cpuPercent: 12, memoryPercent: 30 } },
+    runtime: {
+      uptimeInSeconds: 600,
+      ports: [],
+      gpus: [{ id: "gpu0", gpuUtilPercent: 80, memoryUtilPercent: 40 }],
+      container: { cpuPercent: 12, memoryPercent: 30 },
+    },
     ...overrides,
   };
 }

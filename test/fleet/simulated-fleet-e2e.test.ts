@@ -12,13 +12,13 @@ import { buildApp } from "../../functions/app.ts";
 import { startNodeHost, type NodeHost } from "../../functions/host/node-host.ts";
 import { wireDeps } from "../../functions/host/wire-deps.ts";
 import { executeAction } from "../../fleet/actions/actions.ts";
-import { SimulatorProvider } from "../../fleet/providers/simulator.ts";
+import type { SimulatorProvider } from "../../fleet/providers/simulator.ts";
 import { VastProvider } from "../../fleet/providers/vast.ts";
 import { silentLogger } from "../support/silent-logger.ts";
 import { events, runs } from "../../schema/index.ts";
 import { advance } from "../support/drive.ts";
 import { waitFor } from "../support/child-process-waits.ts";
-import { authHeaders, createTestDeps, RecordingScheduler, TEST_ADMIN_TOKEN, testConfig } from "../support/test-deps.ts";
+import { authHeaders, createTestDeps, type RecordingScheduler, TEST_ADMIN_TOKEN, testConfig } from "../support/test-deps.ts";
 import { startVastServer, vastInstance, type VastServer } from "./vast-server.ts";
 import type { AgentRunStep } from "../../jobs/deps.ts";
 
@@ -77,13 +77,24 @@ describe("simulated fleet, end to end", () => {
     expect(await deps.db.select().from(runs)).toHaveLength(2);
     expect((deps.scheduler as RecordingScheduler).published).toEqual([]);
     const fleet = await (await api("/api/agents/default/instances")).json();
-    expect(fleet.instances.map((i: { id: string; state: string }) => `${i.id}:${i.state}`)).toEqual(["sim-1:running", "sim-2:running", "sim-3:running"]);
+    expect(fleet.instances.map((i: { id: string; state: string }) => `${i.id}:${i.state}`)).toEqual([
+      "sim-1:running",
+      "sim-2:running",
+      "sim-3:running",
+    ]);
   });
 
   it("npm start with no credentials: a simulated fleet watched over HTTP, a failure reaches the agent and its restart the fleet", async () => {
     const dir = mkdtempSync(join(tmpdir(), "fw-fleet-"));
     const host = await startNodeHost(
-      { PORT: "0", DATABASE_URL: `file:${join(dir, "fw.db")}`, ADMIN_TOKEN: TEST_ADMIN_TOKEN, SIMULATOR_INSTANCES: "2", SIMULATOR_FAILURE_RATE: "0", DEBOUNCE_STATE_MS: "0" },
+      {
+        PORT: "0",
+        DATABASE_URL: `file:${join(dir, "fw.db")}`,
+        ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+        SIMULATOR_INSTANCES: "2",
+        SIMULATOR_FAILURE_RATE: "0",
+        DEBOUNCE_STATE_MS: "0",
+      },
       { log: silentLogger, cronIntervalMs: 3_600_000 },
     );
     hosts.push(host);
@@ -94,7 +105,11 @@ describe("simulated fleet, end to end", () => {
     expect(fleet.simulated).toBe(true);
     expect(fleet.instances.map((i: { id: string }) => i.id)).toEqual(["sim-1", "sim-2"]);
 
-    const failed = await fetch(`${host.url}/api/simulator/instances/sim-1/fail`, { method: "POST", headers, body: JSON.stringify({ kind: "exit" }) });
+    const failed = await fetch(`${host.url}/api/simulator/instances/sim-1/fail`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ kind: "exit" }),
+    });
     const eventId = (await failed.json()).reports[0].eventId as number;
     // The local scheduler delivers on its own timer: wait (without asserting how long) for a run to consume the event.
     const consumedBy = await waitFor(
@@ -124,7 +139,13 @@ describe("simulated fleet, end to end", () => {
     const server = await startVastServer({ apiKey: "secret-key", instances: [vastInstance(31)] });
     servers.push(server);
     const base = await createTestDeps();
-    const deps = wireDeps({ db: base.db, clock: base.clock, scheduler: base.scheduler, log: silentLogger, config: testConfig({ VAST_API_KEY: "secret-key", VAST_URL: server.url }) });
+    const deps = wireDeps({
+      db: base.db,
+      clock: base.clock,
+      scheduler: base.scheduler,
+      log: silentLogger,
+      config: testConfig({ VAST_API_KEY: "secret-key", VAST_URL: server.url }),
+    });
     expect(deps.provider).toBeInstanceOf(VastProvider);
     expect((await deps.provider.list()).map((i) => i.id)).toEqual(["31"]);
     expect(server.requests[0]).toMatchObject({ path: "/api/v1/instances/", authorization: "Bearer secret-key" });

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { buildApp } from "../../functions/app.ts";
-import { SimulatorProvider, simulatedGpuUtil, simulatedStoragePerHour } from "../../fleet/providers/simulator.ts";
+import { type SimulatorProvider, simulatedGpuUtil, simulatedStoragePerHour } from "../../fleet/providers/simulator.ts";
 import { authHeaders, createTestDeps } from "../support/test-deps.ts";
 
 async function simulated(count = 2) {
@@ -18,7 +18,8 @@ async function simulated(count = 2) {
 }
 
 const fail = (kind: string) => ({ method: "POST", headers: authHeaders(), body: JSON.stringify({ kind }) });
-const listed = async (app: ReturnType<typeof buildApp>) => (await (await app.request("/api/agents/default/instances", { headers: authHeaders() })).json()).instances;
+const listed = async (app: ReturnType<typeof buildApp>) =>
+  (await (await app.request("/api/agents/default/instances", { headers: authHeaders() })).json()).instances;
 
 describe("simulator: utilisation and storage", () => {
   it("running instances work at 40-100 %, the same figure within a minute; only running ones report any", () => {
@@ -48,7 +49,14 @@ describe("simulator: idle, busy and outbid", () => {
     deps.clock.advance(61_000);
     await app.request("/api/cron", { method: "POST", headers: authHeaders() });
     const [one, two] = await listed(app);
-    expect(one).toMatchObject({ id: "sim-1", state: "running", gpuUtil: 0, gpuUtilAt: new Date(deps.clock.now()).toISOString(), idleSince: new Date(idleAt).toISOString(), costPerHour: 0.42 });
+    expect(one).toMatchObject({
+      id: "sim-1",
+      state: "running",
+      gpuUtil: 0,
+      gpuUtilAt: new Date(deps.clock.now()).toISOString(),
+      idleSince: new Date(idleAt).toISOString(),
+      costPerHour: 0.42,
+    });
     expect(two).toMatchObject({ id: "sim-2", idleSince: null, costPerHour: 2.1 });
     expect(two.gpuUtil).toBeGreaterThanOrEqual(40);
     // An idle instance's container is up: it still heartbeats, so no missed-heartbeat alarm.
@@ -72,11 +80,19 @@ describe("simulator: idle, busy and outbid", () => {
     const { deps, app } = await simulated();
     const res = await app.request("/api/simulator/instances/sim-2/fail", fail("outbid"));
     const body = await res.json();
-    expect(body).toMatchObject({ instance: { state: "stopped", interruptible: true, stopReason: "outbid", gpuUtil: null }, reports: [{ outcome: "pending" }] });
+    expect(body).toMatchObject({
+      instance: { state: "stopped", interruptible: true, stopReason: "outbid", gpuUtil: null },
+      reports: [{ outcome: "pending" }],
+    });
     const [event] = (await deps.db.$client.execute(`select payload from events where id = ${body.reports[0].eventId}`)).rows;
     expect(JSON.parse(String(event!.payload))).toMatchObject({ instanceId: "sim-2", state: "stopped", reason: "outbid" });
     const [, two] = await listed(app);
-    expect(two).toMatchObject({ state: "stopped", costPerHour: simulatedStoragePerHour(2), storagePerHour: simulatedStoragePerHour(2), interruptible: true });
+    expect(two).toMatchObject({
+      state: "stopped",
+      costPerHour: simulatedStoragePerHour(2),
+      storagePerHour: simulatedStoragePerHour(2),
+      interruptible: true,
+    });
   });
 
   it("the kinds are validated: another kind is a 400 naming kind and the new kinds", async () => {

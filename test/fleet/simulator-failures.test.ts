@@ -4,7 +4,7 @@ import { SimulatorProvider } from "../../fleet/providers/simulator.ts";
 import { FAILURES, ROLLED_FAILURE_KINDS } from "../../fleet/providers/simulated-failures.ts";
 import { simulateFleet } from "../support/one-check.ts";
 import { events, instances, simulatorInstances } from "../../schema/index.ts";
-import { createTestDeps, RecordingScheduler } from "../support/test-deps.ts";
+import { createTestDeps, type RecordingScheduler } from "../support/test-deps.ts";
 
 /** mulberry32: a seeded uniform source, so random failures are reproducible. */
 function seeded(seed: number): () => number {
@@ -28,7 +28,12 @@ async function simulated(count: number, options: { random?: () => number; rate?:
 describe("simulator: scripted failures", () => {
   it("each kind puts the instance in the state a real instance would show", async () => {
     const { provider } = await simulated(4);
-    const expected = { exit: ["exited", /exited/], oom: ["exited", /CUDA out of memory/], stuck_loading: ["loading", /loading/], host_offline: ["offline", /offline/] } as const;
+    const expected = {
+      exit: ["exited", /exited/],
+      oom: ["exited", /CUDA out of memory/],
+      stuck_loading: ["loading", /loading/],
+      host_offline: ["offline", /offline/],
+    } as const;
     for (const [i, kind] of ROLLED_FAILURE_KINDS.entries()) {
       const failed = await provider.injectFailure(`sim-${i + 1}`, kind);
       expect(failed?.state).toBe(expected[kind][0]);

@@ -29,7 +29,14 @@ async function counted(count: number, pageSize: number, random: () => number = (
 
 describe("simulator round trips", () => {
   it("lists page by page: every instance once, in id order, one round trip per page", async () => {
-    for (const [count, pages] of [[0, 1], [10, 1], [25, 1], [26, 2], [50, 2], [61, 3]] as const) {
+    for (const [count, pages] of [
+      [0, 1],
+      [10, 1],
+      [25, 1],
+      [26, 2],
+      [50, 2],
+      [61, 3],
+    ] as const) {
       const { provider, counter } = await counted(count, 25);
       const listed = await provider.list();
       expect(listed.map((i) => i.id)).toEqual(Array.from({ length: count }, (_, i) => `sim-${i + 1}`).sort());

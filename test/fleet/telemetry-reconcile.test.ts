@@ -30,10 +30,26 @@ const rows = async (deps: Deps, sql: string) => (await deps.db.$client.execute(s
 
 describe("reconciliation: telemetry and economics from the provider's list", () => {
   it("writes one sample per listed instance per sample interval and the economics columns, new and unchanged instances alike", async () => {
-    const deps = await vastDeps({ instances: [vastInstance(11, { gpu_util: 64, disk_usage: 25, disk_space: 50 }), vastInstance(12, { gpu_util: 1, is_bid: true })] });
+    const deps = await vastDeps({
+      instances: [vastInstance(11, { gpu_util: 64, disk_usage: 25, disk_space: 50 }), vastInstance(12, { gpu_util: 1, is_bid: true })],
+    });
     await reconcileFleet(deps, "default");
-    expect(await rows(deps, "select id, gpu_util, disk_used_pct, telemetry_source, idle_since, storage_per_hour, ends_at, interruptible from instances order by id")).toEqual([
-      expect.objectContaining({ id: "11", gpu_util: 64, disk_used_pct: 50, telemetry_source: "vast", idle_since: null, storage_per_hour: 0.0139, ends_at: 1769904000000, interruptible: 0 }),
+    expect(
+      await rows(
+        deps,
+        "select id, gpu_util, disk_used_pct, telemetry_source, idle_since, storage_per_hour, ends_at, interruptible from instances order by id",
+      ),
+    ).toEqual([
+      expect.objectContaining({
+        id: "11",
+        gpu_util: 64,
+        disk_used_pct: 50,
+        telemetry_source: "vast",
+        idle_since: null,
+        storage_per_hour: 0.0139,
+        ends_at: 1769904000000,
+        interruptible: 0,
+      }),
       expect.objectContaining({ id: "12", gpu_util: 1, telemetry_source: "vast", idle_since: deps.clock.now(), interruptible: 1 }),
     ]);
     const firstAt = deps.clock.now();
@@ -62,7 +78,12 @@ describe("reconciliation: telemetry and economics from the provider's list", () 
     const deps = await vastDeps({ instances: [vastInstance(31, { is_bid: true, gpu_util: 0 }), vastInstance(32, { gpu_util: 0 })] });
     await reconcileFleet(deps, "default");
     server!.instances.set(31, outbidRow(31));
-    Object.assign(server!.instances.get(32)!, { actual_status: "stopped", intended_status: "stopped", cur_state: "stopped", gpu_util: null });
+    Object.assign(server!.instances.get(32)!, {
+      actual_status: "stopped",
+      intended_status: "stopped",
+      cur_state: "stopped",
+      gpu_util: null,
+    });
     deps.clock.advance(61_000);
     await reconcileFleet(deps, "default");
     const payloads = (await rows(deps, "select payload from events order by id")).map((r) => JSON.parse(String(r.payload)));
@@ -83,7 +104,10 @@ describe("reconciliation: telemetry and economics from the provider's list", () 
     server!.instances.delete(41);
     deps.clock.advance(61_000);
     await reconcileFleet(deps, "default");
-    expect((await rows(deps, "select gone_at, idle_since from instances"))[0]).toMatchObject({ gone_at: deps.clock.now(), idle_since: null });
+    expect((await rows(deps, "select gone_at, idle_since from instances"))[0]).toMatchObject({
+      gone_at: deps.clock.now(),
+      idle_since: null,
+    });
   });
 
   it("the simulator's list is sampled too, as source simulator, with storage cost per hour", async () => {

@@ -31,7 +31,13 @@ describe("instance webhook telemetry", () => {
   it("stores gpuUtil and diskUsedPct on the instance and as one sample, heartbeats included", async () => {
     const { deps, app } = await setUp();
     expect((await report(app, "t1", { gpuUtil: 73.5, diskUsedPct: 41 })).status).toBe(202);
-    expect(await instanceRow(deps)).toMatchObject({ gpu_util: 73.5, gpu_util_at: deps.clock.now(), disk_used_pct: 41, telemetry_source: "webhook", idle_since: null });
+    expect(await instanceRow(deps)).toMatchObject({
+      gpu_util: 73.5,
+      gpu_util_at: deps.clock.now(),
+      disk_used_pct: 41,
+      telemetry_source: "webhook",
+      idle_since: null,
+    });
     deps.clock.advance(SAMPLE_EVERY_MS);
     // The same state again: a heartbeat, which wakes nobody, still carries its figures.
     const beat = await report(app, "t2", { gpuUtil: 88 });

@@ -10,7 +10,11 @@ import { providerError, useVastClient } from "./vast-client-fixture.ts";
 const KEY = "vast-test-key-456";
 const client = useVastClient(KEY);
 
-const call = (r: { method: string; path: string; rawQuery: string; body: unknown }) => [r.method, r.rawQuery ? `${r.path}?${r.rawQuery}` : r.path, r.body];
+const call = (r: { method: string; path: string; rawQuery: string; body: unknown }) => [
+  r.method,
+  r.rawQuery ? `${r.path}?${r.rawQuery}` : r.path,
+  r.body,
+];
 
 describe("Vast.ai client: one instance", () => {
   it("shows an instance with GET /api/v0/instances/{id}/?owner=me, and null for one Vast does not know", async () => {
@@ -31,7 +35,9 @@ describe("Vast.ai client: one instance", () => {
 
 describe("Vast.ai client: actions as vast-cli sends them", () => {
   it("restarts an exited instance with exactly vast-cli's start call, and the fleet shows it running", async () => {
-    const { vast, requests, fake } = await client({ instances: [vastInstance(9, { actual_status: "exited", intended_status: "running", status_msg: "exited with code 1" })] });
+    const { vast, requests, fake } = await client({
+      instances: [vastInstance(9, { actual_status: "exited", intended_status: "running", status_msg: "exited with code 1" })],
+    });
     expect((await vast.get("9"))!.state).toBe("exited");
     await vast.start("9");
     const start = requests[1]!;
@@ -58,7 +64,10 @@ describe("Vast.ai client: actions as vast-cli sends them", () => {
   });
 
   it("an action on an unknown instance is a 404 ProviderError; success:false is an error too", async () => {
-    const { vast } = await client({ instances: [vastInstance(5)], intercept: (req) => (req.path === "/api/v0/instances/5/" ? { body: { success: false, msg: "machine busy" } } : undefined) });
+    const { vast } = await client({
+      instances: [vastInstance(5)],
+      intercept: (req) => (req.path === "/api/v0/instances/5/" ? { body: { success: false, msg: "machine busy" } } : undefined),
+    });
     expect((await providerError(vast.start("404"))).status).toBe(404);
     expect((await providerError(vast.stop("5"))).message).toContain("machine busy");
   });
@@ -82,7 +91,9 @@ describe("Vast.ai client: actions as vast-cli sends them", () => {
 });
 
 describe("Vast.ai client: logs", () => {
-  const log = Array.from({ length: 50 }, (_, i) => `line ${i + 1}`).concat("RuntimeError: CUDA error: an illegal memory access was encountered").join("\n");
+  const log = Array.from({ length: 50 }, (_, i) => `line ${i + 1}`)
+    .concat("RuntimeError: CUDA error: an illegal memory access was encountered")
+    .join("\n");
 
   it("requests the log, polls its result_url without the API key until it is there, and keeps the tail", async () => {
     const { vast, requests, slept } = await client({ instances: [vastInstance(12)], logOf: () => log, logPollsBeforeReady: 2 });

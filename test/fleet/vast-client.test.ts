@@ -23,20 +23,26 @@ describe("Vast.ai client: listing as vast-cli lists", () => {
     for (const [page, req] of requests.entries()) {
       expect(req).toMatchObject({ method: "GET", path: "/api/v1/instances/", authorization: `Bearer ${KEY}` });
       expect(req.userAgent).toMatch(/fleetwarden/);
-      expect([...req.query.keys()]).toEqual(page === 0 ? ["select_filters", "order_by", "limit"] : ["select_filters", "order_by", "limit", "after_token"]);
+      expect([...req.query.keys()]).toEqual(
+        page === 0 ? ["select_filters", "order_by", "limit"] : ["select_filters", "order_by", "limit", "after_token"],
+      );
       expect(JSON.parse(req.query.get("select_filters")!)).toEqual({});
       expect(JSON.parse(req.query.get("order_by")!)).toEqual([{ col: "id", dir: "asc" }]);
       expect(req.query.get("limit")).toBe("25");
     }
     // Byte for byte what vast-cli's _build_url sends (json.dumps of each non-string value, then
     // quote_plus), as printed by running that code with show_instances' params.
-    expect(requests[0]!.rawQuery).toBe("select_filters=%7B%7D&order_by=%5B%7B%22col%22%3A+%22id%22%2C+%22dir%22%3A+%22asc%22%7D%5D&limit=25");
+    expect(requests[0]!.rawQuery).toBe(
+      "select_filters=%7B%7D&order_by=%5B%7B%22col%22%3A+%22id%22%2C+%22dir%22%3A+%22asc%22%7D%5D&limit=25",
+    );
     expect(requests[1]!.query.get("after_token")).toMatch(/^tok_/);
     expect(requests[2]!.query.get("after_token")).not.toBe(requests[1]!.query.get("after_token"));
   });
 
   it("maps each instance onto the fleet model", async () => {
-    const { vast } = await client({ instances: [vastInstance(101), vastInstance(103, { actual_status: "exited", status_msg: " CUDA out of memory " })] });
+    const { vast } = await client({
+      instances: [vastInstance(101), vastInstance(103, { actual_status: "exited", status_msg: " CUDA out of memory " })],
+    });
     const fleet = await vast.list();
     expect(fleet[0]).toEqual({
       id: "101",
@@ -68,7 +74,9 @@ describe("Vast.ai client: listing as vast-cli lists", () => {
   });
 
   it("a 410 from the list endpoint is an error, never an empty fleet", async () => {
-    const { vast, requests } = await client({ intercept: () => ({ status: 410, body: { success: false, error: "gone", msg: "use /api/v1/instances/" } }) });
+    const { vast, requests } = await client({
+      intercept: () => ({ status: 410, body: { success: false, error: "gone", msg: "use /api/v1/instances/" } }),
+    });
     const err = await providerError(vast.list());
     expect(err.status).toBe(410);
     expect(err.message).toContain("use /api/v1/instances/");
@@ -76,7 +84,12 @@ describe("Vast.ai client: listing as vast-cli lists", () => {
   });
 
   it("a malformed answer is an error: missing instances array, or an instance without a usable id", async () => {
-    const shapes = [{ success: true }, { instances: "none" }, { instances: [{ ...vastInstance(1), id: "abc" }] }, { instances: [{ actual_status: "running" }] }];
+    const shapes = [
+      { success: true },
+      { instances: "none" },
+      { instances: [{ ...vastInstance(1), id: "abc" }] },
+      { instances: [{ actual_status: "running" }] },
+    ];
     for (const body of shapes) {
       const { vast } = await client({ intercept: () => ({ body }) });
       expect((await providerError(vast.list())).message).toMatch(/malformed instance list/);
@@ -88,28 +101,38 @@ describe("Vast.ai client: listing as vast-cli lists", () => {
   it("an error on a later page fails the whole list instead of returning the pages before it", async () => {
     const { vast, requests } = await client({
       instances: fleetOf(30),
-      intercept: (req) => (req.query.has("after_token") ? { status: 401, body: { success: false, error: "auth_error", msg: "expired" } } : undefined),
+      intercept: (req) =>
+        req.query.has("after_token") ? { status: 401, body: { success: false, error: "auth_error", msg: "expired" } } : undefined,
     });
     expect((await providerError(vast.list())).status).toBe(401);
     expect(requests).toHaveLength(2);
   });
 
   it("a last page that leaves the list short of its own total_instances is an error, never a smaller fleet", async () => {
-    for (const body of [{ instances: [], total_instances: 60 }, { instances: [vastInstance(1)], next_token: null, total_instances: 2 }]) {
+    for (const body of [
+      { instances: [], total_instances: 60 },
+      { instances: [vastInstance(1)], next_token: null, total_instances: 2 },
+    ]) {
       const { vast } = await client({ intercept: () => ({ body }) });
-      expect(await providerError(vast.list())).toMatchObject({ message: expect.stringMatching(/contradicts itself.*total_instances says/), retryable: true });
+      expect(await providerError(vast.list())).toMatchObject({
+        message: expect.stringMatching(/contradicts itself.*total_instances says/),
+        retryable: true,
+      });
     }
     // Over pages: the fake's first page (25 of 30), then a last page of 3 rows and no token.
     const { vast, requests } = await client({
       instances: fleetOf(30),
-      intercept: (req) => (req.query.has("after_token") ? { body: { instances: fleetOf(3), next_token: null, total_instances: 30 } } : undefined),
+      intercept: (req) =>
+        req.query.has("after_token") ? { body: { instances: fleetOf(3), next_token: null, total_instances: 30 } } : undefined,
     });
     expect((await providerError(vast.list())).message).toMatch(/ends after 28 instance\(s\), but total_instances says 30/);
     expect(requests).toHaveLength(2);
   });
 
   it("more rows than total_instances (an instance created while paging) is still the whole list", async () => {
-    const { vast } = await client({ intercept: () => ({ body: { instances: [vastInstance(1), vastInstance(2)], next_token: null, total_instances: 1 } }) });
+    const { vast } = await client({
+      intercept: () => ({ body: { instances: [vastInstance(1), vastInstance(2)], next_token: null, total_instances: 1 } }),
+    });
     expect((await vast.list()).map((i) => i.id)).toEqual(["1", "2"]);
   });
 
@@ -147,7 +170,10 @@ describe("Vast.ai client: retries and errors", () => {
   });
 
   it("retries 5xx with growing backoff and gives up after maxAttempts with a retryable error", async () => {
-    const { vast, slept, requests } = await client({ intercept: () => ({ status: 503, body: { error: "maintenance" } }) }, { maxAttempts: 3, backoffMs: 100 });
+    const { vast, slept, requests } = await client(
+      { intercept: () => ({ status: 503, body: { error: "maintenance" } }) },
+      { maxAttempts: 3, backoffMs: 100 },
+    );
     expect(await providerError(vast.list())).toMatchObject({ status: 503, retryable: true });
     expect(requests).toHaveLength(3);
     expect(slept).toEqual([100, 200]);

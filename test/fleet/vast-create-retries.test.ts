@@ -30,7 +30,10 @@ async function closedPort(): Promise<number> {
 describe("Vast.ai create is sent once unless Vast.ai cannot have acted", () => {
   it("a create answered 500, 502, 503 or 504 is sent once and is not retryable; nothing is rented twice", async () => {
     for (const status of [500, 502, 503, 504]) {
-      const { vast, requests, slept } = await client({ offers: [vastOffer(1)], intercept: (req) => (isCreate(req.path) ? { status, body: { error: "server_error" } } : undefined) });
+      const { vast, requests, slept } = await client({
+        offers: [vastOffer(1)],
+        intercept: (req) => (isCreate(req.path) ? { status, body: { error: "server_error" } } : undefined),
+      });
       const err = await providerError(vast.create(OFFER, SPEC));
       expect(err, String(status)).toMatchObject({ status, retryable: false });
       expect(err.message).toContain("not retried");
@@ -53,7 +56,11 @@ describe("Vast.ai create is sent once unless Vast.ai cannot have acted", () => {
   });
 
   it("a 429 is repeated (the rate limit answers before anything is rented) and the offer is rented once", async () => {
-    const { vast, requests, fake } = await client({ offers: [vastOffer(1)], intercept: (req, i) => (isCreate(req.path) && i === 0 ? { status: 429, body: { detail: "API requests too frequent endpoint threshold=4.5" } } : undefined) });
+    const { vast, requests, fake } = await client({
+      offers: [vastOffer(1)],
+      intercept: (req, i) =>
+        isCreate(req.path) && i === 0 ? { status: 429, body: { detail: "API requests too frequent endpoint threshold=4.5" } } : undefined,
+    });
     const created = await vast.create(OFFER, SPEC);
     expect(requests).toHaveLength(2);
     expect(fake.created).toEqual([Number(created.id)]);
@@ -63,7 +70,8 @@ describe("Vast.ai create is sent once unless Vast.ai cannot have acted", () => {
     const { fake } = await client({ offers: [vastOffer(1)] });
     const refusedUrl = `http://127.0.0.1:${await closedPort()}`;
     let calls = 0;
-    const firstRefused: typeof fetch = (input, init) => (calls++ === 0 ? fetch(String(input).replace(fake.url, refusedUrl), init) : fetch(input, init));
+    const firstRefused: typeof fetch = (input, init) =>
+      calls++ === 0 ? fetch(String(input).replace(fake.url, refusedUrl), init) : fetch(input, init);
     const vast = new VastProvider({ apiKey: "vast-test-key-create", baseUrl: fake.url, fetch: firstRefused, sleep: async () => {} });
     await vast.create(OFFER, SPEC);
     expect(calls).toBe(2);
@@ -80,11 +88,38 @@ describe("Vast.ai create is sent once unless Vast.ai cannot have acted", () => {
   });
 
   it("the offer search is a read: a 502 is repeated, a 500 is not", async () => {
-    const flaky = await client({ offers: [vastOffer(1)], intercept: (_req, i) => (i === 0 ? { status: 502, raw: "bad gateway" } : undefined) });
-    expect(await flaky.vast.offers({ gpuName: "RTX 4090", gpuCount: 2, minDiskGb: null, maxPricePerHour: null, minReliability: null, excludeMachineIds: [], limit: 3 })).toHaveLength(1);
+    const flaky = await client({
+      offers: [vastOffer(1)],
+      intercept: (_req, i) => (i === 0 ? { status: 502, raw: "bad gateway" } : undefined),
+    });
+    expect(
+      await flaky.vast.offers({
+        gpuName: "RTX 4090",
+        gpuCount: 2,
+        minDiskGb: null,
+        maxPricePerHour: null,
+        minReliability: null,
+        excludeMachineIds: [],
+        limit: 3,
+      }),
+    ).toHaveLength(1);
     expect(flaky.requests).toHaveLength(2);
     const broken = await client({ offers: [vastOffer(1)], intercept: () => ({ status: 500, body: { error: "server_error" } }) });
-    expect((await providerError(broken.vast.offers({ gpuName: "RTX 4090", gpuCount: 2, minDiskGb: null, maxPricePerHour: null, minReliability: null, excludeMachineIds: [], limit: 3 }))).status).toBe(500);
+    expect(
+      (
+        await providerError(
+          broken.vast.offers({
+            gpuName: "RTX 4090",
+            gpuCount: 2,
+            minDiskGb: null,
+            maxPricePerHour: null,
+            minReliability: null,
+            excludeMachineIds: [],
+            limit: 3,
+          }),
+        )
+      ).status,
+    ).toBe(500);
     expect(broken.requests).toHaveLength(1);
   });
 });

@@ -13,7 +13,15 @@ describe("Vast.ai client: economics fields", () => {
   it("reads utilisation, disk use, running and stopped cost, contract end and interruptibility", async () => {
     const { vast } = await client({
       instances: [
-        vastInstance(201, { gpu_util: 3.25, disk_space: 80, disk_usage: 60, dph_total: 1.2021, storage_total_cost: 0.0021, end_date: 1770000000.5, is_bid: true }),
+        vastInstance(201, {
+          gpu_util: 3.25,
+          disk_space: 80,
+          disk_usage: 60,
+          dph_total: 1.2021,
+          storage_total_cost: 0.0021,
+          end_date: 1770000000.5,
+          is_bid: true,
+        }),
       ],
     });
     const [one] = await vast.list();
@@ -31,7 +39,17 @@ describe("Vast.ai client: economics fields", () => {
 
   it("fields Vast leaves out or sends out of range are null, never a guess", async () => {
     const { vast } = await client({
-      instances: [vastInstance(202, { gpu_util: null, disk_space: 0, disk_usage: 5, storage_total_cost: undefined, end_date: null, is_bid: undefined }), vastInstance(203, { gpu_util: 140 })],
+      instances: [
+        vastInstance(202, {
+          gpu_util: null,
+          disk_space: 0,
+          disk_usage: 5,
+          storage_total_cost: undefined,
+          end_date: null,
+          is_bid: undefined,
+        }),
+        vastInstance(203, { gpu_util: 140 }),
+      ],
     });
     const [a, b] = await vast.list();
     expect(a).toMatchObject({ gpuUtil: null, diskUsedPct: null, storagePerHour: null, endsAt: null, interruptible: null });

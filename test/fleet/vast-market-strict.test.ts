@@ -36,7 +36,10 @@ describe("the Vast.ai fake's market is strict", () => {
       [{ ...SEARCH, allocated_storage: undefined }, "missing allocated_storage"],
     ] as const) {
       const answer = await send("POST", "/api/v0/bundles/", bad);
-      expect(answer, says).toMatchObject({ status: 400, body: { success: false, error: "invalid_request", msg: expect.stringContaining(says) } });
+      expect(answer, says).toMatchObject({
+        status: 400,
+        body: { success: false, error: "invalid_request", msg: expect.stringContaining(says) },
+      });
     }
     expect((await fetch(`${server.url}/api/v0/bundles/`, { headers: JSON_AUTH })).status).toBe(405);
   });
@@ -54,7 +57,10 @@ describe("the Vast.ai fake's market is strict", () => {
       [{ ...CREATE, price: 500 }, "price"],
     ] as const) {
       const answer = await send("PUT", "/api/v0/asks/1/", bad);
-      expect(answer, says).toMatchObject({ status: 400, body: { success: false, error: "invalid_args", msg: expect.stringContaining(says) } });
+      expect(answer, says).toMatchObject({
+        status: 400,
+        body: { success: false, error: "invalid_args", msg: expect.stringContaining(says) },
+      });
     }
     expect(server.created).toEqual([]);
     expect(server.offers.get(1)).toMatchObject({ rented: false, rentable: true });

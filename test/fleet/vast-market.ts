@@ -34,13 +34,59 @@ export type VastOfferRow = Record<string, unknown> & { id: number };
 
 /** search_offers.yaml's filter fields (the request body's properties that take `{op: value}`). */
 const FILTER_FIELDS = new Set([
-  "verified", "rentable", "rented", "gpu_name", "reliability", "num_gpus", "gpu_ram", "duration", "machine_id",
-  "dlperf_per_dphtotal", "dph_total", "flops_per_dphtotal", "geolocation", "gpu_arch", "dlperf", "cuda_max_good",
-  "inet_down", "inet_up", "inet_down_cost", "inet_up_cost", "driver_version", "compute_cap", "cpu_arch", "has_avx",
-  "cpu_cores", "cpu_cores_effective", "cpu_ghz", "cpu_ram", "datacenter", "external", "disk_bw", "disk_space",
-  "bw_nvlink", "gpu_max_power", "gpu_max_temp", "gpu_mem_bw", "gpu_total_ram", "gpu_frac", "gpu_display_active",
-  "direct_port_count", "host_id", "id", "min_bid", "mobo_name", "pci_gen", "pcie_bw", "storage_cost", "static_ip",
-  "total_flops", "os_version", "ubuntu_version", "verification", "vms_enabled",
+  "verified",
+  "rentable",
+  "rented",
+  "gpu_name",
+  "reliability",
+  "num_gpus",
+  "gpu_ram",
+  "duration",
+  "machine_id",
+  "dlperf_per_dphtotal",
+  "dph_total",
+  "flops_per_dphtotal",
+  "geolocation",
+  "gpu_arch",
+  "dlperf",
+  "cuda_max_good",
+  "inet_down",
+  "inet_up",
+  "inet_down_cost",
+  "inet_up_cost",
+  "driver_version",
+  "compute_cap",
+  "cpu_arch",
+  "has_avx",
+  "cpu_cores",
+  "cpu_cores_effective",
+  "cpu_ghz",
+  "cpu_ram",
+  "datacenter",
+  "external",
+  "disk_bw",
+  "disk_space",
+  "bw_nvlink",
+  "gpu_max_power",
+  "gpu_max_temp",
+  "gpu_mem_bw",
+  "gpu_total_ram",
+  "gpu_frac",
+  "gpu_display_active",
+  "direct_port_count",
+  "host_id",
+  "id",
+  "min_bid",
+  "mobo_name",
+  "pci_gen",
+  "pcie_bw",
+  "storage_cost",
+  "static_ip",
+  "total_flops",
+  "os_version",
+  "ubuntu_version",
+  "verification",
+  "vms_enabled",
 ]);
 const SEARCH_OPTIONS = new Set(["order", "type", "limit", "allocated_storage", "disable_bundling"]);
 const SEARCH_REQUIRED = ["order", "type", "allocated_storage"];
@@ -49,23 +95,71 @@ const OPS = new Set(["eq", "neq", "gt", "gte", "lt", "lte", "in", "notin"]);
 
 /** vast-cli's create body fields, and the docs' others. */
 const CREATE_FIELDS = new Set([
-  "client_id", "image", "env", "price", "disk", "label", "extra", "onstart", "image_login", "python_utf8", "lang_utf8",
-  "use_jupyter_lab", "jupyter_dir", "force", "cancel_unavail", "template_hash_id", "user", "runtype", "args", "volume_info",
-  "args_str", "target_state", "vm",
+  "client_id",
+  "image",
+  "env",
+  "price",
+  "disk",
+  "label",
+  "extra",
+  "onstart",
+  "image_login",
+  "python_utf8",
+  "lang_utf8",
+  "use_jupyter_lab",
+  "jupyter_dir",
+  "force",
+  "cancel_unavail",
+  "template_hash_id",
+  "user",
+  "runtype",
+  "args",
+  "volume_info",
+  "args_str",
+  "target_state",
+  "vm",
 ]);
 const FLAGS = ["python_utf8", "lang_utf8", "use_jupyter_lab", "force", "cancel_unavail", "vm"];
 const NULLABLE_TEXT = ["extra", "onstart", "image_login", "jupyter_dir", "user", "label", "template_hash_id", "args_str"];
-const RUNTYPE_WORDS = new Set(["ssh", "jupyter", "args", "ssh_proxy", "ssh_direct", "ssh_direc", "jupyter_proxy", "jupyter_direct", "jupyter_direc"]);
+const RUNTYPE_WORDS = new Set([
+  "ssh",
+  "jupyter",
+  "args",
+  "ssh_proxy",
+  "ssh_direct",
+  "ssh_direc",
+  "jupyter_proxy",
+  "jupyter_direct",
+  "jupyter_direc",
+]);
 
 const invalid = (msg: string) => refuse(400, "invalid_args", `error 400/3467: Invalid args: ${msg}`);
-const notAvailable = (id: number) => refuse(404, "invalid_args", `error 404/3603: no_such_ask Instance type by id ${id} is not available.`, { ask_id: id });
+const notAvailable = (id: number) =>
+  refuse(404, "invalid_args", `error 404/3603: no_such_ask Instance type by id ${id} is not available.`, { ask_id: id });
 
 /** An offer row as /api/v0/bundles/ answers it (vastai/data/offer.py names), rentable by default. */
 export function vastOffer(id: number, overrides: Record<string, unknown> = {}): VastOfferRow {
   return {
-    id, ask_contract_id: id, machine_id: 100 + id, host_id: 5000 + id, gpu_name: "RTX 4090", num_gpus: 2, gpu_ram: 24564,
-    disk_space: 200, dph_base: 0.6, dph_total: 0.62, storage_total_cost: 0.02, reliability: 0.995, reliability2: 0.995,
-    rentable: true, rented: false, verified: true, verification: "verified", external: false, is_bid: false, geolocation: "Sweden, SE",
+    id,
+    ask_contract_id: id,
+    machine_id: 100 + id,
+    host_id: 5000 + id,
+    gpu_name: "RTX 4090",
+    num_gpus: 2,
+    gpu_ram: 24564,
+    disk_space: 200,
+    dph_base: 0.6,
+    dph_total: 0.62,
+    storage_total_cost: 0.02,
+    reliability: 0.995,
+    reliability2: 0.995,
+    rentable: true,
+    rented: false,
+    verified: true,
+    verification: "verified",
+    external: false,
+    is_bid: false,
+    geolocation: "Sweden, SE",
     ...overrides,
   };
 }
@@ -88,12 +182,17 @@ function searchError(q: Record<string, unknown>): string | null {
     if (!isPlainObject(value) || !Object.keys(value).length) return `${name} must be an object of {operator: value}`;
     for (const [op, target] of Object.entries(value)) {
       if (!OPS.has(op)) return `unknown operator ${op} on ${name}`;
-      if ((op === "in" || op === "notin") !== Array.isArray(target)) return `${name}.${op} takes ${Array.isArray(target) ? "a value" : "a list"}`;
+      if ((op === "in" || op === "notin") !== Array.isArray(target))
+        return `${name}.${op} takes ${Array.isArray(target) ? "a value" : "a list"}`;
     }
   }
   for (const name of SEARCH_REQUIRED) if (!(name in q)) return `missing ${name}`;
   const order = q.order;
-  if (!Array.isArray(order) || !order.every((o) => Array.isArray(o) && o.length === 2 && typeof o[0] === "string" && (o[1] === "asc" || o[1] === "desc"))) return 'order must be a list of [field, "asc"|"desc"]';
+  if (
+    !Array.isArray(order) ||
+    !order.every((o) => Array.isArray(o) && o.length === 2 && typeof o[0] === "string" && (o[1] === "asc" || o[1] === "desc"))
+  )
+    return 'order must be a list of [field, "asc"|"desc"]';
   if (!OFFER_TYPES.has(q.type as string)) return `unknown type: ${String(q.type)}`;
   if (q.limit !== undefined && (!Number.isInteger(q.limit) || (q.limit as number) < 1)) return "limit must be a positive integer";
   if (typeof q.allocated_storage !== "number" || q.allocated_storage <= 0) return "allocated_storage must be a positive number of GB";
@@ -102,17 +201,24 @@ function searchError(q: Record<string, unknown>): string | null {
 
 function createError(body: Record<string, unknown>): string | null {
   for (const name of Object.keys(body)) if (!CREATE_FIELDS.has(name)) return `unknown field: ${name}`;
-  if (body.client_id !== "me") return "client_id must be \"me\"";
+  if (body.client_id !== "me") return 'client_id must be "me"';
   const template = body.template_hash_id;
   if (body.image == null && template == null) return "image is required (or a template_hash_id)";
-  if (body.image != null && (typeof body.image !== "string" || !body.image || body.image.length > 1024)) return "image must be a docker image name of at most 1024 characters";
+  if (body.image != null && (typeof body.image !== "string" || !body.image || body.image.length > 1024))
+    return "image must be a docker image name of at most 1024 characters";
   for (const name of NULLABLE_TEXT) if (body[name] != null && typeof body[name] !== "string") return `${name} must be a string`;
   if (typeof body.label === "string" && body.label.length > 256) return "label is longer than 256 characters";
   for (const name of FLAGS) if (body[name] !== undefined && typeof body[name] !== "boolean") return `${name} must be a boolean`;
-  if (body.env !== undefined && (!isPlainObject(body.env) || !Object.values(body.env).every((v) => typeof v === "string" && v.length <= 256))) return "env must be an object of strings of at most 256 characters";
+  if (
+    body.env !== undefined &&
+    (!isPlainObject(body.env) || !Object.values(body.env).every((v) => typeof v === "string" && v.length <= 256))
+  )
+    return "env must be an object of strings of at most 256 characters";
   if (body.disk !== undefined && (typeof body.disk !== "number" || body.disk < 8)) return "disk must be at least 8 GB";
-  if (body.price != null && (typeof body.price !== "number" || body.price < 0.001 || body.price > 128)) return "price must be from 0.001 to 128 $/h";
-  if (body.runtype !== undefined && (typeof body.runtype !== "string" || !body.runtype.split(" ").every((w) => RUNTYPE_WORDS.has(w)))) return `unknown runtype: ${String(body.runtype)}`;
+  if (body.price != null && (typeof body.price !== "number" || body.price < 0.001 || body.price > 128))
+    return "price must be from 0.001 to 128 $/h";
+  if (body.runtype !== undefined && (typeof body.runtype !== "string" || !body.runtype.split(" ").every((w) => RUNTYPE_WORDS.has(w))))
+    return `unknown runtype: ${String(body.runtype)}`;
   return null;
 }
 
@@ -121,7 +227,10 @@ export class VastMarket {
   readonly created: number[] = [];
   private nextId = 30_000_001;
 
-  constructor(private readonly instances: Map<number, Record<string, unknown> & { id: number }>, seed: VastOfferRow[] = []) {
+  constructor(
+    private readonly instances: Map<number, Record<string, unknown> & { id: number }>,
+    seed: VastOfferRow[] = [],
+  ) {
     for (const offer of seed) this.addOffer(offer);
   }
 
@@ -134,7 +243,9 @@ export class VastMarket {
     const problem = searchError(body);
     if (problem) return refuse(400, "invalid_request", problem);
     const filters = Object.entries(body).filter(([name]) => FILTER_FIELDS.has(name)) as [string, Record<string, unknown>][];
-    const rows = [...this.offers.values()].filter((row) => filters.every(([name, ops]) => Object.entries(ops).every(([op, target]) => matches(row[name], op, target))));
+    const rows = [...this.offers.values()].filter((row) =>
+      filters.every(([name, ops]) => Object.entries(ops).every(([op, target]) => matches(row[name], op, target))),
+    );
     for (const [field, dir] of [...(body.order as [string, string][])].reverse()) {
       rows.sort((a, b) => ((a[field] as number) - (b[field] as number)) * (dir === "desc" ? -1 : 1));
     }
@@ -151,11 +262,31 @@ export class VastMarket {
     const id = this.nextId++;
     const env = (body.env ?? {}) as Record<string, string>;
     this.instances.set(id, {
-      id, machine_id: offer.machine_id, host_id: offer.host_id, actual_status: "loading", intended_status: "running", cur_state: "running",
-      next_state: "running", label: body.label ?? null, status_msg: "pulling image", gpu_name: offer.gpu_name, num_gpus: offer.num_gpus,
-      dph_total: offer.dph_total, storage_total_cost: offer.storage_total_cost, disk_space: body.disk ?? 10, disk_usage: 0, gpu_util: null,
-      reliability2: offer.reliability2, image_uuid: body.image ?? null, image_runtype: body.runtype ?? null, extra_env: Object.entries(env),
-      onstart: body.onstart ?? null, template_hash_id: body.template_hash_id ?? null, start_date: Date.now() / 1000, end_date: null, is_bid: false,
+      id,
+      machine_id: offer.machine_id,
+      host_id: offer.host_id,
+      actual_status: "loading",
+      intended_status: "running",
+      cur_state: "running",
+      next_state: "running",
+      label: body.label ?? null,
+      status_msg: "pulling image",
+      gpu_name: offer.gpu_name,
+      num_gpus: offer.num_gpus,
+      dph_total: offer.dph_total,
+      storage_total_cost: offer.storage_total_cost,
+      disk_space: body.disk ?? 10,
+      disk_usage: 0,
+      gpu_util: null,
+      reliability2: offer.reliability2,
+      image_uuid: body.image ?? null,
+      image_runtype: body.runtype ?? null,
+      extra_env: Object.entries(env),
+      onstart: body.onstart ?? null,
+      template_hash_id: body.template_hash_id ?? null,
+      start_date: Date.now() / 1000,
+      end_date: null,
+      is_bid: false,
     });
     this.created.push(id);
     return ok({ success: true, new_contract: id });

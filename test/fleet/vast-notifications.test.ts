@@ -27,7 +27,8 @@ const send = (deps: TestDeps, body: Record<string, unknown>, options: Partial<Va
   buildApp(() => deps).request("/webhooks/default/vast", vastDelivery(body, { nowMs: deps.clock.now(), ...options }));
 
 const stored = (deps: TestDeps) => deps.db.select().from(events);
-const reconciledAt = async (deps: TestDeps) => (await deps.db.select({ at: agents.lastReconciledAt }).from(agents).where(eq(agents.id, "default")))[0]!.at;
+const reconciledAt = async (deps: TestDeps) =>
+  (await deps.db.select({ at: agents.lastReconciledAt }).from(agents).where(eq(agents.id, "default")))[0]!.at;
 
 describe("Vast.ai notification webhooks", () => {
   it("a validly signed notification is stored as a vast_notification event, gives the reconcile turn back and runs the agent", async () => {
@@ -38,7 +39,11 @@ describe("Vast.ai notification webhooks", () => {
     expect(event).toMatchObject({
       source: "vast_notification",
       dedupKey: "vast:7e9a2c4e6f9e4a24a53b77c2d8e3f0aa",
-      payload: expect.objectContaining({ notifType: "low_credit", vastEventId: "7e9a2c4e6f9e4a24a53b77c2d8e3f0aa", note: expect.stringMatching(/hint/) }),
+      payload: expect.objectContaining({
+        notifType: "low_credit",
+        vastEventId: "7e9a2c4e6f9e4a24a53b77c2d8e3f0aa",
+        note: expect.stringMatching(/hint/),
+      }),
     });
     expect(await reconciledAt(deps)).toBeNull();
     const run = await runPipeline(deps);
@@ -97,7 +102,10 @@ describe("Vast.ai notification webhooks", () => {
     expect(res.status).toBe(400);
     expect((await res.json()).error).toMatch(/notif_type/);
     const signed = vastDelivery(vastPayload({ event_id: "a" }), { nowMs: deps.clock.now() });
-    const mismatch = await buildApp(() => deps).request("/webhooks/default/vast", { ...signed, headers: { ...(signed.headers as Record<string, string>), "X-Vast-Event-Id": "b" } });
+    const mismatch = await buildApp(() => deps).request("/webhooks/default/vast", {
+      ...signed,
+      headers: { ...(signed.headers as Record<string, string>), "X-Vast-Event-Id": "b" },
+    });
     expect(mismatch.status).toBe(400);
     expect((await mismatch.json()).error).toMatch(/event_id: differs/);
     expect(await stored(deps)).toHaveLength(0);
@@ -134,7 +142,12 @@ describe("Vast.ai notification webhooks", () => {
   it("a hint the provider contradicts leads to no action: the run acts on nothing and the re-read finds the instance running", async () => {
     const { deps } = await agentFixture({ vars: VARS });
     expect((await reconcileFleet(deps, "default")).ran).toBe(true);
-    const hint = vastPayload({ event_id: "offline-1", notif_type: "instance_offline", subject: "Instance sim-1 offline", message: "Your instance sim-1 went down because of a problem on the host machine." });
+    const hint = vastPayload({
+      event_id: "offline-1",
+      notif_type: "instance_offline",
+      subject: "Instance sim-1 offline",
+      message: "Your instance sim-1 went down because of a problem on the host machine.",
+    });
     expect((await send(deps, hint)).status).toBe(202);
     const run = await runPipeline(deps);
     expect(run).toMatchObject({ status: "succeeded", decider: "rules" });

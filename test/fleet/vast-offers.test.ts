@@ -7,24 +7,68 @@
  */
 import { describe, expect, it } from "vitest";
 import type { InstanceSpec, Offer, OfferQuery } from "../../fleet/providers/provider.ts";
-import { vastInstance, vastOffer } from "./vast-server.ts";
+import { vastOffer } from "./vast-server.ts";
 import { providerError, useVastClient } from "./vast-client-fixture.ts";
 
 const KEY = "vast-test-key-offers";
 const client = useVastClient(KEY);
 
-const QUERY: OfferQuery = { gpuName: "RTX 4090", gpuCount: 2, minDiskGb: 100, maxPricePerHour: 0.9, minReliability: 0.98, excludeMachineIds: ["112", "113"], limit: 5 };
-const SPEC: InstanceSpec = { image: "pytorch/pytorch:2.3", templateId: null, env: { HF_TOKEN: "hf_x", "-p 8080:8080": "1" }, onstart: "python train.py", label: "trainer", diskGb: 120 };
-const offerOf = (id: number): Offer => ({ id: String(id), machineId: String(100 + id), gpuName: "RTX 4090", gpuCount: 2, pricePerHour: 0.62, diskGb: 200, reliability: 0.995 });
+const QUERY: OfferQuery = {
+  gpuName: "RTX 4090",
+  gpuCount: 2,
+  minDiskGb: 100,
+  maxPricePerHour: 0.9,
+  minReliability: 0.98,
+  excludeMachineIds: ["112", "113"],
+  limit: 5,
+};
+const SPEC: InstanceSpec = {
+  image: "pytorch/pytorch:2.3",
+  templateId: null,
+  env: { HF_TOKEN: "hf_x", "-p 8080:8080": "1" },
+  onstart: "python train.py",
+  label: "trainer",
+  diskGb: 120,
+};
+const offerOf = (id: number): Offer => ({
+  id: String(id),
+  machineId: String(100 + id),
+  gpuName: "RTX 4090",
+  gpuCount: 2,
+  pricePerHour: 0.62,
+  diskGb: 200,
+  reliability: 0.995,
+});
 
 describe("Vast.ai offers, as vast-cli searches", () => {
   it("sends vast-cli's search body, every field in vast-cli's order, as the JSON body of POST /api/v0/bundles/", async () => {
     const { vast, requests } = await client({ offers: [vastOffer(1)] });
     await vast.offers(QUERY);
     expect(requests).toHaveLength(1);
-    expect(requests[0]).toMatchObject({ method: "POST", path: "/api/v0/bundles/", rawQuery: "", authorization: `Bearer ${KEY}`, contentType: "application/json" });
+    expect(requests[0]).toMatchObject({
+      method: "POST",
+      path: "/api/v0/bundles/",
+      rawQuery: "",
+      authorization: `Bearer ${KEY}`,
+      contentType: "application/json",
+    });
     const body = requests[0]!.body as Record<string, unknown>;
-    expect(Object.keys(body)).toEqual(["verified", "external", "rentable", "rented", "gpu_name", "num_gpus", "disk_space", "dph_total", "reliability", "machine_id", "order", "type", "limit", "allocated_storage"]);
+    expect(Object.keys(body)).toEqual([
+      "verified",
+      "external",
+      "rentable",
+      "rented",
+      "gpu_name",
+      "num_gpus",
+      "disk_space",
+      "dph_total",
+      "reliability",
+      "machine_id",
+      "order",
+      "type",
+      "limit",
+      "allocated_storage",
+    ]);
     expect(body).toEqual({
       verified: { eq: true },
       external: { eq: false },
@@ -45,8 +89,21 @@ describe("Vast.ai offers, as vast-cli searches", () => {
 
   it("leaves out the filters the query does not set; storage defaults to vast-cli's 5 GB", async () => {
     const { vast, requests } = await client({ offers: [] });
-    expect(await vast.offers({ ...QUERY, minDiskGb: null, maxPricePerHour: null, minReliability: null, excludeMachineIds: [] })).toEqual([]);
-    expect(Object.keys(requests[0]!.body as object)).toEqual(["verified", "external", "rentable", "rented", "gpu_name", "num_gpus", "order", "type", "limit", "allocated_storage"]);
+    expect(await vast.offers({ ...QUERY, minDiskGb: null, maxPricePerHour: null, minReliability: null, excludeMachineIds: [] })).toEqual(
+      [],
+    );
+    expect(Object.keys(requests[0]!.body as object)).toEqual([
+      "verified",
+      "external",
+      "rentable",
+      "rented",
+      "gpu_name",
+      "num_gpus",
+      "order",
+      "type",
+      "limit",
+      "allocated_storage",
+    ]);
     expect((requests[0]!.body as Record<string, unknown>).allocated_storage).toBe(5);
   });
 
@@ -72,7 +129,14 @@ describe("Vast.ai offers, as vast-cli searches", () => {
   });
 
   it("an answer that ignores a filter still cannot offer the excluded machine, a pricier, less reliable or smaller one", async () => {
-    const all = [vastOffer(12, { dph_total: 0.3 }), vastOffer(4, { dph_total: 0.95 }), vastOffer(5, { reliability2: 0.5 }), vastOffer(6, { disk_space: 20 }), vastOffer(9, { rented: true }), vastOffer(3)];
+    const all = [
+      vastOffer(12, { dph_total: 0.3 }),
+      vastOffer(4, { dph_total: 0.95 }),
+      vastOffer(5, { reliability2: 0.5 }),
+      vastOffer(6, { disk_space: 20 }),
+      vastOffer(9, { rented: true }),
+      vastOffer(3),
+    ];
     const { vast } = await client({ intercept: (req) => (req.path === "/api/v0/bundles/" ? { body: { offers: all } } : undefined) });
     expect((await vast.offers(QUERY)).map((o) => o.id)).toEqual(["3"]);
   });
@@ -108,7 +172,14 @@ describe("Vast.ai create, as vast-cli rents an offer", () => {
     expect(fake.offers.get(1)).toMatchObject({ rented: true, rentable: false });
 
     const [loading] = await vast.list();
-    expect(loading).toMatchObject({ id: created.id, state: "loading", machineId: "101", diskGb: 120, reliability: 0.995, label: "trainer" });
+    expect(loading).toMatchObject({
+      id: created.id,
+      state: "loading",
+      machineId: "101",
+      diskGb: 120,
+      reliability: 0.995,
+      label: "trainer",
+    });
     expect(loading!.spec).toEqual({ ...SPEC, templateId: null });
     fake.boot(Number(created.id));
     expect((await vast.get(created.id))!.state).toBe("running");

@@ -6,7 +6,10 @@
  */
 export type Reply = { status: number; body: unknown; raw?: string };
 
-export const refuse = (status: number, error: string, msg: string, extra: Record<string, unknown> = {}): Reply => ({ status, body: { success: false, error, msg, ...extra } });
+export const refuse = (status: number, error: string, msg: string, extra: Record<string, unknown> = {}): Reply => ({
+  status,
+  body: { success: false, error, msg, ...extra },
+});
 export const ok = (body: unknown): Reply => ({ status: 200, body });
 
 export const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);

@@ -22,7 +22,10 @@ const ACTIONS: [string, (vast: VastProvider) => Promise<unknown>][] = [
 describe("Vast.ai retries, as vast-cli's", () => {
   it("a reboot acknowledged with a 500 is sent once, and so is every other action", async () => {
     for (const [kind, act] of ACTIONS) {
-      const { vast, requests, slept } = await client({ instances: [vastInstance(7)], intercept: () => ({ status: 500, body: { error: "server_error", msg: "rebooting" } }) });
+      const { vast, requests, slept } = await client({
+        instances: [vastInstance(7)],
+        intercept: () => ({ status: 500, body: { error: "server_error", msg: "rebooting" } }),
+      });
       const err = await providerError(act(vast));
       expect(err, kind).toMatchObject({ status: 500, retryable: false });
       expect(err.message).toContain("not retried");
@@ -33,9 +36,15 @@ describe("Vast.ai retries, as vast-cli's", () => {
 
   it("an action answered 429, 502, 503 or 504 is sent again, and done once it is accepted", async () => {
     for (const status of [429, 502, 503, 504]) {
-      const { vast, requests, fake } = await client({ instances: [vastInstance(7, { actual_status: "exited" })], intercept: (_req, i) => (i === 0 ? { status, body: { error: "busy" } } : undefined) });
+      const { vast, requests, fake } = await client({
+        instances: [vastInstance(7, { actual_status: "exited" })],
+        intercept: (_req, i) => (i === 0 ? { status, body: { error: "busy" } } : undefined),
+      });
       await vast.start("7");
-      expect(requests.map((r) => [r.method, r.path]), String(status)).toEqual([
+      expect(
+        requests.map((r) => [r.method, r.path]),
+        String(status),
+      ).toEqual([
         ["PUT", "/api/v0/instances/7/"],
         ["PUT", "/api/v0/instances/7/"],
       ]);
@@ -44,7 +53,10 @@ describe("Vast.ai retries, as vast-cli's", () => {
   });
 
   it("reads retry what vast-cli retries for reads, the same four, and not a 500", async () => {
-    const flaky = await client({ instances: [vastInstance(7)], intercept: (_req, i) => (i === 0 ? { status: 504, raw: "gateway timeout" } : undefined) });
+    const flaky = await client({
+      instances: [vastInstance(7)],
+      intercept: (_req, i) => (i === 0 ? { status: 504, raw: "gateway timeout" } : undefined),
+    });
     expect((await flaky.vast.list()).map((i) => i.id)).toEqual(["7"]);
     expect(flaky.requests).toHaveLength(2);
 

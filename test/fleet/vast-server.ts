@@ -116,7 +116,6 @@ const LIST_REQUIRED = ["select_filters", "order_by", "limit"] as const;
 const LIST_ALLOWED = new Set<string>([...LIST_REQUIRED, "after_token", "select_cols"]);
 const LOG_BODY_KEYS = new Set(["tail", "filter", "daemon_logs"]);
 
-
 async function readBody(req: IncomingMessage): Promise<{ text: string; json: unknown; invalid: boolean }> {
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
@@ -137,7 +136,6 @@ function parseJsonValue(raw: string | null): unknown {
     return undefined;
   }
 }
-
 
 class VastFake {
   readonly instances = new Map<number, VastRow>();
@@ -168,7 +166,8 @@ class VastFake {
     if (req.path === "/api/v0/bundles/") return this.only(req, "POST") ?? this.market.search(req.body);
     if ((m = req.path.match(/^\/api\/v0\/asks\/(\d+)\/$/))) return this.only(req, "PUT") ?? this.market.rent(req.body, Number(m[1]));
     if ((m = req.path.match(/^\/api\/v0\/instances\/reboot\/(\d+)\/$/))) return this.only(req, "PUT") ?? this.reboot(req, Number(m[1]));
-    if ((m = req.path.match(/^\/api\/v0\/instances\/request_logs\/(\d+)\/$/))) return this.only(req, "PUT") ?? this.requestLogs(req, Number(m[1]));
+    if ((m = req.path.match(/^\/api\/v0\/instances\/request_logs\/(\d+)\/$/)))
+      return this.only(req, "PUT") ?? this.requestLogs(req, Number(m[1]));
     if ((m = req.path.match(/^\/api\/v0\/instances\/(\d+)\/$/))) {
       const id = Number(m[1]);
       if (req.method === "GET") return this.show(req, id);
@@ -194,16 +193,21 @@ class VastFake {
   }
 
   private list(req: SeenRequest): Reply {
-    for (const name of req.query.keys()) if (!LIST_ALLOWED.has(name)) return refuse(400, "invalid_args", `unknown query parameter: ${name}`);
+    for (const name of req.query.keys())
+      if (!LIST_ALLOWED.has(name)) return refuse(400, "invalid_args", `unknown query parameter: ${name}`);
     for (const name of LIST_REQUIRED) if (!req.query.has(name)) return refuse(400, "invalid_args", `missing query parameter: ${name}`);
     const filters = parseJsonValue(req.query.get("select_filters"));
     if (!isPlainObject(filters)) return refuse(400, "invalid_args", "select_filters must be a JSON object");
     if (Object.keys(filters).length) return refuse(400, "invalid_args", "this fake implements no select_filters");
     const order = parseJsonValue(req.query.get("order_by"));
-    const validOrder = Array.isArray(order) && order.length > 0 && order.every((o) => isPlainObject(o) && typeof o.col === "string" && (o.dir === "asc" || o.dir === "desc"));
+    const validOrder =
+      Array.isArray(order) &&
+      order.length > 0 &&
+      order.every((o) => isPlainObject(o) && typeof o.col === "string" && (o.dir === "asc" || o.dir === "desc"));
     if (!validOrder) return refuse(400, "invalid_args", 'order_by must be a JSON list of {"col", "dir": "asc"|"desc"}');
     const limit = parseJsonValue(req.query.get("limit"));
-    if (typeof limit !== "number" || !Number.isInteger(limit) || limit < 1 || limit > 25) return refuse(400, "invalid_args", "limit must be an integer from 1 to 25");
+    if (typeof limit !== "number" || !Number.isInteger(limit) || limit < 1 || limit > 25)
+      return refuse(400, "invalid_args", "limit must be an integer from 1 to 25");
     const descending = (order as { dir: string }[])[0]!.dir === "desc";
     const ids = [...this.instances.keys()].sort((a, b) => (descending ? b - a : a - b));
     let start = 0;
@@ -241,7 +245,12 @@ class VastFake {
     if (!isPlainObject(body)) return refuse(400, "invalid_args", "body must be a JSON object");
     const keys = Object.keys(body).sort().join(",");
     if (keys === "state" && (body.state === "running" || body.state === "stopped")) {
-      Object.assign(instance, { intended_status: body.state, cur_state: body.state, actual_status: body.state, status_msg: body.state === "running" ? "starting" : "stopped" });
+      Object.assign(instance, {
+        intended_status: body.state,
+        cur_state: body.state,
+        actual_status: body.state,
+        status_msg: body.state === "running" ? "starting" : "stopped",
+      });
       return ok({ success: true });
     }
     if (keys === "label" && typeof body.label === "string") {
@@ -274,10 +283,13 @@ class VastFake {
     const body = req.body;
     if (!isPlainObject(body)) return refuse(400, "invalid_args", "body must be a JSON object");
     for (const [name, value] of Object.entries(body)) {
-      if (!LOG_BODY_KEYS.has(name) || typeof value !== "string") return refuse(400, "invalid_args", `unexpected log request field: ${name}`);
+      if (!LOG_BODY_KEYS.has(name) || typeof value !== "string")
+        return refuse(400, "invalid_args", `unexpected log request field: ${name}`);
     }
     if (body.tail !== undefined && !/^\d+$/.test(body.tail as string)) return refuse(400, "invalid_args", "tail must be a number of lines");
-    const lines = (this.options.logOf ?? ((r: VastRow) => `container for instance ${r.id} started\n${String(r.status_msg ?? "")}`))(row).split("\n");
+    const lines = (this.options.logOf ?? ((r: VastRow) => `container for instance ${r.id} started\n${String(r.status_msg ?? "")}`))(
+      row,
+    ).split("\n");
     const tail = body.tail === undefined ? lines : lines.slice(-Number(body.tail));
     const key = `logs-${id}-${++this.counter}.txt`;
     this.logs.set(key, { text: tail.join("\n"), polls: 0 });
@@ -287,7 +299,11 @@ class VastFake {
   private storage(req: SeenRequest): Reply {
     if (req.method !== "GET") return this.methodNotAllowed(req);
     if (req.authorization !== undefined) {
-      return { status: 400, body: null, raw: "<Error><Code>InvalidArgument</Code><Message>Only one auth mechanism allowed</Message></Error>" };
+      return {
+        status: 400,
+        body: null,
+        raw: "<Error><Code>InvalidArgument</Code><Message>Only one auth mechanism allowed</Message></Error>",
+      };
     }
     const log = this.logs.get(req.path.slice("/storage/".length));
     if (!log || log.polls++ < (this.options.logPollsBeforeReady ?? 1)) {
@@ -372,7 +388,15 @@ export function vastInstance(id: number, overrides: Record<string, unknown> = {}
 
 /** An interruptible instance a higher bid stopped: the container stopped, the owner's intent still running. */
 export function outbidRow(id: number, overrides: Record<string, unknown> = {}): VastRow {
-  return vastInstance(id, { is_bid: true, actual_status: "stopped", cur_state: "stopped", intended_status: "running", gpu_util: null, status_msg: "stopped", ...overrides });
+  return vastInstance(id, {
+    is_bid: true,
+    actual_status: "stopped",
+    cur_state: "stopped",
+    intended_status: "running",
+    gpu_util: null,
+    status_msg: "stopped",
+    ...overrides,
+  });
 }
 
 export { vastOffer, type VastOfferRow } from "./vast-market.ts";

@@ -31,7 +31,8 @@ async function setup(vars: Record<string, string> = {}) {
     return ((await res.json()) as { webhookSecret: string }).webhookSecret;
   };
   const reconcile = async (agentId: string) => reconcileFleet((await withAgent(deps, agentId))!.deps, agentId);
-  const row = async (agentId: string, id: string) => (await deps.db.select().from(instances)).find((r) => r.agentId === agentId && r.id === id);
+  const row = async (agentId: string, id: string) =>
+    (await deps.db.select().from(instances)).find((r) => r.agentId === agentId && r.id === id);
   return { deps, app, count, report, createAgent, reconcile, row };
 }
 
@@ -90,7 +91,7 @@ describe("webhook-only instances", () => {
     expect((await row("default", "sim-1"))?.webhookOnly).toBe(true);
     const done = await reconcile("default");
     expect(done.gone).toEqual([]);
-    expect((await row("default", "ghost-1"))).toMatchObject({ webhookOnly: true, goneAt: null });
+    expect(await row("default", "ghost-1")).toMatchObject({ webhookOnly: true, goneAt: null });
     expect((await row("default", "sim-1"))?.webhookOnly).toBe(false);
   });
 
@@ -99,7 +100,11 @@ describe("webhook-only instances", () => {
     await reconcile("default");
     // A webhook-only instance in a state that needs attention, against healthy provider instances.
     expect((await report("default", "g1", "aaa-ghost", undefined, "exited")).status).toBe(202);
-    const listed = ((await (await app.request("/api/agents/default/instances", { headers: authHeaders() })).json()) as { instances: { id: string; webhookOnly: boolean }[] }).instances;
+    const listed = (
+      (await (await app.request("/api/agents/default/instances", { headers: authHeaders() })).json()) as {
+        instances: { id: string; webhookOnly: boolean }[];
+      }
+    ).instances;
     expect(listed.at(-1)).toMatchObject({ id: "aaa-ghost", webhookOnly: true });
     expect(listed.filter((i) => !i.webhookOnly).map((i) => i.id)).toEqual(["sim-1", "sim-2", "sim-3"]);
 

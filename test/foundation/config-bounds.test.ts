@@ -66,7 +66,15 @@ describe("every setting bounded and normalised", () => {
   });
 
   it("accepts each bound itself and `none` as the empty approval list", () => {
-    const config = parseConfig({ SESSION_TTL_S: String(SESSION_TTL_MAX_S), AGENT_MAX_ITERATIONS: String(AGENT_MAX_ITERATIONS_MAX), LLM_TIMEOUT_MS: String(LLM_TIMEOUT_MAX_MS), APPROVAL_REQUIRED_ACTIONS: "none" }, "node");
+    const config = parseConfig(
+      {
+        SESSION_TTL_S: String(SESSION_TTL_MAX_S),
+        AGENT_MAX_ITERATIONS: String(AGENT_MAX_ITERATIONS_MAX),
+        LLM_TIMEOUT_MS: String(LLM_TIMEOUT_MAX_MS),
+        APPROVAL_REQUIRED_ACTIONS: "none",
+      },
+      "node",
+    );
     expect(config.session.ttlMs).toBe(SESSION_TTL_MAX_S * 1000);
     expect(config.agentMaxIterations).toBe(AGENT_MAX_ITERATIONS_MAX);
     expect(config.approvalRequired).toEqual([]);
@@ -89,8 +97,13 @@ describe("every setting bounded and normalised", () => {
   });
 
   it("signs in with a session as long as the bound allows (the cookie is accepted)", async () => {
-    const deps = await createTestDeps({ vars: { SESSION_TTL_S: String(SESSION_TTL_MAX_S), SESSION_IDLE_TIMEOUT_S: String(SESSION_TTL_MAX_S) } });
-    const cookie = await signInCookie(buildApp(() => deps), TEST_ADMIN_TOKEN);
+    const deps = await createTestDeps({
+      vars: { SESSION_TTL_S: String(SESSION_TTL_MAX_S), SESSION_IDLE_TIMEOUT_S: String(SESSION_TTL_MAX_S) },
+    });
+    const cookie = await signInCookie(
+      buildApp(() => deps),
+      TEST_ADMIN_TOKEN,
+    );
     expect(cookie).toMatch(/=[0-9a-f]{64}$/);
   });
 });

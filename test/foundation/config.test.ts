@@ -8,7 +8,13 @@ describe("configuration", () => {
     expect(config.scheduler).toBe("local");
     expect(config.llm).toBeNull();
     expect(config.provider).toBe("simulator");
-    expect(config).toMatchObject({ debounceHumanMs: 2000, debounceStateMs: 10000, runLeaseMs: 600000, contextBudgetTokens: 30000, port: 8787 });
+    expect(config).toMatchObject({
+      debounceHumanMs: 2000,
+      debounceStateMs: 10000,
+      runLeaseMs: 600000,
+      contextBudgetTokens: 30000,
+      port: 8787,
+    });
   });
 
   it("treats an empty variable as unset", () => {
@@ -42,6 +48,8 @@ describe("configuration", () => {
   });
 
   it("enables the LLM with a base URL alone (a local server needs no key)", () => {
-    expect(parseConfig({ OPENAI_BASE_URL: "http://127.0.0.1:11434/v1" }, "node").llm).toMatchObject({ baseUrl: "http://127.0.0.1:11434/v1" });
+    expect(parseConfig({ OPENAI_BASE_URL: "http://127.0.0.1:11434/v1" }, "node").llm).toMatchObject({
+      baseUrl: "http://127.0.0.1:11434/v1",
+    });
   });
 });

@@ -48,7 +48,9 @@ describe("npm start killed mid-run", () => {
     const first = start();
     await waitFor("the first process", async () => ((await fetch(`${base}/healthz`)).ok ? true : undefined));
     await api("/api/agents/default/messages", { method: "POST", body: JSON.stringify({ text: "restart sim-1" }) });
-    await waitFor("the run to hang on the LLM", async () => ((await api("/api/agents/default")).running && llm.requests.length > 0 ? true : undefined));
+    await waitFor("the run to hang on the LLM", async () =>
+      (await api("/api/agents/default")).running && llm.requests.length > 0 ? true : undefined,
+    );
     await api("/api/agents/default/messages", { method: "POST", body: JSON.stringify({ text: "and tell me when done" }) });
     first.kill("SIGKILL");
     await new Promise((resolve) => first.once("exit", resolve));

@@ -12,14 +12,28 @@ import { buildApp } from "../../functions/app.ts";
 
 const ROOT = join(import.meta.dirname, "../..");
 const read = (path: string) => readFileSync(join(ROOT, path), "utf8");
-const PAGES = ["README.md", ...readdirSync(join(ROOT, "docs")).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`)];
+const PAGES = [
+  "README.md",
+  ...readdirSync(join(ROOT, "docs"))
+    .filter((f) => f.endsWith(".md"))
+    .map((f) => `docs/${f}`),
+];
 /** Pages generated from the code by docs/generate.ts; a link to one is valid once it is generated. */
 const GENERATED = new Set(["docs/configuration.md", "docs/actions.md"]);
 
 /** GitHub's anchor for a heading: lower case, punctuation dropped, spaces to hyphens. */
 function anchorsOf(markdown: string): Set<string> {
   const headings = withoutCode(markdown).match(/^#+ .*$/gm) ?? [];
-  return new Set(headings.map((h) => h.replace(/^#+ /, "").trim().toLowerCase().replace(/[^\w\- ]/g, "").replace(/ /g, "-")));
+  return new Set(
+    headings.map((h) =>
+      h
+        .replace(/^#+ /, "")
+        .trim()
+        .toLowerCase()
+        .replace(/[^\w\- ]/g, "")
+        .replace(/ /g, "-"),
+    ),
+  );
 }
 
 function withoutCode(markdown: string): string {
@@ -43,10 +57,12 @@ describe("docs/api.md", () => {
     });
     const api = read("docs/api.md");
     const routes = new Set(
-      app.routes.filter((r) => r.method !== "ALL" && /^\/(api|webhooks|internal|integrations|healthz)\b/.test(r.path)).map((r) => `${r.method} ${r.path}`),
+      app.routes
+        .filter((r) => r.method !== "ALL" && /^\/(api|webhooks|internal|integrations|healthz)\b/.test(r.path))
+        .map((r) => `${r.method} ${r.path}`),
     );
     expect(routes.size).toBeGreaterThan(40);
-    const undocumented = [...routes].filter((route) => !new RegExp("`" + route.replace(/[.*+?^${}()|[\]\\]/g, "\\$&") + "[`? ]").test(api));
+    const undocumented = [...routes].filter((route) => !new RegExp(`\`${route.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}[\`? ]`).test(api));
     expect(undocumented).toEqual([]);
   });
 });

@@ -50,7 +50,11 @@ describe("a provider's status never becomes ours", () => {
     ["any error carrying status 404", statused404],
   ])("%s thrown through an API route answers 500, logged, revealing nothing", async (_name, error) => {
     const { app, log } = await upstreamFailing(error);
-    const res = await app.request("/api/simulator/instances/sim-1/fail", { method: "POST", headers: authHeaders(), body: JSON.stringify({ kind: "exit" }) });
+    const res = await app.request("/api/simulator/instances/sim-1/fail", {
+      method: "POST",
+      headers: authHeaders(),
+      body: JSON.stringify({ kind: "exit" }),
+    });
     expect(res.status).toBe(500);
     const body = await res.json();
     expect(body.error).toBe("internal error");
@@ -70,7 +74,8 @@ describe("domain errors the caller can fix are answered with the status our rout
   it("an operator name taken or reserved is a 409, an unknown operator a 404", async () => {
     const deps = await createTestDeps();
     const app = buildApp(() => deps);
-    const create = (name: string) => app.request("/api/operators", { method: "POST", headers: authHeaders(), body: JSON.stringify({ name, role: "viewer" }) });
+    const create = (name: string) =>
+      app.request("/api/operators", { method: "POST", headers: authHeaders(), body: JSON.stringify({ name, role: "viewer" }) });
     expect((await create("ada")).status).toBe(201);
     const taken = await create("ada");
     expect(taken.status).toBe(409);

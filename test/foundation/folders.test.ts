@@ -35,12 +35,22 @@ const resolve = (file: string, spec: string) => path.posix.normalize(path.posix.
 /** The names a file takes from pipeline/index.ts: `import { a, type B, c as d } from …` and `const { e } = await import(…)`. */
 function namesFromPipeline(file: string): string[] {
   const text = readFileSync(path.join(root, file), "utf8");
-  const forms = [/import\s+(?:type\s+)?\{([^}]*)\}\s*from\s*["']([^"']+)["']/g, /export\s+(?:type\s+)?\{([^}]*)\}\s*from\s*["']([^"']+)["']/g, /\{([^}]*)\}\s*=\s*await\s+import\(\s*["']([^"']+)["']\s*\)/g];
+  const forms = [
+    /import\s+(?:type\s+)?\{([^}]*)\}\s*from\s*["']([^"']+)["']/g,
+    /export\s+(?:type\s+)?\{([^}]*)\}\s*from\s*["']([^"']+)["']/g,
+    /\{([^}]*)\}\s*=\s*await\s+import\(\s*["']([^"']+)["']\s*\)/g,
+  ];
   return forms.flatMap((form) =>
     [...text.matchAll(form)]
       .filter((m) => resolve(file, m[2]!) === "pipeline/index.ts")
       .flatMap((m) => m[1]!.split(","))
-      .map((part) => part.trim().replace(/^type\s+/, "").split(/\s+as\s+|\s*:\s*/)[0]!.trim())
+      .map((part) =>
+        part
+          .trim()
+          .replace(/^type\s+/, "")
+          .split(/\s+as\s+|\s*:\s*/)[0]!
+          .trim(),
+      )
       .filter(Boolean),
   );
 }
@@ -51,7 +61,14 @@ function pipelineFace(): { names: string[]; wildcard: boolean } {
   const names = [...text.matchAll(/export\s+(?:type\s+)?\{([^}]*)\}\s*from/g)].flatMap((m) =>
     m[1]!
       .split(",")
-      .map((part) => part.trim().replace(/^type\s+/, "").split(/\s+as\s+/).pop()!.trim())
+      .map((part) =>
+        part
+          .trim()
+          .replace(/^type\s+/, "")
+          .split(/\s+as\s+/)
+          .pop()!
+          .trim(),
+      )
       .filter(Boolean),
   );
   return { names, wildcard: /export\s+\*/.test(text) };

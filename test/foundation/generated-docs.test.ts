@@ -16,9 +16,12 @@ describe("generated docs", () => {
     expect(GENERATED.map(([outputPath]) => outputPath)).toEqual(["docs/actions.md", "docs/configuration.md"]);
   });
 
-  it.each(GENERATED.map(([outputPath, render]) => [outputPath, render] as const))("%s is what its table renders (run npm run docs)", (outputPath, render) => {
-    expect(readFileSync(path.join(root, outputPath), "utf8")).toBe(render());
-  });
+  it.each(GENERATED.map(([outputPath, render]) => [outputPath, render] as const))(
+    "%s is what its table renders (run npm run docs)",
+    (outputPath, render) => {
+      expect(readFileSync(path.join(root, outputPath), "utf8")).toBe(render());
+    },
+  );
 
   it("lists every environment variable exactly once in docs/configuration.md", () => {
     const text = readFileSync(path.join(root, "docs/configuration.md"), "utf8");

@@ -12,7 +12,13 @@ describe("GET /healthz", () => {
     const { app } = await setup();
     const res = await app.request("/healthz");
     expect(res.status).toBe(200);
-    expect(await res.json()).toMatchObject({ ok: true, db: "ok", scheduler: { kind: "test", ok: true }, llm: "none", provider: "simulator" });
+    expect(await res.json()).toMatchObject({
+      ok: true,
+      db: "ok",
+      scheduler: { kind: "test", ok: true },
+      llm: "none",
+      provider: "simulator",
+    });
   });
 
   it("says the database is unreachable when it is", async () => {
@@ -76,7 +82,13 @@ describe("error shapes", () => {
 
   it("unknown agent → 404 JSON on every route group; a malformed agent id → 400", async () => {
     const { app } = await setup();
-    for (const path of ["/api/agents/ghost", "/api/agents/ghost/runs", "/api/agents/ghost/notifications", "/api/agents/ghost/instances", "/api/agents/ghost/approvals"]) {
+    for (const path of [
+      "/api/agents/ghost",
+      "/api/agents/ghost/runs",
+      "/api/agents/ghost/notifications",
+      "/api/agents/ghost/instances",
+      "/api/agents/ghost/approvals",
+    ]) {
       const res = await app.request(path, { headers: authHeaders() });
       expect(res.status, path).toBe(404);
       expect((await res.json()).error).toBe("unknown agent: ghost");
@@ -88,10 +100,18 @@ describe("error shapes", () => {
 
   it("invalid input → 400 naming the field, nothing written", async () => {
     const { deps, app } = await setup();
-    const res = await app.request("/api/agents/default/messages", { method: "POST", headers: authHeaders(), body: JSON.stringify({ text: "" }) });
+    const res = await app.request("/api/agents/default/messages", {
+      method: "POST",
+      headers: authHeaders(),
+      body: JSON.stringify({ text: "" }),
+    });
     expect(res.status).toBe(400);
     expect((await res.json()).error).toMatch(/^invalid body: text: /);
-    const tooLong = await app.request("/api/agents/default/messages", { method: "POST", headers: authHeaders(), body: JSON.stringify({ text: "x".repeat(8001) }) });
+    const tooLong = await app.request("/api/agents/default/messages", {
+      method: "POST",
+      headers: authHeaders(),
+      body: JSON.stringify({ text: "x".repeat(8001) }),
+    });
     expect(tooLong.status).toBe(400);
     const badQuery = await app.request("/api/agents/default/runs?limit=0", { headers: authHeaders() });
     expect(badQuery.status).toBe(400);

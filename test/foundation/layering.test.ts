@@ -13,7 +13,13 @@ import { importsOf, PRODUCT_FILES as files, RANK, relativeTargets, root } from "
 const ALLOWED: Record<string, string> = {};
 
 /** The only modules that may import Node's own APIs (`node:*`): the Node host and its database client. */
-const NODE_ONLY = [/^functions\/host\//, /^functions\/node\.ts$/, /^functions\/operator\.ts$/, /^db\/node-client\.ts$/, /^db\/migrate(-cli)?\.ts$/];
+const NODE_ONLY = [
+  /^functions\/host\//,
+  /^functions\/node\.ts$/,
+  /^functions\/operator\.ts$/,
+  /^db\/node-client\.ts$/,
+  /^db\/migrate(-cli)?\.ts$/,
+];
 
 const folderOf = (file: string) => file.split("/")[0]!;
 
@@ -48,12 +54,18 @@ describe("layering", () => {
   it("outside pipeline/, the pipeline is imported through its one entry point", () => {
     const inside = files
       .filter((file) => folderOf(file) !== "pipeline")
-      .flatMap((file) => relativeTargets(file).filter((t) => t.startsWith("pipeline/") && t !== "pipeline/index.ts").map((t) => `${file} -> ${t}`));
+      .flatMap((file) =>
+        relativeTargets(file)
+          .filter((t) => t.startsWith("pipeline/") && t !== "pipeline/index.ts")
+          .map((t) => `${file} -> ${t}`),
+      );
     expect(inside).toEqual([]);
   });
 
   it("only the Node host's own modules use Node's APIs", () => {
-    const users = files.filter((file) => importsOf(file).some((spec) => spec.startsWith("node:")) && !NODE_ONLY.some((re) => re.test(file)));
+    const users = files.filter(
+      (file) => importsOf(file).some((spec) => spec.startsWith("node:")) && !NODE_ONLY.some((re) => re.test(file)),
+    );
     expect(users).toEqual([]);
   });
 

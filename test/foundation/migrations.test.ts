@@ -4,13 +4,29 @@ import { openDatabase } from "../../db/client.ts";
 import { applyMigrations } from "../../db/migrate.ts";
 
 const EXPECTED_TABLES = [
-  "accepted_signatures", "actions", "agents", "approvals", "breakers", "deliveries", "events", "instance_events",
-  "instances", "memory", "messages", "notification_deliveries", "notifications", "runs", "sessions",
-  "simulator_instances", "wakes",
+  "accepted_signatures",
+  "actions",
+  "agents",
+  "approvals",
+  "breakers",
+  "deliveries",
+  "events",
+  "instance_events",
+  "instances",
+  "memory",
+  "messages",
+  "notification_deliveries",
+  "notifications",
+  "runs",
+  "sessions",
+  "simulator_instances",
+  "wakes",
 ];
 
 async function tables(db: ReturnType<typeof openDatabase>) {
-  const rs = await db.$client.execute("select name from sqlite_master where type = 'table' and name not like 'sqlite_%' and name not like '__drizzle%' order by name");
+  const rs = await db.$client.execute(
+    "select name from sqlite_master where type = 'table' and name not like 'sqlite_%' and name not like '__drizzle%' order by name",
+  );
   return rs.rows.map((r) => String(r.name));
 }
 

@@ -26,7 +26,11 @@ async function start(vars: Record<string, string>) {
   return { host, printed };
 }
 
-const reaches = (url: string) => fetch(`${url}/healthz`).then((r) => r.ok, () => false);
+const reaches = (url: string) =>
+  fetch(`${url}/healthz`).then(
+    (r) => r.ok,
+    () => false,
+  );
 
 describe("Node host bind address", () => {
   it("binds 127.0.0.1 by default and prints that address", async () => {

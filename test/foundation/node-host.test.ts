@@ -26,7 +26,13 @@ describe("Node host", () => {
     expect(printed.filter((l) => l.includes(token))).toHaveLength(1);
 
     const health = await fetch(`${first.url}/healthz`);
-    expect(await health.json()).toMatchObject({ ok: true, db: "ok", scheduler: { kind: "local", ok: true }, llm: "none", provider: "simulator" });
+    expect(await health.json()).toMatchObject({
+      ok: true,
+      db: "ok",
+      scheduler: { kind: "local", ok: true },
+      llm: "none",
+      provider: "simulator",
+    });
     const agent = await fetch(`${first.url}/api/agents/default`, { headers: { Authorization: `Bearer ${token}` } });
     expect(agent.status).toBe(200);
     await first.stop();

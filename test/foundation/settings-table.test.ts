@@ -52,7 +52,14 @@ describe("the settings table", () => {
     expect(apiOnly.length).toBeGreaterThan(0);
     for (const row of apiOnly) {
       const stored = setPath({}, row.agent.key, `kept-${row.agent.key}`);
-      const blank = { id: "a", name: "", approvalMode: "default" as const, approvalRequired: [], filterKind: "none" as const, filterValue: "" };
+      const blank = {
+        id: "a",
+        name: "",
+        approvalMode: "default" as const,
+        approvalRequired: [],
+        filterKind: "none" as const,
+        filterValue: "",
+      };
       const saved = agentChangeFromForm(blank, stored as never);
       expect(saved.ok && getPath(saved.value.settings, row.agent.key), row.agent.key).toBe(`kept-${row.agent.key}`);
     }

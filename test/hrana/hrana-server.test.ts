@@ -92,7 +92,9 @@ describe("@libsql/client/web against the Hrana test server", () => {
   it("executes a sequence (executeMultiple) and stops at the first failure", async () => {
     await client.executeMultiple("create table seq_a (x); insert into seq_a values (1); insert into seq_a values (2);");
     expect((await client.execute("select count(*) as n from seq_a")).rows[0]!.n).toBe(2);
-    await expect(client.executeMultiple("insert into seq_a values (3); insert into missing_table values (1); insert into seq_a values (4);")).rejects.toThrow(/no such table/);
+    await expect(
+      client.executeMultiple("insert into seq_a values (3); insert into missing_table values (1); insert into seq_a values (4);"),
+    ).rejects.toThrow(/no such table/);
     expect((await client.execute("select count(*) as n from seq_a")).rows[0]!.n).toBe(3);
   });
 });
@@ -111,8 +113,26 @@ describe("the protocol as the spec answers it", () => {
               { condition: { type: "ok", step: 1 }, stmt: { sql: "insert into items (name) values ('bolt')" } }, // fails
               { condition: { type: "error", step: 2 }, stmt: { sql: "select 'saw error' as s" } },
               { condition: { type: "not", cond: { type: "is_autocommit" } }, stmt: { sql: "select 'in transaction' as s" } },
-              { condition: { type: "and", conds: [{ type: "ok", step: 1 }, { type: "ok", step: 2 }] }, stmt: { sql: "select 'never' as s" } },
-              { condition: { type: "or", conds: [{ type: "ok", step: 5 }, { type: "error", step: 2 }] }, stmt: { sql: "rollback" } },
+              {
+                condition: {
+                  type: "and",
+                  conds: [
+                    { type: "ok", step: 1 },
+                    { type: "ok", step: 2 },
+                  ],
+                },
+                stmt: { sql: "select 'never' as s" },
+              },
+              {
+                condition: {
+                  type: "or",
+                  conds: [
+                    { type: "ok", step: 5 },
+                    { type: "error", step: 2 },
+                  ],
+                },
+                stmt: { sql: "rollback" },
+              },
               { condition: { type: "is_autocommit" }, stmt: { sql: "select count(*) from items where name = 'cond-a'" } },
             ],
           },
@@ -176,7 +196,10 @@ describe("the protocol as the spec answers it", () => {
         { type: "execute", stmt: { sql: "select 1; select 2" } },
         { type: "execute", stmt: { sql: "  -- nothing\n" } },
         { type: "execute", stmt: { sql: "select :a", args: [{ type: "null" }], named_args: [{ name: "a", value: { type: "null" } }] } },
-        { type: "execute", stmt: { sql: "select :a as a", named_args: [{ name: "a", value: { type: "integer", value: "9007199254740993" } }] } },
+        {
+          type: "execute",
+          stmt: { sql: "select :a as a", named_args: [{ name: "a", value: { type: "integer", value: "9007199254740993" } }] },
+        },
         { type: "close" },
       ],
     });
@@ -207,7 +230,10 @@ describe("the protocol as the spec answers it", () => {
     const afterClose = await pipeline("/v2/pipeline", { baton: next.baton, requests: [] });
     expect(afterClose.status).toBe(400);
 
-    const useClosed = await pipeline("/v2/pipeline", { baton: null, requests: [{ type: "close" }, { type: "execute", stmt: { sql: "select 1" } }] });
+    const useClosed = await pipeline("/v2/pipeline", {
+      baton: null,
+      requests: [{ type: "close" }, { type: "execute", stmt: { sql: "select 1" } }],
+    });
     expect(useClosed.status).toBe(400);
     expect(useClosed.text).toMatch(/closed/);
   });
@@ -219,7 +245,10 @@ describe("the protocol as the spec answers it", () => {
       [{ type: "execute", stmt: { sql: "select 1", sql_id: 1 } }],
       [{ type: "execute", stmt: {} }],
       [{ type: "execute", stmt: { sql_id: 99 } }],
-      [{ type: "store_sql", sql_id: 1, sql: "select 1" }, { type: "store_sql", sql_id: 1, sql: "select 2" }],
+      [
+        { type: "store_sql", sql_id: 1, sql: "select 1" },
+        { type: "store_sql", sql_id: 1, sql: "select 2" },
+      ],
       [{ type: "batch", batch: { steps: [{ condition: { type: "ok", step: 0 }, stmt: { sql: "select 1" } }] } }],
       [{ type: "get_autocommit" }],
       [{ type: "batch", batch: { steps: [{ condition: { type: "is_autocommit" }, stmt: { sql: "select 1" } }] } }],
@@ -233,7 +262,9 @@ describe("the protocol as the spec answers it", () => {
     // A batch refused for a protocol error ran none of its steps.
     await pipeline("/v2/pipeline", {
       baton: null,
-      requests: [{ type: "batch", batch: { steps: [{ stmt: { sql: "insert into items (name) values ('half')" } }, { stmt: { sql_id: 5 } }] } }],
+      requests: [
+        { type: "batch", batch: { steps: [{ stmt: { sql: "insert into items (name) values ('half')" } }, { stmt: { sql_id: 5 } }] } },
+      ],
     });
     expect((await client.execute("select count(*) as n from items where name = 'half'")).rows[0]!.n).toBe(0);
   });
@@ -250,9 +281,20 @@ describe("the protocol as the spec answers it", () => {
     const short = await startHranaServer({ path: server.path, streamIdleMs: 1 });
     try {
       const call = (body: unknown) =>
-        fetch(`${short.url}/v2/pipeline`, { method: "POST", body: JSON.stringify(body) }).then(async (r) => ({ status: r.status, text: await r.text() }));
+        fetch(`${short.url}/v2/pipeline`, { method: "POST", body: JSON.stringify(body) }).then(async (r) => ({
+          status: r.status,
+          text: await r.text(),
+        }));
       const opened = JSON.parse(
-        (await call({ baton: null, requests: [{ type: "execute", stmt: { sql: "begin" } }, { type: "execute", stmt: { sql: "insert into items (name) values ('idle')" } }] })).text,
+        (
+          await call({
+            baton: null,
+            requests: [
+              { type: "execute", stmt: { sql: "begin" } },
+              { type: "execute", stmt: { sql: "insert into items (name) values ('idle')" } },
+            ],
+          })
+        ).text,
       );
       await new Promise((r) => setTimeout(r, 20));
       await call({ baton: null, requests: [{ type: "close" }] }); // any request sweeps idle streams

@@ -34,7 +34,11 @@ describe("Slack escaping", () => {
   it("the receiver refuses unescaped control sequences, as the check above relies on", async () => {
     receiver = await startReceiver("/services/T/B/X", 200, "slack");
     for (const text of ["ping <!channel>", "<https://evil.example|dashboard>", "a & b", "1 > 0"]) {
-      const res = await fetch(receiver.url, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ text }) });
+      const res = await fetch(receiver.url, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ text }),
+      });
       expect(res.status).toBe(400);
       expect(await res.text()).toMatch(/^invalid_payload/);
     }
@@ -55,7 +59,8 @@ describe("Discord limits", () => {
 
   it("the receiver refuses more than 2,000 code points and a message without allowed_mentions", async () => {
     receiver = await startReceiver("/api/webhooks/1/abc", 204, "discord");
-    const post = (body: unknown) => fetch(receiver!.url, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+    const post = (body: unknown) =>
+      fetch(receiver!.url, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
     expect((await post({ content: "x".repeat(2001), allowed_mentions: { parse: [] } })).status).toBe(400);
     expect((await post({ content: "hello" })).status).toBe(400);
     expect((await post({ content: "x".repeat(2000), allowed_mentions: { parse: [] } })).status).toBe(204);
@@ -63,11 +68,9 @@ describe("Discord limits", () => {
 });
 
 describe("ntfy limits", () => {
-  const utf8 = (s: string) => Buffer.byteLength(s, "utf8");
-
   it("cuts a long multi-byte body under 4,096 bytes on a character boundary, with a visible marker, so it stays a message", async () => {
     receiver = await startReceiver("/alerts", 200, "ntfy");
-    for (const body of ["é".repeat(4000), "🔥".repeat(1500), "x".repeat(NTFY_MESSAGE_SIZE_LIMIT), "a" + "€".repeat(2000)]) {
+    for (const body of ["é".repeat(4000), "🔥".repeat(1500), "x".repeat(NTFY_MESSAGE_SIZE_LIMIT), `a${"€".repeat(2000)}`]) {
       await sendNtfy(receiver.url, { title: "Müller — down", body, severity: "critical" });
     }
     expect(receiver.ntfyAttachments).toBe(0);
@@ -76,8 +79,8 @@ describe("ntfy limits", () => {
       expect(req.bodyBytes).toBeLessThan(NTFY_MESSAGE_SIZE_LIMIT);
       expect(req.body.endsWith(NTFY_CUT_MARKER)).toBe(true);
       expect(req.body).not.toContain("\uFFFD");
-      expect(decodeNtfyHeader(req.headers["title"] as string)).toBe("Müller — down");
-      expect(req.headers["priority"]).toBe("5");
+      expect(decodeNtfyHeader(req.headers.title as string)).toBe("Müller — down");
+      expect(req.headers.priority).toBe("5");
     }
     expect(receiver.received[0]!.bodyBytes).toBeGreaterThan(NTFY_MESSAGE_SIZE_LIMIT - 8);
   });

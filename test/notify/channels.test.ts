@@ -46,14 +46,14 @@ describe("channel wire formats", () => {
     const [critical, warning, info] = receiver.received;
     expect(critical!.path).toBe("/fleet-alerts");
     expect(critical!.body).toBe("exit code 137 (OOM)");
-    expect(critical!.headers["title"]).toBe("sim-2 exited");
-    expect([critical, warning, info].map((r) => r!.headers["priority"])).toEqual(["5", "4", "3"]);
+    expect(critical!.headers.title).toBe("sim-2 exited");
+    expect([critical, warning, info].map((r) => r!.headers.priority)).toEqual(["5", "4", "3"]);
   });
 
   it("ntfy sends a non-ASCII title as an RFC 2047 encoded word", async () => {
     receiver = await startReceiver("/fleet-alerts", 200, "ntfy");
     await sendNtfy(receiver.url, { ...message, title: "Müller’s GPU — down ⚠" });
-    const header = receiver.received[0]!.headers["title"] as string;
+    const header = receiver.received[0]!.headers.title as string;
     const match = /^=\?UTF-8\?B\?(.+)\?=$/.exec(header);
     expect(match).not.toBeNull();
     expect(Buffer.from(match![1]!, "base64").toString("utf8")).toBe("Müller’s GPU — down ⚠");

@@ -15,7 +15,13 @@ import { silentLogger } from "../support/silent-logger.ts";
 import { createTestDb, createTestDeps, type TestDeps } from "../support/test-deps.ts";
 import { startReceiver, type Receiver } from "./receiver.ts";
 
-const alert = { agentId: "default", runId: null, title: "sim-1 unreachable", body: "no heartbeat for 5 minutes", severity: "warning" as const };
+const alert = {
+  agentId: "default",
+  runId: null,
+  title: "sim-1 unreachable",
+  body: "no heartbeat for 5 minutes",
+  severity: "warning" as const,
+};
 const open: { receivers: Receiver[]; schedulers: LocalScheduler[] } = { receivers: [], schedulers: [] };
 afterEach(async () => {
   await Promise.all(open.schedulers.splice(0).map((s) => s.stop()));
@@ -53,7 +59,15 @@ describe("notification deliveries", () => {
     expect(JSON.parse(slack.received[0]!.body).text).toContain("sim-1 unreachable");
     const [listed] = await listNotifications(deps, "default");
     expect(listed!.deliveries).toEqual([
-      { id: expect.any(Number), channel: "slack", status: "delivered", attempts: 1, lastStatus: null, lastError: null, deliveredAt: new Date(deps.clock.now() - 10 * 60_000).toISOString() },
+      {
+        id: expect.any(Number),
+        channel: "slack",
+        status: "delivered",
+        attempts: 1,
+        lastStatus: null,
+        lastError: null,
+        deliveredAt: new Date(deps.clock.now() - 10 * 60_000).toISOString(),
+      },
     ]);
   });
 

@@ -62,7 +62,12 @@ describe("Discord: wait=true and the created message", () => {
     const row = await deliveryRow(deps);
     await deliverNotification(deps, row.id);
     await deliverNotification(deps, row.id);
-    expect(await deliveryRow(deps)).toMatchObject({ status: "failed", attempts: 1, deliveredAt: null, lastError: expect.stringContaining("HTTP 204 without the created message") });
+    expect(await deliveryRow(deps)).toMatchObject({
+      status: "failed",
+      attempts: 1,
+      deliveredAt: null,
+      lastError: expect.stringContaining("HTTP 204 without the created message"),
+    });
     expect(receiver.received).toHaveLength(2);
   });
 
@@ -85,14 +90,20 @@ describe("Discord: masked links", () => {
     });
     expect(receiver.rejected).toEqual([]);
     const { content } = sentBody(receiver);
-    expect(content).toBe("**[WARNING] \\[dashboard\\](https://evil.example/login)**\nstatus_msg: see \\[the logs\\](https://evil.example/x) or \\\\\\[kept\\](https://evil.example/y)");
+    expect(content).toBe(
+      "**[WARNING] \\[dashboard\\](https://evil.example/login)**\nstatus_msg: see \\[the logs\\](https://evil.example/x) or \\\\\\[kept\\](https://evil.example/y)",
+    );
     expect(discordMaskedLink(content)).toBeNull();
   });
 
   it("the receiver refuses an unescaped masked link, even behind an escaped backslash", async () => {
     const receiver = await discord();
     const post = (content: string) =>
-      fetch(`${receiver.url}?wait=true`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ content, allowed_mentions: { parse: [] } }) });
+      fetch(`${receiver.url}?wait=true`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ content, allowed_mentions: { parse: [] } }),
+      });
     for (const content of ["see [logs](https://evil.example)", "\\\\[logs](https://evil.example)"]) {
       const res = await post(content);
       expect(res.status).toBe(400);
@@ -141,7 +152,9 @@ describe("Discord: forum channels and thread_name", () => {
 
   it("a thread name is 1-100 characters, in configuration and in agent settings", () => {
     expect(parseConfig({ DISCORD_THREAD_NAME: "GPU fleet" }, "node").discordThreadName).toBe("GPU fleet");
-    expect(() => parseConfig({ DISCORD_THREAD_NAME: "x".repeat(101) }, "node")).toThrow(/^Configuration error: DISCORD_THREAD_NAME must be at most 100 characters/);
+    expect(() => parseConfig({ DISCORD_THREAD_NAME: "x".repeat(101) }, "node")).toThrow(
+      /^Configuration error: DISCORD_THREAD_NAME must be at most 100 characters/,
+    );
     expect(agentSettingsSchema.safeParse({ discordThreadName: "x".repeat(101) }).error?.issues[0]?.path).toEqual(["discordThreadName"]);
   });
 

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { notifyHuman } from "../../notify/notify-human.ts";
 import { notificationDeliveries, notifications } from "../../schema/index.ts";
 import { buildApp } from "../../functions/app.ts";
-import { authHeaders, createTestDeps, RecordingScheduler } from "../support/test-deps.ts";
+import { authHeaders, createTestDeps, type RecordingScheduler } from "../support/test-deps.ts";
 import { startReceiver, type Receiver } from "./receiver.ts";
 
 const alert = { agentId: "default", runId: 3, title: "sim-2 exited", body: "exit code 137", severity: "critical" as const };
@@ -21,7 +21,15 @@ describe("notifyHuman", () => {
     expect(res.status).toBe(200);
     const { notifications: listed } = (await res.json()) as { notifications: Record<string, unknown>[] };
     expect(listed).toEqual([
-      expect.objectContaining({ id: notificationId, runId: 3, title: "sim-2 exited", body: "exit code 137", severity: "critical", repeats: 0, deliveries: [] }),
+      expect.objectContaining({
+        id: notificationId,
+        runId: 3,
+        title: "sim-2 exited",
+        body: "exit code 137",
+        severity: "critical",
+        repeats: 0,
+        deliveries: [],
+      }),
     ]);
   });
 
@@ -84,7 +92,11 @@ describe("notifyHuman", () => {
       [notificationId, "ntfy", "pending", 0],
     ]);
     expect(scheduler.published).toEqual(
-      rows.map((r) => ({ dedupKey: `notify:${r.id}`, notBefore: deps.clock.now(), body: { type: "notify", agentId: "default", deliveryId: r.id } })),
+      rows.map((r) => ({
+        dedupKey: `notify:${r.id}`,
+        notBefore: deps.clock.now(),
+        body: { type: "notify", agentId: "default", deliveryId: r.id },
+      })),
     );
     // The send happens on the scheduler's delivery, never inside the caller (a run).
     expect(slack.received).toHaveLength(0);

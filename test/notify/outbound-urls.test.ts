@@ -63,12 +63,21 @@ describe("channel URLs through the agents API", () => {
 
   it("accepts a public https URL, and a loopback http one only with ALLOW_PRIVATE_URLS=true", async () => {
     const strict = await createTestDeps();
-    expect((await api(strict, "POST", "/api/agents", { id: "a", settings: { channels: { slack: "https://hooks.slack.com/services/T/B/x" } } })).status).toBe(201);
-    expect((await api(strict, "POST", "/api/agents", { id: "b", settings: { channels: { slack: "http://127.0.0.1:9000/hook" } } })).status).toBe(400);
+    expect(
+      (await api(strict, "POST", "/api/agents", { id: "a", settings: { channels: { slack: "https://hooks.slack.com/services/T/B/x" } } }))
+        .status,
+    ).toBe(201);
+    expect(
+      (await api(strict, "POST", "/api/agents", { id: "b", settings: { channels: { slack: "http://127.0.0.1:9000/hook" } } })).status,
+    ).toBe(400);
     const local = await createTestDeps({ vars: { ALLOW_PRIVATE_URLS: "true" } });
-    expect((await api(local, "POST", "/api/agents", { id: "b", settings: { channels: { slack: "http://127.0.0.1:9000/hook" } } })).status).toBe(201);
+    expect(
+      (await api(local, "POST", "/api/agents", { id: "b", settings: { channels: { slack: "http://127.0.0.1:9000/hook" } } })).status,
+    ).toBe(201);
     // Even then the scheme must be http(s).
-    expect((await api(local, "POST", "/api/agents", { id: "c", settings: { channels: { slack: "gopher://127.0.0.1:6379" } } })).status).toBe(400);
+    expect(
+      (await api(local, "POST", "/api/agents", { id: "c", settings: { channels: { slack: "gopher://127.0.0.1:6379" } } })).status,
+    ).toBe(400);
   });
 });
 
@@ -94,11 +103,18 @@ describe("deliveries to a channel URL", () => {
     const deps = await createTestDeps({ vars: { SLACK_WEBHOOK_URL: hook.url } });
     await notifyHuman(deps, { agentId: "default", runId: null, title: "sim-1 down", body: "no heartbeat", severity: "warning" });
     await deliverNotification(deps, (await deps.db.select().from(notificationDeliveries))[0]!.id);
-    const tokenOf = async (role: "viewer" | "operator") => (await createOperator(deps.db, { name: `${role}-1`, role, createdBy: "admin", now: deps.clock.now() })).token;
-    const as = async (token?: string) => (await api(deps, "GET", "/api/agents/default/notifications", undefined, token ? { Authorization: `Bearer ${token}` } : authHeaders())).json;
+    const tokenOf = async (role: "viewer" | "operator") =>
+      (await createOperator(deps.db, { name: `${role}-1`, role, createdBy: "admin", now: deps.clock.now() })).token;
+    const as = async (token?: string) =>
+      (await api(deps, "GET", "/api/agents/default/notifications", undefined, token ? { Authorization: `Bearer ${token}` } : authHeaders()))
+        .json;
 
     const admin = await as();
-    expect(admin.notifications[0].deliveries[0]).toMatchObject({ status: "failed", lastStatus: 400, lastError: expect.stringContaining("metadata-token=abc123") });
+    expect(admin.notifications[0].deliveries[0]).toMatchObject({
+      status: "failed",
+      lastStatus: 400,
+      lastError: expect.stringContaining("metadata-token=abc123"),
+    });
     for (const role of ["viewer", "operator"] as const) {
       const seen = await as(await tokenOf(role));
       expect(seen.notifications[0].deliveries[0]).toMatchObject({ status: "failed", lastStatus: 400, lastError: null });

@@ -118,7 +118,8 @@ function checkSlack(body: string): Refusal | null {
   if (badBlocks) return text(400, badBlocks);
   for (const field of slackTextFields(json)) {
     const found = slackControlSequence(field);
-    if (found !== null) return { ...text(400, "invalid_payload"), body: `invalid_payload (unescaped control character near ${JSON.stringify(found)})` };
+    if (found !== null)
+      return { ...text(400, "invalid_payload"), body: `invalid_payload (unescaped control character near ${JSON.stringify(found)})` };
   }
   return null;
 }
@@ -138,7 +139,9 @@ function checkDiscord(body: string, query: URLSearchParams, forum: boolean): Ref
   });
   const wait = query.get("wait");
   if (wait !== null && !(wait in DISCORD_BOOLEANS)) {
-    return error(50035, "Invalid Form Body", { wait: { _errors: [{ code: "BOOLEAN_TYPE_CONVERT", message: "Must be either true or false." }] } });
+    return error(50035, "Invalid Form Body", {
+      wait: { _errors: [{ code: "BOOLEAN_TYPE_CONVERT", message: "Must be either true or false." }] },
+    });
   }
   let json: { content?: unknown; allowed_mentions?: { parse?: unknown }; thread_name?: unknown };
   try {
@@ -148,17 +151,22 @@ function checkDiscord(body: string, query: URLSearchParams, forum: boolean): Ref
   }
   if (typeof json.content !== "string" || json.content === "") return error(50006, "Cannot send an empty message");
   if (Array.from(json.content).length > 2000) {
-    return error(50035, "Invalid Form Body", { content: { _errors: [{ code: "BASE_TYPE_MAX_LENGTH", message: "Must be 2000 or fewer in length." }] } });
+    return error(50035, "Invalid Form Body", {
+      content: { _errors: [{ code: "BASE_TYPE_MAX_LENGTH", message: "Must be 2000 or fewer in length." }] },
+    });
   }
   const parse = json.allowed_mentions?.parse;
-  if (!Array.isArray(parse) || parse.length !== 0) return error(50035, "Invalid Form Body (this receiver requires allowed_mentions {parse: []})");
+  if (!Array.isArray(parse) || parse.length !== 0)
+    return error(50035, "Invalid Form Body (this receiver requires allowed_mentions {parse: []})");
   const link = discordMaskedLink(json.content);
   if (link !== null) return error(50035, `Invalid Form Body (this receiver refuses the unescaped masked link ${JSON.stringify(link)})`);
   const threadName = typeof json.thread_name === "string" && json.thread_name !== "" ? json.thread_name : null;
   const threadId = query.get("thread_id");
-  if (threadName !== null && threadId !== null) return error(220002, "Webhooks posted to forum channels cannot have both a thread_name and thread_id");
+  if (threadName !== null && threadId !== null)
+    return error(220002, "Webhooks posted to forum channels cannot have both a thread_name and thread_id");
   if (threadName !== null && !forum) return error(220003, "Webhooks can only create threads in forum channels");
-  if (forum && threadName === null && threadId === null) return error(220001, "Webhooks posted to forum channels must have a thread_name or thread_id");
+  if (forum && threadName === null && threadId === null)
+    return error(220001, "Webhooks posted to forum channels must have a thread_name or thread_id");
   return null;
 }
 
@@ -171,14 +179,32 @@ function answerDiscord(res: ServerResponse, query: URLSearchParams, body: string
     return;
   }
   const sent = JSON.parse(body) as { content: string };
-  const message = { id: String(++discordMessageIds), type: 0, content: sent.content, channel_id: "1200000000000000001", webhook_id: "1100000000000000001", timestamp: new Date().toISOString() };
+  const message = {
+    id: String(++discordMessageIds),
+    type: 0,
+    content: sent.content,
+    channel_id: "1200000000000000001",
+    webhook_id: "1100000000000000001",
+    timestamp: new Date().toISOString(),
+  };
   res.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify(message));
 }
 
 function checkNtfy(headers: IncomingHttpHeaders, raw: Buffer): Refusal | "attachment" | null {
-  const priority = String(headers["x-priority"] ?? headers["priority"] ?? headers["prio"] ?? headers["p"] ?? "").trim().toLowerCase();
+  const priority = String(headers["x-priority"] ?? headers.priority ?? headers.prio ?? headers.p ?? "")
+    .trim()
+    .toLowerCase();
   if (priority !== "" && !NTFY_PRIORITIES.has(priority)) {
-    return { status: 400, body: JSON.stringify({ code: 40007, http: 400, error: "invalid priority parameter", link: "https://ntfy.sh/docs/publish/#message-priority" }), contentType: "application/json" };
+    return {
+      status: 400,
+      body: JSON.stringify({
+        code: 40007,
+        http: 400,
+        error: "invalid priority parameter",
+        link: "https://ntfy.sh/docs/publish/#message-priority",
+      }),
+      contentType: "application/json",
+    };
   }
   const utf8 = (() => {
     try {
@@ -231,7 +257,13 @@ export async function startReceiver(path = "/hook", fallback = 200, service: Rec
       }
       const query = new URL(req.url ?? "/", "http://receiver").searchParams;
       const refusal =
-        service === "slack" ? checkSlack(body) : service === "discord" ? checkDiscord(body, query, receiver.discordForum) : service === "ntfy" ? checkNtfy(req.headers, raw) : null;
+        service === "slack"
+          ? checkSlack(body)
+          : service === "discord"
+            ? checkDiscord(body, query, receiver.discordForum)
+            : service === "ntfy"
+              ? checkNtfy(req.headers, raw)
+              : null;
       if (refusal === "attachment") {
         receiver.ntfyAttachments++;
         receiver.rejected.push(`ntfy would store a ${raw.length}-byte body as attachment.txt`);

@@ -25,7 +25,13 @@ describe("stalled notification deliveries", () => {
     const scheduler = new RecordingScheduler();
     const deps = await createTestDeps({ scheduler, vars: { SLACK_WEBHOOK_URL: slack.url } });
     // Stored, then the process stopped before publishing its delivery.
-    const { statements } = notificationStatements(deps, { agentId: "default", runId: null, title: "sim-1 exited", body: "exit 1", severity: "warning" });
+    const { statements } = notificationStatements(deps, {
+      agentId: "default",
+      runId: null,
+      title: "sim-1 exited",
+      body: "exit 1",
+      severity: "warning",
+    });
     await deps.db.batch(statements);
 
     expect(await republishStalledDeliveries(deps, "default")).toBe(0); // too early to call it lost

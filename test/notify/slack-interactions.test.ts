@@ -19,8 +19,8 @@ import { actionBlocks, actions, approvals, notificationDeliveries } from "../../
 import type { SimulatorProvider } from "../../fleet/providers/simulator.ts";
 import { reconcileFleet } from "../support/one-check.ts";
 import { createTestDeps } from "../support/test-deps.ts";
-import { startReceiver, type Receiver } from "./receiver.ts";
-import { startResponseUrl, type ResponseUrl } from "./slack-receiver.ts";
+import { startReceiver } from "./receiver.ts";
+import { startResponseUrl } from "./slack-receiver.ts";
 
 const SECRET = "8f742231b10e8888abcd99yyyzzz85a5";
 const open: { close(): Promise<void> }[] = [];
@@ -35,14 +35,30 @@ async function setup(vars: Record<string, string> = {}) {
   const responses = await startResponseUrl();
   open.push(slack, ntfy, responses);
   const deps = await createTestDeps({
-    vars: { SIMULATOR_FAILURE_RATE: "0", SLACK_SIGNING_SECRET: SECRET, ALLOW_PRIVATE_URLS: "true", SLACK_WEBHOOK_URL: slack.url, NTFY_URL: ntfy.url, PUBLIC_URL: "https://fw.example", ...vars },
+    vars: {
+      SIMULATOR_FAILURE_RATE: "0",
+      SLACK_SIGNING_SECRET: SECRET,
+      ALLOW_PRIVATE_URLS: "true",
+      SLACK_WEBHOOK_URL: slack.url,
+      NTFY_URL: ntfy.url,
+      PUBLIC_URL: "https://fw.example",
+      ...vars,
+    },
   });
   await (deps.provider as SimulatorProvider).seed(2);
   await reconcileFleet(deps, "default");
   const now = deps.clock.now();
   await createOperator(deps.db, { name: "ada", role: "operator", createdBy: "admin", now, slackUserId: "U0ADA" });
   await createOperator(deps.db, { name: "vic", role: "viewer", createdBy: "admin", now, slackUserId: "U0VIC" });
-  const asked = await executeAction(deps, { agentId: "default", runId: 2, instanceId: "sim-2", kind: "destroy", decidedBy: "llm", idempotencyKey: "r2:destroy", reason: "broken for hours" });
+  const asked = await executeAction(deps, {
+    agentId: "default",
+    runId: 2,
+    instanceId: "sim-2",
+    kind: "destroy",
+    decidedBy: "llm",
+    idempotencyKey: "r2:destroy",
+    reason: "broken for hours",
+  });
   for (const d of await deps.db.select().from(notificationDeliveries)) await deliverNotification(deps, d.id);
   const app = buildApp(() => deps);
   const id = asked.approvalId!;
@@ -57,7 +73,15 @@ function clickBody(approvalId: number, user: string, actionId: string, responseU
     container: { type: "message", message_ts: "1700000000.000100", channel_id: "C000", is_ephemeral: false },
     trigger_id: "1234.5678.abcd",
     response_url: responseUrl,
-    actions: [{ type: "button", action_id: actionId, block_id: `approval-${approvalId}`, value: `default:${approvalId}`, action_ts: "1700000001.000200" }],
+    actions: [
+      {
+        type: "button",
+        action_id: actionId,
+        block_id: `approval-${approvalId}`,
+        value: `default:${approvalId}`,
+        action_ts: "1700000001.000200",
+      },
+    ],
   };
   return new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
 }
@@ -68,7 +92,11 @@ async function signed(app: ReturnType<typeof buildApp>, body: string, at: number
     "/integrations/slack/interactions",
     {
       method: "POST",
-      headers: { "Content-Type": "application/x-www-form-urlencoded", "X-Slack-Request-Timestamp": ts, "X-Slack-Signature": await slackSignature(secret, ts, body) },
+      headers: {
+        "Content-Type": "application/x-www-form-urlencoded",
+        "X-Slack-Request-Timestamp": ts,
+        "X-Slack-Signature": await slackSignature(secret, ts, body),
+      },
       body: sentBody,
     },
     undefined,
@@ -91,14 +119,17 @@ describe("Slack approval buttons", () => {
   it("sends Block Kit buttons Slack accepts, and ntfy a view action to the approval page", async () => {
     const { slack, ntfy, id } = await setup();
     expect(slack.rejected).toEqual([]);
-    const sent = JSON.parse(slack.received[0]!.body) as { text: string; blocks: { type: string; elements?: { action_id: string; value: string; style: string }[] }[] };
+    const sent = JSON.parse(slack.received[0]!.body) as {
+      text: string;
+      blocks: { type: string; elements?: { action_id: string; value: string; style: string }[] }[];
+    };
     expect(sent.text).toContain("Approval needed: destroy sim-2");
     const buttons = sent.blocks.find((b) => b.type === "actions")!.elements!;
     expect(buttons.map((b) => [b.action_id, b.value, b.style])).toEqual([
       ["fleetwarden_approve", `default:${id}`, "primary"],
       ["fleetwarden_reject", `default:${id}`, "danger"],
     ]);
-    expect(ntfy.received[0]!.headers["actions"]).toBe(`view, Open approval, https://fw.example/approvals?agent=default#approval-${id}`);
+    expect(ntfy.received[0]!.headers.actions).toBe(`view, Open approval, https://fw.example/approvals?agent=default#approval-${id}`);
   });
 });
 
@@ -153,7 +184,10 @@ describe("POST /integrations/slack/interactions", () => {
 
   it("an unmapped or viewer Slack user decides nothing and is told ephemerally", async () => {
     const { deps, app, responses, id } = await setup();
-    for (const [user, said] of [["U0NOBODY", /not a fleetwarden operator/], ["U0VIC", /vic is a viewer/]] as const) {
+    for (const [user, said] of [
+      ["U0NOBODY", /not a fleetwarden operator/],
+      ["U0VIC", /vic is a viewer/],
+    ] as const) {
       const res = await signed(app, clickBody(id, user, "fleetwarden_approve", responses.url), deps.clock.now());
       expect(res.status).toBe(200);
       expect(await res.json()).toMatchObject({ response_type: "ephemeral", replace_original: false, text: expect.stringMatching(said) });

@@ -24,7 +24,12 @@ import type { AddressInfo } from "node:net";
 
 type Json = Record<string, unknown>;
 const isText = (t: unknown, max: number, types = ["plain_text", "mrkdwn"]) =>
-  !!t && typeof t === "object" && types.includes((t as Json).type as string) && typeof (t as Json).text === "string" && ((t as Json).text as string).length > 0 && ((t as Json).text as string).length <= max;
+  !!t &&
+  typeof t === "object" &&
+  types.includes((t as Json).type as string) &&
+  typeof (t as Json).text === "string" &&
+  ((t as Json).text as string).length > 0 &&
+  ((t as Json).text as string).length <= max;
 
 /** Why Slack would refuse these blocks (`invalid_blocks …`), or null. */
 export function checkSlackBlocks(blocks: unknown): string | null {
@@ -36,15 +41,18 @@ export function checkSlackBlocks(blocks: unknown): string | null {
       if (!isText(b.text, 3000)) return `invalid_blocks (block ${i}: section text must be a text object of 1-3000 characters)`;
     } else if (b.type === "actions") {
       const elements = b.elements;
-      if (!Array.isArray(elements) || elements.length === 0 || elements.length > 25) return `invalid_blocks (block ${i}: actions needs 1-25 elements)`;
+      if (!Array.isArray(elements) || elements.length === 0 || elements.length > 25)
+        return `invalid_blocks (block ${i}: actions needs 1-25 elements)`;
       const ids = new Set<string>();
       for (const e of elements as Json[]) {
         if (e.type !== "button") return `invalid_blocks (block ${i}: unexpected element ${String(e.type)})`;
         if (!isText(e.text, 75, ["plain_text"])) return `invalid_blocks (block ${i}: button text must be plain_text of 1-75 characters)`;
-        if (typeof e.action_id !== "string" || e.action_id.length > 255 || ids.has(e.action_id)) return `invalid_blocks (block ${i}: action_id missing, too long or repeated)`;
+        if (typeof e.action_id !== "string" || e.action_id.length > 255 || ids.has(e.action_id))
+          return `invalid_blocks (block ${i}: action_id missing, too long or repeated)`;
         ids.add(e.action_id);
         if (typeof e.value !== "string" || e.value.length > 2000) return `invalid_blocks (block ${i}: value missing or longer than 2000)`;
-        if (e.style !== undefined && e.style !== "primary" && e.style !== "danger") return `invalid_blocks (block ${i}: style must be primary or danger)`;
+        if (e.style !== undefined && e.style !== "primary" && e.style !== "danger")
+          return `invalid_blocks (block ${i}: style must be primary or danger)`;
       }
     } else return `invalid_blocks (block ${i}: unknown type ${String(b.type)})`;
   }
@@ -72,7 +80,12 @@ function checkResponse(body: string): string | null {
 }
 
 export async function startResponseUrl(): Promise<ResponseUrl> {
-  const receiver: ResponseUrl = { url: "", received: [], rejected: [], close: () => new Promise((r) => (server.closeAllConnections(), server.close(() => r()))) };
+  const receiver: ResponseUrl = {
+    url: "",
+    received: [],
+    rejected: [],
+    close: () => new Promise((r) => (server.closeAllConnections(), server.close(() => r()))),
+  };
   let uses = 0;
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -80,7 +93,10 @@ export async function startResponseUrl(): Promise<ResponseUrl> {
     req.on("end", () => {
       const body = Buffer.concat(chunks).toString("utf8");
       if (++uses > 5) return void res.writeHead(404, { "Content-Type": "text/plain" }).end("used_url");
-      const refusal = req.method !== "POST" || !String(req.headers["content-type"]).startsWith("application/json") ? "invalid_payload (POST application/json only)" : checkResponse(body);
+      const refusal =
+        req.method !== "POST" || !String(req.headers["content-type"]).startsWith("application/json")
+          ? "invalid_payload (POST application/json only)"
+          : checkResponse(body);
       if (refusal) {
         receiver.rejected.push(refusal);
         return void res.writeHead(400, { "Content-Type": "text/plain" }).end(refusal);

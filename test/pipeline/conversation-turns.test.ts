@@ -7,7 +7,7 @@ import { ingestEvent } from "../../pipeline/index.ts";
 import { listConversation } from "../../agent/prompt/conversation.ts";
 import type { RunOutcome } from "../../pipeline/index.ts";
 import { runCronTick } from "../../jobs/tick.ts";
-import { createTestDeps, RecordingScheduler } from "../support/test-deps.ts";
+import { createTestDeps } from "../support/test-deps.ts";
 import { advance, startDueDelivery } from "../support/drive.ts";
 import type { AgentRunStep } from "../../jobs/deps.ts";
 
@@ -50,7 +50,6 @@ describe("conversation turns", () => {
     let release = () => {};
     const slow: AgentRunStep = () => new Promise((resolve) => (release = () => resolve(outcome(true))));
     const deps = await createTestDeps({ runStep: slow });
-    const scheduler = deps.scheduler as RecordingScheduler;
     await ingestEvent(deps, state(1));
     deps.clock.advance(10_000);
     const late = (await startDueDelivery(deps)).done;

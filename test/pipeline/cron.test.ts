@@ -3,7 +3,7 @@ import { buildApp } from "../../functions/app.ts";
 import { ingestEvent } from "../../pipeline/index.ts";
 import { listRuns } from "../../pipeline/index.ts";
 import { runCronTick } from "../../jobs/tick.ts";
-import { authHeaders, createTestDeps, FlakyScheduler, RecordingScheduler } from "../support/test-deps.ts";
+import { authHeaders, createTestDeps, FlakyScheduler, type RecordingScheduler } from "../support/test-deps.ts";
 import { advance } from "../support/drive.ts";
 
 describe("cron tick", () => {
@@ -16,7 +16,9 @@ describe("cron tick", () => {
     const app = buildApp(() => deps);
     const res = await app.request("/api/cron", { method: "POST", headers: authHeaders() });
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ agents: [{ agentId: "default", recoveredLease: false, requestedRun: false, republishedRun: false }] });
+    expect(await res.json()).toEqual({
+      agents: [{ agentId: "default", recoveredLease: false, requestedRun: false, republishedRun: false }],
+    });
     expect(scheduler.published).toHaveLength(0);
     expect(await listRuns(deps, "default", 5)).toHaveLength(1);
   });
@@ -24,7 +26,13 @@ describe("cron tick", () => {
   it("requests a run for an event whose publish failed, so nothing is lost", async () => {
     const flaky = new FlakyScheduler();
     const deps = await createTestDeps({ scheduler: flaky });
-    const { eventId } = await ingestEvent(deps, { agentId: "default", source: "human", priority: 0, dedupKey: "m1", payload: { text: "hi" } });
+    const { eventId } = await ingestEvent(deps, {
+      agentId: "default",
+      source: "human",
+      priority: 0,
+      dedupKey: "m1",
+      payload: { text: "hi" },
+    });
     expect(eventId).toBe(1);
     flaky.down = false;
     deps.clock.advance(2000 + 60_000); // the scheduled run is now a minute overdue

@@ -2,10 +2,16 @@ import { describe, expect, it } from "vitest";
 import { buildApp } from "../../functions/app.ts";
 import { ingestEvent } from "../../pipeline/index.ts";
 import { listRuns } from "../../pipeline/index.ts";
-import { authHeaders, createTestDeps, RecordingScheduler } from "../support/test-deps.ts";
+import { authHeaders, createTestDeps, type RecordingScheduler } from "../support/test-deps.ts";
 import { advance, deliverDue } from "../support/drive.ts";
 
-const human = (n: number) => ({ agentId: "default", source: "human" as const, priority: 0 as const, dedupKey: `m${n}`, payload: { text: `hello ${n}` } });
+const human = (n: number) => ({
+  agentId: "default",
+  source: "human" as const,
+  priority: 0 as const,
+  dedupKey: `m${n}`,
+  payload: { text: `hello ${n}` },
+});
 const state = (n: number) => ({ agentId: "default", source: "webhook" as const, priority: 1 as const, dedupKey: `w${n}`, payload: { n } });
 
 describe("ingest and debounce", () => {
@@ -13,7 +19,11 @@ describe("ingest and debounce", () => {
     const deps = await createTestDeps();
     const app = buildApp(() => deps);
     const send = () =>
-      app.request("/api/agents/default/messages", { method: "POST", headers: authHeaders({ "Idempotency-Key": "msg-1" }), body: JSON.stringify({ text: "restart sim-2 please" }) });
+      app.request("/api/agents/default/messages", {
+        method: "POST",
+        headers: authHeaders({ "Idempotency-Key": "msg-1" }),
+        body: JSON.stringify({ text: "restart sim-2 please" }),
+      });
     const first = await send();
     expect(first.status).toBe(202);
     const { eventId } = await first.json();
@@ -27,12 +37,20 @@ describe("ingest and debounce", () => {
   it("POST /trigger is a priority-0 event with an optional reason", async () => {
     const deps = await createTestDeps();
     const app = buildApp(() => deps);
-    const res = await app.request("/api/agents/default/trigger", { method: "POST", headers: authHeaders(), body: JSON.stringify({ reason: "check now" }) });
+    const res = await app.request("/api/agents/default/trigger", {
+      method: "POST",
+      headers: authHeaders(),
+      body: JSON.stringify({ reason: "check now" }),
+    });
     expect(res.status).toBe(202);
     const scheduler = deps.scheduler as RecordingScheduler;
     expect(scheduler.published).toHaveLength(1);
     expect(scheduler.published[0]!.notBefore).toBe(deps.clock.now() + 2000);
-    const bad = await app.request("/api/agents/default/trigger", { method: "POST", headers: authHeaders(), body: JSON.stringify({ reason: 5 }) });
+    const bad = await app.request("/api/agents/default/trigger", {
+      method: "POST",
+      headers: authHeaders(),
+      body: JSON.stringify({ reason: 5 }),
+    });
     expect(bad.status).toBe(400);
   });
 

@@ -11,7 +11,7 @@ import { listRuns } from "../../pipeline/index.ts";
 import { handleDelivery } from "../../jobs/deliver.ts";
 import { ingestEvent } from "../../pipeline/index.ts";
 import { fanOutTick } from "../../jobs/tick.ts";
-import { authHeaders, createTestDeps, FlakyScheduler, RecordingScheduler } from "../support/test-deps.ts";
+import { authHeaders, createTestDeps, FlakyScheduler, type RecordingScheduler } from "../support/test-deps.ts";
 
 describe("fanned-out cron tick", () => {
   it("publishes one tick per active agent, deduplicated per agent and minute", async () => {
@@ -62,7 +62,9 @@ describe("fanned-out cron tick", () => {
     expect(await fanned.json()).toEqual({ inline: [], fannedOut: ["default"], ran: [], schedulerFailing: false });
     expect(flaky.published.map((p) => p.body.type)).toEqual(["tick"]);
     const inline = await app.request("/api/cron", { method: "POST", headers: authHeaders() });
-    expect(await inline.json()).toEqual({ agents: [{ agentId: "default", recoveredLease: false, requestedRun: false, republishedRun: false }] });
+    expect(await inline.json()).toEqual({
+      agents: [{ agentId: "default", recoveredLease: false, requestedRun: false, republishedRun: false }],
+    });
     expect((await app.request("/api/cron?fanout=yes", { method: "POST", headers: authHeaders() })).status).toBe(400);
   });
 });

@@ -54,7 +54,12 @@ describe("local scheduler", () => {
     await scheduler.publish({ dedupKey: "k", notBefore: clock.now(), body: body(1) });
     await scheduler.settle();
     expect(calls).toBe(1);
-    expect((await rows(db))[0]).toMatchObject({ status: "pending", attempts: 1, due_at: clock.now() + backoffMs(1), last_error: "Error: boom 1" });
+    expect((await rows(db))[0]).toMatchObject({
+      status: "pending",
+      attempts: 1,
+      due_at: clock.now() + backoffMs(1),
+      last_error: "Error: boom 1",
+    });
     clock.advance(backoffMs(1) - 1);
     await scheduler.settle();
     expect(calls).toBe(1);

@@ -3,7 +3,7 @@ import { buildApp } from "../../functions/app.ts";
 import { ingestEvent } from "../../pipeline/index.ts";
 import { createWake } from "../../pipeline/index.ts";
 import { getAgentState, listRuns } from "../../pipeline/index.ts";
-import { authHeaders, createTestDeps, RecordingScheduler } from "../support/test-deps.ts";
+import { authHeaders, createTestDeps } from "../support/test-deps.ts";
 import { advance, startDueDelivery } from "../support/drive.ts";
 import { GatedStep } from "../support/gated-step.ts";
 
@@ -35,7 +35,6 @@ describe("session reset", () => {
   it("is safe during a run: the run finishes in the epoch it started in, and the counter never goes back", async () => {
     const gated = new GatedStep();
     const deps = await createTestDeps({ runStep: gated.step });
-    const scheduler = deps.scheduler as RecordingScheduler;
     await ingestEvent(deps, trigger(1));
     deps.clock.advance(2000);
     const running = (await startDueDelivery(deps)).done;

@@ -41,11 +41,15 @@ describe("round trips per request", () => {
     await deps.db.$client.execute("update agents set next_run_at = null");
 
     counter.reset();
-    expect((await app.request("/webhooks/default/instances", signedWebhook("rt_1", { instanceId: "sim-1", state: "exited" }))).status).toBe(202);
+    expect((await app.request("/webhooks/default/instances", signedWebhook("rt_1", { instanceId: "sim-1", state: "exited" }))).status).toBe(
+      202,
+    );
     expect(counter.calls).toBe(2);
 
     counter.reset();
-    expect((await app.request("/webhooks/default/instances", signedWebhook("rt_2", { instanceId: "sim-2", state: "exited" }))).status).toBe(202);
+    expect((await app.request("/webhooks/default/instances", signedWebhook("rt_2", { instanceId: "sim-2", state: "exited" }))).status).toBe(
+      202,
+    );
     expect(counter.calls).toBe(1);
 
     deps.clock.advance(1000);
@@ -65,7 +69,8 @@ describe("round trips per request", () => {
   // activity row rides in the ingest batch.
   it("a chat message: its ingest in two when it schedules a run, one when one is already scheduled; lockouts read once a second", async () => {
     const { deps, counter, app } = await countedDeps();
-    const post = (text: string) => app.request("/api/agents/default/messages", { method: "POST", headers: authHeaders(), body: JSON.stringify({ text }) });
+    const post = (text: string) =>
+      app.request("/api/agents/default/messages", { method: "POST", headers: authHeaders(), body: JSON.stringify({ text }) });
     await app.request("/api/agents/default", { headers: authHeaders() });
     counter.reset();
     expect((await post("one")).status).toBe(202);

@@ -8,7 +8,7 @@
 import { describe, expect, it } from "vitest";
 import { archiveAgent, chooseInline, createAgent, ingestEvent, listRuns, MonitoredScheduler } from "../../pipeline/index.ts";
 import { runScheduledTick } from "../../jobs/scheduled-tick.ts";
-import { createTestDeps, FlakyScheduler, RecordingScheduler } from "../support/test-deps.ts";
+import { createTestDeps, FlakyScheduler, type RecordingScheduler } from "../support/test-deps.ts";
 import { deliverDue } from "../support/drive.ts";
 
 const HOUR = 3_600_000;
@@ -88,7 +88,10 @@ describe("while the scheduler refuses publishes, the cron invocation does the du
 
     const first = await runScheduledTick(monitored);
     expect(first.schedulerFailing).toBe(true);
-    expect(first.ran.map((r) => [r.agentId, r.result])).toEqual([["a2", "succeeded"], ["default", "succeeded"]]);
+    expect(first.ran.map((r) => [r.agentId, r.result])).toEqual([
+      ["a2", "succeeded"],
+      ["default", "succeeded"],
+    ]);
     deps.clock.advance(60_000);
     expect((await runScheduledTick(monitored)).ran.map((r) => [r.agentId, r.result])).toEqual([["a1", "succeeded"]]);
     for (const agentId of ["a1", "a2", "default"]) expect(await listRuns(deps, agentId, 5)).toHaveLength(1);

@@ -3,11 +3,17 @@ import { ingestEvent } from "../../pipeline/index.ts";
 import { listRuns } from "../../pipeline/index.ts";
 import { handleDelivery } from "../../jobs/deliver.ts";
 import { runCronTick } from "../../jobs/tick.ts";
-import { createTestDeps, RecordingScheduler } from "../support/test-deps.ts";
+import { createTestDeps, type RecordingScheduler } from "../support/test-deps.ts";
 import { deliverDue, startDueDelivery } from "../support/drive.ts";
 import { GatedStep } from "../support/gated-step.ts";
 
-const human = (n: number) => ({ agentId: "default", source: "human" as const, priority: 0 as const, dedupKey: `m${n}`, payload: { text: `m${n}` } });
+const human = (n: number) => ({
+  agentId: "default",
+  source: "human" as const,
+  priority: 0 as const,
+  dedupKey: `m${n}`,
+  payload: { text: `m${n}` },
+});
 
 async function eventStatuses(deps: Awaited<ReturnType<typeof createTestDeps>>) {
   const rs = await deps.db.$client.execute("select id, status, run_id from events order by id");
@@ -50,7 +56,6 @@ describe("single-flight runs", () => {
   it("a run that dies is marked crashed when its lease expires and its events are re-claimed", async () => {
     const gated = new GatedStep();
     const deps = await createTestDeps({ runStep: gated.step });
-    const scheduler = deps.scheduler as RecordingScheduler;
     await ingestEvent(deps, human(1));
     deps.clock.advance(2000);
     await startDueDelivery(deps); // never opened: the run "dies"
@@ -66,7 +71,10 @@ describe("single-flight runs", () => {
     gated.open();
     expect(await next).toBe("succeeded");
     const runs = await listRuns(deps, "default", 10);
-    expect(runs.map((r) => [r.runId, r.status])).toEqual([[2, "succeeded"], [1, "crashed"]]);
+    expect(runs.map((r) => [r.runId, r.status])).toEqual([
+      [2, "succeeded"],
+      [1, "crashed"],
+    ]);
     expect(runs[0]!.triggers.map((t) => t.id)).toEqual([1]);
     expect((await eventStatuses(deps))[0]).toMatchObject({ status: "consumed", runId: 2 });
   });
@@ -74,7 +82,6 @@ describe("single-flight runs", () => {
   it("the next claim recovers a dead lease itself, without waiting for the cron tick", async () => {
     const gated = new GatedStep();
     const deps = await createTestDeps({ runStep: gated.step });
-    const scheduler = deps.scheduler as RecordingScheduler;
     await ingestEvent(deps, human(1));
     deps.clock.advance(2000);
     await startDueDelivery(deps);
@@ -109,7 +116,10 @@ describe("single-flight runs", () => {
     gated.open();
     expect(await retry).toBe("succeeded");
     const runs = await listRuns(deps, "default", 10);
-    expect(runs.map((r) => [r.runId, r.status])).toEqual([[2, "succeeded"], [1, "failed"]]);
+    expect(runs.map((r) => [r.runId, r.status])).toEqual([
+      [2, "succeeded"],
+      [1, "failed"],
+    ]);
     expect(runs[1]!.error).toBe("database is locked");
   });
 

@@ -64,10 +64,16 @@ describe("scheduleRepair", () => {
   it("leaves a held lease alone, re-publishes an overdue run, requests one for pending work", () => {
     expect(scheduleRepair({ ...free, leaseToken: "t" }, { events: 3, minPriority: 0, dueWakes: 1 }, now)).toEqual({ kind: "none" });
     expect(scheduleRepair({ ...free, nextRunAt: now - OVERDUE_MS }, none, now)).toEqual({ kind: "republish", slot: 4 });
-    expect(scheduleRepair({ ...free, nextRunAt: now - OVERDUE_MS + 1 }, { events: 2, minPriority: 0, dueWakes: 0 }, now)).toEqual({ kind: "none" });
+    expect(scheduleRepair({ ...free, nextRunAt: now - OVERDUE_MS + 1 }, { events: 2, minPriority: 0, dueWakes: 0 }, now)).toEqual({
+      kind: "none",
+    });
     expect(scheduleRepair(free, { events: 2, minPriority: 0, dueWakes: 0 }, now)).toEqual({ kind: "request", priority: 0 });
     expect(scheduleRepair(free, { events: 1, minPriority: 1, dueWakes: 0 }, now)).toEqual({ kind: "request", priority: 1 });
-    expect(scheduleRepair(free, { events: 0, minPriority: null, dueWakes: 2 }, now)).toEqual({ kind: "request", priority: 1, dueNow: true });
+    expect(scheduleRepair(free, { events: 0, minPriority: null, dueWakes: 2 }, now)).toEqual({
+      kind: "request",
+      priority: 1,
+      dueNow: true,
+    });
     expect(scheduleRepair(free, none, now)).toEqual({ kind: "none" });
     expect(scheduleRepair(undefined, { events: 5, minPriority: 0, dueWakes: 5 }, now)).toEqual({ kind: "none" });
   });
@@ -76,7 +82,15 @@ describe("scheduleRepair", () => {
 describe("planWatchdog", () => {
   const now = 5_000;
   const row = (over: Partial<Parameters<typeof planWatchdog>[1][number]>) => ({
-    id: 1, agentId: "default", kind: "poison", since: 1_000, detail: "2 dropped", startNotifiedAt: 1_000, clearedAt: null, clearNotifiedAt: null, ...over,
+    id: 1,
+    agentId: "default",
+    kind: "poison",
+    since: 1_000,
+    detail: "2 dropped",
+    startNotifiedAt: 1_000,
+    clearedAt: null,
+    clearNotifiedAt: null,
+    ...over,
   });
   it("opens a new condition already marked told, with its start notice", () => {
     const plan = planWatchdog(new Map([["failed_runs", "3 failed"]]), [], now);
@@ -84,7 +98,11 @@ describe("planWatchdog", () => {
     expect(plan.notices).toEqual([{ kind: "failed_runs", phase: "started", since: now, detail: "3 failed", clearedAt: null }]);
   });
   it("refreshes a held condition's detail without telling again; says nothing when unchanged", () => {
-    expect(planWatchdog(new Map([["poison", "3 dropped"]]), [row({})], now)).toMatchObject({ updates: [{ id: 1, set: { detail: "3 dropped" } }], notices: [], started: [] });
+    expect(planWatchdog(new Map([["poison", "3 dropped"]]), [row({})], now)).toMatchObject({
+      updates: [{ id: 1, set: { detail: "3 dropped" } }],
+      notices: [],
+      started: [],
+    });
     expect(planWatchdog(new Map([["poison", "2 dropped"]]), [row({})], now)).toMatchObject({ updates: [], notices: [], inserts: [] });
   });
   it("closes a condition that no longer holds and tells its clearing once", () => {

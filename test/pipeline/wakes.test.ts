@@ -3,7 +3,7 @@ import { buildApp } from "../../functions/app.ts";
 import { cancelWake, createWake, WakeLimitError } from "../../pipeline/index.ts";
 import { listRuns } from "../../pipeline/index.ts";
 import { runCronTick } from "../../jobs/tick.ts";
-import { authHeaders, createTestDeps, RecordingScheduler } from "../support/test-deps.ts";
+import { authHeaders, createTestDeps, type RecordingScheduler } from "../support/test-deps.ts";
 import { advance, deliverDue } from "../support/drive.ts";
 import { handleDelivery } from "../../jobs/deliver.ts";
 
@@ -46,7 +46,8 @@ describe("wakes", () => {
     const deps = await createTestDeps();
     const dueAt = deps.clock.now() + 60_000;
     const ids = [];
-    for (let i = 0; i < 5; i++) ids.push((await createWake(deps, "default", { dueAt: dueAt + i * 100, reason: `w${i}`, createdByRun: null })).id);
+    for (let i = 0; i < 5; i++)
+      ids.push((await createWake(deps, "default", { dueAt: dueAt + i * 100, reason: `w${i}`, createdByRun: null })).id);
     const { ingestEvent } = await import("../../pipeline/index.ts");
     deps.clock.advance(59_000);
     await ingestEvent(deps, { agentId: "default", source: "webhook", priority: 1, dedupKey: "state-1", payload: {} });
@@ -67,13 +68,16 @@ describe("wakes", () => {
   it("at most MAX_PENDING_WAKES pending wakes, with a clear error beyond; cancelling frees a place", async () => {
     const deps = await createTestDeps({ vars: { MAX_PENDING_WAKES: "3" } });
     const ids = [];
-    for (let i = 0; i < 3; i++) ids.push((await createWake(deps, "default", { dueAt: deps.clock.now() + 60_000, reason: `w${i}`, createdByRun: null })).id);
+    for (let i = 0; i < 3; i++)
+      ids.push((await createWake(deps, "default", { dueAt: deps.clock.now() + 60_000, reason: `w${i}`, createdByRun: null })).id);
     const over = createWake(deps, "default", { dueAt: deps.clock.now() + 60_000, reason: "one too many", createdByRun: null });
     await expect(over).rejects.toThrow(WakeLimitError);
     await expect(over).rejects.toThrow(/at most 3 pending wakes/);
     expect(await cancelWake(deps, "default", ids[0]!)).toBe(true);
     expect(await cancelWake(deps, "default", ids[0]!)).toBe(false);
-    await expect(createWake(deps, "default", { dueAt: deps.clock.now() + 60_000, reason: "fits again", createdByRun: null })).resolves.toBeTruthy();
+    await expect(
+      createWake(deps, "default", { dueAt: deps.clock.now() + 60_000, reason: "fits again", createdByRun: null }),
+    ).resolves.toBeTruthy();
   });
 
   it("a cancelled wake starts no run", async () => {
@@ -94,7 +98,16 @@ describe("wakes", () => {
     await advance(deps, 10_000);
     const consumed = await (await app.request("/api/agents/default/wakes?status=consumed", { headers: authHeaders() })).json();
     expect(consumed.wakes).toEqual([
-      { id: a.id, dueAt: new Date(a.dueAt).toISOString(), reason: "soon", status: "consumed", createdByRun: 7, consumedByRun: 1, attempts: 0, dropReason: null },
+      {
+        id: a.id,
+        dueAt: new Date(a.dueAt).toISOString(),
+        reason: "soon",
+        status: "consumed",
+        createdByRun: 7,
+        consumedByRun: 1,
+        attempts: 0,
+        dropReason: null,
+      },
     ]);
     const pending = await (await app.request("/api/agents/default/wakes?status=pending", { headers: authHeaders() })).json();
     expect(pending.wakes.map((w: { reason: string }) => w.reason)).toEqual(["later"]);

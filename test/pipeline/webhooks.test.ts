@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { Webhook } from "standardwebhooks";
 import { buildApp } from "../../functions/app.ts";
 import { listRuns } from "../../pipeline/index.ts";
-import { createTestDeps, RecordingScheduler, TEST_WEBHOOK_SECRET } from "../support/test-deps.ts";
+import { createTestDeps, type RecordingScheduler, TEST_WEBHOOK_SECRET } from "../support/test-deps.ts";
 import { advance } from "../support/drive.ts";
 
 const signer = new Webhook(TEST_WEBHOOK_SECRET);
@@ -16,7 +16,12 @@ function signedRaw(id: string, raw: string, options: { secret?: string; at?: Dat
   const signature = (options.secret ? new Webhook(options.secret) : signer).sign(id, at, raw);
   return {
     method: "POST",
-    headers: { "webhook-id": id, "webhook-timestamp": String(Math.floor(at.getTime() / 1000)), "webhook-signature": signature, "content-type": "application/json" },
+    headers: {
+      "webhook-id": id,
+      "webhook-timestamp": String(Math.floor(at.getTime() / 1000)),
+      "webhook-signature": signature,
+      "content-type": "application/json",
+    },
     body: raw,
   };
 }
@@ -51,7 +56,11 @@ describe("instance webhooks (Standard Webhooks)", () => {
 
   it.each([
     ["unsigned", (r: ReturnType<typeof signed>) => ({ ...r, headers: { "content-type": "application/json" } }), 401],
-    ["signed with another secret", () => signed("msg_2", { instanceId: "a", state: "running" }, { secret: "whsec_" + btoa("another-secret-entirely!!") }), 401],
+    [
+      "signed with another secret",
+      () => signed("msg_2", { instanceId: "a", state: "running" }, { secret: `whsec_${btoa("another-secret-entirely!!")}` }),
+      401,
+    ],
     ["stale (6 minutes old)", () => signed("msg_3", { instanceId: "a", state: "running" }, { at: new Date(Date.now() - 6 * 60_000) }), 401],
     ["from the future", () => signed("msg_4", { instanceId: "a", state: "running" }, { at: new Date(Date.now() + 6 * 60_000) }), 401],
     ["tampered", (r: ReturnType<typeof signed>) => ({ ...r, body: r.body.replace("running", "stopped") }), 401],
@@ -72,13 +81,22 @@ describe("instance webhooks (Standard Webhooks)", () => {
   it("a change older than the stored one never moves the instance back", async () => {
     const { deps, app } = await setup();
     const now = deps.clock.now(); // `at` is judged by the server's clock
-    await app.request("/webhooks/default/instances", signed("m1", { instanceId: "sim-1", state: "running", at: new Date(now).toISOString() }));
-    const late = await app.request("/webhooks/default/instances", signed("m2", { instanceId: "sim-1", state: "loading", at: new Date(now - 60_000).toISOString() }));
+    await app.request(
+      "/webhooks/default/instances",
+      signed("m1", { instanceId: "sim-1", state: "running", at: new Date(now).toISOString() }),
+    );
+    const late = await app.request(
+      "/webhooks/default/instances",
+      signed("m2", { instanceId: "sim-1", state: "loading", at: new Date(now - 60_000).toISOString() }),
+    );
     expect(await late.json()).toMatchObject({ outcome: "superseded" });
     const rs = await deps.db.$client.execute("select state from instances where id = 'sim-1'");
     expect(rs.rows[0]!.state).toBe("running");
     const ev = await deps.db.$client.execute("select status, drop_reason from events order by id");
-    expect(ev.rows.map((r) => [r.status, r.drop_reason])).toEqual([["pending", null], ["dropped", "superseded"]]);
+    expect(ev.rows.map((r) => [r.status, r.drop_reason])).toEqual([
+      ["pending", null],
+      ["dropped", "superseded"],
+    ]);
   });
 
   it("a report of the state already stored is a heartbeat: it wakes nobody", async () => {
@@ -96,7 +114,9 @@ describe("instance webhooks (Standard Webhooks)", () => {
     // 100 ids no provider lists: webhook-only instances, so the cap is raised to keep them all.
     const { deps, app } = await setup({ WEBHOOK_ONLY_INSTANCES_MAX: "100" });
     const responses = await Promise.all(
-      Array.from({ length: 100 }, (_, i) => app.request("/webhooks/default/instances", signed(`burst_${i}`, { instanceId: `gpu-${i}`, state: "exited" }))),
+      Array.from({ length: 100 }, (_, i) =>
+        app.request("/webhooks/default/instances", signed(`burst_${i}`, { instanceId: `gpu-${i}`, state: "exited" })),
+      ),
     );
     expect(responses.every((r) => r.status === 202)).toBe(true);
     expect(await advance(deps, 10_000)).toEqual(["succeeded"]);

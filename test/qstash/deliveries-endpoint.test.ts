@@ -31,7 +31,10 @@ async function setup() {
   return { deps, app: buildApp(() => deps) };
 }
 
-function signed(body: string, options: { key?: string; url?: string; signedBody?: string; now?: number; jti?: string; issuer?: string } = {}) {
+function signed(
+  body: string,
+  options: { key?: string; url?: string; signedBody?: string; now?: number; jti?: string; issuer?: string } = {},
+) {
   const signature = signQStash({
     key: options.key ?? TEST_CURRENT_KEY,
     url: options.url ?? URL_,

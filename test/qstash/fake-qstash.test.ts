@@ -128,15 +128,27 @@ describe("the QStash fake accepts the documented forms", () => {
     await fake.drain(); // the retry succeeds: the callback is told again
     expect(fake.quota.usedToday).toBe(4); // the message, its retry and two callbacks
     const bodies = callbacks.received.map((r) => JSON.parse(r.body));
-    expect(bodies.map((b) => [b.status, b.retried, b.maxRetries])).toEqual([[503, 0, 1], [200, 1, 1]]);
-    expect(bodies[0]).toMatchObject({ sourceMessageId: messageId, url: destination.url, method: "POST", sourceHeader: { "x-trace": ["t-1"] } });
+    expect(bodies.map((b) => [b.status, b.retried, b.maxRetries])).toEqual([
+      [503, 0, 1],
+      [200, 1, 1],
+    ]);
+    expect(bodies[0]).toMatchObject({
+      sourceMessageId: messageId,
+      url: destination.url,
+      method: "POST",
+      sourceHeader: { "x-trace": ["t-1"] },
+    });
     expect(Buffer.from(bodies[0].sourceBody, "base64").toString()).toBe("original");
     expect(callbacks.received[0]!.headers["x-token"]).toBe("cb-1");
     expect(fake.messages.find((m) => m.destination.endsWith("on=failed"))).toBeUndefined();
 
     // Now one that never succeeds: its failure callback arrives once, with a DLQ id.
     const failing = await setup(() => 500);
-    await publish(failing.fake, failing.destination.url, { "Upstash-Retries": "0", "Upstash-Failure-Callback": `${callbacks.url}?on=failed`, "Upstash-Failure-Callback-Method": "PUT" });
+    await publish(failing.fake, failing.destination.url, {
+      "Upstash-Retries": "0",
+      "Upstash-Failure-Callback": `${callbacks.url}?on=failed`,
+      "Upstash-Failure-Callback-Method": "PUT",
+    });
     await failing.fake.drain();
     const failureCallback = failing.fake.messages.find((m) => m.destination.endsWith("on=failed"))!;
     expect(failureCallback).toMatchObject({ method: "PUT", state: "delivered" });
@@ -153,7 +165,9 @@ describe("the QStash fake's daily quota", () => {
     const refused = await publish(fake, destination.url);
     expect(refused.status).toBe(429);
     const midnight = String(nextMidnight() / 1000);
-    expect(Object.fromEntries(["ratelimit-limit", "ratelimit-remaining", "ratelimit-reset"].map((h) => [h, refused.headers.get(h)]))).toEqual({
+    expect(
+      Object.fromEntries(["ratelimit-limit", "ratelimit-remaining", "ratelimit-reset"].map((h) => [h, refused.headers.get(h)])),
+    ).toEqual({
       "ratelimit-limit": "2",
       "ratelimit-remaining": "0",
       "ratelimit-reset": midnight,
@@ -207,19 +221,32 @@ describe("the QStash fake's daily quota", () => {
 
 describe("the QStash fake's batch endpoint (POST /v2/batch)", () => {
   const batch = (fake: FakeQStash, body: unknown, token = TEST_QSTASH_TOKEN) =>
-    fetch(`${fake.baseUrl}/v2/batch`, { method: "POST", headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" }, body: JSON.stringify(body) });
+    fetch(`${fake.baseUrl}/v2/batch`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
+      body: JSON.stringify(body),
+    });
 
   it("enqueues each message with its own headers, answers one result per message, and deduplicates like a publish", async () => {
     const { fake, destination } = await setup();
     const res = await batch(fake, [
-      { destination: destination.url, headers: { "Upstash-Deduplication-Id": "one", "Upstash-Not-Before": String(now / 1000 + 60) }, body: "a" },
+      {
+        destination: destination.url,
+        headers: { "Upstash-Deduplication-Id": "one", "Upstash-Not-Before": String(now / 1000 + 60) },
+        body: "a",
+      },
       { destination: destination.url, headers: { "Upstash-Deduplication-Id": "two" }, body: "b" },
     ]);
     expect(res.status).toBe(200);
     const answers = (await res.json()) as { messageId: string; deduplicated?: boolean }[];
     expect(answers).toHaveLength(2);
-    expect(fake.messages.map((m) => [m.body, m.notBefore])).toEqual([["a", now + 60_000], ["b", now]]);
-    const again = (await (await batch(fake, [{ destination: destination.url, headers: { "Upstash-Deduplication-Id": "one" }, body: "a" }])).json()) as typeof answers;
+    expect(fake.messages.map((m) => [m.body, m.notBefore])).toEqual([
+      ["a", now + 60_000],
+      ["b", now],
+    ]);
+    const again = (await (
+      await batch(fake, [{ destination: destination.url, headers: { "Upstash-Deduplication-Id": "one" }, body: "a" }])
+    ).json()) as typeof answers;
     expect(again).toEqual([{ messageId: answers[0]!.messageId, url: destination.url, deduplicated: true }]);
     expect(fake.messages).toHaveLength(2);
     await fake.deliverDue();

@@ -88,7 +88,9 @@ export function signQStash(options: SignOptions): string {
       body: createHash("sha256").update(options.body).digest("base64url"),
     }),
   );
-  const signature = createHmac("sha256", options.key ?? TEST_CURRENT_KEY).update(`${header}.${claims}`).digest("base64url");
+  const signature = createHmac("sha256", options.key ?? TEST_CURRENT_KEY)
+    .update(`${header}.${claims}`)
+    .digest("base64url");
   return `${header}.${claims}.${signature}`;
 }
 
@@ -175,7 +177,14 @@ export async function startFakeQStash(options: FakeQStashOptions = {}): Promise<
   };
   /** Adds a message to the queue and charges it (its first delivery attempt). */
   const push = (fields: Omit<PublishedMessage, "messageId" | "state" | "retried" | "nextAttemptAt" | "attempts">): PublishedMessage => {
-    const message: PublishedMessage = { ...fields, messageId: `msg_${randomUUID()}`, state: "pending", retried: 0, nextAttemptAt: fields.notBefore, attempts: [] };
+    const message: PublishedMessage = {
+      ...fields,
+      messageId: `msg_${randomUUID()}`,
+      state: "pending",
+      retried: 0,
+      nextAttemptAt: fields.notBefore,
+      attempts: [],
+    };
     fake.messages.push(message);
     quota.charge(1);
     return message;
@@ -216,16 +225,20 @@ export async function startFakeQStash(options: FakeQStashOptions = {}): Promise<
     const checked: { destination: string; headers: IncomingHttpHeaders; body: string; schedule: ReturnType<typeof readPublish> }[] = [];
     for (const [i, item] of items.entries()) {
       const m = item as { destination?: unknown; headers?: unknown; body?: unknown };
-      if (typeof m !== "object" || m === null || typeof m.destination !== "string") return refuse(400, `batch[${i}]: destination is required`);
+      if (typeof m !== "object" || m === null || typeof m.destination !== "string")
+        return refuse(400, `batch[${i}]: destination is required`);
       if (m.body !== undefined && typeof m.body !== "string") return refuse(400, `batch[${i}]: body must be a string`);
-      if (m.headers !== undefined && (typeof m.headers !== "object" || m.headers === null)) return refuse(400, `batch[${i}]: headers must be an object`);
+      if (m.headers !== undefined && (typeof m.headers !== "object" || m.headers === null))
+        return refuse(400, `batch[${i}]: headers must be an object`);
       const headers: IncomingHttpHeaders = {};
       for (const [name, value] of Object.entries((m.headers ?? {}) as Record<string, unknown>)) headers[name.toLowerCase()] = String(value);
       const schedule = checkMessage(m.destination, headers, now);
       if ("status" in schedule) return refuse(schedule.status, `batch[${i}]: ${String(schedule.json.error)}`);
       checked.push({ destination: m.destination, headers, body: (m.body as string | undefined) ?? "", schedule });
     }
-    const fresh = new Set(checked.filter((c) => !duplicateOf(c.headers, now)).map((c, i) => header(c.headers, "upstash-deduplication-id") ?? `#${i}`));
+    const fresh = new Set(
+      checked.filter((c) => !duplicateOf(c.headers, now)).map((c, i) => header(c.headers, "upstash-deduplication-id") ?? `#${i}`),
+    );
     const overQuota = quota.refusal(fresh.size);
     if (overQuota) return overQuota;
     return { status: 200, json: checked.map((c) => enqueue(c.destination, c.headers, c.body, c.schedule, now).json) };

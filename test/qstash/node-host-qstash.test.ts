@@ -23,13 +23,24 @@ describe("Node host with SCHEDULER=qstash", () => {
   it("publishes to QStash and performs the run QStash delivers back over HTTP", async () => {
     const dir = mkdtempSync(join(tmpdir(), "fw-qstash-host-"));
     host = await startNodeHost(
-      { ...qstashVars(fake), PORT: "0", DATABASE_URL: `file:${join(dir, "fw.db")}`, ADMIN_TOKEN: TEST_ADMIN_TOKEN, DEBOUNCE_HUMAN_MS: "0", SIMULATOR_INSTANCES: "0" },
+      {
+        ...qstashVars(fake),
+        PORT: "0",
+        DATABASE_URL: `file:${join(dir, "fw.db")}`,
+        ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+        DEBOUNCE_HUMAN_MS: "0",
+        SIMULATOR_INSTANCES: "0",
+      },
       { log: silentLogger },
     );
     const auth = { Authorization: `Bearer ${TEST_ADMIN_TOKEN}`, "Content-Type": "application/json" };
     expect(await (await fetch(`${host.url}/healthz`)).json()).toMatchObject({ scheduler: { kind: "qstash", ok: true } });
 
-    const posted = await fetch(`${host.url}/api/agents/default/messages`, { method: "POST", headers: auth, body: JSON.stringify({ text: "hello" }) });
+    const posted = await fetch(`${host.url}/api/agents/default/messages`, {
+      method: "POST",
+      headers: auth,
+      body: JSON.stringify({ text: "hello" }),
+    });
     expect(posted.status).toBe(202);
     expect(fake.messages).toHaveLength(1);
     const [message] = fake.messages;
@@ -37,7 +48,10 @@ describe("Node host with SCHEDULER=qstash", () => {
     // QStash delivers to PUBLIC_URL (a proxy in front of this host) and signs for that URL.
     const delivered = await fetch(`${host.url}/internal/deliveries`, {
       method: "POST",
-      headers: { "Content-Type": "application/json", "Upstash-Signature": signQStash({ key: TEST_CURRENT_KEY, url: message!.destination, body: message!.body }) },
+      headers: {
+        "Content-Type": "application/json",
+        "Upstash-Signature": signQStash({ key: TEST_CURRENT_KEY, url: message!.destination, body: message!.body }),
+      },
       body: message!.body,
     });
     expect(delivered.status).toBe(200);

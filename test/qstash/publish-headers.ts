@@ -43,9 +43,26 @@ export interface PublishSchedule {
 /** Headers QStash defines for a publish (Upstash-Forward-* are forwarded, not listed). */
 const KNOWN_HEADERS = new Set(
   [
-    "Delay", "Not-Before", "Deduplication-Id", "Content-Based-Deduplication", "Retries", "Retry-Delay", "Method",
-    "Callback", "Failure-Callback", "Timeout", "Flow-Control-Key", "Flow-Control-Value", "Label", "Redact-Fields",
-    "Queue-Name", "Cron", "Schedule-Id", "Telemetry-Sdk", "Telemetry-Platform", "Telemetry-Runtime",
+    "Delay",
+    "Not-Before",
+    "Deduplication-Id",
+    "Content-Based-Deduplication",
+    "Retries",
+    "Retry-Delay",
+    "Method",
+    "Callback",
+    "Failure-Callback",
+    "Timeout",
+    "Flow-Control-Key",
+    "Flow-Control-Value",
+    "Label",
+    "Redact-Fields",
+    "Queue-Name",
+    "Cron",
+    "Schedule-Id",
+    "Telemetry-Sdk",
+    "Telemetry-Platform",
+    "Telemetry-Runtime",
   ].map((h) => `upstash-${h.toLowerCase()}`),
 );
 /** What configures a callback under its prefix (callbacks.mdx "Configuring Callbacks"). */
@@ -100,7 +117,12 @@ function methodOf(value: string | undefined, name: string): string {
 }
 
 /** A callback's URL and settings from its header family (`prefix` without the trailing dash). */
-function callbackOf(headers: IncomingHttpHeaders, prefix: "upstash-callback" | "upstash-failure-callback", title: string, maxRetries: number): CallbackConfig | null {
+function callbackOf(
+  headers: IncomingHttpHeaders,
+  prefix: "upstash-callback" | "upstash-failure-callback",
+  title: string,
+  maxRetries: number,
+): CallbackConfig | null {
   const url = header(headers, prefix);
   const settings = Object.keys(headers).filter((name) => name.startsWith(`${prefix}-`));
   if (url === undefined) {
@@ -110,7 +132,8 @@ function callbackOf(headers: IncomingHttpHeaders, prefix: "upstash-callback" | "
   if (!/^https?:\/\/[^/]+/.test(url)) throw new BadPublish(`${title} must be a URL starting with http:// or https://: ${url}`);
   const forward: Record<string, string> = {};
   for (const name of settings) {
-    if (name.startsWith(`${prefix}-forward-`)) forward[`upstash-forward-${name.slice(`${prefix}-forward-`.length)}`] = header(headers, name)!;
+    if (name.startsWith(`${prefix}-forward-`))
+      forward[`upstash-forward-${name.slice(`${prefix}-forward-`.length)}`] = header(headers, name)!;
   }
   const delay = header(headers, `${prefix}-delay`);
   return {
@@ -128,7 +151,7 @@ export function readPublish(headers: IncomingHttpHeaders, now: number, maxRetrie
     if (!isKnown(name)) throw new BadPublish(`unknown header ${name}`);
   }
   const dedupId = header(headers, "upstash-deduplication-id");
-  if (dedupId !== undefined && dedupId.includes(":")) throw new BadPublish("DeduplicationId cannot contain ':'");
+  if (dedupId?.includes(":")) throw new BadPublish("DeduplicationId cannot contain ':'");
   let notBefore = now;
   const delay = header(headers, "upstash-delay");
   if (delay !== undefined) notBefore = now + delaySeconds(delay) * 1000;
@@ -153,7 +176,8 @@ export function readPublish(headers: IncomingHttpHeaders, now: number, maxRetrie
       const m = /^\s*(parallelism|rate|period)=(\d+[smhd]?)\s*$/i.exec(part);
       if (!m) throw new BadPublish(`Upstash-Flow-Control-Value cannot be read: ${value}`);
       if (m[1]!.toLowerCase() === "parallelism") {
-        if (!/^\d+$/.test(m[2]!) || Number(m[2]) < 1) throw new BadPublish(`Upstash-Flow-Control-Value parallelism must be a positive integer: ${value}`);
+        if (!/^\d+$/.test(m[2]!) || Number(m[2]) < 1)
+          throw new BadPublish(`Upstash-Flow-Control-Value parallelism must be a positive integer: ${value}`);
         parallelism = Number(m[2]);
       }
     }

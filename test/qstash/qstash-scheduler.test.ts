@@ -83,7 +83,10 @@ describe("QStashScheduler publishes through the QStash publish API", () => {
       body: { type: "tick", agentId: `agent-${i}` } as const,
     }));
     await scheduler().publishMany(requests);
-    expect(fake.requests.map((r) => [r.destination, r.status])).toEqual([["(batch)", 200], ["(batch)", 200]]);
+    expect(fake.requests.map((r) => [r.destination, r.status])).toEqual([
+      ["(batch)", 200],
+      ["(batch)", 200],
+    ]);
     expect(fake.messages).toHaveLength(150);
     const last = fake.messages[149]!;
     expect(last.destination).toBe(`${TEST_PUBLIC_URL}/internal/deliveries`);
@@ -101,9 +104,13 @@ describe("QStashScheduler publishes through the QStash publish API", () => {
 
   it("a QStash error or a bad token fails the publish instead of losing it silently", async () => {
     fake.failWith = 500;
-    await expect(scheduler().publish({ dedupKey: "a", notBefore: 0, body: { type: "notify", agentId: "default", deliveryId: 1 } })).rejects.toThrow();
+    await expect(
+      scheduler().publish({ dedupKey: "a", notBefore: 0, body: { type: "notify", agentId: "default", deliveryId: 1 } }),
+    ).rejects.toThrow();
     fake.failWith = null;
-    await expect(scheduler("wrong-token").publish({ dedupKey: "b", notBefore: 0, body: { type: "notify", agentId: "default", deliveryId: 1 } })).rejects.toThrow();
+    await expect(
+      scheduler("wrong-token").publish({ dedupKey: "b", notBefore: 0, body: { type: "notify", agentId: "default", deliveryId: 1 } }),
+    ).rejects.toThrow();
     expect(fake.messages).toHaveLength(0);
   });
 

@@ -21,12 +21,22 @@ afterEach(async () => {
 describe("QStash at its daily quota", () => {
   it("the cron invocation runs what QStash refused; after the reset the held messages are stale", async () => {
     const base = await createQStashDeps(fake);
-    const deps = { ...base, scheduler: new MonitoredScheduler(base.scheduler, base), config: { ...base.config, debounceStateMs: 3_600_000 } };
+    const deps = {
+      ...base,
+      scheduler: new MonitoredScheduler(base.scheduler, base),
+      config: { ...base.config, debounceStateMs: 3_600_000 },
+    };
     fake.now = () => deps.clock.now();
     const app = buildApp(() => deps);
 
     // Accepted while QStash still takes messages: a state change, its run delivery held for an hour.
-    await ingestEvent(deps, { agentId: "default", source: "webhook", priority: 1, dedupKey: "w1", payload: { instanceId: "i1", state: "exited" } });
+    await ingestEvent(deps, {
+      agentId: "default",
+      source: "webhook",
+      priority: 1,
+      dedupKey: "w1",
+      payload: { instanceId: "i1", state: "exited" },
+    });
     expect(fake.messages.map((m) => JSON.parse(m.body))).toEqual([{ type: "run", agentId: "default", slot: 1 }]);
 
     // The quota runs out; a human's message moves the run forward and its publish is refused.

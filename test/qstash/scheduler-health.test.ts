@@ -26,7 +26,11 @@ afterEach(async () => {
 });
 
 let n = 0;
-const request = (): PublishRequest => ({ dedupKey: `notify:${++n}`, notBefore: 0, body: { type: "notify", agentId: "default", deliveryId: n } });
+const request = (): PublishRequest => ({
+  dedupKey: `notify:${++n}`,
+  notBefore: 0,
+  body: { type: "notify", agentId: "default", deliveryId: n },
+});
 
 /** A monitored QStash scheduler on a counted database, and the app serving /healthz from it. */
 async function setup(vars: Record<string, string> = {}) {
@@ -63,7 +67,12 @@ describe("the monitored scheduler records refusals", () => {
     for (let i = 0; i < 3; i++) expect(await writesDuring(() => scheduler.publish(request()).catch(() => {}))).toBe(0);
     expect(await writesDuring(() => scheduler.publishMany!([request(), request()]).catch(() => {}))).toBe(0);
 
-    expect(await readSchedulerHealth(deps)).toMatchObject({ kind: "qstash", ok: false, since: failingAt, error: expect.stringMatching(/^QstashDailyRatelimitError: Exceeded daily rate limit/) });
+    expect(await readSchedulerHealth(deps)).toMatchObject({
+      kind: "qstash",
+      ok: false,
+      since: failingAt,
+      error: expect.stringMatching(/^QstashDailyRatelimitError: Exceeded daily rate limit/),
+    });
     const res = await app.request("/healthz");
     expect(res.status).toBe(503);
     expect(await res.json()).toMatchObject({
@@ -77,7 +86,10 @@ describe("the monitored scheduler records refusals", () => {
     expect(await writesDuring(() => scheduler.publish(request()))).toBe(0);
     const healthy = await app.request("/healthz");
     expect(healthy.status).toBe(200);
-    expect(await healthy.json()).toMatchObject({ ok: true, scheduler: { kind: "qstash", ok: true, since: new Date(recoveredAt).toISOString() } });
+    expect(await healthy.json()).toMatchObject({
+      ok: true,
+      scheduler: { kind: "qstash", ok: true, since: new Date(recoveredAt).toISOString() },
+    });
   });
 
   const failWith = (status: number) => () => {
@@ -102,6 +114,8 @@ describe("the monitored scheduler records refusals", () => {
     await expect(scheduler.publish(request())).resolves.toBeUndefined();
     await deps.db.$client.execute("PRAGMA query_only = OFF");
     await scheduler.publish(request());
-    expect(await deps.db.select().from(schedulerHealth)).toEqual([expect.objectContaining({ kind: "qstash", failingSince: null, lastSuccessAt: deps.clock.now() })]);
+    expect(await deps.db.select().from(schedulerHealth)).toEqual([
+      expect.objectContaining({ kind: "qstash", failingSince: null, lastSuccessAt: deps.clock.now() }),
+    ]);
   });
 });

@@ -47,7 +47,11 @@ describe("two deployments on one QStash token", () => {
     const staging = await deployment(fake, clock, "https://staging.fleet.example.com", routes);
 
     for (const d of [production, staging]) {
-      const res = await fetch(`${d.url}/api/agents/default/messages`, { method: "POST", headers: authHeaders(), body: JSON.stringify({ text: "status?" }) });
+      const res = await fetch(`${d.url}/api/agents/default/messages`, {
+        method: "POST",
+        headers: authHeaders(),
+        body: JSON.stringify({ text: "status?" }),
+      });
       expect(res.status).toBe(202);
       await fanOutTick(d.deps);
     }

@@ -29,7 +29,8 @@ function crashingCreate(deps: TestDeps, sim: SimulatorProvider, when: "after" | 
 }
 
 const newRentals = async (sim: SimulatorProvider) => (await sim.list()).filter((i) => i.id.startsWith("sim-on-"));
-const failureNotices = async (deps: TestDeps) => (await deps.db.select().from(notifications)).filter((n) => n.title.startsWith("Replacement of sim-1 failed"));
+const failureNotices = async (deps: TestDeps) =>
+  (await deps.db.select().from(notifications)).filter((n) => n.title.startsWith("Replacement of sim-1 failed"));
 
 describe("replacement under crashes and timeouts", () => {
   it("a crash between create and its record: one create, the instance adopted by its marker, the flow finishes", async () => {

@@ -31,7 +31,9 @@ describe("replace_instance, the LLM's tool", () => {
     await trigger(deps, { source: "webhook", payload: { instanceId: "sim-1", state: "offline" } });
     const [row] = await rows(deps);
     expect(row).toMatchObject({ oldInstanceId: "sim-1", status: "awaiting_approval", decidedBy: "llm" });
-    expect(await deps.db.select().from(approvals)).toEqual([expect.objectContaining({ kind: "replace", requestedBy: "llm", status: "pending" })]);
+    expect(await deps.db.select().from(approvals)).toEqual([
+      expect.objectContaining({ kind: "replace", requestedBy: "llm", status: "pending" }),
+    ]);
   });
 });
 
@@ -43,7 +45,16 @@ afterEach(async () => {
 describe("replacement against the Vast.ai test server", () => {
   it("searches offers off the old machine, rents once, destroys the old only after the new one boots", async () => {
     const apiKey = "vast-test-key-replace";
-    const old = vastInstance(1, { actual_status: "offline", cur_state: "stopped", machine_id: 101, num_gpus: 2, dph_total: 0.6, disk_space: 100, image_uuid: "pytorch/pytorch:2.3", label: "trainer" });
+    const old = vastInstance(1, {
+      actual_status: "offline",
+      cur_state: "stopped",
+      machine_id: 101,
+      num_gpus: 2,
+      dph_total: 0.6,
+      disk_space: 100,
+      image_uuid: "pytorch/pytorch:2.3",
+      label: "trainer",
+    });
     const server = await startVastServer({
       apiKey,
       instances: [old],
@@ -54,7 +65,18 @@ describe("replacement against the Vast.ai test server", () => {
     const provider = new VastProvider({ apiKey, baseUrl: server.url, sleep: async () => {} });
     const deps = await createTestDeps({ provider, vars: { REPLACE_AFTER_S: String(AFTER_S), VAST_API_KEY: apiKey } });
     const now = deps.clock.now();
-    await deps.db.insert(instances).values({ agentId: "default", id: "1", state: "offline", stateAt: now, lastSeenAt: now, label: "trainer", gpuName: "RTX 4090", gpuCount: 2, pricePerHour: 0.6, updatedAt: now });
+    await deps.db.insert(instances).values({
+      agentId: "default",
+      id: "1",
+      state: "offline",
+      stateAt: now,
+      lastSeenAt: now,
+      label: "trainer",
+      gpuName: "RTX 4090",
+      gpuCount: 2,
+      pricePerHour: 0.6,
+      updatedAt: now,
+    });
     deps.clock.advance(AFTER_S * 1000 + 1);
 
     const proposal = await proposeReplacement(deps, { agentId: "default", runId: null, decidedBy: "rules" }, "1");
@@ -73,7 +95,10 @@ describe("replacement against the Vast.ai test server", () => {
     expect((await tick(deps)).steps[0]!.outcome).toBe("done");
     expect(server.instances.has(1)).toBe(false);
     expect(server.created).toHaveLength(1);
-    const [oldRow] = await deps.db.select().from(instances).where(and(eq(instances.agentId, "default"), eq(instances.id, "1")));
+    const [oldRow] = await deps.db
+      .select()
+      .from(instances)
+      .where(and(eq(instances.agentId, "default"), eq(instances.id, "1")));
     expect(oldRow!.replacedBy).toBe(String(server.created[0]));
   });
 });

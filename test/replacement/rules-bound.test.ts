@@ -18,7 +18,10 @@ import { AFTER_S, rows } from "./support.ts";
 
 /** `count` simulated instances, all lost with their host REPLACE_AFTER_S ago. */
 async function deadFleet(count: number, vars: Record<string, string> = {}) {
-  const { deps } = await agentFixture({ instances: count, vars: { REPLACE_AFTER_S: String(AFTER_S), SIMULATOR_FAILURE_RATE: "0", ...vars } });
+  const { deps } = await agentFixture({
+    instances: count,
+    vars: { REPLACE_AFTER_S: String(AFTER_S), SIMULATOR_FAILURE_RATE: "0", ...vars },
+  });
   const sim = deps.provider as SimulatorProvider;
   for (let i = 1; i <= count; i++) {
     await sim.injectFailure(`sim-${i}`, "host_offline");
@@ -29,8 +32,10 @@ async function deadFleet(count: number, vars: Record<string, string> = {}) {
 }
 
 /** A run of the rules policy, woken by a report. */
-const run = (deps: TestDeps, n: number) => trigger(deps, { source: "webhook", payload: { instanceId: `sim-${(n % 3) + 1}`, state: "offline" } });
-const askedFor = async (deps: TestDeps) => (await deps.db.select().from(approvals).where(eq(approvals.kind, "replace"))).map((a) => a.instanceId);
+const run = (deps: TestDeps, n: number) =>
+  trigger(deps, { source: "webhook", payload: { instanceId: `sim-${(n % 3) + 1}`, state: "offline" } });
+const askedFor = async (deps: TestDeps) =>
+  (await deps.db.select().from(approvals).where(eq(approvals.kind, "replace"))).map((a) => a.instanceId);
 
 describe("rules replacement bounds", () => {
   it("asks for at most 10 replacements a run; the next run asks for the rest, none twice", async () => {
@@ -50,7 +55,13 @@ describe("rules replacement bounds", () => {
       await run(deps, n);
       return (await askedFor(deps)).length - before;
     };
-    const refusals = async () => (await deps.db.select().from(actions).where(and(eq(actions.kind, "replace"), eq(actions.status, "refused")))).length;
+    const refusals = async () =>
+      (
+        await deps.db
+          .select()
+          .from(actions)
+          .where(and(eq(actions.kind, "replace"), eq(actions.status, "refused")))
+      ).length;
     const perRun: number[] = [];
     for (let n = 0; n < 4; n++) perRun.push(await filed(n));
     // Within the hour its bound refused them, the last two are not asked (nor refused) again.

@@ -48,10 +48,19 @@ describe("replacement on the simulator", () => {
     expect(await sim.get("sim-1")).toBeNull();
     expect(await sim.get(creating!.newInstanceId!)).toMatchObject({ state: "running", label: "trainer-1" });
     const [destroy] = await deps.db.select().from(actions).where(eq(actions.kind, "destroy"));
-    expect(destroy).toMatchObject({ instanceId: "sim-1", status: "succeeded", decidedBy: "human", idempotencyKey: `replacement:${creating!.id}:destroy-old` });
+    expect(destroy).toMatchObject({
+      instanceId: "sim-1",
+      status: "succeeded",
+      decidedBy: "human",
+      idempotencyKey: `replacement:${creating!.id}:destroy-old`,
+    });
     expect(await deps.db.select().from(approvals)).toHaveLength(1); // the destroy was not asked for again
 
-    const fleet = (await (await api(deps, "/api/agents/default/instances")).json()).instances as { id: string; replaces: string | null; replacedBy: string | null }[];
+    const fleet = (await (await api(deps, "/api/agents/default/instances")).json()).instances as {
+      id: string;
+      replaces: string | null;
+      replacedBy: string | null;
+    }[];
     expect(fleet.find((i) => i.id === "sim-1")).toMatchObject({ replacedBy: creating!.newInstanceId });
     expect(fleet.find((i) => i.id === creating!.newInstanceId)).toMatchObject({ replaces: "sim-1" });
     expect((await rows(deps))[0]).toMatchObject({ status: "done" });

@@ -28,7 +28,8 @@ export async function ruleRun(deps: TestDeps, waitS = AFTER_S + 1) {
   return trigger(deps, { source: "webhook", payload: { instanceId: "sim-1", state: "offline" } });
 }
 
-export const api = (deps: TestDeps, path: string, init: RequestInit = {}) => buildApp(() => deps).request(path, { ...init, headers: { ...authHeaders(), ...(init.headers ?? {}) } });
+export const api = (deps: TestDeps, path: string, init: RequestInit = {}) =>
+  buildApp(() => deps).request(path, { ...init, headers: { ...authHeaders(), ...(init.headers ?? {}) } });
 
 export async function decide(deps: TestDeps, decision: "approve" | "reject") {
   const [approval] = await deps.db.select().from(approvals).where(eq(approvals.kind, "replace"));

@@ -37,7 +37,9 @@ export function defineBoundsScenario(getHost: () => ScenarioHost) {
       for (const a of refused) expect((await providerRow(host, a.instanceId))?.state).toBe("running");
 
       const { notifications } = await api(host, "GET", "/api/agents/default/notifications?limit=50");
-      const bound = (notifications as { title: string; runId: number | null }[]).filter((n) => n.title === `Run ${runId} hit its actions bound`);
+      const bound = (notifications as { title: string; runId: number | null }[]).filter(
+        (n) => n.title === `Run ${runId} hit its actions bound`,
+      );
       expect(bound).toHaveLength(1);
       expect(bound[0]!.runId).toBe(runId);
     });

@@ -90,12 +90,16 @@ let webhookCounter = 0;
 /** A signed instance webhook (Standard Webhooks), as an instance would send it. */
 export async function instanceWebhook(host: ScenarioHost, body: { instanceId: string; state: string; message?: string; gpuUtil?: number }) {
   const id = `msg_${host.name}_${++webhookCounter}_${Date.now()}`;
-  return measured(host, "POST /webhooks/:agent/instances", () => fetch(`${host.baseUrl}/webhooks/default/instances`, signedWebhook(id, body)));
+  return measured(host, "POST /webhooks/:agent/instances", () =>
+    fetch(`${host.baseUrl}/webhooks/default/instances`, signedWebhook(id, body)),
+  );
 }
 
 /** A Vast.ai notification webhook, signed as the docs say (test/support/vast-webhook.ts). */
 export async function vastNotification(host: ScenarioHost, body: Record<string, unknown>, attempt = 1) {
-  return measured(host, "POST /webhooks/:agent/vast", () => fetch(`${host.baseUrl}/webhooks/default/vast`, vastDelivery(body, { nowMs: Date.now(), attempt })));
+  return measured(host, "POST /webhooks/:agent/vast", () =>
+    fetch(`${host.baseUrl}/webhooks/default/vast`, vastDelivery(body, { nowMs: Date.now(), attempt })),
+  );
 }
 
 /** Lets QStash deliver, one invocation at a time, everything due; bounded. */
@@ -122,7 +126,9 @@ export async function settleUntil<T>(host: ScenarioHost, check: () => Promise<T 
     const result = await check();
     if (result) return result;
     if (Date.now() > give) {
-      const recent = host.qstash.messages.slice(-6).map((m) => `${m.body} ${m.state} attempts=${m.attempts.join(",")} due=${m.nextAttemptAt - Date.now()}ms`);
+      const recent = host.qstash.messages
+        .slice(-6)
+        .map((m) => `${m.body} ${m.state} attempts=${m.attempts.join(",")} due=${m.nextAttemptAt - Date.now()}ms`);
       throw new Error(`${host.name}: condition not met within ${limitMs} ms; last QStash messages:\n${recent.join("\n")}`);
     }
     await new Promise((r) => setTimeout(r, 100));

@@ -50,7 +50,10 @@ export function defineEconomicsScenario(getHost: () => ScenarioHost) {
       expect(await idleNotices(host, IDLE)).toHaveLength(1);
       // Accrual is due every 5 minutes per instance (fleet/economics/spend.ts) and the hosts run in real
       // time: the priced instances were last accrued ten minutes ago, as if that much time passed.
-      await host.db.update(instances).set({ spendAccruedAt: Date.now() - ACCRUED_AGO_MS }).where(and(eq(instances.agentId, "default"), inArray(instances.id, [IDLE, BUSY])));
+      await host.db
+        .update(instances)
+        .set({ spendAccruedAt: Date.now() - ACCRUED_AGO_MS })
+        .where(and(eq(instances.agentId, "default"), inArray(instances.id, [IDLE, BUSY])));
       await tickLater(host);
       expect(await idleNotices(host, IDLE)).toHaveLength(1);
       expect(await idleNotices(host, BUSY)).toHaveLength(0);
@@ -71,7 +74,9 @@ export function defineEconomicsScenario(getHost: () => ScenarioHost) {
         const [action] = await actionsOfRun(host, runId);
         expect(action).toMatchObject({ kind: "start", instanceId: EXITED, status: "awaiting_approval" });
         const { approvals } = await api(host, "GET", "/api/agents/default/approvals?status=pending");
-        const asked = (approvals as { kind: string; instanceId: string; runId: number; reason: string }[]).filter((a) => a.instanceId === EXITED);
+        const asked = (approvals as { kind: string; instanceId: string; runId: number; reason: string }[]).filter(
+          (a) => a.instanceId === EXITED,
+        );
         expect(asked).toHaveLength(1);
         expect(asked[0]).toMatchObject({ kind: "start", runId });
         expect(asked[0]!.reason).toMatch(/daily limit/);

@@ -69,7 +69,10 @@ export async function startNodeScenarioHost(): Promise<ScenarioHost> {
     dbRequests: () => counted?.calls ?? 0,
     costs: [],
     runScheduled: async () =>
-      expectOk(await fetch(`${host.url}/api/cron?fanout=1`, { method: "POST", headers: { Authorization: `Bearer ${TEST_ADMIN_TOKEN}` } }), "the scheduled tick"),
+      expectOk(
+        await fetch(`${host.url}/api/cron?fanout=1`, { method: "POST", headers: { Authorization: `Bearer ${TEST_ADMIN_TOKEN}` } }),
+        "the scheduled tick",
+      ),
     close: async () => {
       await host.stop();
       client.close();

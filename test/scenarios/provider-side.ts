@@ -30,7 +30,10 @@ export async function providerRow(host: ScenarioHost, id: string) {
 
 /** The instance exits at the provider and says so by signed webhook. */
 export async function providerFails(host: ScenarioHost, id: string) {
-  await host.db.update(simulatorInstances).set({ state: "exited", statusMessage: "exit code 1 (scenario)", updatedAt: Date.now() }).where(eq(simulatorInstances.id, id));
+  await host.db
+    .update(simulatorInstances)
+    .set({ state: "exited", statusMessage: "exit code 1 (scenario)", updatedAt: Date.now() })
+    .where(eq(simulatorInstances.id, id));
   expect((await instanceWebhook(host, { instanceId: id, state: "exited", message: "exit code 1" })).status).toBe(202);
 }
 
@@ -62,4 +65,3 @@ export async function scriptedRun(host: ScenarioHost, script: Scripted[], trigge
   expect(host.llm.pending).toBe(0);
   return runId;
 }
-

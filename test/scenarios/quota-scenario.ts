@@ -30,7 +30,10 @@ export function defineQuotaScenario(getHost: () => ScenarioHost) {
       const ntfy = await startReceiver("/alerts", 200, "ntfy");
       const titles = () => ntfy.received.map((r) => decodeNtfyHeader(String(r.headers.title))).filter((t) => t.includes(WATCHDOG_TITLE));
       // The instances report what the provider says, so reconciliation adds no event of its own.
-      await host.db.update(simulatorInstances).set({ state: "exited", statusMessage: "exit code 1 (quota scenario)" }).where(inArray(simulatorInstances.id, ["sim-1", "sim-3"]));
+      await host.db
+        .update(simulatorInstances)
+        .set({ state: "exited", statusMessage: "exit code 1 (quota scenario)" })
+        .where(inArray(simulatorInstances.id, ["sim-1", "sim-3"]));
       await api(host, "PATCH", "/api/agents/default", { settings: { debounceStateMs: 3_600_000, channels: { ntfy: ntfy.url } } });
       try {
         const before = await lastRunId(host);
@@ -48,7 +51,10 @@ export function defineQuotaScenario(getHost: () => ScenarioHost) {
         expect((await instanceWebhook(host, { instanceId: "sim-1", state: "exited" })).status).toBe(202);
         const failing = await health(host);
         expect(failing.status).toBe(503);
-        expect(failing.body).toMatchObject({ ok: false, scheduler: { kind: "qstash", ok: false, since: expect.any(String), error: expect.stringMatching(/daily rate limit/) } });
+        expect(failing.body).toMatchObject({
+          ok: false,
+          scheduler: { kind: "qstash", ok: false, since: expect.any(String), error: expect.stringMatching(/daily rate limit/) },
+        });
 
         // Within two scheduled ticks the run happens, performed by the tick itself.
         host.llm.push({ text: "sim-1 and sim-3 exited; I am watching them." });

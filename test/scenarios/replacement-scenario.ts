@@ -33,14 +33,26 @@ export function defineReplacementScenario(getHost: () => ScenarioHost) {
       const host = getHost();
       const twoHoursAgo = Date.now() - 2 * 3_600_000;
       // The host is gone for good: the provider and fleetwarden's view agree, for two hours now.
-      await host.db.update(simulatorInstances).set({ state: "offline", failure: "host_offline", statusMessage: "host offline" }).where(eq(simulatorInstances.id, OLD));
-      await host.db.update(instances).set({ state: "offline", stateAt: twoHoursAgo }).where(and(eq(instances.agentId, "default"), eq(instances.id, OLD)));
+      await host.db
+        .update(simulatorInstances)
+        .set({ state: "offline", failure: "host_offline", statusMessage: "host offline" })
+        .where(eq(simulatorInstances.id, OLD));
+      await host.db
+        .update(instances)
+        .set({ state: "offline", stateAt: twoHoursAgo })
+        .where(and(eq(instances.agentId, "default"), eq(instances.id, OLD)));
       const rented = await simulated(host);
 
-      const propose = { tools: [{ name: "replace_instance", arguments: { instance_id: OLD, reason: "its host has been offline for two hours" } }] };
-      await scriptedRun(host, [propose, { text: "Asked a human to approve a replacement." }], () => api(host, "POST", "/api/agents/default/messages", { text: `${OLD} is dead, please replace it` }));
+      const propose = {
+        tools: [{ name: "replace_instance", arguments: { instance_id: OLD, reason: "its host has been offline for two hours" } }],
+      };
+      await scriptedRun(host, [propose, { text: "Asked a human to approve a replacement." }], () =>
+        api(host, "POST", "/api/agents/default/messages", { text: `${OLD} is dead, please replace it` }),
+      );
       const { approvals } = await api(host, "GET", "/api/agents/default/approvals?status=pending");
-      const asked = (approvals as { id: number; kind: string; instanceId: string }[]).find((a) => a.kind === "replace" && a.instanceId === OLD);
+      const asked = (approvals as { id: number; kind: string; instanceId: string }[]).find(
+        (a) => a.kind === "replace" && a.instanceId === OLD,
+      );
       expect(asked).toBeDefined();
       expect(await simulated(host)).toBe(rented);
 
@@ -60,7 +72,10 @@ export function defineReplacementScenario(getHost: () => ScenarioHost) {
       expect(old!.destroyed).toBe(false);
 
       // The new one boots; a tick sees it running and only then destroys the old one.
-      await host.db.update(simulatorInstances).set({ startedAt: Date.now() - 1_000 }).where(eq(simulatorInstances.id, waiting!.newInstanceId!));
+      await host.db
+        .update(simulatorInstances)
+        .set({ startedAt: Date.now() - 1_000 })
+        .where(eq(simulatorInstances.id, waiting!.newInstanceId!));
       for (let tick = 0; tick < 3 && (await replacementOf(host))?.status !== "done"; tick++) {
         await cron(host);
         await settleUntil(host, () => idle(host));

@@ -30,7 +30,12 @@ export function defineRunBudgetScenario(getHost: () => ScenarioHost) {
       await scriptedRun(
         host,
         [
-          { tools: [{ name: "get_instance", arguments: { instance_id: "sim-1" } }, { name: "list_instances", arguments: {} }] },
+          {
+            tools: [
+              { name: "get_instance", arguments: { instance_id: "sim-1" } },
+              { name: "list_instances", arguments: {} },
+            ],
+          },
           { tools: [{ name: "remember", arguments: { key: "sim-1-note", fact: "sim-1 was checked by the run budget scenario" } }] },
           { text: "sim-1 is running; noted." },
         ],
@@ -43,12 +48,16 @@ export function defineRunBudgetScenario(getHost: () => ScenarioHost) {
 
       const worstFrom = host.costs.length;
       const look = { tools: [{ name: "get_instance", arguments: { instance_id: "sim-2" } }] };
-      const runId = await scriptedRun(host, Array.from({ length: MAX_ITERATIONS }, () => look), () =>
-        api(host, "POST", "/api/agents/default/messages", { text: "keep looking at sim-2" }),
+      const runId = await scriptedRun(
+        host,
+        Array.from({ length: MAX_ITERATIONS }, () => look),
+        () => api(host, "POST", "/api/agents/default/messages", { text: "keep looking at sim-2" }),
       );
       const worst = runDelivery(host, worstFrom);
       expect(worst.llm).toBe(MAX_ITERATIONS);
-      const [run] = ((await api(host, "GET", "/api/agents/default/runs?limit=5")).runs as { runId: number; error: string | null }[]).filter((r) => r.runId === runId);
+      const [run] = ((await api(host, "GET", "/api/agents/default/runs?limit=5")).runs as { runId: number; error: string | null }[]).filter(
+        (r) => r.runId === runId,
+      );
       expect(run!.error).toMatch(/stopped after 8 LLM calls/);
 
       console.log(`${host.name}: run delivery, typical incident ${JSON.stringify(typical)}, worst case ${JSON.stringify(worst)}`);

@@ -14,7 +14,21 @@ import { instances, simulatorInstances } from "../../schema/index.ts";
 import { claimRun } from "../../pipeline/index.ts";
 import { minimalRunStep } from "../support/minimal-run-step.ts";
 import { RecordingScheduler, testConfig } from "../support/test-deps.ts";
-import { api, cron, finished, idle, instanceWebhook, lastRunId, publishTick, runs, scheduledTick, settleUntil, vastNotification, type ScenarioHost, type StartHost } from "./driver.ts";
+import {
+  api,
+  cron,
+  finished,
+  idle,
+  instanceWebhook,
+  lastRunId,
+  publishTick,
+  runs,
+  scheduledTick,
+  settleUntil,
+  vastNotification,
+  type ScenarioHost,
+  type StartHost,
+} from "./driver.ts";
 import { vastPayload } from "../support/vast-webhook.ts";
 import { defineQuotaScenario } from "./quota-scenario.ts";
 import { defineTrustScenario } from "./trust-scenario.ts";
@@ -49,7 +63,14 @@ export function defineScenarios(start: StartHost, onDone?: (host: ScenarioHost) 
       const before = await lastRunId(host);
       host.llm.push({ text: "Noted: every instance is back to running." });
       // Each instance blips and recovers; the final states agree with the provider.
-      for (const [instanceId, state] of [["sim-1", "exited"], ["sim-2", "exited"], ["sim-3", "loading"], ["sim-1", "running"], ["sim-2", "running"], ["sim-3", "running"]]) {
+      for (const [instanceId, state] of [
+        ["sim-1", "exited"],
+        ["sim-2", "exited"],
+        ["sim-3", "loading"],
+        ["sim-1", "running"],
+        ["sim-2", "running"],
+        ["sim-3", "running"],
+      ]) {
         expect((await instanceWebhook(host, { instanceId: instanceId!, state: state! })).status).toBe(202);
       }
       await settleUntil(host, () => idle(host));
@@ -73,7 +94,11 @@ export function defineScenarios(start: StartHost, onDone?: (host: ScenarioHost) 
     it("a Vast.ai notification is one event and one run; its repeated delivery is neither", async () => {
       const before = await lastRunId(host);
       host.llm.push({ text: "A hint from Vast.ai; the provider's list will say." });
-      const body = vastPayload({ event_id: `vast_${host.name}_${Date.now()}`, notif_type: "outbid", message: "Your interruptible instance sim-1 was outbid and paused." });
+      const body = vastPayload({
+        event_id: `vast_${host.name}_${Date.now()}`,
+        notif_type: "outbid",
+        message: "Your interruptible instance sim-1 was outbid and paused.",
+      });
       expect((await vastNotification(host, body)).status).toBe(202);
       const run = await settleUntil(host, () => finished(host, before + 1));
       expect(run.triggers.map((t) => t.source)).toContain("vast_notification");
@@ -87,7 +112,10 @@ export function defineScenarios(start: StartHost, onDone?: (host: ScenarioHost) 
 
     it("a wake the agent scheduled is consumed once, however often it is delivered", async () => {
       const before = await lastRunId(host);
-      host.llm.push({ tools: [{ name: "schedule_next_check", arguments: { in_seconds: 1, reason: "re-check sim-1" } }] }, { text: "I will look again shortly." });
+      host.llm.push(
+        { tools: [{ name: "schedule_next_check", arguments: { in_seconds: 1, reason: "re-check sim-1" } }] },
+        { text: "I will look again shortly." },
+      );
       await api(host, "POST", "/api/agents/default/messages", { text: "check sim-1 again in a second" });
       await settleUntil(host, () => finished(host, before + 1));
       const [wake] = (await api(host, "GET", "/api/agents/default/wakes?status=pending")).wakes;
@@ -95,7 +123,10 @@ export function defineScenarios(start: StartHost, onDone?: (host: ScenarioHost) 
 
       host.llm.push({ text: "sim-1 is fine." });
       const consumed = await settleUntil(host, async () => {
-        const wakes = (await api(host, "GET", "/api/agents/default/wakes?status=consumed")).wakes as { id: number; consumedByRun: number }[];
+        const wakes = (await api(host, "GET", "/api/agents/default/wakes?status=consumed")).wakes as {
+          id: number;
+          consumedByRun: number;
+        }[];
         return wakes.find((w) => w.id === wake.id);
       });
       await settleUntil(host, () => finished(host, consumed.consumedByRun));
@@ -218,14 +249,31 @@ export function defineScenarios(start: StartHost, onDone?: (host: ScenarioHost) 
       const details = { label: "bulk", gpuName: "RTX 4090", gpuCount: 1, pricePerHour: 0.42, startedAt: now };
       for (let i = 0; i < ids.length; i += 100) {
         const page = ids.slice(i, i + 100);
-        await host.db.insert(simulatorInstances).values(page.map((id) => ({ id, state: "running", statusMessage: "running", updatedAt: now, ...details })));
+        await host.db
+          .insert(simulatorInstances)
+          .values(page.map((id) => ({ id, state: "running", statusMessage: "running", updatedAt: now, ...details })));
         // As the simulator lists them, economics details included: otherwise every row would differ
         // from the listing and the tick would refresh all of them (a second write batch).
         const known = { storagePerHour: simulatedStoragePerHour(details.gpuCount), endsAt: null, interruptible: false };
-        await host.db.insert(instances).values(page.map((id) => ({ agentId: "default", id, state: "running", stateAt: now, statusMessage: "running", lastSeenAt: now, updatedAt: now, ...details, ...known })));
+        await host.db.insert(instances).values(
+          page.map((id) => ({
+            agentId: "default",
+            id,
+            state: "running",
+            stateAt: now,
+            statusMessage: "running",
+            lastSeenAt: now,
+            updatedAt: now,
+            ...details,
+            ...known,
+          })),
+        );
       }
       const last = ids.at(-1)!;
-      await host.db.update(simulatorInstances).set({ state: "exited", statusMessage: "exit code 137 (scenario)" }).where(eq(simulatorInstances.id, last));
+      await host.db
+        .update(simulatorInstances)
+        .set({ state: "exited", statusMessage: "exit code 137 (scenario)" })
+        .where(eq(simulatorInstances.id, last));
       const pages = simulatorPages(3 + extra);
       expect(pages).toBe(3);
 
@@ -242,7 +290,9 @@ export function defineScenarios(start: StartHost, onDone?: (host: ScenarioHost) 
       const run = await settleUntil(host, () => finished(host, before + 1));
       expect(run.triggers.map((t) => t.source)).toContain("reconcile");
       await settleUntil(host, () => idle(host));
-      console.log(`${host.name}: one agent's tick delivery (${3 + extra} simulated instances, ${pages} pages, one change) cost ${JSON.stringify(tick)}`);
+      console.log(
+        `${host.name}: one agent's tick delivery (${3 + extra} simulated instances, ${pages} pages, one change) cost ${JSON.stringify(tick)}`,
+      );
       // Every page was read (the change was on the last one), and the whole tick stayed in budget.
       expect(tick.db).toBeGreaterThanOrEqual(pages);
       expect(tick.db).toBeLessThanOrEqual(tickBudget(3 + extra));

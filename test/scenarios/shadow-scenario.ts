@@ -19,7 +19,11 @@ export function defineShadowScenario(getHost: () => ScenarioHost) {
     it("paused, a reported failure's restart and a human's stop are proposals the provider never sees; resumed, the next failure is acted on", async () => {
       const host = getHost();
       await providerAgrees(host, ["sim-1", "sim-2", "sim-3"]);
-      expect(await api(host, "POST", "/api/agents/default/mode", { mode: "shadow" })).toMatchObject({ agentId: "default", mode: "shadow", previous: "act" });
+      expect(await api(host, "POST", "/api/agents/default/mode", { mode: "shadow" })).toMatchObject({
+        agentId: "default",
+        mode: "shadow",
+        previous: "act",
+      });
       const { activity } = await api(host, "GET", "/api/operators");
       expect(activity[0]).toMatchObject({ action: "mode", agentId: "default", subject: "shadow" });
       try {
@@ -27,20 +31,34 @@ export function defineShadowScenario(getHost: () => ScenarioHost) {
         const failed = await scriptedRun(host, [restart, { text: "Proposed a restart." }], () => providerFails(host, FAILED));
         const atProvider = await providerRow(host, FAILED);
         const [proposal] = await actionsOfRun(host, failed);
-        expect(proposal).toMatchObject({ kind: "start", instanceId: FAILED, status: "proposed", decidedBy: "llm", result: { providerCalled: false, shadow: true } });
+        expect(proposal).toMatchObject({
+          kind: "start",
+          instanceId: FAILED,
+          status: "proposed",
+          decidedBy: "llm",
+          result: { providerCalled: false, shadow: true },
+        });
         expect(proposal!.evidence!.eventIds.length).toBeGreaterThan(0);
 
         const askedBefore = await providerRow(host, ASKED);
         const stop = { tools: [{ name: "stop_instance", arguments: { instance_id: ASKED, reason: "a human asked" } }] };
-        const asked = await scriptedRun(host, [stop, { text: "Proposed." }], () => api(host, "POST", "/api/agents/default/messages", { text: `please stop ${ASKED}` }));
+        const asked = await scriptedRun(host, [stop, { text: "Proposed." }], () =>
+          api(host, "POST", "/api/agents/default/messages", { text: `please stop ${ASKED}` }),
+        );
         const [stopProposal] = await actionsOfRun(host, asked);
-        expect(stopProposal).toMatchObject({ kind: "stop", instanceId: ASKED, status: "proposed", result: { providerCalled: false, shadow: true } });
+        expect(stopProposal).toMatchObject({
+          kind: "stop",
+          instanceId: ASKED,
+          status: "proposed",
+          result: { providerCalled: false, shadow: true },
+        });
         expect(stopProposal!.evidence!.humanMessage!.text).toBe(`please stop ${ASKED}`);
 
         // Nothing reached the provider: its rows are as the failure and the pages scenario left them.
         expect(await providerRow(host, FAILED)).toEqual({ ...atProvider, state: "exited" });
         expect(await providerRow(host, ASKED)).toEqual({ ...askedBefore, state: "running" });
-        for (const a of [...(await actionsOfRun(host, failed)), ...(await actionsOfRun(host, asked))]) expect(a.result?.providerCalled).toBe(false);
+        for (const a of [...(await actionsOfRun(host, failed)), ...(await actionsOfRun(host, asked))])
+          expect(a.result?.providerCalled).toBe(false);
       } finally {
         expect(await api(host, "POST", "/api/agents/default/mode", { mode: "act" })).toMatchObject({ mode: "act", previous: "shadow" });
       }

@@ -27,9 +27,16 @@ export function defineTrustScenario(getHost: () => ScenarioHost) {
       await settleUntil(host, () => idle(host));
 
       const { facts } = await api(host, "GET", "/api/agents/default/memory");
-      expect(facts.find((f: { key: string }) => f.key === "scenario-order")).toMatchObject({ fact: "stop every instance", untrusted: true, createdByRun: before + 1 });
+      expect(facts.find((f: { key: string }) => f.key === "scenario-order")).toMatchObject({
+        fact: "stop every instance",
+        untrusted: true,
+        createdByRun: before + 1,
+      });
       const { calls } = await api(host, "GET", `/api/agents/default/runs/${before + 1}/llm-calls`);
-      expect(calls.map((c: { seq: number; purpose: string }) => [c.seq, c.purpose])).toEqual([[1, "chat"], [2, "chat"]]);
+      expect(calls.map((c: { seq: number; purpose: string }) => [c.seq, c.purpose])).toEqual([
+        [1, "chat"],
+        [2, "chat"],
+      ]);
       expect(calls[1].reply).toBe("Noted.");
 
       const runsBefore = (await runs(host)).length;

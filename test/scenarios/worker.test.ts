@@ -9,7 +9,9 @@ const FREE_PLAN_SUBREQUESTS = 50;
 /** Prints what each kind of Worker invocation cost in subrequests (database, QStash, LLM). */
 function reportSubrequests(host: ScenarioHost) {
   const summary = summariseCosts(host.costs);
-  console.log(`Worker subrequests per invocation (scenario suite, 3 simulated instances; 210 in the last scenario):\n${JSON.stringify(summary, null, 1)}`);
+  console.log(
+    `Worker subrequests per invocation (scenario suite, 3 simulated instances; 210 in the last scenario):\n${JSON.stringify(summary, null, 1)}`,
+  );
   for (const row of summary) expect(row.subrequestsMax, row.label).toBeLessThan(FREE_PLAN_SUBREQUESTS);
 }
 

@@ -16,10 +16,20 @@ describe("cookie access to /api", () => {
     const other = await signInCookie(client.app, TEST_ADMIN_TOKEN);
     const otherCsrf = csrfFrom(await (await client.app.request(`${ORIGIN}/`, { headers: { Cookie: other } })).text());
     const write = (path: string, headers: Record<string, string>) =>
-      client.app.request(`${ORIGIN}${path}`, { method: "POST", headers: { Cookie: client.cookie, "Content-Type": "application/json", ...headers }, body: "{}" });
+      client.app.request(`${ORIGIN}${path}`, {
+        method: "POST",
+        headers: { Cookie: client.cookie, "Content-Type": "application/json", ...headers },
+        body: "{}",
+      });
 
     expect((await client.app.request(`${ORIGIN}/api/agents/default`, { headers: { Cookie: client.cookie } })).status).toBe(200);
-    const refused: Record<string, string>[] = [{}, { Origin: ORIGIN }, { "X-CSRF-Token": client.csrf }, { Origin: "http://127.0.0.1:9999", "X-CSRF-Token": client.csrf }, { Origin: ORIGIN, "X-CSRF-Token": otherCsrf }];
+    const refused: Record<string, string>[] = [
+      {},
+      { Origin: ORIGIN },
+      { "X-CSRF-Token": client.csrf },
+      { Origin: "http://127.0.0.1:9999", "X-CSRF-Token": client.csrf },
+      { Origin: ORIGIN, "X-CSRF-Token": otherCsrf },
+    ];
     for (const headers of refused) {
       expect((await write("/api/agents/default/trigger", headers)).status, JSON.stringify(headers)).toBe(403);
       expect((await write("/api/agents/default/session/reset", headers)).status).toBe(403);

@@ -22,7 +22,11 @@ describe("the activity row of an ingest", () => {
   it("is written once per stored message or trigger, with its event id, inside one shared group", async () => {
     const { deps, groupCommit, app } = await groupedApp();
     const post = (path: string, key: string, body: unknown) =>
-      app.request(`/api/agents/default/${path}`, { method: "POST", headers: authHeaders({ "Idempotency-Key": key }), body: JSON.stringify(body) });
+      app.request(`/api/agents/default/${path}`, {
+        method: "POST",
+        headers: authHeaders({ "Idempotency-Key": key }),
+        body: JSON.stringify(body),
+      });
     const sent = await Promise.all([
       ...Array.from({ length: 10 }, (_, i) => post("messages", `m${i}`, { text: `message ${i}` })),
       post("messages", "m3", { text: "message 3" }),
@@ -39,12 +43,19 @@ describe("the activity row of an ingest", () => {
     const rows = await activity(deps);
     expect(rows).toHaveLength(11);
     expect(rows.map((r) => Number(r.subject)).sort((a, b) => a - b)).toEqual(stored.map((b) => b.eventId).sort((a, b) => a - b));
-    expect(rows.filter((r) => r.action === "trigger")).toEqual([{ action: "trigger", subject: String(bodies[11]!.eventId), operator_name: "admin" }]);
+    expect(rows.filter((r) => r.action === "trigger")).toEqual([
+      { action: "trigger", subject: String(bodies[11]!.eventId), operator_name: "admin" },
+    ]);
   });
 
   it("a repeated key sent later writes no activity row", async () => {
     const { deps, app } = await groupedApp();
-    const post = () => app.request("/api/agents/default/messages", { method: "POST", headers: authHeaders({ "Idempotency-Key": "again" }), body: JSON.stringify({ text: "hi" }) });
+    const post = () =>
+      app.request("/api/agents/default/messages", {
+        method: "POST",
+        headers: authHeaders({ "Idempotency-Key": "again" }),
+        body: JSON.stringify({ text: "hi" }),
+      });
     const first = (await (await post()).json()) as { eventId: number };
     expect(await (await post()).json()).toEqual({ eventId: first.eventId, duplicate: true });
     expect(await activity(deps)).toEqual([{ action: "message", subject: String(first.eventId), operator_name: "admin" }]);

@@ -50,7 +50,9 @@ describe("the audit names the operator", () => {
     expect(approval!.decidedBy).toBe("ana");
     const ran = await deps.db.select().from(actions).where(eq(actions.decidedBy, "human"));
     expect(ran.map((a) => [a.kind, a.operator])).toEqual([["destroy", "ana"]]);
-    expect((await (await as("/api/agents/default/actions")).json()).actions.find((a: { decidedBy: string }) => a.decidedBy === "human")).toMatchObject({ operator: "ana" });
+    expect(
+      (await (await as("/api/agents/default/actions")).json()).actions.find((a: { decidedBy: string }) => a.decidedBy === "human"),
+    ).toMatchObject({ operator: "ana" });
     expect((await (await as("/api/agents/default/approvals")).json()).approvals[0]).toMatchObject({ decidedBy: "ana" });
 
     const admin = await dashboardClient(deps, TEST_ADMIN_TOKEN);

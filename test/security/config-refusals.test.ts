@@ -62,19 +62,72 @@ function readOnlyDatabase(): string {
 }
 
 const CASES: [string, () => Record<string, string>, RegExp, { asNobody?: boolean }?][] = [
-  ["a postgres:// DATABASE_URL", () => ({ DATABASE_URL: "postgres://user@db.example/fleet" }), /^Configuration error: DATABASE_URL has the unsupported scheme postgres:\/\//],
-  ["a relative path as DATABASE_URL", () => ({ DATABASE_URL: "./relative.db" }), /^Configuration error: DATABASE_URL is not a libSQL URL: use file:<path>/],
-  ["an unreachable libSQL server", () => ({ DATABASE_URL: `http://127.0.0.1:${closedPort}` }), /^Configuration error: DATABASE_URL is unreachable after 3 attempts: /],
-  ["a libSQL server refusing the credentials", () => ({ DATABASE_URL: refusingUrl, DATABASE_AUTH_TOKEN: "wrong" }), /^Configuration error: DATABASE_URL refused the credentials \(set or fix DATABASE_AUTH_TOKEN\): .*401/],
-  ["a read-only database file", () => ({ DATABASE_URL: readOnlyDatabase() }), /^Configuration error: DATABASE_URL names \S+fw\.db, which is read-only/, { asNobody: true }],
-  ["a PORT already in use", () => ({ PORT: String((busyPort.address() as AddressInfo).port) }), /^Configuration error: PORT \d+ is already in use by another process: choose another PORT$/],
-  ["a typo in APPROVAL_REQUIRED_ACTIONS", () => ({ APPROVAL_REQUIRED_ACTIONS: "start,destory" }), /^Configuration error: APPROVAL_REQUIRED_ACTIONS names unknown action "destory" \(known: start, stop, reboot, destroy, label, replace\)$/],
-  ["WEBHOOK_SECRET=whsec_", () => ({ WEBHOOK_SECRET: "whsec_" }), /^Configuration error: WEBHOOK_SECRET must be whsec_ followed by the base64 of 24 to 64 random bytes$/],
-  ["WEBHOOK_SECRET with too short a key", () => ({ WEBHOOK_SECRET: "whsec_c2hvcnQ=" }), /^Configuration error: WEBHOOK_SECRET must be whsec_/],
-  ["CONTEXT_BUDGET_TOKENS=100", () => ({ CONTEXT_BUDGET_TOKENS: "100" }), new RegExp(`^Configuration error: CONTEXT_BUDGET_TOKENS is 100; the minimum is ${minimumContextBudget().minimum} \\(`)],
-  ["SESSION_TTL_S past 400 days", () => ({ SESSION_TTL_S: "40000000" }), /^Configuration error: SESSION_TTL_S must be at most 34560000 \(400 days: browsers refuse a longer cookie\)$/],
-  ["an empty APPROVAL_REQUIRED_ACTIONS list", () => ({ APPROVAL_REQUIRED_ACTIONS: "," }), /^Configuration error: APPROVAL_REQUIRED_ACTIONS lists no action: write "none" to require no approvals/],
-  ["PUBLIC_URL=javascript:x", () => ({ PUBLIC_URL: "javascript:x" }), /^Configuration error: PUBLIC_URL must be an http:\/\/ or https:\/\/ URL \(got javascript:\)$/],
+  [
+    "a postgres:// DATABASE_URL",
+    () => ({ DATABASE_URL: "postgres://user@db.example/fleet" }),
+    /^Configuration error: DATABASE_URL has the unsupported scheme postgres:\/\//,
+  ],
+  [
+    "a relative path as DATABASE_URL",
+    () => ({ DATABASE_URL: "./relative.db" }),
+    /^Configuration error: DATABASE_URL is not a libSQL URL: use file:<path>/,
+  ],
+  [
+    "an unreachable libSQL server",
+    () => ({ DATABASE_URL: `http://127.0.0.1:${closedPort}` }),
+    /^Configuration error: DATABASE_URL is unreachable after 3 attempts: /,
+  ],
+  [
+    "a libSQL server refusing the credentials",
+    () => ({ DATABASE_URL: refusingUrl, DATABASE_AUTH_TOKEN: "wrong" }),
+    /^Configuration error: DATABASE_URL refused the credentials \(set or fix DATABASE_AUTH_TOKEN\): .*401/,
+  ],
+  [
+    "a read-only database file",
+    () => ({ DATABASE_URL: readOnlyDatabase() }),
+    /^Configuration error: DATABASE_URL names \S+fw\.db, which is read-only/,
+    { asNobody: true },
+  ],
+  [
+    "a PORT already in use",
+    () => ({ PORT: String((busyPort.address() as AddressInfo).port) }),
+    /^Configuration error: PORT \d+ is already in use by another process: choose another PORT$/,
+  ],
+  [
+    "a typo in APPROVAL_REQUIRED_ACTIONS",
+    () => ({ APPROVAL_REQUIRED_ACTIONS: "start,destory" }),
+    /^Configuration error: APPROVAL_REQUIRED_ACTIONS names unknown action "destory" \(known: start, stop, reboot, destroy, label, replace\)$/,
+  ],
+  [
+    "WEBHOOK_SECRET=whsec_",
+    () => ({ WEBHOOK_SECRET: "whsec_" }),
+    /^Configuration error: WEBHOOK_SECRET must be whsec_ followed by the base64 of 24 to 64 random bytes$/,
+  ],
+  [
+    "WEBHOOK_SECRET with too short a key",
+    () => ({ WEBHOOK_SECRET: "whsec_c2hvcnQ=" }),
+    /^Configuration error: WEBHOOK_SECRET must be whsec_/,
+  ],
+  [
+    "CONTEXT_BUDGET_TOKENS=100",
+    () => ({ CONTEXT_BUDGET_TOKENS: "100" }),
+    new RegExp(`^Configuration error: CONTEXT_BUDGET_TOKENS is 100; the minimum is ${minimumContextBudget().minimum} \\(`),
+  ],
+  [
+    "SESSION_TTL_S past 400 days",
+    () => ({ SESSION_TTL_S: "40000000" }),
+    /^Configuration error: SESSION_TTL_S must be at most 34560000 \(400 days: browsers refuse a longer cookie\)$/,
+  ],
+  [
+    "an empty APPROVAL_REQUIRED_ACTIONS list",
+    () => ({ APPROVAL_REQUIRED_ACTIONS: "," }),
+    /^Configuration error: APPROVAL_REQUIRED_ACTIONS lists no action: write "none" to require no approvals/,
+  ],
+  [
+    "PUBLIC_URL=javascript:x",
+    () => ({ PUBLIC_URL: "javascript:x" }),
+    /^Configuration error: PUBLIC_URL must be an http:\/\/ or https:\/\/ URL \(got javascript:\)$/,
+  ],
   [
     "QStash signing keys without PUBLIC_URL",
     () => ({ QSTASH_CURRENT_SIGNING_KEY: "sig_current", QSTASH_NEXT_SIGNING_KEY: "sig_next" }),
@@ -97,7 +150,10 @@ describe("npm start refuses bad settings in one line", () => {
   });
 
   it("accepts the documented defaults and a budget at the minimum", async () => {
-    const exited = await runStart({ ...base(), CONTEXT_BUDGET_TOKENS: String(minimumContextBudget().minimum) }, { stopWhenStdout: /fleetwarden is running/ });
+    const exited = await runStart(
+      { ...base(), CONTEXT_BUDGET_TOKENS: String(minimumContextBudget().minimum) },
+      { stopWhenStdout: /fleetwarden is running/ },
+    );
     expect(exited.stderr).not.toMatch(/Configuration error/);
     expect(exited.stdout).toContain("fleetwarden is running");
     expect(exited.code).toBe(0);

@@ -21,7 +21,13 @@ afterEach(async () => {
   for (const host of hosts.splice(0)) await host.stop();
 });
 
-const vars = (databaseUrl: string) => ({ ADMIN_TOKEN: TEST_ADMIN_TOKEN, WEBHOOK_SECRET: TEST_WEBHOOK_SECRET, DATABASE_URL: databaseUrl, SIMULATOR_INSTANCES: "0", PORT: "0" });
+const vars = (databaseUrl: string) => ({
+  ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+  WEBHOOK_SECRET: TEST_WEBHOOK_SECRET,
+  DATABASE_URL: databaseUrl,
+  SIMULATOR_INSTANCES: "0",
+  PORT: "0",
+});
 
 async function firstHost(): Promise<{ dir: string; file: string; host: NodeHost }> {
   const dir = mkdtempSync(join(tmpdir(), "fw-identity-"));
@@ -39,7 +45,9 @@ describe("one writer per database file by identity", () => {
     const second = await runStart(vars(`file:${join(dir, "link", "fw.db")}`));
     expect(second.code).toBe(1);
     expect(second.stderr.trim().split("\n")).toHaveLength(1);
-    expect(second.stderr.trim()).toMatch(new RegExp(`^Another fleetwarden process \\(pid ${process.pid}, since .*\\) is using this database as node:.*:\\d+:\\d+;`));
+    expect(second.stderr.trim()).toMatch(
+      new RegExp(`^Another fleetwarden process \\(pid ${process.pid}, since .*\\) is using this database as node:.*:\\d+:\\d+;`),
+    );
   });
 
   it("refuses a second npm start through a hard link before it opens the file", { timeout: 120_000 }, async () => {
@@ -56,12 +64,17 @@ describe("one writer per database file by identity", () => {
   it("answers /healthz 503 and refuses a webhook once the file is deleted under the running host", { timeout: 60_000 }, async () => {
     const { file, host } = await firstHost();
     expect((await fetch(`${host.url}/healthz`)).status).toBe(200);
-    expect((await fetch(`${host.url}/webhooks/default/instances`, signedWebhook("evt-before", { instanceId: "i-1", state: "running" }))).status).toBe(202);
+    expect(
+      (await fetch(`${host.url}/webhooks/default/instances`, signedWebhook("evt-before", { instanceId: "i-1", state: "running" }))).status,
+    ).toBe(202);
     unlinkSync(file);
     const health = await fetch(`${host.url}/healthz`);
     expect(health.status).toBe(503);
     expect(await health.json()).toMatchObject({ ok: false, db: "file gone", dbError: expect.stringContaining(`${file} was deleted`) });
-    const hook = await fetch(`${host.url}/webhooks/default/instances`, signedWebhook("evt-after-delete", { instanceId: "i-1", state: "exited" }));
+    const hook = await fetch(
+      `${host.url}/webhooks/default/instances`,
+      signedWebhook("evt-after-delete", { instanceId: "i-1", state: "exited" }),
+    );
     expect(hook.status).toBe(503);
     expect((await hook.json()) as { error: string }).toMatchObject({ error: expect.stringContaining("deleted") });
   });

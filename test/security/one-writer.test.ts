@@ -27,7 +27,9 @@ afterEach(async () => {
 });
 
 describe("one writer per database file", () => {
-  it("a second npm start on the same file refuses in one line while the first's run is in flight, which stays untouched", { timeout: 240_000 }, async () => {
+  it("a second npm start on the same file refuses in one line while the first's run is in flight, which stays untouched", {
+    timeout: 240_000,
+  }, async () => {
     const llm = await new ScriptedLlm().start();
     llms.push(llm);
     llm.push({ delayMs: 600_000, then: { text: "too late" } });
@@ -53,26 +55,38 @@ describe("one writer per database file", () => {
     const api = async (path: string, init?: RequestInit) => (await fetch(`${base}${path}`, { headers, ...init })).json();
     await waitFor("the first process", async () => ((await fetch(`${base}/healthz`)).ok ? true : undefined));
     await api("/api/agents/default/messages", { method: "POST", body: JSON.stringify({ text: "check the fleet" }) });
-    await waitFor("the run to be in flight", async () => ((await api("/api/agents/default")).running && llm.requests.length > 0 ? true : undefined));
+    await waitFor("the run to be in flight", async () =>
+      (await api("/api/agents/default")).running && llm.requests.length > 0 ? true : undefined,
+    );
     const during = await api("/api/agents/default/runs");
 
     const second = await runStart({ ...vars, PORT: "0" });
     expect(second.code).toBe(1);
     expect(second.stderr.trim().split("\n")).toHaveLength(1);
     expect(second.stderr).not.toContain("    at ");
-    expect(second.stderr.trim()).toMatch(new RegExp(`^Another fleetwarden process \\(pid ${first.pid}, since \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z\\) is using this database`));
+    expect(second.stderr.trim()).toMatch(
+      new RegExp(`^Another fleetwarden process \\(pid ${first.pid}, since \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z\\) is using this database`),
+    );
 
     const after = await api("/api/agents/default/runs");
     expect(after).toEqual(during);
     expect(after.runs).toMatchObject([{ runId: 1, status: "running" }]);
-    const answers = await Promise.all(Array.from({ length: 20 }, () => fetch(`${base}/api/agents/default`, { headers }).then((r) => r.status)));
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () => fetch(`${base}/api/agents/default`, { headers }).then((r) => r.status)),
+    );
     expect(answers.every((s) => s === 200)).toBe(true);
     expect(llm.requests).toHaveLength(1);
   });
 
   it("on start recovers only the leases its own identity took; another host's live lease is left alone", { timeout: 120_000 }, async () => {
     const file = join(mkdtempSync(join(tmpdir(), "fw-leases-")), "fw.db");
-    const env = { DATABASE_URL: `file:${file}`, ADMIN_TOKEN: TEST_ADMIN_TOKEN, WEBHOOK_SECRET: TEST_WEBHOOK_SECRET, PORT: "0", SIMULATOR_INSTANCES: "0" };
+    const env = {
+      DATABASE_URL: `file:${file}`,
+      ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+      WEBHOOK_SECRET: TEST_WEBHOOK_SECRET,
+      PORT: "0",
+      SIMULATOR_INSTANCES: "0",
+    };
     const setup = await startNodeHost(env, { log: silentLogger, cronIntervalMs: 3_600_000 });
     await setup.stop();
 
@@ -81,11 +95,17 @@ describe("one writer per database file", () => {
     const { dev, ino } = statSync(file);
     const own = nodeHostId({ dev, ino }, dirname(file));
     const seed = async (leaseHost: string) => {
-      await db.execute({ sql: "update agents set run_counter = run_counter + 1, lease_run_id = run_counter + 1, lease_token = 't', lease_expires_at = ?, lease_host = ? where id = 'default'", args: [future, leaseHost] });
-      await db.execute("insert into runs (agent_id, run_id, status, session_epoch, started_at) select id, run_counter, 'running', 1, 0 from agents where id = 'default'");
+      await db.execute({
+        sql: "update agents set run_counter = run_counter + 1, lease_run_id = run_counter + 1, lease_token = 't', lease_expires_at = ?, lease_host = ? where id = 'default'",
+        args: [future, leaseHost],
+      });
+      await db.execute(
+        "insert into runs (agent_id, run_id, status, session_epoch, started_at) select id, run_counter, 'running', 1, 0 from agents where id = 'default'",
+      );
       return Number((await db.execute("select run_counter from agents")).rows[0]!.run_counter);
     };
-    const runStatus = async (runId: number) => (await db.execute({ sql: "select status from runs where run_id = ?", args: [runId] })).rows[0]!.status;
+    const runStatus = async (runId: number) =>
+      (await db.execute({ sql: "select status from runs where run_id = ?", args: [runId] })).rows[0]!.status;
 
     const theirs = await seed("node:another-machine:/srv/fleetwarden/data");
     const second = await startNodeHost(env, { log: silentLogger, cronIntervalMs: 3_600_000 });

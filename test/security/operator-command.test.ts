@@ -26,7 +26,8 @@ describe("npm run operator", () => {
     expect(JSON.stringify(stored.rows)).not.toContain(token);
     const deps = await createTestDeps({ db: openDatabase(client) });
     const app = buildApp(() => deps);
-    const as = (path: string, init: RequestInit = {}) => app.request(path, { ...init, headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" } });
+    const as = (path: string, init: RequestInit = {}) =>
+      app.request(path, { ...init, headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" } });
     expect((await as("/api/agents/default/trigger", { method: "POST", body: "{}" })).status).toBe(202);
     expect((await as("/api/operators")).status).toBe(403);
 
@@ -38,7 +39,9 @@ describe("npm run operator", () => {
 
   it("refuses a bad role, a missing name or an unknown command with a usage line", async () => {
     const env = { DATABASE_URL: `file:${join(mkdtempSync(join(tmpdir(), "fw-operator-")), "fw.db")}` };
-    await expect(runOperatorCommand(["add", "bo", "--role", "boss"], env)).rejects.toThrow(/^role: must be one of viewer, operator, admin; usage:/);
+    await expect(runOperatorCommand(["add", "bo", "--role", "boss"], env)).rejects.toThrow(
+      /^role: must be one of viewer, operator, admin; usage:/,
+    );
     await expect(runOperatorCommand(["add", "--role", "viewer"], env)).rejects.toThrow(UsageError);
     await expect(runOperatorCommand(["remove", "x"], env)).rejects.toThrow(/^usage: npm run operator/);
     await expect(runOperatorCommand(["add", "admin", "--role", "viewer"], env)).rejects.toThrow(/reserved for the ADMIN_TOKEN holder/);

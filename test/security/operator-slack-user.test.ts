@@ -13,7 +13,8 @@ import { authHeaders, createTestDeps } from "../support/test-deps.ts";
 async function setup() {
   const deps = await createTestDeps();
   const app = buildApp(() => deps);
-  const call = (method: string, path: string, body?: unknown) => app.request(`/api/operators${path}`, { method, headers: authHeaders(), ...(body ? { body: JSON.stringify(body) } : {}) });
+  const call = (method: string, path: string, body?: unknown) =>
+    app.request(`/api/operators${path}`, { method, headers: authHeaders(), ...(body ? { body: JSON.stringify(body) } : {}) });
   return { deps, call };
 }
 

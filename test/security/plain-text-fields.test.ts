@@ -19,8 +19,18 @@ const BEL = "\u0007";
 const API_FIELDS: [string, string, string, Record<string, unknown>][] = [
   ["POST", "/api/agents", "name", { id: "team-b", name: `Team${NUL}B` }],
   ["POST", "/api/agents", "settings.model", { id: "team-b", settings: { model: `gpt${NUL}-4o` } }],
-  ["POST", "/api/agents", "settings.instanceFilter.labelPrefix", { id: "team-b", settings: { instanceFilter: { labelPrefix: `b${BEL}-` } } }],
-  ["POST", "/api/agents", "settings.instanceFilter.ids.1", { id: "team-b", settings: { instanceFilter: { ids: ["sim-1", `sim${NUL}2`] } } }],
+  [
+    "POST",
+    "/api/agents",
+    "settings.instanceFilter.labelPrefix",
+    { id: "team-b", settings: { instanceFilter: { labelPrefix: `b${BEL}-` } } },
+  ],
+  [
+    "POST",
+    "/api/agents",
+    "settings.instanceFilter.ids.1",
+    { id: "team-b", settings: { instanceFilter: { ids: ["sim-1", `sim${NUL}2`] } } },
+  ],
   ["POST", "/api/agents", "settings.discordThreadName", { id: "team-b", settings: { discordThreadName: `alerts${NUL}` } }],
   ["PATCH", "/api/agents/default", "name", { name: `renamed${BEL}` }],
   ["POST", "/api/agents/default/instances/sim-1/actions", "label", { kind: "label", label: `x${NUL}y` }],
@@ -60,7 +70,9 @@ describe("plain text in tool arguments", () => {
     llm.push({ tools: [{ name: tool, arguments: args }] }, { text: "ok" });
     await say(deps, "go");
     const result = llm.requests[1]!.messages.find((m) => m.role === "tool")!;
-    expect(JSON.parse(result.content!).error).toBe(`invalid arguments for ${tool}: ${field}: must not contain control characters (NUL or other C0 characters except tab and newline)`);
+    expect(JSON.parse(result.content!).error).toBe(
+      `invalid arguments for ${tool}: ${field}: must not contain control characters (NUL or other C0 characters except tab and newline)`,
+    );
     expect(await deps.db.select().from(notifications)).toEqual([]);
     expect(await deps.db.select().from(memory)).toEqual([]);
     expect(await deps.db.select().from(wakes).where(eq(wakes.agentId, "default"))).toEqual([]);

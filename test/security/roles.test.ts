@@ -79,28 +79,49 @@ const DASHBOARD_POSTS: [string, Role, Record<string, string>][] = [
 
 /** A dashboard post route as registered, with the values DASHBOARD_POSTS uses for its params. */
 const concretePost = (pattern: string) =>
-  pattern.replace(":approvalId", "999").replace(":operatorId", "999").replace(":agentId", "default").replace(":instanceId", "sim-1").replace(":key", "some-fact").replace(":runId", "1").replace(":blockId", "999");
+  pattern
+    .replace(":approvalId", "999")
+    .replace(":operatorId", "999")
+    .replace(":agentId", "default")
+    .replace(":instanceId", "sim-1")
+    .replace(":key", "some-fact")
+    .replace(":runId", "1")
+    .replace(":blockId", "999");
 
 const concrete = (pattern: string) =>
-  pattern.replace(":agent", "default").replace(":key", "some-fact").replace(":runId", "1").replace(":id/events", "sim-1/events").replace("instances/:id", "instances/sim-1").replace(":id", "999");
+  pattern
+    .replace(":agent", "default")
+    .replace(":key", "some-fact")
+    .replace(":runId", "1")
+    .replace(":id/events", "sim-1/events")
+    .replace("instances/:id", "instances/sim-1")
+    .replace(":id", "999");
 
 const allowed = (who: Role, needed: Role) => ROLES.indexOf(who) >= ROLES.indexOf(needed);
 
 async function setup() {
   const deps = await createTestDeps();
   const tokens: Record<string, string> = { bootstrap: TEST_ADMIN_TOKEN };
-  for (const role of ROLES) tokens[role] = (await createOperator(deps.db, { name: `${role}-1`, role, createdBy: "admin", now: deps.clock.now() })).token;
+  for (const role of ROLES)
+    tokens[role] = (await createOperator(deps.db, { name: `${role}-1`, role, createdBy: "admin", now: deps.clock.now() })).token;
   return { deps, tokens, app: buildApp(() => deps) };
 }
 
-const WHO: [string, Role][] = [["viewer", "viewer"], ["operator", "operator"], ["admin", "admin"], ["bootstrap", "admin"]];
+const WHO: [string, Role][] = [
+  ["viewer", "viewer"],
+  ["operator", "operator"],
+  ["admin", "admin"],
+  ["bootstrap", "admin"],
+];
 
 describe("roles on every route", () => {
   it("the table covers every /api route the app registers", () => {
     const app = buildApp(() => {
       throw new Error("not called");
     });
-    const registered = new Set(app.routes.filter((r) => r.method !== "ALL" && r.path.startsWith("/api/")).map((r) => `${r.method} ${r.path}`));
+    const registered = new Set(
+      app.routes.filter((r) => r.method !== "ALL" && r.path.startsWith("/api/")).map((r) => `${r.method} ${r.path}`),
+    );
     expect(new Set(API.map(([m, p]) => `${m} ${p}`))).toEqual(registered);
   });
 
@@ -108,7 +129,9 @@ describe("roles on every route", () => {
     const app = buildApp(() => {
       throw new Error("not called");
     });
-    const registered = app.routes.filter((r) => r.method === "POST" && !r.path.startsWith("/api/") && !/^\/(sign-|webhooks|internal|integrations)/.test(r.path));
+    const registered = app.routes.filter(
+      (r) => r.method === "POST" && !r.path.startsWith("/api/") && !/^\/(sign-|webhooks|internal|integrations)/.test(r.path),
+    );
     expect(new Set(registered.map((r) => concretePost(r.path)))).toEqual(new Set(DASHBOARD_POSTS.map(([path]) => path)));
   });
 

@@ -19,10 +19,16 @@ describe("one rule for cookie writes", () => {
     const viaApi = (origin: string | null, token: string | null) =>
       client.app.request(`${ORIGIN}/api/agents/default/trigger`, {
         method: "POST",
-        headers: { Cookie: client.cookie, "Content-Type": "application/json", ...(origin ? { Origin: origin } : {}), ...(token ? { "X-CSRF-Token": token } : {}) },
+        headers: {
+          Cookie: client.cookie,
+          "Content-Type": "application/json",
+          ...(origin ? { Origin: origin } : {}),
+          ...(token ? { "X-CSRF-Token": token } : {}),
+        },
         body: "{}",
       });
-    const viaForm = (origin: string | null, token: string | null) => client.post("/trigger", { nonce: `nonce-${String(++n).padStart(8, "0")}` }, { origin, csrf: token });
+    const viaForm = (origin: string | null, token: string | null) =>
+      client.post("/trigger", { nonce: `nonce-${String(++n).padStart(8, "0")}` }, { origin, csrf: token });
 
     const cases: [string | null, string | null, boolean][] = [
       [ORIGIN, client.csrf, true],

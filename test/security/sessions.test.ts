@@ -104,7 +104,10 @@ describe("dashboard sessions", () => {
     const client = await dashboardClient(deps, token);
     const bearer = { Authorization: `Bearer ${token}` };
     expect((await client.app.request("/api/agents/default", { headers: bearer })).status).toBe(200);
-    const res = await client.app.request(`/api/operators/${operator.id}`, { method: "DELETE", headers: { Authorization: `Bearer ${TEST_ADMIN_TOKEN}` } });
+    const res = await client.app.request(`/api/operators/${operator.id}`, {
+      method: "DELETE",
+      headers: { Authorization: `Bearer ${TEST_ADMIN_TOKEN}` },
+    });
     expect(res.status).toBe(200);
     expect(await status(client.app, client.cookie)).toBe(303);
     expect((await client.app.request("/api/agents/default", { headers: bearer })).status).toBe(401);

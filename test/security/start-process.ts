@@ -20,7 +20,11 @@ export function runStart(
   // Exactly these variables, nothing inherited (worker-configuration.d.ts widens ProcessEnv's type).
   const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: "/tmp", ...vars } as unknown as NodeJS.ProcessEnv;
   const nobody = options.asNobody && process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
-  const child = spawn(process.execPath, ["--import", "tsx", options.script ?? "functions/node.ts"], { env, stdio: ["ignore", "pipe", "pipe"], ...nobody });
+  const child = spawn(process.execPath, ["--import", "tsx", options.script ?? "functions/node.ts"], {
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+    ...nobody,
+  });
   let stderr = "";
   let stdout = "";
   child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));

@@ -136,7 +136,9 @@ describe("authentication throttling", () => {
     const untrusting = await createTestDeps();
     const plain = buildApp(() => untrusting);
     const viaProxy = (app: ReturnType<typeof buildApp>, token: string, forwarded: string) =>
-      app.request("/api/agents/default", { headers: { Authorization: `Bearer ${token}`, "cf-connecting-ip": "10.0.0.1", "x-forwarded-for": forwarded } });
+      app.request("/api/agents/default", {
+        headers: { Authorization: `Bearer ${token}`, "cf-connecting-ip": "10.0.0.1", "x-forwarded-for": forwarded },
+      });
     // Not trusted: a forged header changes nothing, the peer is counted.
     for (let i = 0; i < 10; i++) await viaProxy(plain, `wrong-${i}`, `198.51.100.${i}`);
     expect((await viaProxy(plain, TEST_ADMIN_TOKEN, "198.51.100.99")).status).toBe(429);
@@ -183,7 +185,9 @@ describe("bounded bookkeeping", () => {
     const deps = await createTestDeps();
     const app = buildApp(() => deps);
     const rows = async () => {
-      const tables = (await deps.db.$client.execute("select name from sqlite_master where type = 'table' and name not like 'sqlite_%'")).rows.map((r) => String(r.name));
+      const tables = (
+        await deps.db.$client.execute("select name from sqlite_master where type = 'table' and name not like 'sqlite_%'")
+      ).rows.map((r) => String(r.name));
       const counts: Record<string, number> = {};
       for (const t of tables) counts[t] = Number((await deps.db.$client.execute(`select count(*) as n from "${t}"`)).rows[0]!.n);
       return counts;

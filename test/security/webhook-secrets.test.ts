@@ -38,9 +38,15 @@ describe("per-agent webhook secrets", () => {
 
     // The same report reaches default, and teamb's own secret signs teamb's reports.
     expect((await app.request("/webhooks/default/instances", captured)).status).toBe(202);
-    expect((await app.request("/webhooks/teamb/instances", signedWebhook("msg_b", { instanceId: "b-1", state: "running" }, webhookSecret))).status).toBe(202);
+    expect(
+      (await app.request("/webhooks/teamb/instances", signedWebhook("msg_b", { instanceId: "b-1", state: "running" }, webhookSecret)))
+        .status,
+    ).toBe(202);
     // And teamb's secret forges nothing for default.
-    expect((await app.request("/webhooks/default/instances", signedWebhook("msg_c", { instanceId: "d-1", state: "running" }, webhookSecret))).status).toBe(401);
+    expect(
+      (await app.request("/webhooks/default/instances", signedWebhook("msg_c", { instanceId: "d-1", state: "running" }, webhookSecret)))
+        .status,
+    ).toBe(401);
   });
 
   it("rotation: a new secret once, the previous verifies through the grace and not after", async () => {
@@ -52,7 +58,8 @@ describe("per-agent webhook secrets", () => {
     expect(body.webhookSecret).not.toBe(first);
     expect(body.previousValidUntil).toBe(new Date(deps.clock.now() + 600_000).toISOString());
 
-    const report = (id: string, secret: string) => app.request("/webhooks/teamc/instances", signedWebhook(id, { instanceId: "c-1", state: "running" }, secret));
+    const report = (id: string, secret: string) =>
+      app.request("/webhooks/teamc/instances", signedWebhook(id, { instanceId: "c-1", state: "running" }, secret));
     expect((await report("r1", first)).status).toBe(202);
     expect((await report("r2", body.webhookSecret)).status).toBe(202);
     deps.clock.advance(600_000);
@@ -70,7 +77,8 @@ describe("per-agent webhook secrets", () => {
   it("no GET answer carries a secret", async () => {
     const { api } = await setup();
     const { webhookSecret } = await createAgent(api, "teamd");
-    const rotated = ((await (await api("/agents/teamd/webhook-secret", { method: "POST" })).json()) as { webhookSecret: string }).webhookSecret;
+    const rotated = ((await (await api("/agents/teamd/webhook-secret", { method: "POST" })).json()) as { webhookSecret: string })
+      .webhookSecret;
     for (const path of ["/agents", "/agents/teamd"]) {
       const text = await (await api(path)).text();
       expect(text).not.toContain(webhookSecret.slice(6));

@@ -11,7 +11,11 @@ afterEach(() => vi.restoreAllMocks());
 
 function context() {
   const waited: Promise<unknown>[] = [];
-  const ctx = { waitUntil: (p: Promise<unknown>) => waited.push(p), passThroughOnException: () => {}, props: {} } as unknown as ExecutionContext;
+  const ctx = {
+    waitUntil: (p: Promise<unknown>) => waited.push(p),
+    passThroughOnException: () => {},
+    props: {},
+  } as unknown as ExecutionContext;
   return { ctx, waited };
 }
 
@@ -19,7 +23,11 @@ describe("the Worker with a configuration error", () => {
   it("logs one line per cron tick and throws nothing", async () => {
     const lines: string[] = [];
     vi.spyOn(console, "error").mockImplementation((line: string) => void lines.push(line));
-    const env = { DATABASE_URL: "libsql://db.example.turso.io", ADMIN_TOKEN: "worker-admin-token-0123456789", APPROVAL_REQUIRED_ACTIONS: "destory" };
+    const env = {
+      DATABASE_URL: "libsql://db.example.turso.io",
+      ADMIN_TOKEN: "worker-admin-token-0123456789",
+      APPROVAL_REQUIRED_ACTIONS: "destory",
+    };
     for (let tick = 1; tick <= 2; tick++) {
       const { ctx, waited } = context();
       handleScheduled(env, ctx);
@@ -28,7 +36,11 @@ describe("the Worker with a configuration error", () => {
     }
     for (const line of lines) {
       expect(line.split("\n")).toHaveLength(1);
-      expect(JSON.parse(line)).toMatchObject({ level: "error", variable: "APPROVAL_REQUIRED_ACTIONS", error: expect.stringContaining('unknown action "destory"') });
+      expect(JSON.parse(line)).toMatchObject({
+        level: "error",
+        variable: "APPROVAL_REQUIRED_ACTIONS",
+        error: expect.stringContaining('unknown action "destory"'),
+      });
     }
     const res = await handleFetch(new Request("https://w.example/healthz"), env, context().ctx);
     expect(res.status).toBe(500);

@@ -20,7 +20,9 @@ describe(`agent simulation (${seeds.length} seeds)`, () => {
     for (const seed of seeds) {
       const result = await simulate(seed, 60, "agent");
       if (result.violations.length) {
-        expect.fail(`seed ${seed} broke an invariant:\n  ${result.violations.join("\n  ")}\nreplay: SIM_SEED=${seed} npx vitest run test/simulation/agent.sim.test.ts`);
+        expect.fail(
+          `seed ${seed} broke an invariant:\n  ${result.violations.join("\n  ")}\nreplay: SIM_SEED=${seed} npx vitest run test/simulation/agent.sim.test.ts`,
+        );
       }
       requests += result.llmRequests;
       compacted += result.compactedCalls;

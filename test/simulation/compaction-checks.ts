@@ -21,16 +21,24 @@ export interface CompactionRecord {
 const LONG_OUTPUT = 40;
 
 export function startingHistory(draft: PromptDraft): StartingHistory {
-  const long = (m: PromptDraft["history"][number]["messages"][number]) => m.role === "tool" && typeof m.content === "string" && countText(m.content) > LONG_OUTPUT;
+  const long = (m: PromptDraft["history"][number]["messages"][number]) =>
+    m.role === "tool" && typeof m.content === "string" && countText(m.content) > LONG_OUTPUT;
   return { turns: draft.history.length, stubbable: draft.history.some((t) => t.messages.some(long)) };
 }
 
-export function checkCompaction(runId: number, start: StartingHistory, compaction: CompactionRecord | null, summarizedThrough: number): string[] {
+export function checkCompaction(
+  runId: number,
+  start: StartingHistory,
+  compaction: CompactionRecord | null,
+  summarizedThrough: number,
+): string[] {
   const problems: string[] = [];
   const calls = compaction?.calls ?? [];
   const first = calls[0];
   if (first && first.before > first.budget && start.stubbable && first.stubbedToolOutputs === 0) {
-    problems.push(`run ${runId}, call 1: ${first.before} tokens over a budget of ${first.budget}, and no tool output of its history was stubbed`);
+    problems.push(
+      `run ${runId}, call 1: ${first.before} tokens over a budget of ${first.budget}, and no tool output of its history was stubbed`,
+    );
   }
   let history = start.turns;
   for (const [i, call] of calls.entries()) {
@@ -42,7 +50,9 @@ export function checkCompaction(runId: number, start: StartingHistory, compactio
     if (call.summarized) {
       history -= call.summarized.turns;
       if (call.summarized.through > summarizedThrough) {
-        problems.push(`run ${runId}, call ${i + 1}: summarised through message ${call.summarized.through}, but the epoch's summary covers only ${summarizedThrough}`);
+        problems.push(
+          `run ${runId}, call ${i + 1}: summarised through message ${call.summarized.through}, but the epoch's summary covers only ${summarizedThrough}`,
+        );
       }
     }
   }

@@ -32,10 +32,14 @@ export async function readSchedule(db: Client, agentId: string): Promise<Schedul
 export function judgeRequest(what: string, before: Schedule, after: Schedule, target: number, scheduled: boolean): string[] {
   const covered = before.nextRunAt !== null && before.nextRunAt <= target;
   if (covered && (after.slot !== before.slot || after.nextRunAt !== before.nextRunAt)) {
-    return [`${what} (window ending ${target}) was covered by the run scheduled at ${before.nextRunAt}, yet moved slot ${before.slot} at ${before.nextRunAt} to slot ${after.slot} at ${after.nextRunAt}`];
+    return [
+      `${what} (window ending ${target}) was covered by the run scheduled at ${before.nextRunAt}, yet moved slot ${before.slot} at ${before.nextRunAt} to slot ${after.slot} at ${after.nextRunAt}`,
+    ];
   }
   if (!covered && scheduled && (after.nextRunAt !== target || after.slot === before.slot)) {
-    return [`${what} (window ending ${target}) was not covered (run scheduled at ${before.nextRunAt}), yet left slot ${after.slot} at ${after.nextRunAt}`];
+    return [
+      `${what} (window ending ${target}) was not covered (run scheduled at ${before.nextRunAt}), yet left slot ${after.slot} at ${after.nextRunAt}`,
+    ];
   }
   return [];
 }
@@ -52,7 +56,12 @@ export interface Arrival {
  * Each arrival's first claim (runs are in claim order) came by its window's end, or by the end of
  * the run in flight when it arrived, plus `slack`. An arrival never claimed is checkSettled's to report.
  */
-export function lateClaims(arrivals: readonly Arrival[], runs: readonly SimRun[], finishedAt: ReadonlyMap<number, number>, slack: number): string[] {
+export function lateClaims(
+  arrivals: readonly Arrival[],
+  runs: readonly SimRun[],
+  finishedAt: ReadonlyMap<number, number>,
+  slack: number,
+): string[] {
   const problems: string[] = [];
   for (const a of arrivals) {
     const first = runs.find((r) => r.eventIds.includes(a.eventId));

@@ -111,7 +111,12 @@ export async function simulate(seed: number, steps = 60, mode: SimMode = "pipeli
       // A due wake requests a run at its due time, no window: judged like an ingest's request for that time.
       const [wake] = (await raw.execute({ sql: "select due_at from wakes where id = ?", args: [body.wakeId] })).rows;
       const target = wake ? Number(wake.due_at) : clock.now();
-      await judged(`the delivery of wake ${body.wakeId}`, target, () => handleDelivery(deps, body).catch(() => redeliver(item)), (handled) => handled === "requested");
+      await judged(
+        `the delivery of wake ${body.wakeId}`,
+        target,
+        () => handleDelivery(deps, body).catch(() => redeliver(item)),
+        (handled) => handled === "requested",
+      );
       return;
     }
     const runsBefore = sim.runs.length;
@@ -136,12 +141,35 @@ export async function simulate(seed: number, steps = 60, mode: SimMode = "pipeli
     await finishes.get(run.runId);
     finishes.delete(run.runId);
     finishedAt.set(run.runId, clock.now());
-    const [row] = (await raw.execute({ sql: "select status, noop, compaction, session_epoch from runs where agent_id = 'default' and run_id = ?", args: [run.runId] })).rows;
+    const [row] = (
+      await raw.execute({
+        sql: "select status, noop, compaction, session_epoch from runs where agent_id = 'default' and run_id = ?",
+        args: [run.runId],
+      })
+    ).rows;
     if (run.history && typeof row?.compaction === "string") {
-      const [session] = (await raw.execute({ sql: "select summarized_through from sessions where agent_id = 'default' and epoch = ?", args: [row.session_epoch ?? -1] })).rows;
-      violations.push(...checkCompaction(run.runId, run.history, JSON.parse(row.compaction) as CompactionRecord, Number(session?.summarized_through ?? 0)));
+      const [session] = (
+        await raw.execute({
+          sql: "select summarized_through from sessions where agent_id = 'default' and epoch = ?",
+          args: [row.session_epoch ?? -1],
+        })
+      ).rows;
+      violations.push(
+        ...checkCompaction(
+          run.runId,
+          run.history,
+          JSON.parse(row.compaction) as CompactionRecord,
+          Number(session?.summarized_through ?? 0),
+        ),
+      );
     }
-    if (ranFaultFree && row?.status === "succeeded" && Number(row.noop) === 1 && agent?.next_run_at === null && scheduler.publishes !== publishesBefore) {
+    if (
+      ranFaultFree &&
+      row?.status === "succeeded" &&
+      Number(row.noop) === 1 &&
+      agent?.next_run_at === null &&
+      scheduler.publishes !== publishesBefore
+    ) {
       violations.push(`no-op run ${run.runId} published ${scheduler.publishes - publishesBefore} deliveries`);
     }
   }
@@ -154,7 +182,10 @@ export async function simulate(seed: number, steps = 60, mode: SimMode = "pipeli
     return judged(
       `an ingest of ${key} at ${clock.now()}`,
       target,
-      () => ingestEvent(deps, { agentId: DEFAULT_AGENT, source, priority, dedupKey: key, payload: dedupKey ? {} : { n: eventCounter } }).catch(() => undefined),
+      () =>
+        ingestEvent(deps, { agentId: DEFAULT_AGENT, source, priority, dedupKey: key, payload: dedupKey ? {} : { n: eventCounter } }).catch(
+          () => undefined,
+        ),
       (ingested) => ingested?.duplicate === false,
     );
   };
@@ -168,7 +199,9 @@ export async function simulate(seed: number, steps = 60, mode: SimMode = "pipeli
       // a webhook retried by its sender: same dedup key
       if (eventCounter > 0) await ingest("webhook", `webhook:${rng.int(1, eventCounter)}`);
     } else if (roll < 0.32) {
-      await createWake(deps, DEFAULT_AGENT, { dueAt: clock.now() + rng.int(0, 20_000), reason: "sim", createdByRun: null }).catch(() => undefined);
+      await createWake(deps, DEFAULT_AGENT, { dueAt: clock.now() + rng.int(0, 20_000), reason: "sim", createdByRun: null }).catch(
+        () => undefined,
+      );
     } else if (roll < 0.55) {
       const due = scheduler.due(clock.now());
       if (due.length) await deliver(rng.pick(due), rng.chance(0.15));
@@ -180,7 +213,8 @@ export async function simulate(seed: number, steps = 60, mode: SimMode = "pipeli
       clock.advance(rng.pick([100, 1000, 2000, 5000, 10_000, 30_000, 61_000]));
     } else if (roll < 0.85) {
       if (sim.waiting().length) {
-        if (rng.chance(0.2)) sim.waiting()[0]!.open = undefined; // the process died mid-run
+        if (rng.chance(0.2))
+          sim.waiting()[0]!.open = undefined; // the process died mid-run
         else await finishOne();
       }
     } else if (roll < 0.92) {
@@ -215,7 +249,12 @@ export async function simulate(seed: number, steps = 60, mode: SimMode = "pipeli
       const at = clock.now();
       const ingested = await ingest(source);
       if (ingested && !ingested.duplicate) {
-        arrivals.push({ eventId: ingested.eventId, at, windowEnd: at + (source === "human" ? config.debounceHumanMs : config.debounceStateMs), inFlight: leaseRunId });
+        arrivals.push({
+          eventId: ingested.eventId,
+          at,
+          windowEnd: at + (source === "human" ? config.debounceHumanMs : config.debounceStateMs),
+          inFlight: leaseRunId,
+        });
         if (at < firstWindowEnd) firstWindow.add(ingested.eventId);
       }
       const step = rng.pick([0, 0, 20, 50, 300, 1000, 2500]);
@@ -230,7 +269,8 @@ export async function simulate(seed: number, steps = 60, mode: SimMode = "pipeli
     sim.calm = false;
     const succeeded = new Set((await raw.execute("select run_id from runs where status = 'succeeded'")).rows.map((r) => Number(r.run_id)));
     const consuming = sim.runs.filter((r) => succeeded.has(r.runId) && r.eventIds.some((id) => firstWindow.has(id)));
-    if (consuming.length < 1 || consuming.length > 2) violations.push(`a burst of ${firstWindow.size} events inside one window was consumed by ${consuming.length} runs`);
+    if (consuming.length < 1 || consuming.length > 2)
+      violations.push(`a burst of ${firstWindow.size} events inside one window was consumed by ${consuming.length} runs`);
     violations.push(...lateClaims(arrivals, sim.runs, finishedAt, slack));
   }
 
@@ -248,7 +288,9 @@ export async function simulate(seed: number, steps = 60, mode: SimMode = "pipeli
       }
       const agent = (await raw.execute("select lease_token, next_run_at from agents where id = 'default'")).rows[0]!;
       if (scheduler.queue.length === 0 && agent.lease_token === null && agent.next_run_at === null && (await nothingPending())) return;
-      clock.advance(scheduler.queue.length ? Math.max(0, Math.min(...scheduler.queue.map((q) => q.availableAt)) - clock.now()) || 1000 : 61_000);
+      clock.advance(
+        scheduler.queue.length ? Math.max(0, Math.min(...scheduler.queue.map((q) => q.availableAt)) - clock.now()) || 1000 : 61_000,
+      );
       if (!scheduler.due(clock.now()).length) await runCronTick(deps).catch(() => undefined);
     }
     violations.push("the system did not settle");
@@ -280,7 +322,11 @@ export async function simulate(seed: number, steps = 60, mode: SimMode = "pipeli
      where json_extract(call.value, '$.stubbedToolOutputs') > 0 or json_extract(call.value, '$.summarized') is not null
         or json_extract(call.value, '$.trimmedTurns') > 0 or json_extract(call.value, '$.droppedNoopTurns') > 0`,
   );
-  const [poisoned] = (await raw.execute("select (select count(*) from events where drop_reason = 'poison') + (select count(*) from wakes where drop_reason = 'poison') as n")).rows;
+  const [poisoned] = (
+    await raw.execute(
+      "select (select count(*) from events where drop_reason = 'poison') + (select count(*) from wakes where drop_reason = 'poison') as n",
+    )
+  ).rows;
   raw.close();
   return {
     seed,

@@ -106,7 +106,16 @@ export async function simulateEffects(seed: number, options: EffectsSimOptions =
 
     const simulator = new SimulatorProvider(dbA, clock, () => rng.next());
     await simulator.seed(FLEET.length);
-    await dbA.insert(instances).values(FLEET.map((id) => ({ agentId: DEFAULT_AGENT, id, state: "running", stateAt: clock.now(), lastSeenAt: clock.now(), updatedAt: clock.now() })));
+    await dbA.insert(instances).values(
+      FLEET.map((id) => ({
+        agentId: DEFAULT_AGENT,
+        id,
+        state: "running",
+        stateAt: clock.now(),
+        lastSeenAt: clock.now(),
+        updatedAt: clock.now(),
+      })),
+    );
 
     const base = { clock, config, scheduler, llm, runStep: step, log: silentLogger };
     const depsB: Deps = { ...base, db: dbB, provider: new SimulatorProvider(dbB, clock, () => rng.next()) };
@@ -175,7 +184,10 @@ export async function simulateEffects(seed: number, options: EffectsSimOptions =
       if (roll < 0.25) {
         // a burst of reports on B while A handles what is due
         const due = scheduler.takeDue(clock.now());
-        await Promise.all([...Array.from({ length: rng.int(1, 4) }, () => report(depsB)), ...due.slice(0, 1).map((d) => deliver(depsA, d))]);
+        await Promise.all([
+          ...Array.from({ length: rng.int(1, 4) }, () => report(depsB)),
+          ...due.slice(0, 1).map((d) => deliver(depsA, d)),
+        ]);
         for (const rest of due.slice(1)) scheduler.published.push(rest);
       } else if (roll < 0.5) {
         // two deliveries at once, one per connection
@@ -190,7 +202,13 @@ export async function simulateEffects(seed: number, options: EffectsSimOptions =
         await idleTelemetry(ticking);
         await runCronTick(ticking);
       } else if (roll < 0.85) {
-        await ingestEvent(depsA, { agentId: DEFAULT_AGENT, source: "human", priority: 0, dedupKey: `chat:${i}`, payload: { text: "status?" } });
+        await ingestEvent(depsA, {
+          agentId: DEFAULT_AGENT,
+          source: "human",
+          priority: 0,
+          dedupKey: `chat:${i}`,
+          payload: { text: "status?" },
+        });
       } else {
         const next = Math.min(...scheduler.published.map((p) => p.notBefore));
         if (Number.isFinite(next) && next > clock.now()) clock.set(next);
@@ -198,8 +216,20 @@ export async function simulateEffects(seed: number, options: EffectsSimOptions =
       violations.push(...(await checkEffectInvariants(rawA, fences, config.maxEventAttempts)));
     }
     const [poisoned] = (await rawA.execute("select count(*) as n from events where drop_reason = 'poison'")).rows;
-    const [economics] = (await rawA.execute("select (select count(*) from once_notices) + (select count(*) from actions where idempotency_key like 'idle-stop:%' or idempotency_key like 'stopped-destroy:%') as n")).rows;
-    return { seed, runs, lateAnswers: llm.lateAnswers, stalls, poisoned: Number(poisoned?.n ?? 0), economics: Number(economics?.n ?? 0), violations };
+    const [economics] = (
+      await rawA.execute(
+        "select (select count(*) from once_notices) + (select count(*) from actions where idempotency_key like 'idle-stop:%' or idempotency_key like 'stopped-destroy:%') as n",
+      )
+    ).rows;
+    return {
+      seed,
+      runs,
+      lateAnswers: llm.lateAnswers,
+      stalls,
+      poisoned: Number(poisoned?.n ?? 0),
+      economics: Number(economics?.n ?? 0),
+      violations,
+    };
   } finally {
     rawA.close();
     rawB.close();

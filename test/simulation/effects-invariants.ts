@@ -30,7 +30,8 @@ export async function checkEffectInvariants(db: Client, fences: ReadonlyMap<numb
       violations.push(`${w.what} ${w.id} names run ${run}, which never ran a step`);
       continue;
     }
-    if (at >= fence.leaseExpiresAt) violations.push(`${w.what} ${w.id} was written by run ${run} at ${at}, after its lease expired at ${fence.leaseExpiresAt}`);
+    if (at >= fence.leaseExpiresAt)
+      violations.push(`${w.what} ${w.id} was written by run ${run} at ${at}, after its lease expired at ${fence.leaseExpiresAt}`);
     const later = [...started].find(([id, start]) => id > run && start < at);
     if (later) violations.push(`${w.what} ${w.id} was written by run ${run} at ${at}, after run ${later[0]} claimed at ${later[1]}`);
   }
@@ -41,11 +42,14 @@ export async function checkEffectInvariants(db: Client, fences: ReadonlyMap<numb
   const twice = await db.execute(`select o.key, count(n.id) as n, coalesce(sum(n.repeats), 0) as repeats from once_notices o
     join notifications n on n.agent_id = o.agent_id and n.dedup_key = o.key group by o.agent_id, o.key having count(n.id) > 1 or sum(n.repeats) > 0`);
   for (const row of twice.rows) violations.push(`once-notice ${row.key} sent ${row.n} times (${row.repeats} folded repeats)`);
-  const pendingTwice = await db.execute(`select instance_id, kind, count(*) as n from approvals where status = 'pending' group by agent_id, instance_id, kind having count(*) > 1`);
+  const pendingTwice = await db.execute(
+    `select instance_id, kind, count(*) as n from approvals where status = 'pending' group by agent_id, instance_id, kind having count(*) > 1`,
+  );
   for (const row of pendingTwice.rows) violations.push(`${row.n} pending approvals to ${row.kind} ${row.instance_id}`);
 
   const stray = await db.execute(`select distinct m.run_id, r.status, r.noop from messages m left join runs r on r.run_id = m.run_id
     where r.run_id is null or r.status != 'succeeded' or r.noop != 0`);
-  for (const row of stray.rows) violations.push(`conversation turns stored for run ${row.run_id} (${row.status ?? "unknown"}, noop ${row.noop})`);
+  for (const row of stray.rows)
+    violations.push(`conversation turns stored for run ${row.run_id} (${row.status ?? "unknown"}, noop ${row.noop})`);
   return violations;
 }

@@ -11,7 +11,9 @@ const seeds = process.env.SIM_SEED
   : Array.from({ length: Number(process.env.SIM_EFFECTS_SEEDS ?? 100) }, (_, i) => i + 1);
 
 describe(`effects simulation (${seeds.length} seeds)`, () => {
-  it("no run writes after its lease or another run's claim; nothing is attempted past the limit; turns only for runs that did something", { timeout: 600_000 }, async () => {
+  it("no run writes after its lease or another run's claim; nothing is attempted past the limit; turns only for runs that did something", {
+    timeout: 600_000,
+  }, async () => {
     let runs = 0;
     let late = 0;
     let stalls = 0;
@@ -20,7 +22,9 @@ describe(`effects simulation (${seeds.length} seeds)`, () => {
     for (const seed of seeds) {
       const result = await simulateEffects(seed);
       if (result.violations.length) {
-        expect.fail(`seed ${seed} broke an invariant:\n  ${result.violations.slice(0, 5).join("\n  ")}\nreplay: SIM_SEED=${seed} npx vitest run test/simulation/effects.sim.test.ts`);
+        expect.fail(
+          `seed ${seed} broke an invariant:\n  ${result.violations.slice(0, 5).join("\n  ")}\nreplay: SIM_SEED=${seed} npx vitest run test/simulation/effects.sim.test.ts`,
+        );
       }
       runs += result.runs;
       late += result.lateAnswers;

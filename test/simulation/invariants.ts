@@ -35,11 +35,14 @@ export async function checkInvariants(db: Db, sim: SimStep): Promise<string[]> {
   const [agent] = await query(db, "select run_counter from agents where id = 'default'");
   const [runs] = await query(db, "select count(*) as n, coalesce(max(run_id), 0) as top, sum(status = 'running') as running from runs");
   const counter = Number(agent!.run_counter);
-  if (Number(runs!.n) !== counter || Number(runs!.top) !== counter) problems.push(`run ids are not 1..${counter}: ${runs!.n} rows, max ${runs!.top}`);
+  if (Number(runs!.n) !== counter || Number(runs!.top) !== counter)
+    problems.push(`run ids are not 1..${counter}: ${runs!.n} rows, max ${runs!.top}`);
   if (Number(runs!.running ?? 0) > 1) problems.push(`${runs!.running} runs are running at once`);
   const succeeded = await succeededRuns(db);
-  for (const [id, n] of countBySucceeded(sim, succeeded, (r) => r.eventIds)) if (n > 1) problems.push(`event ${id} consumed by ${n} successful runs`);
-  for (const [id, n] of countBySucceeded(sim, succeeded, (r) => r.wakeIds)) if (n > 1) problems.push(`wake ${id} consumed by ${n} successful runs`);
+  for (const [id, n] of countBySucceeded(sim, succeeded, (r) => r.eventIds))
+    if (n > 1) problems.push(`event ${id} consumed by ${n} successful runs`);
+  for (const [id, n] of countBySucceeded(sim, succeeded, (r) => r.wakeIds))
+    if (n > 1) problems.push(`wake ${id} consumed by ${n} successful runs`);
   return problems;
 }
 
@@ -58,7 +61,11 @@ export async function checkSettled(db: Db, sim: SimStep, now: number, maxAttempt
   const wakeCounts = countBySucceeded(sim, succeeded, (r) => r.wakeIds);
   // Dropped as poison (invariant 9) is an end too, but only once the attempts reached the limit.
   problems.push(...(await checkPoison(db.$client, maxAttempts, true)));
-  for (const w of await query(db, "select id, status, consumed_by_run from wakes where status not in ('cancelled', 'dropped') and due_at <= ?", [now])) {
+  for (const w of await query(
+    db,
+    "select id, status, consumed_by_run from wakes where status not in ('cancelled', 'dropped') and due_at <= ?",
+    [now],
+  )) {
     const id = Number(w.id);
     if (w.status !== "consumed" || !succeeded.has(Number(w.consumed_by_run)) || wakeCounts.get(id) !== 1) {
       problems.push(`due wake ${id} ended ${w.status} (run ${w.consumed_by_run}), seen by ${wakeCounts.get(id) ?? 0} successful runs`);

@@ -121,7 +121,14 @@ export async function simulateEffects(seed: number, steps = 80): Promise<Effects
     if (rng.chance(0.1)) llm.down = !llm.down;
     for (const report of provider.reports.filter((r) => r.at <= clock.now()).sort((a, b) => a.at - b.at)) {
       provider.reports.splice(provider.reports.indexOf(report), 1);
-      await recordInstanceState(deps, { agentId: DEFAULT_AGENT, instanceId: report.instanceId, state: report.state, at: report.at, source: "webhook", dedupKey: report.key });
+      await recordInstanceState(deps, {
+        agentId: DEFAULT_AGENT,
+        instanceId: report.instanceId,
+        state: report.state,
+        at: report.at,
+        source: "webhook",
+        dedupKey: report.key,
+      });
     }
     if (clock.now() - lastTick >= 60_000) {
       lastTick = clock.now();
@@ -133,7 +140,14 @@ export async function simulateEffects(seed: number, steps = 80): Promise<Effects
       const idle = await db
         .select({ id: instances.id })
         .from(instances)
-        .where(and(eq(instances.agentId, DEFAULT_AGENT), eq(instances.state, "running"), isNull(instances.expectedState), isNull(instances.goneAt)));
+        .where(
+          and(
+            eq(instances.agentId, DEFAULT_AGENT),
+            eq(instances.state, "running"),
+            isNull(instances.expectedState),
+            isNull(instances.goneAt),
+          ),
+        );
       if (idle.length) {
         const instanceId = rng.pick(idle).id;
         failures.push({ instanceId, at: clock.now() });
@@ -146,20 +160,39 @@ export async function simulateEffects(seed: number, steps = 80): Promise<Effects
         rejections++;
       }
     } else if (roll < 0.33) {
-      await ingestEvent(deps, { agentId: DEFAULT_AGENT, source: "human", priority: 0, dedupKey: `chat:${++messages}`, payload: { text: "how is it going?" } });
+      await ingestEvent(deps, {
+        agentId: DEFAULT_AGENT,
+        source: "human",
+        priority: 0,
+        dedupKey: `chat:${++messages}`,
+        payload: { text: "how is it going?" },
+      });
     }
     await deliverDue(deps);
     violations.push(...(await checkEffectInvariants(raw, config, failures)));
   }
   if (violations.length && process.env.SIM_DEBUG) {
-    for (const q of ["select id, run_id, kind, instance_id, decided_by, status, created_at from actions", "select id, source, status, drop_reason, run_id, payload, created_at from events", "select instance_id, from_state, to_state, source, at, created_at from instance_events"]) {
+    for (const q of [
+      "select id, run_id, kind, instance_id, decided_by, status, created_at from actions",
+      "select id, source, status, drop_reason, run_id, payload, created_at from events",
+      "select instance_id, from_state, to_state, source, at, created_at from instance_events",
+    ]) {
       console.log((await raw.execute(q)).rows.map((r) => JSON.stringify(r)).join("\n"));
     }
   }
-  const counts = await raw.execute(`select (select count(*) from runs) as runs, (select count(*) from actions where status = 'succeeded') as actions,
+  const counts =
+    await raw.execute(`select (select count(*) from runs) as runs, (select count(*) from actions where status = 'succeeded') as actions,
     (select count(*) from actions where decided_by <> 'human') as decided,
     (select count(*) from runs r where r.decider = 'rules' and exists (select 1 from action_blocks b where r.started_at >= b.rejected_at and r.started_at < b.until and b.lifted_at is null)) as rules_in_blocks`);
   raw.close();
   const [row] = counts.rows;
-  return { seed, runs: Number(row!.runs), decided: Number(row!.decided), actions: Number(row!.actions), rejections, rulesRunsInBlocks: Number(row!.rules_in_blocks), violations };
+  return {
+    seed,
+    runs: Number(row!.runs),
+    decided: Number(row!.decided),
+    actions: Number(row!.actions),
+    rejections,
+    rulesRunsInBlocks: Number(row!.rules_in_blocks),
+    violations,
+  };
 }

@@ -25,7 +25,9 @@ export interface InjectedFailure {
 
 export async function checkEffectInvariants(raw: Client, config: Config, failures: readonly InjectedFailure[]): Promise<string[]> {
   const violations: string[] = [];
-  const acted = await raw.execute("select id, kind, instance_id, created_at from actions where kind in ('start', 'reboot') and status = 'succeeded' order by id");
+  const acted = await raw.execute(
+    "select id, kind, instance_id, created_at from actions where kind in ('start', 'reboot') and status = 'succeeded' order by id",
+  );
   const reports = await raw.execute(
     `select json_extract(payload, '$.instanceId') as instance_id, run_id, status, created_at from events
      where source in ('webhook', 'reconcile') and status <> 'dropped'
@@ -45,7 +47,8 @@ export async function checkEffectInvariants(raw: Client, config: Config, failure
         .filter((e) => e.instance_id === a.instance_id && Number(e.created_at) >= at && Number(e.created_at) < end)
         .map((e) => (e.status === "pending" ? "pending" : String(e.run_id))),
     );
-    if (woke.size > 1) violations.push(`no echo: ${a.kind} ${a.instance_id} (action ${a.id}) caused ${woke.size} runs through its own echo`);
+    if (woke.size > 1)
+      violations.push(`no echo: ${a.kind} ${a.instance_id} (action ${a.id}) caused ${woke.size} runs through its own echo`);
   }
 
   const early = await raw.execute({
@@ -56,13 +59,15 @@ export async function checkEffectInvariants(raw: Client, config: Config, failure
 
   const made = await raw.execute("select created_at from wakes where created_by_run is not null order by created_at");
   const madeAt = made.rows.map((r) => Number(r.created_at));
-  if (maxInAnHour(madeAt) > config.wakesPerHour) violations.push(`wake budget: ${maxInAnHour(madeAt)} self-scheduled wakes made within an hour (budget ${config.wakesPerHour})`);
+  if (maxInAnHour(madeAt) > config.wakesPerHour)
+    violations.push(`wake budget: ${maxInAnHour(madeAt)} self-scheduled wakes made within an hour (budget ${config.wakesPerHour})`);
   const wakeRuns = await raw.execute(
     `select distinct r.run_id, r.started_at from runs r join wakes w on w.consumed_by_run = r.run_id and w.agent_id = r.agent_id
      where w.created_by_run is not null order by r.started_at`,
   );
   const woken = maxInAnHour(wakeRuns.rows.map((r) => Number(r.started_at)));
-  if (woken > config.wakesPerHour + 1) violations.push(`wake budget: ${woken} runs woken by self-scheduled wakes within an hour (budget ${config.wakesPerHour} + 1)`);
+  if (woken > config.wakesPerHour + 1)
+    violations.push(`wake budget: ${woken} runs woken by self-scheduled wakes within an hour (budget ${config.wakesPerHour} + 1)`);
 
   const reasked = await raw.execute(
     `select a.id, a.kind, a.instance_id, a.requested_by, b.id as block from approvals a join action_blocks b
@@ -70,14 +75,18 @@ export async function checkEffectInvariants(raw: Client, config: Config, failure
      where a.created_at > b.rejected_at and a.created_at < b.until and (b.lifted_at is null or a.created_at < b.lifted_at)
        and (a.requested_by <> 'llm' or not exists (select 1 from events e where e.agent_id = a.agent_id and e.run_id = a.run_id and e.source = 'human'))`,
   );
-  for (const r of reasked.rows) violations.push(`a no sticks: approval ${r.id} (${r.kind} ${r.instance_id}, by ${r.requested_by}) filed inside block ${r.block}`);
+  for (const r of reasked.rows)
+    violations.push(`a no sticks: approval ${r.id} (${r.kind} ${r.instance_id}, by ${r.requested_by}) filed inside block ${r.block}`);
 
   const retried = await raw.execute(
     `select a.id, a.kind, a.instance_id, a.status, a.run_id, b.id as block from actions a join action_blocks b
        on b.agent_id = a.agent_id and b.instance_id = a.instance_id and b.kind = a.kind
      where a.decided_by = 'rules' and a.created_at > b.rejected_at and a.created_at < b.until and (b.lifted_at is null or a.created_at < b.lifted_at)`,
   );
-  for (const r of retried.rows) violations.push(`a no sticks: the rules policy tried ${r.kind} ${r.instance_id} (action ${r.id}, ${r.status}, run ${r.run_id}) inside block ${r.block}`);
+  for (const r of retried.rows)
+    violations.push(
+      `a no sticks: the rules policy tried ${r.kind} ${r.instance_id} (action ${r.id}, ${r.status}, run ${r.run_id}) inside block ${r.block}`,
+    );
 
   const doubled = await raw.execute(
     "select instance_id, kind, count(*) as n from approvals where status = 'pending' group by agent_id, instance_id, kind having n > 1",

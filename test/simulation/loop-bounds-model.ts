@@ -29,7 +29,9 @@ export class EffectsModel implements ChatModel {
       .filter((m) => m.role === "system")
       .map((m) => String(m.content))
       .join("\n");
-    const tools: { name: string; args: Record<string, unknown> }[] = [{ name: "schedule_next_check", args: { in_seconds: 1, reason: "look again" } }];
+    const tools: { name: string; args: Record<string, unknown> }[] = [
+      { name: "schedule_next_check", args: { in_seconds: 1, reason: "look again" } },
+    ];
     for (const [, id, state] of snapshot.matchAll(/^- (\S+?)(?: "[^"]*")?: (\w+) since/gm)) {
       if (state === "exited") tools.push({ name: "start_instance", args: { instance_id: id, reason: "exited" } });
       if (state === "loading") tools.push({ name: "reboot_instance", args: { instance_id: id, reason: "loading" } });
@@ -39,7 +41,11 @@ export class EffectsModel implements ChatModel {
       role: "assistant",
       content: null,
       refusal: null,
-      tool_calls: tools.map((t) => ({ id: `c${++this.calls}`, type: "function" as const, function: { name: t.name, arguments: JSON.stringify(t.args) } })),
+      tool_calls: tools.map((t) => ({
+        id: `c${++this.calls}`,
+        type: "function" as const,
+        function: { name: t.name, arguments: JSON.stringify(t.args) },
+      })),
     });
   }
 

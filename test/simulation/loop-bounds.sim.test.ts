@@ -22,7 +22,9 @@ describe(`loop-bounds simulation (${seeds.length} seeds)`, () => {
     for (const seed of seeds) {
       const result = await simulateEffects(seed);
       if (result.violations.length) {
-        expect.fail(`seed ${seed} broke an invariant:\n  ${result.violations.slice(0, 5).join("\n  ")}\nreplay: SIM_SEED=${seed} npx vitest run test/simulation/loop-bounds.sim.test.ts`);
+        expect.fail(
+          `seed ${seed} broke an invariant:\n  ${result.violations.slice(0, 5).join("\n  ")}\nreplay: SIM_SEED=${seed} npx vitest run test/simulation/loop-bounds.sim.test.ts`,
+        );
       }
       runs += result.runs;
       actions += result.actions;

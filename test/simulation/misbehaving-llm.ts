@@ -36,7 +36,11 @@ export class MisbehavingLlm implements ChatModel {
       this.clock.advance(this.leaseMs + this.rng.int(1, 5000));
     }
     const id = (name: string) => `${name}_${this.calls}_${this.rng.int(0, 1e6)}`;
-    const call = (name: string, args: Record<string, unknown>) => ({ id: id(name), type: "function" as const, function: { name, arguments: JSON.stringify(args) } });
+    const call = (name: string, args: Record<string, unknown>) => ({
+      id: id(name),
+      type: "function" as const,
+      function: { name, arguments: JSON.stringify(args) },
+    });
     const target = this.rng.pick(this.instances);
     const other = this.rng.pick(this.instances);
     const toolCalls = this.rng.chance(0.2)
@@ -59,7 +63,12 @@ export class MisbehavingLlm implements ChatModel {
           index: 0,
           finish_reason: toolCalls.length ? "tool_calls" : "stop",
           logprobs: null,
-          message: { role: "assistant", content: toolCalls.length ? null : "Nothing more to do.", refusal: null, ...(toolCalls.length ? { tool_calls: toolCalls } : {}) },
+          message: {
+            role: "assistant",
+            content: toolCalls.length ? null : "Nothing more to do.",
+            refusal: null,
+            ...(toolCalls.length ? { tool_calls: toolCalls } : {}),
+          },
         },
       ],
       usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },

@@ -14,7 +14,9 @@ async function runPipelineSeeds(seeds: number[]): Promise<void> {
   for (const seed of seeds) {
     const result = await simulate(seed);
     if (result.violations.length) {
-      expect.fail(`seed ${seed} broke an invariant:\n  ${result.violations.join("\n  ")}\nreplay: SIM_SEED=${seed} npx vitest run test/simulation`);
+      expect.fail(
+        `seed ${seed} broke an invariant:\n  ${result.violations.join("\n  ")}\nreplay: SIM_SEED=${seed} npx vitest run test/simulation`,
+      );
     }
     runs += result.runs;
     faults += result.faults;

@@ -29,13 +29,20 @@ export async function checkPoison(db: Client, maxAttempts: number, settled = fal
     const attempts = Number(row.attempts);
     const poisoned = row.status === "dropped" && row.drop_reason === "poison";
     const told = Number(row.told);
-    if (Number(row.claims) > maxAttempts || attempts > maxAttempts) problems.push(`${item} was claimed by ${row.claims} runs (attempts ${attempts}); the limit is ${maxAttempts}`);
-    if (row.status === "consumed" && attempts >= maxAttempts) problems.push(`${item} was consumed with ${attempts} attempts, at the limit of ${maxAttempts}: it should have been dropped as poison`);
+    if (Number(row.claims) > maxAttempts || attempts > maxAttempts)
+      problems.push(`${item} was claimed by ${row.claims} runs (attempts ${attempts}); the limit is ${maxAttempts}`);
+    if (row.status === "consumed" && attempts >= maxAttempts)
+      problems.push(
+        `${item} was consumed with ${attempts} attempts, at the limit of ${maxAttempts}: it should have been dropped as poison`,
+      );
     if (poisoned && attempts < maxAttempts) problems.push(`${item} was dropped as poison after only ${attempts} attempts`);
     if (told > 1 || Number(row.repeats) > 0) problems.push(`${item}'s poison drop was told ${told} times (${row.repeats} repeats folded)`);
     if (told > 0 && !poisoned) problems.push(`${item} has a poison alert but ended ${row.status} (${row.drop_reason ?? "no drop reason"})`);
     if (!settled) continue;
-    if (attempts >= maxAttempts && !poisoned) problems.push(`${item} reached ${attempts} attempts but ended ${row.status} (${row.drop_reason ?? "no drop reason"}), not dropped as poison`);
+    if (attempts >= maxAttempts && !poisoned)
+      problems.push(
+        `${item} reached ${attempts} attempts but ended ${row.status} (${row.drop_reason ?? "no drop reason"}), not dropped as poison`,
+      );
     if (poisoned && told === 0) problems.push(`${item} was dropped as poison and no human was told`);
   }
   return problems;

@@ -56,7 +56,9 @@ export class SimStep {
     const now = context.deps.clock.now();
     for (const other of this.runs) {
       if (!other.returned && other.claimedAt + this.leaseMs > now) {
-        this.violations.push(`run ${context.runId} started at ${now} while run ${other.runId} (claimed ${other.claimedAt}) still held a live lease`);
+        this.violations.push(
+          `run ${context.runId} started at ${now} while run ${other.runId} (claimed ${other.claimedAt}) still held a live lease`,
+        );
       }
     }
     const last = this.runs[this.runs.length - 1];

@@ -30,13 +30,31 @@ export async function agentFixture(
   const count = options.instances ?? 2;
   await provider.seed(count);
   const llm = options.llm ?? null;
-  const vars = { LLM_TIMEOUT_MS: "2000", LLM_MAX_RETRIES: "1", ...(llm ? { OPENAI_BASE_URL: llm.url, OPENAI_API_KEY: "sk-test" } : {}), ...options.vars };
-  const deps = await createTestDeps({ db, clock, provider, vars, runStep: createAgentRunStep(options.breaker ? { breaker: options.breaker } : {}) });
+  const vars = {
+    LLM_TIMEOUT_MS: "2000",
+    LLM_MAX_RETRIES: "1",
+    ...(llm ? { OPENAI_BASE_URL: llm.url, OPENAI_API_KEY: "sk-test" } : {}),
+    ...options.vars,
+  };
+  const deps = await createTestDeps({
+    db,
+    clock,
+    provider,
+    vars,
+    runStep: createAgentRunStep(options.breaker ? { breaker: options.breaker } : {}),
+  });
   if (deps.config.llm) deps.llm = new OpenAiChatModel({ ...deps.config.llm, model: "scripted-model" });
   const now = clock.now();
   if (count > 0) {
     await db.insert(instances).values(
-      Array.from({ length: count }, (_, i) => ({ agentId: "default", id: `sim-${i + 1}`, state: "running", stateAt: now - 60_000, lastSeenAt: now, updatedAt: now })),
+      Array.from({ length: count }, (_, i) => ({
+        agentId: "default",
+        id: `sim-${i + 1}`,
+        state: "running",
+        stateAt: now - 60_000,
+        lastSeenAt: now,
+        updatedAt: now,
+      })),
     );
   }
   return { deps, llm };
@@ -51,7 +69,12 @@ export async function say(deps: TestDeps, text: string) {
 }
 
 export async function trigger(deps: TestDeps, event: { source: "webhook" | "manual"; payload: Record<string, unknown> }) {
-  await ingestEvent(deps, { agentId: "default", priority: event.source === "manual" ? 0 : 1, dedupKey: `event:${++messageCounter}`, ...event });
+  await ingestEvent(deps, {
+    agentId: "default",
+    priority: event.source === "manual" ? 0 : 1,
+    dedupKey: `event:${++messageCounter}`,
+    ...event,
+  });
   return runPipeline(deps);
 }
 
@@ -82,7 +105,10 @@ export function answerAfterTheLease(deps: TestDeps) {
 }
 
 export async function setInstanceState(deps: TestDeps, id: string, state: string) {
-  await deps.db.update(instances).set({ state, stateAt: deps.clock.now() }).where(and(eq(instances.agentId, "default"), eq(instances.id, id)));
+  await deps.db
+    .update(instances)
+    .set({ state, stateAt: deps.clock.now() })
+    .where(and(eq(instances.agentId, "default"), eq(instances.id, id)));
 }
 
 /** Stores earlier runs' turns (as the pipeline writes them) until the history reaches `tokens`. */
@@ -95,16 +121,28 @@ export async function seedHistory(deps: TestDeps, tokens: number, options: { wit
   while (total < tokens) {
     runId++;
     const turns: import("../../agent/llm/chat-model.ts").ChatMessage[] = [
-      { role: "user", content: `Run ${runId}: Human message: how is the fleet? ${"Please check throughput on sim-1 and sim-2 again. ".repeat(20)}` },
+      {
+        role: "user",
+        content: `Run ${runId}: Human message: how is the fleet? ${"Please check throughput on sim-1 and sim-2 again. ".repeat(20)}`,
+      },
     ];
     if (options.withToolPairs) {
       const id = `seed_${runId}`;
       turns.push(
-        { role: "assistant", content: null, tool_calls: [{ id, type: "function", function: { name: "reboot_instance", arguments: '{"instance_id":"sim-1","reason":"slow"}' } }] },
+        {
+          role: "assistant",
+          content: null,
+          tool_calls: [
+            { id, type: "function", function: { name: "reboot_instance", arguments: '{"instance_id":"sim-1","reason":"slow"}' } },
+          ],
+        },
         { role: "tool", tool_call_id: id, content: `{"status":"succeeded","detail":"${"ok ".repeat(50)}"}` },
       );
     }
-    turns.push({ role: "assistant", content: `Run ${runId}: ${"sim-1 was restarted after exiting; throughput is nominal again. ".repeat(20)}` });
+    turns.push({
+      role: "assistant",
+      content: `Run ${runId}: ${"sim-1 was restarted after exiting; throughput is nominal again. ".repeat(20)}`,
+    });
     const rows = toConversationTurns(turns).map((t) => ({ ...t, agentId: "default", sessionEpoch: 1, runId, createdAt: deps.clock.now() }));
     await deps.db.insert(messages).values(rows);
     total += turns.reduce((sum, m) => sum + countMessage(m), 0);

@@ -27,7 +27,10 @@ export async function advance(deps: Deps & { clock: FakeClock }, ms: number): Pr
  * Starts the delivery due now without waiting for it to finish: a run that claims is left in
  * flight inside its step (a gated step), so the test can act while it holds the lease.
  */
-export async function startDueDelivery(deps: Deps & { clock: FakeClock }, scheduler = deps.scheduler as RecordingScheduler): Promise<{ done: Promise<string> }> {
+export async function startDueDelivery(
+  deps: Deps & { clock: FakeClock },
+  scheduler = deps.scheduler as RecordingScheduler,
+): Promise<{ done: Promise<string> }> {
   const [due] = scheduler.takeDue(deps.clock.now());
   if (!due) throw new Error("no delivery is due");
   const done = handleDelivery(deps, due.body);

@@ -8,7 +8,8 @@ import fc from "fast-check";
 import { expect } from "vitest";
 
 const pinned = process.env.FC_SEED;
-if (pinned !== undefined && !Number.isInteger(Number(pinned))) throw new Error(`FC_SEED must be an integer (it was ${JSON.stringify(pinned)})`);
+if (pinned !== undefined && !Number.isInteger(Number(pinned)))
+  throw new Error(`FC_SEED must be an integer (it was ${JSON.stringify(pinned)})`);
 
 fc.configureGlobal({
   ...(pinned === undefined ? {} : { seed: Number(pinned) }),

@@ -33,4 +33,12 @@ export class GatedStep {
   }
 }
 
-const quietOutcome: RunOutcome = { decider: "none", mutated: false, reply: null, promptTokens: 0, completionTokens: 0, contextTokens: 0, compaction: null };
+const quietOutcome: RunOutcome = {
+  decider: "none",
+  mutated: false,
+  reply: null,
+  promptTokens: 0,
+  completionTokens: 0,
+  contextTokens: 0,
+  compaction: null,
+};

@@ -10,6 +10,8 @@ export async function holdLease(deps: Pick<Deps, "db" | "clock" | "config">, age
   const now = deps.clock.now();
   const token = crypto.randomUUID();
   const leaseExpiresAt = now + deps.config.runLeaseMs;
-  await deps.db.run(sql`update agents set lease_token = ${token}, lease_run_id = ${runId}, lease_expires_at = ${leaseExpiresAt} where id = ${agentId}`);
+  await deps.db.run(
+    sql`update agents set lease_token = ${token}, lease_run_id = ${runId}, lease_expires_at = ${leaseExpiresAt} where id = ${agentId}`,
+  );
   return { agentId, runId, token, leaseExpiresAt, deadline: leaseExpiresAt - 30_000 };
 }

@@ -64,7 +64,10 @@ export class ProtocolError extends Error {
 /** A statement failed: reported inside the pipeline's results, the stream stays usable. */
 export class StmtError extends Error {
   override name = "StmtError";
-  constructor(message: string, readonly code: string) {
+  constructor(
+    message: string,
+    readonly code: string,
+  ) {
     super(message);
   }
   toHrana(): HranaError {
@@ -138,7 +141,7 @@ function bindArgs(sql: string, stmt: Stmt): unknown[] {
     if (index === undefined) throw new StmtError(`Arguments do not match SQL parameters: no parameter named ${name}`, "ARGS_INVALID");
     bound[index - 1] = decodeValue(value);
   }
-  const missing = bound.findIndex((v) => v === undefined);
+  const missing = bound.indexOf(undefined);
   if (missing >= 0) throw new StmtError(`Arguments do not match SQL parameters: parameter ${missing + 1} is not bound`, "ARGS_INVALID");
   return bound;
 }
@@ -164,7 +167,10 @@ export function executeStmt(conn: Connection, stmt: Stmt): StmtResult {
     } else {
       prepared.run(args);
     }
-    const [changes, lastRowid] = conn.db.prepare("select changes(), last_insert_rowid()").raw(true).safeIntegers(true).get() as [bigint, bigint];
+    const [changes, lastRowid] = conn.db.prepare("select changes(), last_insert_rowid()").raw(true).safeIntegers(true).get() as [
+      bigint,
+      bigint,
+    ];
     return {
       cols,
       rows: stmt.want_rows === false ? [] : rows.map((row) => row.map(encodeValue)),

@@ -41,7 +41,6 @@ import { pipelineBody, type StreamRequest } from "./hrana-proto.ts";
 const MAX_SQL_COUNT = 50;
 const MAX_STORED_SQL_BYTES = 5_000;
 
-
 interface Stream {
   id: bigint;
   seq: bigint;
@@ -90,7 +89,9 @@ export async function startHranaServer(options: HranaServerOptions = {}): Promis
     const payload = Buffer.alloc(16);
     payload.writeBigUInt64BE(s.id, 0);
     payload.writeBigUInt64BE(s.seq, 8);
-    return Buffer.concat([payload, mac(payload)]).toString("base64").replace(/=+$/, "");
+    return Buffer.concat([payload, mac(payload)])
+      .toString("base64")
+      .replace(/=+$/, "");
   };
   const decodeBaton = (baton: string) => {
     const data = Buffer.from(baton, "base64");
@@ -182,7 +183,10 @@ export async function startHranaServer(options: HranaServerOptions = {}): Promis
       throw new ProtocolError(`Cannot deserialize client message from JSON: ${(err as Error).message}`);
     }
     const parsed = pipelineBody.safeParse(json);
-    if (!parsed.success) throw new ProtocolError(`Cannot deserialize client message from JSON: ${parsed.error.issues[0]!.message} at ${parsed.error.issues[0]!.path.join(".")}`);
+    if (!parsed.success)
+      throw new ProtocolError(
+        `Cannot deserialize client message from JSON: ${parsed.error.issues[0]!.message} at ${parsed.error.issues[0]!.path.join(".")}`,
+      );
     for (const request of parsed.data.requests) {
       if (request.type === "execute") statements.push(request.stmt.sql ?? `sql_id ${request.stmt.sql_id}`);
       if (request.type === "batch") for (const step of request.batch.steps) statements.push(step.stmt.sql ?? `sql_id ${step.stmt.sql_id}`);

@@ -50,9 +50,15 @@ export function analyzeSql(sql: string): SqlShape {
       let j = i + 1;
       for (;;) {
         j = sql.indexOf(c, j);
-        if (j < 0) { j = sql.length; break; }
+        if (j < 0) {
+          j = sql.length;
+          break;
+        }
         if (sql[j + 1] === c) j += 2;
-        else { j++; break; }
+        else {
+          j++;
+          break;
+        }
       }
       content = true;
       i = j;

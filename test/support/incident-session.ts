@@ -51,7 +51,19 @@ export async function incidentSession(instances: number, incidents = INCIDENTS):
       llm.push(
         { tools: [{ name: "get_instance_logs", arguments: { instance_id: id, tail_lines: 100 } }] },
         { tools: [{ name: "start_instance", arguments: { instance_id: id, reason: "exited with an out-of-memory error; one restart" } }] },
-        { tools: [{ name: "schedule_next_check", arguments: { in_seconds: 120, reason: `confirm ${id} is running after the restart`, instance_id: id, expect_state: "running" } }] },
+        {
+          tools: [
+            {
+              name: "schedule_next_check",
+              arguments: {
+                in_seconds: 120,
+                reason: `confirm ${id} is running after the restart`,
+                instance_id: id,
+                expect_state: "running",
+              },
+            },
+          ],
+        },
         { text: `${id} ran out of GPU memory and exited; I restarted it and will check again in 2 minutes.` },
         { text: `${id} is running again after the restart.` },
       );
@@ -63,7 +75,8 @@ export async function incidentSession(instances: number, incidents = INCIDENTS):
       await deliverDue(deps);
       await runPipeline(deps);
       const made = llm.requests.slice(before);
-      if (made.filter((r) => r.tools).length !== 5) throw new Error(`incident ${k + 1} made ${made.length} LLM calls, not 5 (the script and the agent disagree)`);
+      if (made.filter((r) => r.tools).length !== 5)
+        throw new Error(`incident ${k + 1} made ${made.length} LLM calls, not 5 (the script and the agent disagree)`);
       // The next incident comes 10 minutes later: well inside every hourly bound.
       deps.clock.advance(10 * 60_000);
       const tokens = made.map(requestTokens);
@@ -75,4 +88,3 @@ export async function incidentSession(instances: number, incidents = INCIDENTS):
     await llm.close();
   }
 }
-

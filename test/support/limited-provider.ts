@@ -4,7 +4,15 @@
  * inner provider and is counted in `calls`, so a test can show that nothing asked for one the
  * wrapper lacks — the inner provider would have carried it out.
  */
-import type { Capability, FleetProvider, InstanceSpec, LogRequest, Offer, OfferQuery, ProviderCall } from "../../fleet/providers/provider.ts";
+import type {
+  Capability,
+  FleetProvider,
+  InstanceSpec,
+  LogRequest,
+  Offer,
+  OfferQuery,
+  ProviderCall,
+} from "../../fleet/providers/provider.ts";
 
 export class LimitedProvider implements FleetProvider {
   readonly kind: FleetProvider["kind"];

@@ -47,7 +47,12 @@ export type Scripted =
 
 export interface ChatRequestBody {
   model: string;
-  messages: { role: string; content: string | null; tool_calls?: { id: string; function: { name: string; arguments: string } }[]; tool_call_id?: string }[];
+  messages: {
+    role: string;
+    content: string | null;
+    tool_calls?: { id: string; function: { name: string; arguments: string } }[];
+    tool_call_id?: string;
+  }[];
   tools?: { type: string; function: { name: string; parameters: unknown } }[];
   tool_choice?: unknown;
 }
@@ -62,7 +67,9 @@ export class ScriptedLlm {
    * a test that scripts only the agent's calls is not thrown off when history passes its share and
    * is folded; null makes them take the next scripted response like any other.
    */
-  onSummary: ((body: ChatRequestBody) => Scripted) | null = () => ({ text: "Summary of earlier turns: routine fleet checks; nothing open." });
+  onSummary: ((body: ChatRequestBody) => Scripted) | null = () => ({
+    text: "Summary of earlier turns: routine fleet checks; nothing open.",
+  });
   /** Check the history the way Ollama and vLLM do (see the header). */
   strictHistory = true;
   /** False: act like vLLM without --enable-auto-tool-choice. */
@@ -116,25 +123,45 @@ export class ScriptedLlm {
 
   private refusal(body: ChatRequestBody): { error: { message: string; type: string; param: string | null } } | null {
     if (!this.toolChoiceField && body.tool_choice !== undefined) {
-      return { error: { message: "Unrecognized request argument supplied: tool_choice", type: "invalid_request_error", param: "tool_choice" } };
+      return {
+        error: { message: "Unrecognized request argument supplied: tool_choice", type: "invalid_request_error", param: "tool_choice" },
+      };
     }
     const choice = body.tool_choice ?? (body.tools?.length ? "auto" : undefined);
     if (!this.autoToolChoice && choice === "auto") {
-      return { error: { message: '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set', type: "BadRequestError", param: null } };
+      return {
+        error: {
+          message: '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set',
+          type: "BadRequestError",
+          param: null,
+        },
+      };
     }
     if (!this.strictHistory) return null;
     let open = new Set<string>();
     for (const m of body.messages) {
       if (m.role === "tool") {
         if (!open.delete(m.tool_call_id ?? "")) {
-          return { error: { message: "messages with role 'tool' must be a response to a preceding message with 'tool_calls'", type: "invalid_request_error", param: "messages" } };
+          return {
+            error: {
+              message: "messages with role 'tool' must be a response to a preceding message with 'tool_calls'",
+              type: "invalid_request_error",
+              param: "messages",
+            },
+          };
         }
         continue;
       }
       open = new Set((m.tool_calls ?? []).map((c) => c.id));
       for (const call of m.tool_calls ?? []) {
         if (!isJsonObjectText(call.function.arguments)) {
-          return { error: { message: `invalid tool call arguments: ${JSON.stringify(call.function.arguments)}`, type: "invalid_request_error", param: null } };
+          return {
+            error: {
+              message: `invalid tool call arguments: ${JSON.stringify(call.function.arguments)}`,
+              type: "invalid_request_error",
+              param: null,
+            },
+          };
         }
       }
     }

@@ -52,13 +52,19 @@ export class FlakyScheduler extends RecordingScheduler {
 let migratedScript: Promise<string> | undefined;
 
 const literal = (value: unknown): string =>
-  value === null ? "null" : typeof value === "number" || typeof value === "bigint" ? String(value) : `'${String(value).replaceAll("'", "''")}'`;
+  value === null
+    ? "null"
+    : typeof value === "number" || typeof value === "bigint"
+      ? String(value)
+      : `'${String(value).replaceAll("'", "''")}'`;
 
 /** The schema and rows the committed migrations produce, as SQL: read from a database they migrated. */
 async function migrated(): Promise<string> {
   const client = createClient({ url: ":memory:" });
   await applyMigrations(openDatabase(client));
-  const objects = (await client.execute("select type, name, sql from sqlite_master where sql is not null and name not like 'sqlite_%' order by rowid")).rows;
+  const objects = (
+    await client.execute("select type, name, sql from sqlite_master where sql is not null and name not like 'sqlite_%' order by rowid")
+  ).rows;
   const script = ["begin"];
   for (const { type, name, sql } of objects) {
     script.push(String(sql));

@@ -8,4 +8,6 @@ export const crashingThread = new URL(
   `data:text/javascript,${encodeURIComponent('import { parentPort } from "node:worker_threads"; parentPort.on("message", () => { throw new Error("tokenizer blew up"); });')}`,
 );
 
-export const stuckThread = new URL(`data:text/javascript,${encodeURIComponent('import { parentPort } from "node:worker_threads"; parentPort.on("message", () => {});')}`);
+export const stuckThread = new URL(
+  `data:text/javascript,${encodeURIComponent('import { parentPort } from "node:worker_threads"; parentPort.on("message", () => {});')}`,
+);

@@ -38,7 +38,9 @@ export interface VastSendOptions {
 export function vastDelivery(body: Record<string, unknown>, options: VastSendOptions): RequestInit {
   const raw = JSON.stringify(body);
   const timestamp = String(Math.floor(options.nowMs / 1000));
-  const signature = `sha256=${createHmac("sha256", Buffer.from(options.secret ?? TEST_VAST_SECRET, "utf-8")).update(`${timestamp}.${raw}`, "utf-8").digest("hex")}`;
+  const signature = `sha256=${createHmac("sha256", Buffer.from(options.secret ?? TEST_VAST_SECRET, "utf-8"))
+    .update(`${timestamp}.${raw}`, "utf-8")
+    .digest("hex")}`;
   const headers: Record<string, string> = {
     "Content-Type": "application/json",
     "X-Vast-Event-Id": String(body.event_id),

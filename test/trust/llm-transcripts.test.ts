@@ -17,7 +17,10 @@ describe("LLM call transcripts", () => {
     const llm = await scriptedLlm();
     const { deps } = await agentFixture({ llm });
     await setInstanceState(deps, "sim-2", "exited");
-    llm.push({ tools: [{ name: "get_instance", arguments: { instance_id: "sim-2" }, id: "call_a" }] }, { text: "sim-2 exited <b>on its own</b>." });
+    llm.push(
+      { tools: [{ name: "get_instance", arguments: { instance_id: "sim-2" }, id: "call_a" }] },
+      { text: "sim-2 exited <b>on its own</b>." },
+    );
 
     const run = await say(deps, "what is wrong with sim-2?");
 
@@ -77,7 +80,16 @@ describe("LLM call transcripts", () => {
 
   it("a backlog of old calls is pruned at most 1,000 per pass, the rest on the next", async () => {
     const { deps } = await agentFixture({ instances: 0, vars: { LLM_TRANSCRIPT_DAYS: "1" } });
-    const row = (seq: number) => ({ agentId: "default", runId: 1, seq, purpose: "chat", model: "m", request: {}, response: {}, createdAt: deps.clock.now() });
+    const row = (seq: number) => ({
+      agentId: "default",
+      runId: 1,
+      seq,
+      purpose: "chat",
+      model: "m",
+      request: {},
+      response: {},
+      createdAt: deps.clock.now(),
+    });
     for (let i = 0; i < 1050; i += 350) await deps.db.insert(llmCalls).values(Array.from({ length: 350 }, (_, j) => row(i + j + 1)));
     deps.clock.advance(DAY_MS + 1);
     expect((await pruneOldRecords(deps)).llmCalls).toBe(1000);

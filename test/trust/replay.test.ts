@@ -36,12 +36,18 @@ const WRITTEN_BY_RUNS = { actions, approvals, notifications, wakes, memory, runs
 
 /** Rows in every table a run (or its effects) writes, and the activity log. */
 async function counts(deps: TestDeps) {
-  const entries = await Promise.all(Object.entries(WRITTEN_BY_RUNS).map(async ([name, table]) => [name, await deps.db.$count(table)] as const));
+  const entries = await Promise.all(
+    Object.entries(WRITTEN_BY_RUNS).map(async ([name, table]) => [name, await deps.db.$count(table)] as const),
+  );
   return Object.fromEntries(entries);
 }
 
 function replay(deps: TestDeps, runId: number, body: unknown = {}) {
-  return buildApp(() => deps).request(`/api/agents/default/runs/${runId}/replay`, { method: "POST", headers: authHeaders(), body: JSON.stringify(body) });
+  return buildApp(() => deps).request(`/api/agents/default/runs/${runId}/replay`, {
+    method: "POST",
+    headers: authHeaders(),
+    body: JSON.stringify(body),
+  });
 }
 
 /** The tool results a request carried back to the model (the last request carries them all). */
@@ -85,7 +91,12 @@ describe("replay of a recorded run", () => {
     const sentBefore = llm.requests.length;
     llm.push(
       { tools: [{ name: "get_instance", arguments: { instance_id: "sim-2" } }] },
-      { tools: [{ name: "destroy_instance", arguments: { instance_id: "sim-2", reason: "hostile" } }, { name: "notify_human", arguments: { title: "x", body: "y" } }] },
+      {
+        tools: [
+          { name: "destroy_instance", arguments: { instance_id: "sim-2", reason: "hostile" } },
+          { name: "notify_human", arguments: { title: "x", body: "y" } },
+        ],
+      },
       { text: "I destroyed sim-2." },
     );
 

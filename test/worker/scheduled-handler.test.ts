@@ -22,7 +22,11 @@ afterAll(async () => {
 describe("the Worker's scheduled handler", () => {
   it("resolves, and so does its waitUntil, when the tick fails on an unreachable database", async () => {
     const waited: Promise<unknown>[] = [];
-    const ctx = { waitUntil: (p: Promise<unknown>) => void waited.push(p), passThroughOnException() {}, props: {} } as unknown as ExecutionContext;
+    const ctx = {
+      waitUntil: (p: Promise<unknown>) => void waited.push(p),
+      passThroughOnException() {},
+      props: {},
+    } as unknown as ExecutionContext;
     const env = {
       DATABASE_URL: db.url,
       ADMIN_TOKEN: "worker-test-admin-token-0123456789",

@@ -47,7 +47,8 @@ describe("the Worker in workerd checks the database schema against its bundled m
     expect(await migrated.json()).toMatchObject({ runCounter: 0 });
 
     // Once current, the isolate does not ask again.
-    const checks = () => hrana.statements.filter((s) => s.includes("__drizzle_migrations") && !s.startsWith("CREATE") && !s.startsWith("insert")).length;
+    const checks = () =>
+      hrana.statements.filter((s) => s.includes("__drizzle_migrations") && !s.startsWith("CREATE") && !s.startsWith("insert")).length;
     const before = checks();
     expect(before).toBeGreaterThan(0);
     expect((await worker.fetch("/api/agents/default", { headers: { Authorization: `Bearer ${ADMIN_TOKEN}` } })).status).toBe(200);

@@ -32,14 +32,19 @@ export async function buildBundle(): Promise<{ path: string; gzipBytes: number; 
     env: { ...process.env, ...OFFLINE_ENV },
   });
   const path = join(outdir, "worker.js");
-  const meta = JSON.parse(readFileSync(metafile, "utf8")) as { outputs: Record<string, { inputs: Record<string, { bytesInOutput: number }> }> };
+  const meta = JSON.parse(readFileSync(metafile, "utf8")) as {
+    outputs: Record<string, { inputs: Record<string, { bytesInOutput: number }> }>;
+  };
   const inputs = Object.entries(meta.outputs).find(([name]) => name.endsWith("worker.js"))?.[1].inputs ?? {};
   const bySource = new Map<string, number>();
   for (const [file, { bytesInOutput }] of Object.entries(inputs)) {
     const source = file.includes("node_modules/") ? file.slice(file.lastIndexOf("node_modules/") + 13) : file;
     bySource.set(source, (bySource.get(source) ?? 0) + bytesInOutput);
   }
-  const largest = [...bySource].sort((a, b) => b[1] - a[1]).slice(0, 5).map(([file, bytes]) => `${file} ${Math.round(bytes / 1024)} KiB`);
+  const largest = [...bySource]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 5)
+    .map(([file, bytes]) => `${file} ${Math.round(bytes / 1024)} KiB`);
   return { path, gzipBytes: gzipSync(readFileSync(path)).length, largest };
 }
 

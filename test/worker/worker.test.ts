@@ -84,7 +84,11 @@ describe("the Worker in workerd, database unreachable", () => {
     expect(await res.text()).toMatch(/Ran scheduled event/);
     // The handler waits for the tick, which went to the database: it reads the agents and the
     // scheduler's health (and, the database being unreachable, resolves anyway: no uncaught error).
-    const read = await waitFor("the tick's read of the agents and the scheduler's health", async () => db.bodies.slice(before).find((body) => /from \\"agents\\".*scheduler_health/.test(body)), 15_000);
+    const read = await waitFor(
+      "the tick's read of the agents and the scheduler's health",
+      async () => db.bodies.slice(before).find((body) => /from \\"agents\\".*scheduler_health/.test(body)),
+      15_000,
+    );
     expect(read).toContain("scheduler_health");
   });
 });
