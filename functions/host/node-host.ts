@@ -134,7 +134,7 @@ export async function startNodeHost(
   }
   await ensureAgent(db, DEFAULT_AGENT, clock.now());
   const path = embeddedPath(config.databaseUrl);
-  const checkpointer = path === null || process.env.NO_CP ? null : await WalCheckpointer.start(path, client, log);
+  const checkpointer = path === null || process.env.NO_CP ? null : await WalCheckpointer.start(path, client, log, { opened });
 
   // With QStash, deliveries arrive at POST /internal/deliveries; no local timer runs.
   const scheduler =

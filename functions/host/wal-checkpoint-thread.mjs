@@ -7,10 +7,17 @@
  * "checkpointed" whenever a checkpoint copied pages; "closed" after a "stop" message, when its
  * connection is closed.
  */
+import { statSync } from "node:fs";
 import { parentPort, workerData } from "node:worker_threads";
 import Database from "libsql";
 
-const { path, intervalMs, busyTimeoutMs } = workerData;
+const { path, opened, intervalMs, busyTimeoutMs } = workerData;
+// Only the file the host opened: opening a path whose file was deleted (or replaced) since would
+// create a new, empty database there, and the host would see "replaced" where the truth is "deleted".
+const now = statSync(path, { throwIfNoEntry: false });
+if (!now || (opened && (now.dev !== opened.dev || now.ino !== opened.ino))) {
+  throw new Error(`the database file ${path} is no longer the one the host opened; not checkpointing it`);
+}
 const db = new Database(path, { timeout: busyTimeoutMs });
 db.exec("PRAGMA synchronous = NORMAL");
 const checkpoint = db.prepare("PRAGMA wal_checkpoint(PASSIVE)");

@@ -16,6 +16,7 @@
  * A thread that fails is logged once and never restarted; the connection goes back to SQLite's
  * default, checkpoints inside the commit, as without the thread.
  */
+import type { FileIdentity } from "./database-checks.ts";
 import { Worker } from "node:worker_threads";
 import type { Client } from "@libsql/client";
 import type { Logger } from "../../runtime/log.ts";
@@ -32,6 +33,8 @@ export interface CheckpointerOptions {
   backstopPages?: number;
   /** The thread's script (tests substitute one that fails). */
   script?: URL;
+  /** The file's identity as the host opened it: the thread opens nothing else (a deleted file is not re-created). */
+  opened?: FileIdentity | null;
 }
 
 export class WalCheckpointer {
@@ -77,7 +80,7 @@ export class WalCheckpointer {
   static async start(path: string, client: Client, log: Logger, options: CheckpointerOptions = {}): Promise<WalCheckpointer> {
     await client.execute(`PRAGMA wal_autocheckpoint = ${options.backstopPages ?? BACKSTOP_PAGES}`);
     const thread = new Worker(options.script ?? new URL("./wal-checkpoint-thread.mjs", import.meta.url), {
-      workerData: { path, intervalMs: options.intervalMs ?? INTERVAL_MS, busyTimeoutMs: BUSY_TIMEOUT_MS },
+      workerData: { path, opened: options.opened ?? null, intervalMs: options.intervalMs ?? INTERVAL_MS, busyTimeoutMs: BUSY_TIMEOUT_MS },
     });
     return new WalCheckpointer(thread, client, log);
   }

@@ -6,7 +6,7 @@
  * nothing is checkpointed by the thread.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { existsSync, mkdtempSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, statSync, unlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Client } from "@libsql/client";
@@ -104,5 +104,20 @@ describe("WAL checkpoints on a worker thread", () => {
     await write(witness.client, 100);
     await waitFor("a live thread's checkpoint", async () => (witness.checkpointer.stats.checkpoints > 0 ? true : undefined), 10_000);
     expect([checkpointer.stats.checkpoints, size(path)]).toEqual([checkpoints, fileSize]);
+  });
+  it("opens only the file the host opened: a file deleted before the thread starts is not re-created", async () => {
+    const path = join(mkdtempSync(join(tmpdir(), "fw-wal-")), "t.db");
+    const client = await createNodeClient(`file:${path}`);
+    await client.execute("create table blobs (id integer primary key, body blob not null)");
+    const { dev, ino } = statSync(path);
+    unlinkSync(path);
+    const log = recordingLog();
+    const checkpointer = await WalCheckpointer.start(path, client, log, { opened: { dev, ino } });
+    opened.push({ client, checkpointer });
+    await checkpointer.ready;
+    await waitFor("the thread's refusal", async () => (checkpointer.alive ? undefined : true));
+    // Opening the path would have made a new, empty database there ("replaced" instead of "deleted").
+    expect(existsSync(path)).toBe(false);
+    expect(log.errors).toHaveLength(1);
   });
 });
