@@ -20,11 +20,11 @@
  * stop and the destroy request run after it, keyed as above, so a crash in between only means
  * the next tick does them.
  */
-import { and, eq, inArray, isNull, sql } from "drizzle-orm";
+import { and, eq, gt, inArray, isNull, lt, or, sql } from "drizzle-orm";
 import type { FleetDeps } from "../deps.ts";
 import { actions, instances, onceNotices } from "../../schema/index.ts";
 import { combineWrites, defineTickCheck, type TickWrites } from "../../pipeline/index.ts";
-import { accrualStatements, planAccrual, ratePerHour, round, spendTodayStatement, utcDay } from "./spend.ts";
+import { accrualStatements, MAX_ACCRUAL_MS, planAccrual, ratePerHour, round, spendTodayStatement, utcDay } from "./spend.ts";
 import { idleState } from "./idle.ts";
 import { markStatement, onceKey, onceKeySql, onceMarked, onceNoticeStatements, type OnceNotice } from "../once-notices.ts";
 import { executeAction } from "../actions/actions.ts";
@@ -62,6 +62,28 @@ function economicsRows(deps: FleetDeps, agentId: string) {
     .orderBy(instances.id);
 }
 
+/** Gone instances whose spend is not yet accrued up to when they went gone (fleet/economics/spend.ts closes them). */
+function goneToClose(deps: FleetDeps, agentId: string, now: number) {
+  return deps.db
+    .select({
+      id: instances.id,
+      state: instances.state,
+      stateAt: instances.stateAt,
+      pricePerHour: instances.pricePerHour,
+      storagePerHour: instances.storagePerHour,
+      goneAt: instances.goneAt,
+      spendAccruedAt: instances.spendAccruedAt,
+    })
+    .from(instances)
+    .where(
+      and(
+        eq(instances.agentId, agentId),
+        gt(instances.goneAt, now - MAX_ACCRUAL_MS),
+        or(isNull(instances.spendAccruedAt), lt(instances.spendAccruedAt, instances.goneAt)),
+      ),
+    );
+}
+
 type EconomicsRow = Awaited<ReturnType<typeof economicsRows>>[number];
 
 export interface EconomicsReport {
@@ -84,6 +106,7 @@ export const checkEconomics = defineTickCheck({
     return {
       fleet: economicsRows(deps, agentId),
       today: spendTodayStatement(deps, agentId, now),
+      closing: goneToClose(deps, agentId, now),
       budgetMarks: deps.db
         .select({ key: onceNotices.key })
         .from(onceNotices)
@@ -101,8 +124,9 @@ export const checkEconomics = defineTickCheck({
   decide(deps, agentId, rows, tick): TickWrites<EconomicsReport> {
     const { now } = tick;
     const economics = deps.config.economics;
-    const plan = planAccrual(rows.fleet, now);
-    const today = Number(rows.today[0]?.usd ?? 0) + plan.parts.filter((p) => p.day === utcDay(now)).reduce((sum, p) => sum + p.usd, 0);
+    const plan = planAccrual([...rows.fleet, ...rows.closing], now);
+    // Already up to now: the accrual below only writes down what this read counted as unaccrued.
+    const today = Number(rows.today[0]?.usd ?? 0);
 
     const notices: OnceNotice[] = [];
     const marksOnly: string[] = [];

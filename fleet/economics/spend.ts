@@ -1,11 +1,13 @@
 /**
  * Estimated spend (issue 21, part 3): each instance's price × the time it spends in each billed
  * state, accrued per instance per UTC day into `instance_spend`, and what the API, the tools,
- * the spend gate and the budget notices read back. It is an ESTIMATE, not the provider's bill:
- * the rate applied to an interval is the instance's state and prices as last recorded at the
- * tick that accrues it (every ACCRUE_EVERY_MS, 5 minutes: a state change is priced late by up to that),
- * bandwidth is not counted, and accrual starts at the state change fleetwarden first saw (at most
- * ACCRUE_EVERY_MS before the first accrual).
+ * the spend gate and the budget notices read back: accrued plus what has run since each
+ * instance's last accrual (fleet/economics/unaccrued.ts), so every read is up to now (issue 33).
+ * It is an ESTIMATE, not the provider's bill: the rate applied to an interval is the instance's
+ * state and prices as last recorded at the tick that accrues it (every ACCRUE_EVERY_MS, 5
+ * minutes: a state change is priced late by up to that), bandwidth is not counted, and accrual
+ * starts at the state change fleetwarden first saw (at most ACCRUE_EVERY_MS before the first
+ * accrual). A gone instance is accrued once more, up to when it went gone.
  *
  * What is billed (the rule lives in fleet/economics/instance-cost.ts), from Vast.ai's billing help (https://docs.vast.ai/billing-help, "How does
  * pricing work?"): the active rental cost "for every second your instance is in the
@@ -20,18 +22,16 @@
  * `spend_accrued_at` read in the snapshot (compare-and-set), so two ticks never add the same
  * interval twice.
  */
-import { and, eq, gte, isNull, sql } from "drizzle-orm";
+import { and, eq, gte, sql } from "drizzle-orm";
 import type { FleetDeps } from "../deps.ts";
 import type { TickStatement } from "../../pipeline/index.ts";
 import { instanceSpend, instances } from "../../schema/index.ts";
-import { DAY_MS, HOUR_MS, MINUTE_MS } from "../../runtime/time.ts";
+import { DAY_MS } from "../../runtime/time.ts";
 import { costPerHour } from "./instance-cost.ts";
+import { ACCRUE_EVERY_MS, splitByDay, unaccrued, unaccruedTodaySql, type UnaccruedInputs } from "./unaccrued.ts";
 
-/** Time further back than this is not accrued (a host down for weeks): the report shows 7 days. */
-export const MAX_ACCRUAL_MS = 8 * DAY_MS;
+export { ACCRUE_EVERY_MS, MAX_ACCRUAL_MS } from "./unaccrued.ts";
 export const SPEND_DAYS = 7;
-/** How often a tick accrues an instance's spend: what is not yet accrued is at most this old. */
-export const ACCRUE_EVERY_MS = 5 * MINUTE_MS;
 
 export interface RateInputs {
   state: string;
@@ -50,10 +50,8 @@ export function utcDay(ms: number): string {
   return new Date(ms).toISOString().slice(0, 10);
 }
 
-export interface AccrualInputs extends RateInputs {
+export interface AccrualInputs extends UnaccruedInputs {
   id: string;
-  stateAt: number;
-  spendAccruedAt: number | null;
 }
 
 export interface SpendPart {
@@ -66,39 +64,36 @@ export interface SpendPart {
 
 export interface AccrualPlan {
   parts: SpendPart[];
-  /** Every instance whose accrual moves to `now`, with the value it moves from. */
-  moves: { instanceId: string; fromAt: number | null }[];
+  /** Every instance whose accrual mark moves (to `toAt`), with the value it moves from. */
+  moves: { instanceId: string; fromAt: number | null; toAt: number }[];
 }
 
 /**
- * What accruing up to `now` adds: each instance's rate over (spendAccruedAt, now], split at UTC
- * midnights. An instance accrued less than `everyMs` ago waits (a write per instance per minute
- * would be most of a quiet agent's database writes). One never accrued starts at its state
- * change, at most `everyMs` back (so a new sighting waits like the others, and an instance known
- * before spend was tracked is not charged for its past).
+ * What accruing up to `now` adds: each instance's unaccrued stretch (fleet/economics/unaccrued.ts),
+ * split at UTC midnights. An instance accrued less than `everyMs` ago waits (a write per instance
+ * per minute would be most of a quiet agent's database writes); a gone one is closed at once (its
+ * stretch ends when it went gone, and its mark then passes that end, so it is never read again).
  */
 export function planAccrual(rows: readonly AccrualInputs[], now: number, everyMs = ACCRUE_EVERY_MS): AccrualPlan {
   const plan: AccrualPlan = { parts: [], moves: [] };
   const every = Math.max(everyMs, 1);
   for (const row of rows) {
-    const from = row.spendAccruedAt ?? Math.max(row.stateAt, now - every);
-    if (now - from < every) continue;
-    plan.moves.push({ instanceId: row.id, fromAt: row.spendAccruedAt });
-    const rate = ratePerHour(row);
-    if (rate <= 0) continue;
-    let at = Math.max(from, now - MAX_ACCRUAL_MS);
-    while (at < now) {
-      const midnight = (Math.floor(at / DAY_MS) + 1) * DAY_MS;
-      const until = Math.min(midnight, now);
-      plan.parts.push({ instanceId: row.id, day: utcDay(at), usd: (rate * (until - at)) / HOUR_MS, fromAt: row.spendAccruedAt });
-      at = until;
+    const stretch = unaccrued(row, now, every);
+    const gone = row.goneAt !== null && row.goneAt !== undefined;
+    if (!gone && row.spendAccruedAt === null) {
+      // A new sighting: only its start is written down (a destroy later overwrites its state time).
+      plan.moves.push({ instanceId: row.id, fromAt: null, toAt: stretch.from });
+      continue;
     }
+    if (gone ? row.spendAccruedAt !== null && row.spendAccruedAt >= row.goneAt! : now - stretch.from < every) continue;
+    plan.moves.push({ instanceId: row.id, fromAt: row.spendAccruedAt, toAt: now });
+    for (const part of splitByDay(stretch)) plan.parts.push({ instanceId: row.id, ...part, fromAt: row.spendAccruedAt });
   }
   return plan;
 }
 
 /** The plan as statements for the tick's write batch: add the parts, then move each instance's mark. */
-export function accrualStatements(deps: Pick<FleetDeps, "db">, agentId: string, plan: AccrualPlan, now: number): TickStatement[] {
+export function accrualStatements(deps: Pick<FleetDeps, "db">, agentId: string, plan: AccrualPlan, _now?: number): TickStatement[] {
   const { db } = deps;
   const statements: TickStatement[] = [];
   if (plan.parts.length) {
@@ -117,12 +112,12 @@ export function accrualStatements(deps: Pick<FleetDeps, "db">, agentId: string, 
   }
   if (plan.moves.length) {
     const values = sql.join(
-      plan.moves.map((m) => sql`(${m.instanceId}, ${m.fromAt})`),
+      plan.moves.map((m) => sql`(${m.instanceId}, ${m.fromAt}, ${m.toAt})`),
       sql`, `,
     );
     statements.push(
-      db.run(sql`with v(instance_id, from_at) as (values ${values})
-        update ${instances} set spend_accrued_at = ${now}
+      db.run(sql`with v(instance_id, from_at, to_at) as (values ${values})
+        update ${instances} set spend_accrued_at = (select to_at from v where v.instance_id = ${instances}.id)
         where agent_id = ${agentId} and id in (select instance_id from v)
           and spend_accrued_at is (select from_at from v where v.instance_id = ${instances}.id)`),
     );
@@ -130,10 +125,10 @@ export function accrualStatements(deps: Pick<FleetDeps, "db">, agentId: string, 
   return statements;
 }
 
-/** Today's (UTC) accrued spend of the agent, as a statement (for a batch) and as a read. */
+/** Today's (UTC) spend of the agent up to `now` (accrued and not yet accrued), as a statement (for a batch) and as a read. */
 export function spendTodayStatement(deps: Pick<FleetDeps, "db">, agentId: string, now: number) {
   return deps.db
-    .select({ usd: sql<number>`coalesce(sum(${instanceSpend.usd}), 0)` })
+    .select({ usd: sql<number>`coalesce(sum(${instanceSpend.usd}), 0) + ${unaccruedTodaySql(agentId, now)}` })
     .from(instanceSpend)
     .where(and(eq(instanceSpend.agentId, agentId), eq(instanceSpend.day, utcDay(now))));
 }
@@ -148,11 +143,33 @@ function lastDays(now: number): string[] {
   return Array.from({ length: SPEND_DAYS }, (_, i) => utcDay(now - (SPEND_DAYS - 1 - i) * DAY_MS));
 }
 
-/** GET /api/agents/:agent/spend: today against the limit, the current burn, 7 days, today per instance. */
+/** Each instance's spend not yet accrued, per UTC day (fleet/economics/unaccrued.ts). */
+function unaccruedParts(rows: readonly (UnaccruedInputs & { id: string })[], now: number) {
+  return rows.flatMap((row) => splitByDay(unaccrued(row, now)).map((part) => ({ id: row.id, ...part })));
+}
+
+/** The instance columns the unaccrued stretch is computed from: live instances and gone ones not yet closed. */
+function unaccruedRows(deps: Pick<FleetDeps, "db">, agentId: string) {
+  return deps.db
+    .select({
+      id: instances.id,
+      state: instances.state,
+      stateAt: instances.stateAt,
+      pricePerHour: instances.pricePerHour,
+      storagePerHour: instances.storagePerHour,
+      goneAt: instances.goneAt,
+      spendAccruedAt: instances.spendAccruedAt,
+    })
+    .from(instances)
+    .where(eq(instances.agentId, agentId));
+}
+
+/** GET /api/agents/:agent/spend: today against the limit, the current burn, 7 days, today per instance, all up to now. */
 export async function spendReport(deps: Pick<FleetDeps, "db" | "clock" | "config">, agentId: string) {
   const { db } = deps;
   const now = deps.clock.now();
   const days = lastDays(now);
+  const today = utcDay(now);
   const [byDay, byInstance, fleet] = await db.batch([
     db
       .select({ day: instanceSpend.day, usd: sql<number>`sum(${instanceSpend.usd})` })
@@ -162,33 +179,44 @@ export async function spendReport(deps: Pick<FleetDeps, "db" | "clock" | "config
     db
       .select({ id: instanceSpend.instanceId, usd: instanceSpend.usd })
       .from(instanceSpend)
-      .where(and(eq(instanceSpend.agentId, agentId), eq(instanceSpend.day, utcDay(now))))
-      .orderBy(instanceSpend.instanceId),
-    db
-      .select({ state: instances.state, pricePerHour: instances.pricePerHour, storagePerHour: instances.storagePerHour })
-      .from(instances)
-      .where(and(eq(instances.agentId, agentId), isNull(instances.goneAt))),
+      .where(and(eq(instanceSpend.agentId, agentId), eq(instanceSpend.day, today))),
+    unaccruedRows(deps, agentId),
   ]);
   const usdOf = new Map(byDay.map((d) => [d.day, Number(d.usd)]));
+  const usdOfInstance = new Map(byInstance.map((row) => [row.id, Number(row.usd)]));
+  for (const part of unaccruedParts(fleet, now)) {
+    usdOf.set(part.day, (usdOf.get(part.day) ?? 0) + part.usd);
+    if (part.day === today) usdOfInstance.set(part.id, (usdOfInstance.get(part.id) ?? 0) + part.usd);
+  }
   return {
     estimate: true,
     today: {
-      usd: round(usdOf.get(utcDay(now)) ?? 0),
+      usd: round(usdOf.get(today) ?? 0),
       limitUsd: deps.config.economics.spendLimitPerDayUsd,
       burnPerHour: round(fleet.reduce((sum, row) => sum + ratePerHour(row), 0)),
     },
     days: days.map((day) => ({ day, usd: round(usdOf.get(day) ?? 0) })),
-    instances: byInstance.map((row) => ({ id: row.id, usdToday: round(Number(row.usd)) })),
+    instances: [...usdOfInstance]
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([id, usd]) => ({ id, usdToday: round(usd) })),
   };
 }
 
-/** Today's spend per instance of the agent (the instances API's `spentTodayUsd`). */
+/** Today's spend per instance of the agent up to now (the instances API's `spentTodayUsd`). */
 export async function spentTodayByInstance(deps: Pick<FleetDeps, "db" | "clock">, agentId: string): Promise<Map<string, number>> {
-  const rows = await deps.db
-    .select({ id: instanceSpend.instanceId, usd: instanceSpend.usd })
-    .from(instanceSpend)
-    .where(and(eq(instanceSpend.agentId, agentId), eq(instanceSpend.day, utcDay(deps.clock.now()))));
-  return new Map(rows.map((row) => [row.id, round(Number(row.usd))]));
+  const now = deps.clock.now();
+  const [rows, fleet] = await deps.db.batch([
+    deps.db
+      .select({ id: instanceSpend.instanceId, usd: instanceSpend.usd })
+      .from(instanceSpend)
+      .where(and(eq(instanceSpend.agentId, agentId), eq(instanceSpend.day, utcDay(now)))),
+    unaccruedRows(deps, agentId),
+  ]);
+  const spent = new Map(rows.map((row) => [row.id, Number(row.usd)]));
+  for (const part of unaccruedParts(fleet, now)) {
+    if (part.day === utcDay(now)) spent.set(part.id, (spent.get(part.id) ?? 0) + part.usd);
+  }
+  return new Map([...spent].map(([id, usd]) => [id, round(usd)]));
 }
 
 /** Cents and a little more: an estimate shown to people. */

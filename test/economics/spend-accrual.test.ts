@@ -53,15 +53,16 @@ describe("spend accrual", () => {
     expect(await spendRows(deps)).toEqual([{ id: "sim-1", day: "2026-01-01", usd: 5 }]);
   });
 
-  it("a new sighting waits 5 minutes from its state change like the others (a first tick writes nothing)", async () => {
+  it("a new sighting waits 5 minutes from its state change like the others (a first tick writes only its start)", async () => {
     const { deps } = await fleetFixture();
+    const now0 = deps.clock.now();
     await setInstance(deps, "sim-1", { pricePerHour: 60, stateAt: deps.clock.now(), spendAccruedAt: null });
     await setInstance(deps, "sim-2", { stateAt: deps.clock.now(), spendAccruedAt: null });
     await setInstance(deps, "sim-3", { stateAt: deps.clock.now(), spendAccruedAt: null });
     deps.clock.advance(MIN);
     await runEconomics(deps, "default");
     const { instances } = await import("../../schema/index.ts");
-    expect((await deps.db.select({ at: instances.spendAccruedAt }).from(instances)).map((r) => r.at)).toEqual([null, null, null]);
+    expect((await deps.db.select({ at: instances.spendAccruedAt }).from(instances)).map((r) => r.at)).toEqual([now0, now0, now0]);
     deps.clock.advance(4 * MIN);
     await runEconomics(deps, "default");
     expect(await spendRows(deps)).toEqual([{ id: "sim-1", day: "2026-01-01", usd: 5 }]);
