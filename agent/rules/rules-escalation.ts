@@ -18,7 +18,7 @@ import { executeAction } from "../../fleet/actions/actions.ts";
 import { lacks } from "../../fleet/providers/capabilities.ts";
 import { actionEvidence } from "../action-evidence.ts";
 import { blockingRejection, describeBlock } from "../../fleet/actions/action-blocks.ts";
-import { LOADING_STATES } from "../../fleet/instances/overdue-states.ts";
+import { LOADING_STATES, stuckPast } from "../../fleet/instances/overdue-states.ts";
 
 export type Notify = (instanceId: string, title: string, body: string, severity: "warning" | "critical", dedupKey: string) => Promise<void>;
 
@@ -127,7 +127,7 @@ async function rebootStuckOnce(
   await notify(
     instance.id,
     `Instance ${instance.id} is stuck ${instance.state}`,
-    `${instance.id} is ${stuckFor}, longer than LOADING_TIMEOUT_S (${deps.config.loadingTimeoutMs / 1000}s); ${why}. Please take a look.`,
+    `${instance.id} is ${stuckFor}, ${stuckPast(instance, deps.clock.now(), deps.config.loadingTimeoutMs).text}; ${why}. Please take a look.`,
     "critical",
     `rules:stuck:${instance.id}`,
   );

@@ -196,9 +196,7 @@ export async function spendReport(deps: Pick<FleetDeps, "db" | "clock" | "config
       burnPerHour: round(fleet.reduce((sum, row) => sum + ratePerHour(row), 0)),
     },
     days: days.map((day) => ({ day, usd: round(usdOf.get(day) ?? 0) })),
-    instances: [...usdOfInstance]
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-      .map(([id, usd]) => ({ id, usdToday: round(usd) })),
+    instances: [...usdOfInstance].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([id, usd]) => ({ id, usdToday: round(usd) })),
   };
 }
 

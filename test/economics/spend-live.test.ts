@@ -42,7 +42,13 @@ describe("live spend", () => {
     deps.clock.set(Date.UTC(2026, 0, 1, 12));
     const start = deps.clock.now();
     await setInstance(deps, "sim-1", { pricePerHour: 6, spendAccruedAt: start });
-    await setInstance(deps, "sim-2", { state: "stopped", pricePerHour: 6, storagePerHour: 0.6, stateAt: start - 60 * MIN, spendAccruedAt: null });
+    await setInstance(deps, "sim-2", {
+      state: "stopped",
+      pricePerHour: 6,
+      storagePerHour: 0.6,
+      stateAt: start - 60 * MIN,
+      spendAccruedAt: null,
+    });
     await setInstance(deps, "sim-3", { pricePerHour: 3, stateAt: start - 2 * MIN, spendAccruedAt: null, goneAt: start });
     deps.clock.advance(7 * MIN);
     const before = await everyRead(deps);
