@@ -262,4 +262,12 @@ export const SITUATIONS: readonly Situation[] = [
     expect: [told("sim-2", "outbid")],
     forbid: [restart("sim-2"), destroy("*"), stop("sim-1"), again(notify("sim-2"))],
   },
+  {
+    name: "stuck provisioning on a dear rental",
+    // sim-2 costs $2.10/h: its loading timeout scales down to 900 s × $1/h ÷ $2.10/h ≈ 429 s (issue 33
+    // item 8), so it is acted on well before the default LOADING_TIMEOUT_S of 900 s.
+    steps: [{ fail: "sim-2", kind: "stuck_loading" }, { wait: 540 }],
+    expect: [any("reboot", "start", "notify")("sim-2")],
+    forbid: [destroy("*"), stop("*"), restart("sim-1")],
+  },
 ];
