@@ -13,6 +13,14 @@ import { OVERDUE_MS } from "../../pipeline/index.ts";
 import { schedulerHealthRead } from "../../pipeline/index.ts";
 import type { NamedResults } from "../../db/named-batch.ts";
 import { llmBreakerName } from "../llm/breaker.ts";
+import {
+  breakerEpisodeReads,
+  breakerTrips,
+  describeShare,
+  fleetHealthReads,
+  fleetShare,
+  liftedFrom,
+} from "../../fleet/actions/fleet-breaker.ts";
 
 export const CONDITION_KINDS = [
   "events_waiting",
@@ -23,6 +31,7 @@ export const CONDITION_KINDS = [
   "notification_storm",
   "wake_budget_exhausted",
   "scheduler_failing",
+  "fleet_breaker_open",
 ] as const;
 export type ConditionKind = (typeof CONDITION_KINDS)[number];
 
@@ -40,6 +49,8 @@ export function conditionReads(deps: Pick<AgentDeps, "db" | "config" | "schedule
   const late = (priority: 0 | 1) =>
     and(eq(events.priority, priority), lt(events.createdAt, now - 2 * debounceWindow(config, priority) - TICK_MS));
   const poisonSince = now - POISON_WINDOW_MS;
+  const fleet = fleetHealthReads(deps, agentId, now);
+  const episode = breakerEpisodeReads(deps, agentId);
   return {
     "events_waiting.late": db
       .select({ n: sql<number>`count(*)`, oldest: sql<number | null>`min(${events.createdAt})` })
@@ -108,6 +119,11 @@ export function conditionReads(deps: Pick<AgentDeps, "db" | "config" | "schedule
     "wake_budget_exhausted.recent": selfWakesInHour(deps, agentId, now),
     // The deployment's scheduler, not the agent's: every agent's watchdog sees it (its channels differ).
     "scheduler_failing.health": schedulerHealthRead(deps, deps.scheduler.kind),
+    // The breaker (fleet/actions/fleet-breaker.ts): the action table reads the same rule live.
+    "fleet_breaker_open.instances": fleet.instances,
+    "fleet_breaker_open.listed": fleet.listed,
+    "fleet_breaker_open.episode": episode.episode,
+    "fleet_breaker_open.lifts": episode.lifts,
   };
 }
 
@@ -182,6 +198,12 @@ export function conditionsFrom(deps: Pick<AgentDeps, "config" | "llm">, rows: Co
       const row = rows["scheduler_failing.health"][0];
       if (row?.failingSince == null) return null;
       return `the ${row.kind} scheduler has refused publishes since ${iso(row.failingSince)} (latest: ${row.lastError ?? "no error recorded"}); each cron invocation performs due runs itself until it takes them again`;
+    },
+    fleet_breaker_open: () => {
+      const share = fleetShare(rows["fleet_breaker_open.instances"], rows["fleet_breaker_open.listed"][0]?.at ?? null);
+      if (!breakerTrips(config, share)) return null;
+      const lifted = liftedFrom(rows["fleet_breaker_open.episode"], rows["fleet_breaker_open.lifts"]);
+      return `${describeShare(config, share)}${lifted ? " (a human lifted the hold: remediation runs)" : ""}`;
     },
   };
   const held = new Map<ConditionKind, string>();

@@ -23,6 +23,7 @@ export const CONDITION_TITLES: Record<ConditionKind, string> = {
   notification_storm: "an instance or the agent is causing a storm of notifications or approvals",
   wake_budget_exhausted: "the agent's wake budget is exhausted",
   scheduler_failing: "the scheduler (QStash on Workers) refuses publishes",
+  fleet_breaker_open: "the fleet breaker is open: too many instances dead at once, automatic remediation held",
 };
 
 /**

@@ -6,13 +6,14 @@
  */
 import { and, eq } from "drizzle-orm";
 import type { FleetDeps } from "../deps.ts";
-import { approvals } from "../../schema/index.ts";
+import { approvals, instances } from "../../schema/index.ts";
 import { lacks } from "../providers/capabilities.ts";
 import { spendTodayStatement } from "../economics/spend.ts";
 import { actionQuery, type ActionRow } from "./action-records.ts";
 import { activeBlockQuery, blockHolds, type ActionBlock } from "./action-blocks.ts";
 import type { ActionRequest } from "./action-types.ts";
-import type { ActionFacts } from "./decide.ts";
+import { NOT_BILLING_STATES, SPENDING_KINDS, type ActionFacts } from "./decide.ts";
+import { breakerEpisodeReads, breakerTrips, fleetHealthReads, fleetShare, liftedFrom, REMEDIATION_KINDS } from "./fleet-breaker.ts";
 
 type FactDeps = Pick<FleetDeps, "db" | "clock" | "config" | "provider">;
 
@@ -38,11 +39,19 @@ export async function gatherFacts(deps: FactDeps, request: ActionRequest): Promi
     twoPerson: config.approvalTwoPerson.includes(request.kind),
     callerAsks: request.askHuman ?? null,
   };
-  const none = { recorded: false, pendingApproval: false, rejected: false, overSpendLimit: false };
+  const none = {
+    recorded: false,
+    pendingApproval: false,
+    rejected: false,
+    overSpendLimit: false,
+    addsSpend: false,
+    fleetBreakerOpen: false,
+  };
   if (lacks(deps.provider, request.kind)) return { facts: { ...base, ...none, providerCannot: true }, spendToday: null };
 
   const { db } = deps;
-  const [[recorded], [pending], [block], [spent]] = await db.batch([
+  const now = deps.clock.now();
+  const [[recorded], [pending], [block], [spent], [instance]] = await db.batch([
     actionQuery(deps, request.agentId, request.idempotencyKey),
     db
       .select()
@@ -57,7 +66,11 @@ export async function gatherFacts(deps: FactDeps, request: ActionRequest): Promi
       )
       .limit(1),
     activeBlockQuery(deps, request.agentId, request.instanceId, request.kind),
-    spendTodayStatement(deps, request.agentId, deps.clock.now()),
+    spendTodayStatement(deps, request.agentId, now),
+    db
+      .select({ state: instances.state, goneAt: instances.goneAt })
+      .from(instances)
+      .where(and(eq(instances.agentId, request.agentId), eq(instances.id, request.instanceId))),
   ]);
   const limit = config.economics.spendLimitPerDayUsd;
   const spendToday = limit === null ? null : Number(spent?.usd ?? 0);
@@ -70,10 +83,28 @@ export async function gatherFacts(deps: FactDeps, request: ActionRequest): Promi
       pendingApproval: pending !== undefined,
       rejected,
       overSpendLimit: limit !== null && spendToday !== null && spendToday >= limit,
+      // A reboot of an instance that is not running starts billing again, as a start does.
+      addsSpend:
+        SPENDING_KINDS.has(request.kind) ||
+        (request.kind === "reboot" && instance !== undefined && instance.goneAt === null && NOT_BILLING_STATES.has(instance.state)),
+      fleetBreakerOpen: await breakerOpen(deps, request, now),
     },
     ...(recorded ? { recorded } : {}),
     ...(pending ? { pending } : {}),
     ...(block ? { block } : {}),
     spendToday,
   };
+}
+
+/**
+ * The fleet breaker, read live (not from the watchdog's last tick, so a run right after the deaths
+ * is held too), and only for what it can hold: remediation a rule or a model decided.
+ */
+async function breakerOpen(deps: FactDeps, request: ActionRequest, now: number): Promise<boolean> {
+  if (request.decidedBy === "human" || !REMEDIATION_KINDS.has(request.kind)) return false;
+  const fleet = fleetHealthReads(deps, request.agentId, now);
+  const episode = breakerEpisodeReads(deps, request.agentId);
+  const [rows, listed, open, lifts] = await deps.db.batch([fleet.instances, fleet.listed, episode.episode, episode.lifts]);
+  if (!breakerTrips(deps.config, fleetShare(rows, listed[0]?.at ?? null))) return false;
+  return !liftedFrom(open, lifts);
 }

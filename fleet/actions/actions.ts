@@ -41,6 +41,8 @@ export function needsApproval(deps: Pick<FleetDeps, "config">, request: Pick<Act
     approvalListed: deps.config.approvalRequired.includes(request.kind),
     twoPerson: false,
     overSpendLimit: false,
+    addsSpend: false,
+    fleetBreakerOpen: false,
     callerAsks: null,
   }).includes("approval list");
 }

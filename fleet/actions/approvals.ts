@@ -10,14 +10,14 @@
  */
 import { and, desc, eq, gt, inArray, isNull, or } from "drizzle-orm";
 import type { FleetDeps } from "../deps.ts";
-import { actions, approvals } from "../../schema/index.ts";
+import { actions, approvals, events } from "../../schema/index.ts";
 import { iso } from "../../runtime/time.ts";
 import { RequestError } from "../../runtime/errors.ts";
 import { ingestEvent } from "../../pipeline/index.ts";
 import { approvalActionKey } from "./action-records.ts";
 import { liftBlocksFor, recordRejection } from "./action-blocks.ts";
 import { executeAction } from "./actions.ts";
-import type { ActionKind, ActionResult } from "./action-types.ts";
+import type { ActionEvidence, ActionKind, ActionResult } from "./action-types.ts";
 import { tellDecidedOnce } from "./approval-told.ts";
 
 export const APPROVAL_STATUSES = ["pending", "approved", "rejected", "expired"] as const;
@@ -181,7 +181,9 @@ export async function decideApproval(
 
 /**
  * APPROVAL_TWO_PERSON: for those kinds, the operator who asked cannot approve their own request
- * (another operator must; rejecting it stays allowed).
+ * (another operator must; rejecting it stays allowed). Who asked includes a human who asked through
+ * chat: a request the model filed while answering her message is hers, or one person could ask
+ * the agent to destroy and then approve the model's request herself.
  */
 async function refuseOwnApproval(
   deps: Pick<FleetDeps, "db" | "config">,
@@ -189,12 +191,43 @@ async function refuseOwnApproval(
   approvalId: number,
   operator: string | undefined,
 ) {
-  const [row] = await deps.db.select({ kind: approvals.kind, asker: approvals.requestedByOperator }).from(approvals).where(mine);
-  if (!row || !deps.config.approvalTwoPerson.includes(row.kind) || row.asker === null) return;
-  if (operator === undefined || operator === row.asker) {
+  const [row] = await deps.db
+    .select({ kind: approvals.kind, asker: approvals.requestedByOperator, runId: approvals.runId, actionId: approvals.actionId })
+    .from(approvals)
+    .where(mine);
+  if (!row || !deps.config.approvalTwoPerson.includes(row.kind)) return;
+  const askers = row.asker !== null ? [row.asker] : await chatAskers(deps, row);
+  if (askers.length === 0) return;
+  if (operator === undefined || askers.includes(operator)) {
+    const who = askers.join(", ");
+    const how = row.asker !== null ? "asked for it" : "asked for it in chat (the agent's request answers that message)";
     throw new ApprovalError(
       403,
-      `approval ${approvalId}: ${row.kind} needs a second person (APPROVAL_TWO_PERSON): ${row.asker} asked for it and cannot approve it; another operator must`,
+      `approval ${approvalId}: ${row.kind} needs a second person (APPROVAL_TWO_PERSON): ${who} ${how} and cannot approve it; another operator must`,
     );
   }
+}
+
+/**
+ * The operators whose chat caused a request the agent filed: the human message its evidence names,
+ * else every operator's message or trigger the deciding run consumed.
+ */
+async function chatAskers(deps: Pick<FleetDeps, "db">, row: { runId: number | null; actionId: number | null }): Promise<string[]> {
+  const [action] =
+    row.actionId !== null
+      ? await deps.db.select({ evidence: actions.evidence, agentId: actions.agentId }).from(actions).where(eq(actions.id, row.actionId))
+      : [];
+  const message = (action?.evidence as ActionEvidence | null | undefined)?.humanMessage;
+  const said = message
+    ? await deps.db.select({ payload: events.payload }).from(events).where(eq(events.id, message.eventId))
+    : row.runId !== null && action
+      ? await deps.db
+          .select({ payload: events.payload })
+          .from(events)
+          .where(and(eq(events.agentId, action.agentId), eq(events.runId, row.runId), inArray(events.source, ["human", "manual"])))
+      : [];
+  const operators = said
+    .map((e) => (e.payload as { operator?: unknown } | null)?.operator)
+    .filter((o): o is string => typeof o === "string");
+  return [...new Set(operators)];
 }

@@ -11,12 +11,19 @@
  * rows (`renderGateTable`, written by docs/generate.ts).
  */
 import type { ActionKind, ActionRequest } from "./action-types.ts";
+import { REMEDIATION_KINDS } from "./fleet-breaker.ts";
 
 /** What may happen to a requested action. */
 export type Outcome = "unsupported" | "recorded" | "wait" | "blocked" | "proposed" | "approval" | "act";
 
-/** Kinds that add spend: the daily limit asks a human about them. */
+/**
+ * Kinds that always add spend (a create is a replacement's rental, asked as `replace`). A reboot adds
+ * spend when the instance is not running (stopped or exited): gatherFacts decides that from the
+ * instances table, and the table reads the one fact `addsSpend`.
+ */
 export const SPENDING_KINDS: ReadonlySet<ActionKind> = new Set(["start", "replace"]);
+/** States from which a reboot starts billing again. */
+export const NOT_BILLING_STATES: ReadonlySet<string> = new Set(["stopped", "exited"]);
 
 /** Everything the gates read, gathered before deciding (no gate reads anything else). */
 export interface ActionFacts {
@@ -41,6 +48,10 @@ export interface ActionFacts {
   twoPerson: boolean;
   /** Today's spend is at or over SPEND_LIMIT_PER_DAY_USD (false when there is no limit). */
   overSpendLimit: boolean;
+  /** The request can start billing: a spending kind, or a reboot of an instance that is not running. */
+  addsSpend: boolean;
+  /** The fleet breaker holds remediation (fleet/actions/fleet-breaker.ts): too many instances dead at once, not lifted. */
+  fleetBreakerOpen: boolean;
   /** Why the caller wants a human (nothing in the run's input concerns the instance: blast radius; a rule that only proposes). */
   callerAsks: string | null;
 }
@@ -54,10 +65,14 @@ export function humanNeeded(f: ActionFacts): string[] {
   }
   return [
     ...(f.approvalListed ? ["approval list"] : []),
-    ...(f.overSpendLimit && SPENDING_KINDS.has(f.kind) ? ["spend limit"] : []),
+    ...(f.overSpendLimit && f.addsSpend ? ["spend limit"] : []),
+    ...(breakerHolds(f) ? ["fleet breaker"] : []),
     ...(f.callerAsks !== null ? ["caller asks"] : []),
   ];
 }
+
+/** The breaker holds what a rule or a model decides to restart, replace or destroy. */
+const breakerHolds = (f: ActionFacts) => f.fleetBreakerOpen && f.decidedBy !== "human" && REMEDIATION_KINDS.has(f.kind);
 
 /**
  * Who a pending approval and a rejection answer: a decision made without a human, and an
@@ -106,10 +121,16 @@ export const GATES: readonly Gate[] = [
     doc: "AGENT_MODE=shadow and no human decided: recorded `proposed`, no provider call, no approval filed. A human's own action behaves as in acting mode.",
   },
   {
+    name: "fleet breaker open",
+    when: breakerHolds,
+    outcome: "approval",
+    doc: "More than MAX_UNHEALTHY_PCT of the agent's instances are offline, unknown or gone (each confirmed by two observations 60 s apart): the provider is the likely fault, so a start, reboot, replace or destroy decided by the rules or the LLM becomes an approval instead of acting (bounded by APPROVALS_PER_RUN/HOUR; the watchdog tells a human once). A human's own action goes; it ends when the share falls back or a human lifts the hold.",
+  },
+  {
     name: "needs a human",
     when: (f) => humanNeeded(f).length > 0,
     outcome: "approval",
-    doc: "APPROVAL_REQUIRED_ACTIONS (and APPROVAL_TWO_PERSON for an operator's own request), SPEND_LIMIT_PER_DAY_USD reached for a kind that adds spend, or the caller asks a human (blast radius: an instance nothing in the run's input concerns; a rule that only proposes): an approval is filed and a human paged.",
+    doc: "APPROVAL_REQUIRED_ACTIONS (and APPROVAL_TWO_PERSON for an operator's own request), SPEND_LIMIT_PER_DAY_USD reached for a request that adds spend (start, replace, a reboot of a stopped or exited instance), or the caller asks a human (blast radius: an instance nothing in the run's input concerns; a rule that only proposes): an approval is filed and a human paged.",
   },
   {
     name: "act",

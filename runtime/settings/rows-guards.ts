@@ -108,4 +108,11 @@ export const GUARD_ROWS = {
     ...whole(1, GUARD_COUNT_MAX, 10),
     at: "watchdogNotifyPerHour",
   }),
+  MAX_UNHEALTHY_PCT: setting({
+    group: "Watchdog",
+    doc: "the fleet breaker: when more than this share (%) of the agent's instances are offline, unknown or gone (each seen so twice, 60 s apart; at least 2), no automatic start, reboot, replacement or destroy runs (an approval instead) and a human is told once, until the share falls back or a human lifts the hold",
+    ...whole(1, 100, 30),
+    at: "maxUnhealthyPct",
+    agent: { key: "maxUnhealthyPct", show: (pct) => `${pct} %` },
+  }),
 };

@@ -21,6 +21,8 @@ const quiet: ActionFacts = {
   approvalListed: false,
   twoPerson: false,
   overSpendLimit: false,
+  addsSpend: false,
+  fleetBreakerOpen: false,
   callerAsks: null,
 };
 const decide = (f: Partial<ActionFacts>) => decideAction({ ...quiet, ...f });
@@ -35,6 +37,7 @@ describe("the action table", () => {
       ["approval pending", "wait"],
       ["rejected by a human", "blocked"],
       ["shadow mode", "proposed"],
+      ["fleet breaker open", "approval"],
       ["needs a human", "approval"],
       ["act", "act"],
     ]);
@@ -93,18 +96,38 @@ describe("the action table", () => {
       outcome: "approval",
       humanNeeded: ["approval list"],
     });
-    expect(decide({ kind: "start", overSpendLimit: true })).toMatchObject({ outcome: "approval", humanNeeded: ["spend limit"] });
-    expect(decide({ kind: "replace", decidedBy: "rules", overSpendLimit: true }).outcome).toBe("approval");
+    expect(decide({ kind: "start", overSpendLimit: true, addsSpend: true })).toMatchObject({
+      outcome: "approval",
+      humanNeeded: ["spend limit"],
+    });
+    expect(decide({ kind: "replace", decidedBy: "rules", overSpendLimit: true, addsSpend: true }).outcome).toBe("approval");
     expect(decide({ kind: "stop", overSpendLimit: true }).outcome).toBe("act"); // stopping adds no spend
+    // A reboot adds spend only from a state that does not bill (the fact says which).
+    expect(decide({ kind: "reboot", decidedBy: "rules", overSpendLimit: true, addsSpend: true }).outcome).toBe("approval");
+    expect(decide({ kind: "reboot", decidedBy: "rules", overSpendLimit: true }).outcome).toBe("act");
     expect(decide({ callerAsks: "nothing in this run's input concerns sim-2" })).toMatchObject({
       outcome: "approval",
       humanNeeded: ["caller asks"],
     });
     expect(decide({ ...operator, kind: "destroy", twoPerson: true })).toMatchObject({ outcome: "approval", humanNeeded: ["two-person"] });
     // A human is exempt from the spend limit and the blast radius; the approval carried out needs nothing more.
-    expect(decide({ ...operator, kind: "start", overSpendLimit: true, callerAsks: "x" }).outcome).toBe("act");
+    expect(decide({ ...operator, kind: "start", overSpendLimit: true, addsSpend: true, callerAsks: "x" }).outcome).toBe("act");
     expect(decide({ ...approval, kind: "destroy", approvalListed: true, twoPerson: true, overSpendLimit: true }).outcome).toBe("act");
     expect(decide({ decidedBy: "human", kind: "destroy", approvalListed: true }).outcome).toBe("act");
+  });
+
+  it("fleet breaker open → approval for remediation a rule or the model decided; a human's own action goes", () => {
+    expect(decide({ kind: "reboot", decidedBy: "rules", fleetBreakerOpen: true })).toMatchObject({
+      gate: "fleet breaker open",
+      outcome: "approval",
+      humanNeeded: ["fleet breaker"],
+    });
+    for (const kind of ["start", "replace", "destroy"] as const)
+      expect(decide({ kind, fleetBreakerOpen: true }).gate).toBe("fleet breaker open");
+    expect(decide({ kind: "stop", fleetBreakerOpen: true }).outcome).toBe("act"); // stopping spends nothing
+    expect(decide({ ...operator, kind: "reboot", fleetBreakerOpen: true }).outcome).toBe("act");
+    expect(decide({ ...approval, kind: "destroy", fleetBreakerOpen: true }).outcome).toBe("act");
+    expect(decide({ kind: "reboot", fleetBreakerOpen: true, shadow: true }).outcome).toBe("proposed");
   });
 
   it("act → act when no gate above holds", () => {
