@@ -18,7 +18,17 @@ import { bind, preparedPerDb } from "../db/prepared.ts";
 import { namedBatch, type NamedResults, type NamedStatements } from "../db/named-batch.ts";
 import { debounceWindow, publishRunSlot, scheduleIfPending, type Priority } from "./request-run.ts";
 
-export type EventSource = "human" | "manual" | "webhook" | "reconcile" | "heartbeat" | "approval" | "overdue" | "vast_notification";
+export type EventSource =
+  | "human"
+  | "manual"
+  | "webhook"
+  | "reconcile"
+  | "heartbeat"
+  | "approval"
+  | "overdue"
+  | "vast_notification"
+  // Acting resumed after shadow mode (jobs/shadow-handover.ts).
+  | "mode";
 
 export interface IncomingEvent {
   agentId: string;

@@ -8,7 +8,7 @@
  * the stored value (runtime/agent-settings.ts keepMaskedSecrets).
  */
 import type { z } from "zod";
-import { createAgentBody, patchAgentBody } from "../../jobs/agent-admin-requests.ts";
+import { createAgentBody, replaceAgentBody } from "../../jobs/agent-admin-requests.ts";
 import { describeIssues } from "../../jobs/validate.ts";
 import { getPath, setPath } from "../../runtime/settings/table.ts";
 import { keepMaskedSecrets, maskSettings, type AgentSettings } from "../../runtime/agent-settings.ts";
@@ -62,8 +62,12 @@ export function readAgentForm(posted: Posted): AgentFormFields {
 /** The top-level settings this form edits: every other stored setting is kept by a save. */
 const FORM_SETTINGS = [...new Set(FORM_ROWS.map((row) => row.agent.key.split(".")[0]!))];
 
-/** A whole number as typed becomes a number; anything else stays text, for the schema to refuse by name. */
-const numberOrText = (value: string): number | string => (/^-?\d+$/.test(value) ? Number(value) : value);
+/**
+ * A number as typed becomes a number, the row's null word null; anything else stays text, for the
+ * schema to refuse by name.
+ */
+const numberOrText = (value: string, nullWord: string | undefined): number | string | null =>
+  value === nullWord ? null : /^-?\d+(\.\d+)?$/.test(value) ? Number(value) : value;
 
 /** The settings object the fields describe, before validation (unset fields left out). */
 function settingsOf(f: AgentFormFields): Record<string, unknown> {
@@ -73,7 +77,7 @@ function settingsOf(f: AgentFormFields): Record<string, unknown> {
     const value = fieldText(f, fieldName(row));
     switch (row.agent.field!.input) {
       case "number":
-        if (value) settings = setPath(settings, key, numberOrText(value));
+        if (value) settings = setPath(settings, key, numberOrText(value, row.agent.field.nullWord));
         break;
       case "text":
       case "url":
@@ -111,7 +115,7 @@ export function agentChangeFromForm(
   f: AgentFormFields,
   stored: AgentSettings,
 ): FormResult<{ name?: string | undefined; settings: AgentSettings }> {
-  const result = checked(patchAgentBody, { ...(f.name ? { name: f.name } : {}), settings: settingsOf(f) });
+  const result = checked(replaceAgentBody, { ...(f.name ? { name: f.name } : {}), settings: settingsOf(f) });
   if (!result.ok) return result;
   // Settings the form has no field for are set through the API only: a form save keeps them as stored.
   const apiOnly = Object.fromEntries(Object.entries(stored).filter(([key]) => !FORM_SETTINGS.includes(key)));
@@ -128,7 +132,8 @@ export function agentFormFields(agent: { id: string; name: string | null; settin
   const typed = Object.fromEntries(
     fieldsOfKind("number", "text", "url").map((row) => {
       const value = getPath(s, row.agent.key);
-      return [fieldName(row), value === undefined || value === null ? "" : String(value)];
+      const shown = value === null ? (row.agent.field.nullWord ?? "") : value === undefined ? "" : String(value);
+      return [fieldName(row), shown];
     }),
   );
   return {

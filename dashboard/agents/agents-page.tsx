@@ -72,7 +72,7 @@ function AgentsTable({ agents }: { agents: AgentSummary[] }) {
   );
 }
 
-function TextField(props: { name: string; label: string; value: string; hint?: string; inputmode?: "numeric" }) {
+function TextField(props: { name: string; label: string; value: string; hint?: string; inputmode?: "numeric" | "decimal" }) {
   const id = `agent-${props.name}`;
   return (
     <div class="field">
@@ -116,7 +116,7 @@ function AgentSettingsForm(props: { fields: AgentFormFields; csrf: string; actio
           label={row.agent.field.label}
           value={fieldText(f, fieldName(row))}
           hint={row.agent.field.hint}
-          inputmode={row.agent.field.input === "number" ? "numeric" : undefined}
+          inputmode={row.agent.field.input === "number" && !row.agent.field.nullWord ? "decimal" : undefined}
         />
       ))}
       <fieldset class="field">

@@ -1,20 +1,26 @@
 /**
  * Handlers of the agents API: create, list, update, archive and restore agents. Settings are shown
- * masked (channel URLs carry tokens, a provider setting its API key), and a PATCH that sends a mask
- * back unchanged keeps the stored secret; a provider setting without a usable key is refused;
+ * masked (channel URLs carry tokens, a provider setting its API key); a PATCH merges settings into
+ * the stored ones (JSON Merge Patch), and one that sends a mask back unchanged keeps the stored secret; a provider setting without a usable key is refused;
  * archiving keeps every row of the agent's history.
  */
 import type { Context } from "hono";
 import type { z } from "zod";
 import type { AppEnv } from "../../jobs/app-env.ts";
-import { keepMaskedSecrets, maskSettings, storedSettings } from "../../runtime/agent-settings.ts";
+import { maskSettings, storedSettings } from "../../runtime/agent-settings.ts";
 import { iso } from "../../runtime/time.ts";
 import { createAgent, findAgent, listAgents, updateAgent, type AgentRow } from "../../pipeline/index.ts";
 import { recordActivity } from "../../auth/activity.ts";
 import { RequestError } from "../../jobs/errors.ts";
 import { auditModeChange } from "../../jobs/agent-mode.ts";
 import { archiveAsOperator, restoreAsOperator } from "../../jobs/agent-archive.ts";
-import { assertProviderUsable, channelUrlIssue, type createAgentBody, type patchAgentBody } from "../../jobs/agent-admin-requests.ts";
+import {
+  assertProviderUsable,
+  channelUrlIssue,
+  mergeSettings,
+  type createAgentBody,
+  type patchAgentBody,
+} from "../../jobs/agent-admin-requests.ts";
 import type { AgentSettings } from "../../runtime/agent-settings.ts";
 import { rotateAsOperator } from "../../jobs/agent-webhook-secret.ts";
 import { newWebhookSecret } from "../../auth/webhook-secrets.ts";
@@ -65,15 +71,18 @@ export async function getAgents(c: Ctx) {
   return c.json({ agents: (await listAgents(c.get("deps").db)).map(presentAgent) });
 }
 
-/** Replaces the name and/or the whole settings; a channel URL sent back as its mask stays as stored. */
+/**
+ * Changes the name and/or merges the sent settings into the stored ones (JSON Merge Patch: a
+ * `null` removes a key); a secret sent back as its mask stays as stored.
+ */
 export async function patchAgent(c: Ctx, agentId: string, body: z.infer<typeof patchAgentBody>) {
   const deps = c.get("deps");
-  const stored = body.settings && (await findAgent(deps.db, agentId));
-  refuseChannelUrls(body.settings, storedSettings(stored?.settings), deps.config.allowPrivateUrls);
-  const settings = body.settings && keepMaskedSecrets(body.settings, storedSettings(stored?.settings));
+  const before = await findAgent(deps.db, agentId);
+  const stored = storedSettings(before?.settings);
+  const settings = body.settings && mergeSettings(stored, body.settings);
+  refuseChannelUrls(settings, stored, deps.config.allowPrivateUrls);
   assertProviderUsable(settings, deps.config);
-  const before = stored ?? (await findAgent(deps.db, agentId));
-  await updateAgent(deps.db, agentId, { ...body, settings });
+  await updateAgent(deps.db, agentId, { name: body.name, settings });
   await recordActivity(deps.db, c.get("operator"), {
     action: "agent_update",
     agentId,

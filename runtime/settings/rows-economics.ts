@@ -96,7 +96,7 @@ export const ECONOMICS_ROWS = {
     ...whole(0, IDLE_STOP_AFTER_MAX_S, 0),
     to: ms,
     at: "economics.idleStopAfterMs",
-    agent: { key: "idleStopAfterS", show: secondsOrNever },
+    agent: { key: "idleStopAfterS", field: { label: "Stop after idle (s, 0 = never)", input: "number" }, show: secondsOrNever },
   }),
   SPEND_LIMIT_PER_DAY_USD: setting({
     group: economics,
@@ -117,6 +117,12 @@ export const ECONOMICS_ROWS = {
         .positive("must be more than 0")
         .max(SPEND_LIMIT_PER_DAY_MAX_USD, `must be at most ${SPEND_LIMIT_PER_DAY_MAX_USD}`)
         .nullable(),
+      field: {
+        label: "Daily spend limit (USD)",
+        input: "number",
+        hint: "none = no limit, even if the environment sets one",
+        nullWord: "none",
+      },
       show: (usd) => (usd ? `$${usd} per day` : "no limit"),
     },
   }),

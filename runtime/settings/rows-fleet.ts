@@ -86,13 +86,22 @@ export const FLEET_ROWS = {
     ...whole(0, WINDOW_MAX_S, 1800),
     to: ms,
     at: "replace.afterMs",
-    agent: { key: "replaceAfterS", show: secondsOrNever },
+    agent: {
+      key: "replaceAfterS",
+      field: { label: "Propose a replacement after dead (s, 0 = never)", input: "number" },
+      show: secondsOrNever,
+    },
   }),
   REPLACE_MAX_PRICE_FACTOR: setting({
     group: instances,
     doc: "a replacement's offer costs at most this × the old instance's price",
     ...fraction(1, 10, 1.25),
     at: "replace.maxPriceFactor",
+    agent: {
+      key: "replaceMaxPriceFactor",
+      field: { label: "Replacement's max price (× the old price)", input: "number" },
+      show: (factor) => `${factor} × the old price`,
+    },
   }),
   REPLACE_MIN_RELIABILITY: setting({
     group: instances,

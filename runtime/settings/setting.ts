@@ -38,6 +38,8 @@ export interface FormField {
   /** The posted field's name, when it is not the per-agent key (channels: `slack`, …). */
   name?: string;
   hint?: string;
+  /** A `number` whose per-agent value may be null: the word that stores null (empty stays "unset"). */
+  nullWord?: string;
 }
 
 /** The per-agent side of a setting: its key in an agent's settings and how it folds over Config. */

@@ -2,8 +2,8 @@
  * The agents API: create, list, read, update, archive and restore agents (never the last active
  * one); settings validated like
  * configuration (400 naming the field, nothing written), channel URLs never shown in full, and an
- * archived agent refusing new work (409) while its history stays readable. PATCH replaces the
- * settings as a whole, but a channel URL sent back exactly as the API showed it (masked) keeps the
+ * archived agent refusing new work (409) while its history stays readable. PATCH merges the
+ * settings (JSON Merge Patch), and a channel URL sent back exactly as the API showed it (masked) keeps the
  * stored secret.
  */
 import { eq } from "drizzle-orm";
@@ -173,12 +173,14 @@ describe("PATCH with masked secrets", () => {
     expect(await stored("team-b")).toEqual({ channels: { slack: SLACK, ntfy: NTFY }, debounceHumanMs: 900 });
   });
 
-  it("a new URL replaces the stored one, and a channel left out is removed", async () => {
+  it("a new URL replaces the stored one, a channel left out is kept, and a channel sent as null is removed", async () => {
     const { deps, call } = await setup();
     const stored = storedSettings(deps);
     await call("POST", "/api/agents", { id: "team-b", settings: { channels: { slack: SLACK, ntfy: NTFY } } });
     const fresh = "https://hooks.slack.com/services/T000/B000/n3wT0ken";
     await call("PATCH", "/api/agents/team-b", { settings: { channels: { slack: fresh } } });
+    expect(await stored("team-b")).toEqual({ channels: { slack: fresh, ntfy: NTFY } });
+    await call("PATCH", "/api/agents/team-b", { settings: { channels: { ntfy: null } } });
     expect(await stored("team-b")).toEqual({ channels: { slack: fresh } });
   });
 

@@ -82,7 +82,7 @@ export function defineEconomicsScenario(getHost: () => ScenarioHost) {
         expect(asked[0]!.reason).toMatch(/daily limit/);
         expect((await providerRow(host, EXITED))?.state).toBe("exited");
       } finally {
-        await api(host, "PATCH", "/api/agents/default", { settings: {} });
+        await api(host, "PATCH", "/api/agents/default", { settings: { spendLimitPerDayUsd: null } });
       }
     });
   });

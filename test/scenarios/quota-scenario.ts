@@ -79,7 +79,7 @@ export function defineQuotaScenario(getHost: () => ScenarioHost) {
         expect(host.llm.requests.filter((r) => r.tools).length).toBe(llmCalls + 1);
       } finally {
         host.qstash.quota.limit = Infinity;
-        await api(host, "PATCH", "/api/agents/default", { settings: {} });
+        await api(host, "PATCH", "/api/agents/default", { settings: { debounceStateMs: null, channels: null } });
         await ntfy.close();
       }
     });
