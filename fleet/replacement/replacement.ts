@@ -25,8 +25,9 @@ import { eq } from "drizzle-orm";
 import type { ActionDeps } from "../actions/actions.ts";
 import { executeAction } from "../actions/actions.ts";
 import { replacements } from "../../schema/index.ts";
-import { ProviderError, type InstanceSpec, type Offer, type OfferQuery } from "../providers/provider.ts";
+import type { InstanceSpec, Offer, OfferQuery } from "../providers/provider.ts";
 import { advance, type Basis, type ReplacementRow } from "./replacement-rows.ts";
+import { createFromOffers, type CreateAttempt } from "./replacement-create.ts";
 import { recordLineage, type Running } from "./replacement-lineage.ts";
 import { tellOnce } from "../tell-once.ts";
 import { onceKey } from "../once-notices.ts";
@@ -92,7 +93,10 @@ async function chooseAndCreate(deps: ActionDeps, row: ReplacementRow): Promise<S
       `no offer like ${row.oldInstanceId}: ${q.gpuCount}× ${q.gpuName}, disk ≥ ${q.minDiskGb ?? "any"} GB, ≤ $${q.maxPricePerHour ?? "any"}/h, reliability ≥ ${q.minReliability}, not on machine ${basis.machineId ?? "?"}`,
     );
   }
-  // The one create: only the caller that moves approved → creating calls the provider.
+  // The one create at a time: only the caller that moves approved → creating calls the provider,
+  // and it tries the next offer only after a clear "not created" for the one before.
+  const tried = offers.slice(0, deps.config.replace.maxOffers);
+  const attempts: CreateAttempt[] = [...((row.attempts as CreateAttempt[] | null) ?? [])];
   const claimed = await advance(deps, row.id, ["approved"], {
     status: "creating",
     createAttemptedAt: now,
@@ -100,31 +104,13 @@ async function chooseAndCreate(deps: ActionDeps, row: ReplacementRow): Promise<S
     deadlineAt: now + deps.config.loadingTimeoutMs,
   });
   if (!claimed) return "idle";
-  let id: string;
-  try {
-    ({ id } = await deps.provider.create(offer, { ...spec, label: row.marker }));
-  } catch (err) {
-    // Refused outright (a 4xx that is no timeout): nothing was rented. Anything else may have
-    // rented it: the marker search decides, never a second create.
-    if (
-      err instanceof ProviderError &&
-      err.status !== null &&
-      err.status >= 400 &&
-      err.status < 500 &&
-      err.status !== 408 &&
-      err.status !== 429
-    ) {
-      return fail(deps, claimed, ["creating"], `the provider refused the create: ${message(err)}`);
-    }
-    deps.log.info("replacement create failed; looking for its marker", {
-      agentId: row.agentId,
-      replacementId: row.id,
-      error: message(err),
-    });
-    return "waiting";
-  }
+  const created = await createFromOffers(deps, claimed, tried, spec, attempts);
+  if ("failed" in created) return fail(deps, claimed, ["creating"], created.failed);
+  if ("outcome" in created) return created.outcome;
+  const { id } = created;
   const recorded = await advance(deps, row.id, ["creating"], {
     status: "waiting",
+    offer: created.offer,
     newInstanceId: id,
     deadlineAt: deps.clock.now() + deps.config.loadingTimeoutMs,
   });
@@ -134,7 +120,8 @@ async function chooseAndCreate(deps: ActionDeps, row: ReplacementRow): Promise<S
     replacementId: row.id,
     oldInstanceId: row.oldInstanceId,
     newInstanceId: id,
-    offer: offer.id,
+    offer: created.offer.id,
+    attempts: attempts.length,
   });
   return "created";
 }
