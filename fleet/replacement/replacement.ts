@@ -41,12 +41,13 @@ export type StepOutcome = "created" | "adopted" | "waiting" | "done" | "failed" 
 
 /** The offer query of a replacement: like the old instance, excluding its machine. */
 export function offerQuery(deps: Pick<ActionDeps, "config">, basis: Basis): OfferQuery {
-  const { maxPriceFactor, minReliability } = deps.config.replace;
+  const { maxPriceFactor, minReliability, maxPricePerHour } = deps.config.replace;
   return {
     gpuName: basis.gpuName,
     gpuCount: basis.gpuCount,
     minDiskGb: basis.diskGb,
-    maxPricePerHour: basis.pricePerHour === null ? null : Math.round(basis.pricePerHour * maxPriceFactor * 10_000) / 10_000,
+    // An unknown old price is capped by the agent's REPLACE_MAX_PRICE_PER_HOUR, never left open (0: chooseAndCreate asks a human).
+    maxPricePerHour: basis.pricePerHour === null ? maxPricePerHour || 0 : Math.round(basis.pricePerHour * maxPriceFactor * 10_000) / 10_000,
     minReliability,
     excludeMachineIds: basis.machineId ? [basis.machineId] : [],
     limit: OFFERS_PER_SEARCH,
@@ -75,9 +76,18 @@ async function chooseAndCreate(deps: ActionDeps, row: ReplacementRow): Promise<S
   const now = deps.clock.now();
   if (!spec?.image)
     return fail(deps, row, ["approved"], `the image of ${row.oldInstanceId} is unknown, so no like-for-like instance can be made`);
+  if (basis.pricePerHour === null && !deps.config.replace.maxPricePerHour)
+    return fail(
+      deps,
+      row,
+      ["approved"],
+      `the price of ${row.oldInstanceId} is unknown and REPLACE_MAX_PRICE_PER_HOUR is not set, so a human must choose what to rent`,
+    );
   let offers: Offer[];
   try {
-    offers = await deps.provider.offers(offerQuery(deps, basis));
+    const cap = offerQuery(deps, basis).maxPricePerHour;
+    // The cap holds even where a provider's search does not apply it.
+    offers = (await deps.provider.offers(offerQuery(deps, basis))).filter((o) => cap === null || o.pricePerHour <= cap);
   } catch (err) {
     // A provider down: searched again next tick, for at most LOADING_TIMEOUT_S after the approval.
     if (now - row.updatedAt < deps.config.loadingTimeoutMs) return "waiting";
@@ -193,6 +203,14 @@ async function finish(deps: ActionDeps, row: ReplacementRow, seen?: Running): Pr
     (await deps.provider.get(newId).catch(() => undefined)) ?? { label: null, gpuName: null, gpuCount: null, pricePerHour: null };
   // Only now, with the new one running, is the old one destroyed.
   const old = await deps.provider.get(row.oldInstanceId).catch(() => undefined);
+  // Re-read: an old instance that came back is no longer dead, and is never destroyed by a replacement.
+  if (old?.state === "running")
+    return fail(
+      deps,
+      row,
+      ["finishing"],
+      `${newId} runs, but ${row.oldInstanceId} is running again, so it was not destroyed: a human decides which to keep`,
+    );
   if (old !== null) {
     const destroyed = await executeAction(deps, {
       ...asApprover(row, row.oldInstanceId, `replacement:${row.id}:destroy-old`),
