@@ -32,19 +32,17 @@ describe("the old instance is re-read before it is destroyed", () => {
     const provider = new VastProvider({ apiKey, baseUrl: server.url, sleep: async () => {} });
     const deps = await createTestDeps({ provider, vars: { REPLACE_AFTER_S: String(AFTER_S), VAST_API_KEY: apiKey } });
     const now = deps.clock.now();
-    await deps.db
-      .insert(instances)
-      .values({
-        agentId: "default",
-        id: "1",
-        state: "offline",
-        stateAt: now,
-        lastSeenAt: now,
-        gpuName: "RTX 4090",
-        gpuCount: 2,
-        pricePerHour: 0.6,
-        updatedAt: now,
-      });
+    await deps.db.insert(instances).values({
+      agentId: "default",
+      id: "1",
+      state: "offline",
+      stateAt: now,
+      lastSeenAt: now,
+      gpuName: "RTX 4090",
+      gpuCount: 2,
+      pricePerHour: 0.6,
+      updatedAt: now,
+    });
     deps.clock.advance(AFTER_S * 1000 + 1);
     await proposeReplacement(deps, { agentId: "default", runId: null, decidedBy: "rules" }, "1");
     await decide(deps, "approve");
