@@ -18,6 +18,7 @@ import { checkOverdueStates } from "../fleet/instances/overdue-states.ts";
 import { checkMissedHeartbeats } from "../fleet/instances/heartbeat-escalation.ts";
 import { checkEconomics } from "../fleet/economics/economics-check.ts";
 import { checkReplacements } from "../fleet/replacement/replacement-check.ts";
+import { proposeDueReplacements } from "../fleet/replacement/replacement-due.ts";
 import { followUpApprovals } from "../fleet/actions/approval-followup.ts";
 import { repairStalledDeliveries } from "../notify/repair-deliveries.ts";
 import { announcePoisonDrops } from "../notify/poison-alerts.ts";
@@ -44,6 +45,7 @@ export const FLEET_CHECKS: readonly AnyTickCheck[] = [
   checkOverdueStates,
   checkEconomics,
   checkReplacements,
+  proposeDueReplacements,
   followUpApprovals,
   announcePoisonDrops,
   repairStalledDeliveries,

@@ -51,6 +51,8 @@ export const instances = sqliteTable(
     interruptible: integer({ mode: "boolean" }),
     /** Why a stopped instance is stopped, when known: "outbid" (fleet/providers/provider.ts StopReason). */
     stopReason: text(),
+    /** What the instance is made from (fleet/providers/provider.ts InstanceSpec), stored when first seen: a gone instance can still be replaced. */
+    spec: text({ mode: "json" }),
     /** The provider's machine (host) id: a replacement excludes it (fleet/providers/provider.ts). */
     machineId: text(),
     /** Lineage of a replacement: the instance this one replaced, and the one that replaced it. */
@@ -195,6 +197,8 @@ export const replacements = sqliteTable(
     basis: text({ mode: "json" }),
     /** The offer chosen. */
     offer: text({ mode: "json" }),
+    /** Every create attempt in order (offer, outcome, error): taken or out-of-capacity offers are tried in turn up to REPLACE_MAX_OFFERS. */
+    attempts: text({ mode: "json" }),
     /** Label the create sets, unique to this replacement: finds the new instance after a crash. */
     marker: text().notNull(),
     createAttemptedAt: integer(),

@@ -147,8 +147,8 @@ async function reconcileFromSnapshot(
   const stored = new Map(storedRows.map((row) => [row.id, row]));
   const listedIds = new Set(listed.map((i) => i.id));
   const writes: (() => Promise<unknown>)[] = [];
-  // Writes made through `paged` share a batch with the rest of their page.
-  const paged: FleetDeps = { ...deps, groupCommit: new GroupCommit(db, { windowMs: 0, maxRequests: RECONCILE_PAGE + 1 }) };
+  // Writes made through `paged` share a batch with the rest of their page (its changes, telemetry and specs).
+  const paged: FleetDeps = { ...deps, groupCommit: new GroupCommit(db, { windowMs: 0, maxRequests: RECONCILE_PAGE + 2 }) };
 
   for (const seen of listed) {
     const row = stored.get(seen.id);
@@ -186,16 +186,40 @@ async function reconcileFromSnapshot(
     writes.push(() => markGone(paged, row, now));
     report.gone.push(row.id);
   }
+  const specs = specWrites(deps, agentId, listed, stored);
+  const specWrite = specs.length ? () => commitIngest(paged, Object.fromEntries(specs.map((st, i) => [`spec${i}`, st]))) : null;
   // The samples ride in the last page's batch, after its changes (they name the rows those create).
   const telemetry = telemetryWrite(paged, agentId, listed, now);
-  const pages = Math.ceil(writes.length / RECONCILE_PAGE) || (telemetry ? 1 : 0);
+  // The specs too, after the page's changes: a row first seen in this turn exists by then.
+  const pages = Math.ceil(writes.length / RECONCILE_PAGE) || (telemetry || specWrite ? 1 : 0);
   for (let page = 0; page < pages; page++) {
     if (page > 0) await yieldToEventLoop();
     const slice = writes.slice(page * RECONCILE_PAGE, (page + 1) * RECONCILE_PAGE);
     if (telemetry && page === pages - 1) slice.push(telemetry);
+    if (specWrite && page === pages - 1) slice.push(specWrite);
     await Promise.all(slice.map((write) => write()));
   }
   return report;
+}
+
+/**
+ * The spec of each listed instance that has one (an image or a template) and whose stored spec
+ * differs: kept on the row so a replacement can make it again once the provider no longer answers
+ * for it (fleet/replacement/replacement-rows.ts readBasis). A listing without a spec never erases
+ * a stored one. Bounded: one statement per instance whose spec changed.
+ */
+function specWrites(deps: FleetDeps, agentId: string, listed: FleetInstance[], stored: Map<string, StoredInstance>) {
+  return listed.flatMap((seen) => {
+    const spec = seen.spec;
+    if (!spec || !(spec.image || spec.templateId)) return [];
+    if (JSON.stringify(stored.get(seen.id)?.spec ?? null) === JSON.stringify(spec)) return [];
+    return [
+      deps.db
+        .update(instances)
+        .set({ spec })
+        .where(and(eq(instances.agentId, agentId), eq(instances.id, seen.id))),
+    ];
+  });
 }
 
 /**

@@ -26,8 +26,8 @@ import { onceKey } from "../once-notices.ts";
 
 /** States a provider cannot fix by a start: the host itself is lost. */
 export const DEAD_STATES = ["offline", "unknown"] as const;
-/** How a provider says a start failed because the host lost the GPU (the simulator's `gpu_gone`, Vast.ai's "no longer has"). */
-export const HOST_NO_GPU = /no longer has the (requested )?gpu|gpu[s]? (is |are )?no longer available|not enough gpus/i;
+/** How a provider says a start failed because the host lost the GPU (the simulator's `gpu_gone`, Vast.ai's "no longer has", RunPod's "not enough free GPUs on the host machine"). */
+export const HOST_NO_GPU = /no longer has the (requested )?gpu|gpu[s]? (is |are )?no longer available|not enough (free )?gpus/i;
 /** Instances gone longer than this are history, not candidates. */
 const GONE_WINDOW_MS = 24 * 3_600_000;
 

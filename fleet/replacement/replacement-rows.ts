@@ -63,7 +63,7 @@ export async function readBasis(
   const gpuCount = live?.gpuCount ?? stored?.gpuCount ?? null;
   if (!gpuName || !gpuCount) return null;
   const label = live?.label ?? stored?.label ?? null;
-  const diskGb = live?.spec?.diskGb ?? live?.diskGb ?? null;
+  const diskGb = live?.spec?.diskGb ?? live?.diskGb ?? (stored?.spec as InstanceSpec | null)?.diskGb ?? null;
   const basis: Basis = {
     gpuName,
     gpuCount,
@@ -72,7 +72,9 @@ export async function readBasis(
     machineId: live?.machineId ?? stored?.machineId ?? null,
     label,
   };
-  const spec: InstanceSpec = live?.spec ?? { image: null, templateId: null, env: {}, onstart: null, label, diskGb };
+  // The live answer, else the spec stored when the instance was first seen (a gone instance has no live answer).
+  const spec: InstanceSpec = live?.spec ??
+    (stored?.spec as InstanceSpec | null) ?? { image: null, templateId: null, env: {}, onstart: null, label, diskGb };
   return { basis, spec };
 }
 

@@ -25,8 +25,9 @@ import { eq } from "drizzle-orm";
 import type { ActionDeps } from "../actions/actions.ts";
 import { executeAction } from "../actions/actions.ts";
 import { replacements } from "../../schema/index.ts";
-import { ProviderError, type InstanceSpec, type Offer, type OfferQuery } from "../providers/provider.ts";
+import type { InstanceSpec, Offer, OfferQuery } from "../providers/provider.ts";
 import { advance, type Basis, type ReplacementRow } from "./replacement-rows.ts";
+import { createFromOffers, type CreateAttempt } from "./replacement-create.ts";
 import { recordLineage, type Running } from "./replacement-lineage.ts";
 import { tellOnce } from "../tell-once.ts";
 import { onceKey } from "../once-notices.ts";
@@ -40,12 +41,13 @@ export type StepOutcome = "created" | "adopted" | "waiting" | "done" | "failed" 
 
 /** The offer query of a replacement: like the old instance, excluding its machine. */
 export function offerQuery(deps: Pick<ActionDeps, "config">, basis: Basis): OfferQuery {
-  const { maxPriceFactor, minReliability } = deps.config.replace;
+  const { maxPriceFactor, minReliability, maxPricePerHour } = deps.config.replace;
   return {
     gpuName: basis.gpuName,
     gpuCount: basis.gpuCount,
     minDiskGb: basis.diskGb,
-    maxPricePerHour: basis.pricePerHour === null ? null : Math.round(basis.pricePerHour * maxPriceFactor * 10_000) / 10_000,
+    // An unknown old price is capped by the agent's REPLACE_MAX_PRICE_PER_HOUR, never left open (0: chooseAndCreate asks a human).
+    maxPricePerHour: basis.pricePerHour === null ? maxPricePerHour || 0 : Math.round(basis.pricePerHour * maxPriceFactor * 10_000) / 10_000,
     minReliability,
     excludeMachineIds: basis.machineId ? [basis.machineId] : [],
     limit: OFFERS_PER_SEARCH,
@@ -74,9 +76,18 @@ async function chooseAndCreate(deps: ActionDeps, row: ReplacementRow): Promise<S
   const now = deps.clock.now();
   if (!spec?.image)
     return fail(deps, row, ["approved"], `the image of ${row.oldInstanceId} is unknown, so no like-for-like instance can be made`);
+  if (basis.pricePerHour === null && !deps.config.replace.maxPricePerHour)
+    return fail(
+      deps,
+      row,
+      ["approved"],
+      `the price of ${row.oldInstanceId} is unknown and REPLACE_MAX_PRICE_PER_HOUR is not set, so a human must choose what to rent`,
+    );
   let offers: Offer[];
   try {
-    offers = await deps.provider.offers(offerQuery(deps, basis));
+    const cap = offerQuery(deps, basis).maxPricePerHour;
+    // The cap holds even where a provider's search does not apply it.
+    offers = (await deps.provider.offers(offerQuery(deps, basis))).filter((o) => cap === null || o.pricePerHour <= cap);
   } catch (err) {
     // A provider down: searched again next tick, for at most LOADING_TIMEOUT_S after the approval.
     if (now - row.updatedAt < deps.config.loadingTimeoutMs) return "waiting";
@@ -92,7 +103,10 @@ async function chooseAndCreate(deps: ActionDeps, row: ReplacementRow): Promise<S
       `no offer like ${row.oldInstanceId}: ${q.gpuCount}× ${q.gpuName}, disk ≥ ${q.minDiskGb ?? "any"} GB, ≤ $${q.maxPricePerHour ?? "any"}/h, reliability ≥ ${q.minReliability}, not on machine ${basis.machineId ?? "?"}`,
     );
   }
-  // The one create: only the caller that moves approved → creating calls the provider.
+  // The one create at a time: only the caller that moves approved → creating calls the provider,
+  // and it tries the next offer only after a clear "not created" for the one before.
+  const tried = offers.slice(0, deps.config.replace.maxOffers);
+  const attempts: CreateAttempt[] = [...((row.attempts as CreateAttempt[] | null) ?? [])];
   const claimed = await advance(deps, row.id, ["approved"], {
     status: "creating",
     createAttemptedAt: now,
@@ -100,31 +114,13 @@ async function chooseAndCreate(deps: ActionDeps, row: ReplacementRow): Promise<S
     deadlineAt: now + deps.config.loadingTimeoutMs,
   });
   if (!claimed) return "idle";
-  let id: string;
-  try {
-    ({ id } = await deps.provider.create(offer, { ...spec, label: row.marker }));
-  } catch (err) {
-    // Refused outright (a 4xx that is no timeout): nothing was rented. Anything else may have
-    // rented it: the marker search decides, never a second create.
-    if (
-      err instanceof ProviderError &&
-      err.status !== null &&
-      err.status >= 400 &&
-      err.status < 500 &&
-      err.status !== 408 &&
-      err.status !== 429
-    ) {
-      return fail(deps, claimed, ["creating"], `the provider refused the create: ${message(err)}`);
-    }
-    deps.log.info("replacement create failed; looking for its marker", {
-      agentId: row.agentId,
-      replacementId: row.id,
-      error: message(err),
-    });
-    return "waiting";
-  }
+  const created = await createFromOffers(deps, claimed, tried, spec, attempts);
+  if ("failed" in created) return fail(deps, claimed, ["creating"], created.failed);
+  if ("outcome" in created) return created.outcome;
+  const { id } = created;
   const recorded = await advance(deps, row.id, ["creating"], {
     status: "waiting",
+    offer: created.offer,
     newInstanceId: id,
     deadlineAt: deps.clock.now() + deps.config.loadingTimeoutMs,
   });
@@ -134,7 +130,8 @@ async function chooseAndCreate(deps: ActionDeps, row: ReplacementRow): Promise<S
     replacementId: row.id,
     oldInstanceId: row.oldInstanceId,
     newInstanceId: id,
-    offer: offer.id,
+    offer: created.offer.id,
+    attempts: attempts.length,
   });
   return "created";
 }
@@ -206,6 +203,14 @@ async function finish(deps: ActionDeps, row: ReplacementRow, seen?: Running): Pr
     (await deps.provider.get(newId).catch(() => undefined)) ?? { label: null, gpuName: null, gpuCount: null, pricePerHour: null };
   // Only now, with the new one running, is the old one destroyed.
   const old = await deps.provider.get(row.oldInstanceId).catch(() => undefined);
+  // Re-read: an old instance that came back is no longer dead, and is never destroyed by a replacement.
+  if (old?.state === "running")
+    return fail(
+      deps,
+      row,
+      ["finishing"],
+      `${newId} runs, but ${row.oldInstanceId} is running again, so it was not destroyed: a human decides which to keep`,
+    );
   if (old !== null) {
     const destroyed = await executeAction(deps, {
       ...asApprover(row, row.oldInstanceId, `replacement:${row.id}:destroy-old`),

@@ -109,6 +109,19 @@ export const FLEET_ROWS = {
     ...fraction(0, 1, 0.95),
     at: "replace.minReliability",
   }),
+  REPLACE_MAX_OFFERS: setting({
+    group: instances,
+    doc: "a replacement tries at most this many fitting offers, cheapest first, when one is taken or out of capacity",
+    ...whole(1, 10, 3),
+    at: "replace.maxOffers",
+  }),
+  REPLACE_MAX_PRICE_PER_HOUR: setting({
+    group: instances,
+    doc: "a replacement of an instance whose price is unknown costs at most this ($/h); `0`: such a replacement waits for a human instead of renting with no cap",
+    ...fraction(0, 1000, 0),
+    at: "replace.maxPricePerHour",
+    agent: { key: "replaceMaxPricePerHour", show: (v) => (v ? `$${v}/h` : "a human decides") },
+  }),
   instanceFilter: setting({
     group: "Per agent only",
     doc: "which of the provider account's instances the agent acts on, when several agents share one account: `{labelPrefix}` (labels starting with it) or `{ids}` (exactly these); unset: every instance",

@@ -1,0 +1,2 @@
+ALTER TABLE `instances` ADD `spec` text;--> statement-breakpoint
+ALTER TABLE `replacements` ADD `attempts` text;
