@@ -64,7 +64,10 @@ export async function decisionsSince(db: Db, agentId: string, from: number, flee
         title: "",
       })),
     ...told
-      .filter((n) => (n.runId !== null || tickNotices.has(n.id)) && !n.title.startsWith("Approval needed"))
+      // A money move's own notice (fleet/actions/money-told.ts) echoes the action scored above, not a decision to tell.
+      .filter(
+        (n) => (n.runId !== null || tickNotices.has(n.id)) && !n.title.startsWith("Approval needed") && !n.dedupKey.startsWith("money:"),
+      )
       .map((n) => ({
         kind: "notify" as const,
         instances: n.instanceId ? [n.instanceId] : fleet.filter((id) => `${n.title} ${n.body}`.includes(id)),

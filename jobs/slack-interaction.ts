@@ -18,6 +18,7 @@ import { principalForSlackUser } from "../auth/operators-store.ts";
 import { hasRole, type Principal } from "../auth/roles.ts";
 import { recordActivity } from "../auth/activity.ts";
 import { decideApproval, type Decision } from "../fleet/actions/approvals.ts";
+import { executionWords } from "../fleet/actions/approval-messages.ts";
 import { approvals } from "../schema/index.ts";
 import { and, eq } from "drizzle-orm";
 import { APPROVE_ACTION, REJECT_ACTION, parseApprovalValue, sectionBlock } from "../notify/channels/slack-blocks.ts";
@@ -107,7 +108,7 @@ async function decideFromSlack(deps: Deps, who: Principal, click: Click, url: UR
     const { approval } = await decideApproval(deps, click.agentId, click.approvalId, click.decision, "via Slack", who.name);
     await recordActivity(deps.db, who, { action: click.decision, agentId: click.agentId, subject: click.approvalId, at: deps.clock.now() });
     const how = click.decision === "approve" ? "Approved" : "Rejected";
-    const text = `*${how} by ${escapeSlackText(who.name)}*: ${escapeSlackText(`${approval.kind} ${approval.instanceId ?? ""}`.trim())}${approval.execution ? ` (action ${approval.execution.status})` : ""}`;
+    const text = `*${how} by ${escapeSlackText(who.name)}*: ${escapeSlackText(`${approval.kind} ${approval.instanceId ?? ""}`.trim())}${approval.execution ? ` (${executionWords(approval.kind, approval.execution)})` : ""}`;
     answer = { replace_original: true, text, blocks: [sectionBlock(text)] };
   } catch (err) {
     if (!(err instanceof RequestError)) throw err;

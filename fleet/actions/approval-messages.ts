@@ -79,8 +79,24 @@ export function expiredMessage(config: Pick<Config, "publicUrl">, row: ApprovalF
 export function decidedMessage(config: Pick<Config, "publicUrl">, row: ApprovalRow, now: number): ApprovalMessage {
   const how = row.status === "approved" ? "Approved" : "Rejected";
   const note = row.note ? `\nNote: ${row.note}` : "";
+  const next = row.status === "approved" && row.kind === "replace" ? `\n${REPLACE_STARTED}` : "";
   return {
     title: `${how} by ${row.decidedBy ?? "a human"}: ${approvalSubject(row)}`,
-    body: `${how} by ${row.decidedBy ?? "a human"} at ${new Date(row.decidedAt ?? now).toISOString()}.${note}\n${details(config, row, now)}\nSee ${approvalLink(config, row.agentId, row.id)}`,
+    body: `${how} by ${row.decidedBy ?? "a human"} at ${new Date(row.decidedAt ?? now).toISOString()}.${note}${next}\n${details(config, row, now)}\nSee ${approvalLink(config, row.agentId, row.id)}`,
   };
+}
+
+/**
+ * Executing an approved replace only marks it approved (fleet/actions/replace-approval.ts): the
+ * rent, the new instance running and the old one destroyed come later, each told when it happens
+ * (fleet/replacement/replacement-told.ts). So nobody is told it "succeeded" before any of that.
+ */
+export const REPLACE_STARTED =
+  "The replacement is approved and the search for an offer like it has started; you are told when one is rented, when it runs and when the old instance is destroyed.";
+
+/** What the executed approval did, in words ("action succeeded"; for a replace, that its search started). */
+export function executionWords(kind: string, execution: { status: string } | null): string {
+  if (!execution) return "";
+  if (kind === "replace" && execution.status === "succeeded") return "replacement approved: the search for an offer has started";
+  return `action ${execution.status}`;
 }

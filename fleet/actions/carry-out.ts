@@ -13,6 +13,7 @@ import { recordUnfiled, requestApproval } from "./request-approval.ts";
 import { markReplacementApproved } from "./replace-approval.ts";
 import { describeBlock } from "./action-blocks.ts";
 import { tellRefused } from "./bounds.ts";
+import { tellMoneyMove } from "./money-told.ts";
 import { leaseRemainingMs } from "../../pipeline/index.ts";
 import type { ActionRequest, ActionResult } from "./action-types.ts";
 import type { Decision } from "./decide.ts";
@@ -110,6 +111,9 @@ async function act(deps: ActionDeps, request: ActionRequest, go: "pending" | "pr
     });
     return { ...base, status: "failed", error };
   }
+  // Done without a human: told once, with why and what it changes per hour, read from the
+  // instance's state before recordSuccess writes the state the action implies.
+  await tellMoneyMove(deps, request, claimed.id);
   await recordSuccess(deps, claimed.id, request);
   deps.log.info("action taken", {
     agentId: request.agentId,

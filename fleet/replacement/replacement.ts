@@ -30,6 +30,7 @@ import { advance, type Basis, type ReplacementRow } from "./replacement-rows.ts"
 import { createFromOffers, type CreateAttempt } from "./replacement-create.ts";
 import { recordLineage, type Running } from "./replacement-lineage.ts";
 import { tellOnce } from "../tell-once.ts";
+import { tellStage } from "./replacement-told.ts";
 import { onceKey } from "../once-notices.ts";
 import type { ActionRequest } from "../actions/action-types.ts";
 
@@ -125,6 +126,7 @@ async function chooseAndCreate(deps: ActionDeps, row: ReplacementRow): Promise<S
     deadlineAt: deps.clock.now() + deps.config.loadingTimeoutMs,
   });
   if (!recorded) await releaseUntracked(deps, row, id);
+  else await tellStage(deps, recorded, "rented", { newId: id, offer });
   deps.log.info("replacement created", {
     agentId: row.agentId,
     replacementId: row.id,
@@ -161,7 +163,8 @@ async function adoptByMarker(deps: ActionDeps, row: ReplacementRow): Promise<Ste
   const listed = await deps.provider.list().catch(() => null);
   const found = listed?.find((i) => i.label === row.marker);
   if (found) {
-    await advance(deps, row.id, ["creating"], { status: "waiting", newInstanceId: found.id });
+    const adopted = await advance(deps, row.id, ["creating"], { status: "waiting", newInstanceId: found.id });
+    if (adopted) await tellStage(deps, adopted, "rented", { newId: found.id, offer: adopted.offer as Offer | null });
     return "adopted";
   }
   if (deps.clock.now() < (row.deadlineAt ?? 0)) return "waiting";
@@ -193,6 +196,7 @@ async function awaitRunning(deps: ActionDeps, row: ReplacementRow): Promise<Step
   // The claim: only the stepper that moves it to `finishing` destroys the old one (a second one, or a timeout, does nothing).
   const claimed = await advance(deps, row.id, ["waiting", "creating"], { status: "finishing", newInstanceId: newId });
   if (!claimed) return "idle";
+  await tellStage(deps, claimed, "running", { newId });
   return finish(deps, claimed, fresh);
 }
 
@@ -229,6 +233,7 @@ async function finish(deps: ActionDeps, row: ReplacementRow, seen?: Running): Pr
   const done = await advance(deps, row.id, ["finishing"], { status: "done", error: null });
   if (!done) return "idle";
   await recordLineage(deps, row, newId, fresh);
+  await tellStage(deps, done, "done", { newId });
   deps.log.info("replacement done", {
     agentId: row.agentId,
     replacementId: row.id,

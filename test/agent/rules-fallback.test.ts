@@ -47,8 +47,14 @@ describe("rules fallback", () => {
     const starts = await deps.db.select().from(actions).where(eq(actions.kind, "start"));
     expect(starts).toHaveLength(2);
     expect(third).toMatchObject({ decider: "rules", noop: false });
-    const [alert] = await deps.db.select().from(notifications);
-    expect(alert).toMatchObject({ title: "Instance sim-1 keeps failing", severity: "critical" });
+    // Each restart was told (fleet/actions/money-told.ts), then the alert that restarting stopped.
+    const told = await deps.db.select().from(notifications).orderBy(notifications.id);
+    expect(told.map((n) => n.title)).toEqual([
+      expect.stringMatching(/^Started sim-1: /),
+      expect.stringMatching(/^Started sim-1: /),
+      expect.any(String),
+    ]);
+    expect(told[2]).toMatchObject({ title: "Instance sim-1 keeps failing", severity: "critical" });
     // An hour later the budget of restarts is back.
     deps.clock.advance(3_600_000);
     await exited(deps);

@@ -82,7 +82,11 @@ describe("tool argument validation", () => {
     expect(destroy.mutated).toBe(true);
     expect((await deps.provider.get("sim-2"))!.state).toBe("running");
     expect(await deps.db.select().from(approvals)).toHaveLength(1);
-    expect((await deps.db.select().from(notifications))[0]!.title).toMatch(/Approval needed: destroy sim-2/);
+    // The model's stop was told (fleet/actions/money-told.ts); the destroy asks a human.
+    expect((await deps.db.select().from(notifications).orderBy(notifications.id)).map((n) => n.title)).toEqual([
+      expect.stringMatching(/^Stopped sim-1: /),
+      expect.stringMatching(/Approval needed: destroy sim-2/),
+    ]);
   });
 
   it("the per-instance rate limit refuses without mutating", async () => {

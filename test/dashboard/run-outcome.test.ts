@@ -18,11 +18,16 @@ describe("one-line run outcomes", () => {
     const client = await dashboardClient(deps);
     const runs = await client.page("/runs");
     const row = runs.html.match(new RegExp(`<tr data-run-id="${run.runId}">[\\s\\S]*?</tr>`))![0];
-    expect(row).toContain('<span data-role="outcome">restarted sim-1; re-check in 5 min</span>');
+    // The restart was told to a human (fleet/actions/money-told.ts), and the outcome says so.
+    expect(row).toContain(
+      '<span data-role="outcome">restarted sim-1; notified a human: “Started sim-1: change per hour unknown (the provider reported no price for that state)”; re-check in 5 min</span>',
+    );
     expect(row).toContain("Note: rules policy decided: no LLM is configured");
     expect(row).not.toContain("Error");
     const page = await client.page(`/runs/${run.runId}`);
-    expect(page.html).toContain('data-testid="run-outcome">restarted sim-1; re-check in 5 min<');
+    expect(page.html).toContain(
+      'data-testid="run-outcome">restarted sim-1; notified a human: “Started sim-1: change per hour unknown (the provider reported no price for that state)”; re-check in 5 min<',
+    );
     expect(page.html).toContain("<dt>Note</dt><dd>rules policy decided: no LLM is configured</dd>");
     expect(page.html).toContain("<h2>Decisions</h2>");
     expect(page.html).not.toContain("Tool calls and results");
