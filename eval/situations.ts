@@ -262,4 +262,13 @@ export const SITUATIONS: readonly Situation[] = [
     expect: [told("sim-2", "outbid")],
     forbid: [restart("sim-2"), destroy("*"), stop("sim-1"), again(notify("sim-2"))],
   },
+  {
+    name: "provider balance low against the burn",
+    // The simulated account holds $500 and the two instances burn $2.52/h (about 198 h): a
+    // 500-hour threshold makes that low. Told once (the balance is read every 10 min), nothing acted on.
+    vars: { BALANCE_WARN_HOURS: "500" },
+    steps: [{ wait: 1500 }],
+    expect: [told("*", "balance")],
+    forbid: [stop("*"), destroy("*"), restart("*"), again(told("*", "balance"))],
+  },
 ];

@@ -10,11 +10,13 @@ import { runTickCheck } from "../../pipeline/index.ts";
 import { BALANCE_READ_EVERY_MS, checkBalance, type BalanceReport } from "../../fleet/economics/balance-check.ts";
 import { VastProvider } from "../../fleet/providers/vast.ts";
 import { RunpodProvider } from "../../fleet/providers/runpod.ts";
+import { LambdaProvider } from "../../fleet/providers/lambda.ts";
 import type { FleetProvider } from "../../fleet/providers/provider.ts";
 import { loadBalance } from "../../jobs/read-models/balance.ts";
 import { startVastServer, type VastServer } from "../fleet/vast-server.ts";
 import { startRunpodServer, type RunpodServer } from "../fleet/runpod-server.ts";
-import { createTestDeps, type TestDeps } from "../support/test-deps.ts";
+import { authHeaders, createTestDeps, type TestDeps } from "../support/test-deps.ts";
+import { buildApp } from "../../functions/app.ts";
 import { MIN } from "./economics-fixture.ts";
 
 let servers: (VastServer | RunpodServer)[] = [];
@@ -110,5 +112,21 @@ describe("the balance check", () => {
     expect(await loadBalance(deps, "default")).toBeNull();
     await tick(deps);
     expect(await loadBalance(deps, "default")).toEqual({ usd: 30, hoursLeft: 15, at: new Date(deps.clock.now()).toISOString() });
+  });
+
+  it("is answered by GET /api/agents/:agent/spend as balance { usd, hoursLeft, at }", async () => {
+    const { provider } = await runpod(48);
+    const deps = await agentOn(provider);
+    await tick(deps);
+    const res = await buildApp(() => deps).request("/api/agents/default/spend", { headers: authHeaders() });
+    expect(res.status).toBe(200);
+    expect((await res.json()).balance).toEqual({ usd: 48, hoursLeft: 24, at: new Date(deps.clock.now()).toISOString() });
+  });
+
+  it("is not read from a provider without a balance API (Lambda Cloud)", async () => {
+    // Nothing listens there: a balance call would fail, and the report would say "read failed".
+    const deps = await agentOn(new LambdaProvider({ apiKey: "lambda-key", baseUrl: "http://127.0.0.1:9" }));
+    expect(await tick(deps)).toEqual({ status: "no balance API" });
+    expect(await loadBalance(deps, "default")).toBeNull();
   });
 });
