@@ -264,7 +264,7 @@ export const SITUATIONS: readonly Situation[] = [
   },
   {
     name: "provider balance low against the burn",
-    // The simulated account holds $500 and the two instances burn $2.52/h (about 198 h): a
+    // The simulated account holds $1,000 and the two instances burn $2.52/h (about 397 h): a
     // 500-hour threshold makes that low. Told once (the balance is read every 10 min), nothing acted on.
     vars: { BALANCE_WARN_HOURS: "500" },
     steps: [{ wait: 1500 }],

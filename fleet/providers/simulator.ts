@@ -143,8 +143,8 @@ function toInstance(stored: SimRow, now: number): FleetInstance {
   };
 }
 
-/** The simulated account's starting credit: enough for a day or so of the seeded fleet. */
-export const SIMULATOR_BALANCE_USD = 500;
+/** The simulated account's credit: about two days of the four seeded GPU types ($23/h), so a quiet fleet is not warned. */
+export const SIMULATOR_BALANCE_USD = 1000;
 
 export class SimulatorProvider implements FleetProvider {
   readonly kind = "simulator" as const;
