@@ -42,6 +42,7 @@ import { WakesList } from "./runs/wakes.tsx";
 import { SpendPanel } from "./overview/spend-panel.tsx";
 import type { Viewer } from "./shell/can.ts";
 import { loadSpend } from "../jobs/read-models/spend.ts";
+import { loadBalance } from "../jobs/read-models/balance.ts";
 
 export const TIMELINE_RUNS = 50;
 export const APPROVALS_SHOWN = 100;
@@ -74,7 +75,7 @@ const PARTS: Record<string, PartRenderer> = {
   "badge-attention": async (v) => <NavCount count={(await v.attention()).count} what="need attention" />,
   "badge-approvals": async (v) => <NavCount count={(await v.attention()).approvals.length} what="waiting" />,
   charts: async (v) => <OverviewCharts data={await loadCharts(v.deps, v.agentId)} />,
-  spend: async (v) => <SpendPanel spend={await loadSpend(v.deps, v.agentId)} />,
+  spend: async (v) => <SpendPanel spend={await loadSpend(v.deps, v.agentId)} balance={await loadBalance(v.deps, v.agentId)} />,
   "fleet-summary": async (v) => <FleetSummary instances={await listInstances(v.deps, v.agentId)} />,
   "fleet-table": async (v) => {
     const query = parseFleetQuery(Object.fromEntries(v.page.searchParams));

@@ -270,4 +270,13 @@ export const SITUATIONS: readonly Situation[] = [
     expect: [any("reboot", "start", "notify")("sim-2")],
     forbid: [destroy("*"), stop("*"), restart("sim-1")],
   },
+  {
+    name: "provider balance low against the burn",
+    // The simulated account holds $1,000 and the two instances burn $2.52/h (about 397 h): a
+    // 500-hour threshold makes that low. Told once (the balance is read every 10 min), nothing acted on.
+    vars: { BALANCE_WARN_HOURS: "500" },
+    steps: [{ wait: 1500 }],
+    expect: [told("*", "balance")],
+    forbid: [stop("*"), destroy("*"), restart("*"), again(told("*", "balance"))],
+  },
 ];

@@ -17,6 +17,7 @@ import { checkHeartbeats } from "../fleet/instances/heartbeat.ts";
 import { checkOverdueStates } from "../fleet/instances/overdue-states.ts";
 import { checkMissedHeartbeats } from "../fleet/instances/heartbeat-escalation.ts";
 import { checkEconomics } from "../fleet/economics/economics-check.ts";
+import { checkBalance } from "../fleet/economics/balance-check.ts";
 import { checkReplacements } from "../fleet/replacement/replacement-check.ts";
 import { proposeDueReplacements } from "../fleet/replacement/replacement-due.ts";
 import { followUpApprovals } from "../fleet/actions/approval-followup.ts";
@@ -44,6 +45,8 @@ export const FLEET_CHECKS: readonly AnyTickCheck[] = [
   checkMissedHeartbeats,
   checkOverdueStates,
   checkEconomics,
+  // Its provider call runs after the write batch, bounded to one per 10 minutes.
+  checkBalance,
   checkReplacements,
   proposeDueReplacements,
   followUpApprovals,

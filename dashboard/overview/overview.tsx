@@ -69,7 +69,7 @@ export function OverviewPage({
       <section class="panel" aria-labelledby="spend-heading">
         <h2 id="spend-heading">Spend</h2>
         <div data-live="spend">
-          <SpendPanel spend={data.spend} />
+          <SpendPanel spend={data.spend} balance={data.balance} />
         </div>
       </section>
       <section aria-labelledby="charts-heading">

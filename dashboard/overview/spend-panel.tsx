@@ -6,6 +6,7 @@ import type { Series } from "./charts.tsx";
 import { ColumnChart } from "./charts.tsx";
 import { percent } from "../shell/format.ts";
 import { overBudget, type Spend } from "../../jobs/read-models/spend.ts";
+import type { Balance } from "../../jobs/read-models/balance.ts";
 
 export const dollars = (usd: number) => `$${usd.toFixed(2)}`;
 
@@ -17,11 +18,14 @@ export function spendSentence(spend: Spend): string {
   return `Spent ${dollars(spend.today)} of the ${dollars(spend.limit)} daily limit today (UTC), ${share} %${overBudget(spend) ? ": over budget" : ""}.`;
 }
 
-export function SpendPanel({ spend }: { spend: Spend }) {
+export function SpendPanel({ spend, balance = null }: { spend: Spend; balance?: Balance | null }) {
   const week = spend.days.reduce((sum, d) => sum + d.usd, 0);
   return (
     <div class="spend" data-testid="spend">
       <p data-testid="spend-today">{spendSentence(spend)}</p>
+      {balance ? (
+        <p data-testid="spend-balance">{`Provider balance ${dollars(balance.usd)}${balance.hoursLeft === null ? "" : `, about ${balance.hoursLeft} h at the current burn`} (read ${balance.at.slice(11, 16)} UTC).`}</p>
+      ) : null}
       {spend.limit !== null ? (
         <>
           <label for="spend-gauge">Spend today against the limit</label>

@@ -151,6 +151,11 @@ export interface FleetProvider {
    * record that they are about to call it first and never call it twice for one purpose.
    */
   create(offer: Offer, spec: InstanceSpec, call?: ProviderCall): Promise<CreatedInstance>;
+  /**
+   * The account's credit balance in USD (fleet/providers/account-balance.ts), where the provider
+   * has an API for it: absent when it has none (Lambda Cloud).
+   */
+  balance?(call?: ProviderCall): Promise<number>;
 }
 
 /** The ProviderError for a capability the provider does not have. */

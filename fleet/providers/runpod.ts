@@ -33,6 +33,7 @@ import {
   type ProviderCall,
 } from "./provider.ts";
 import { callJson, parseAnswer, type HttpOptions, type RetryPolicy } from "./provider-http.ts";
+import { MY_BALANCE, runpodBalance } from "./account-balance.ts";
 import {
   DEPLOY_POD,
   deployed,
@@ -146,6 +147,12 @@ export class RunpodProvider implements FleetProvider {
     };
     const answer = await this.graphql("mutation podFindAndDeployOnDemand", DEPLOY_POD, { input }, "never", call.signal);
     return { id: parseAnswer(NAME, deployed, answer, "deploy answer").podFindAndDeployOnDemand.id };
+  }
+
+  /** `myself { clientBalance }`: the account's balance in USD (fleet/providers/account-balance.ts). */
+  async balance(call: ProviderCall = {}): Promise<number> {
+    const answer = await this.graphql("query myBalance", MY_BALANCE, {}, "reads", call.signal);
+    return parseAnswer(NAME, runpodBalance, answer, "balance").myself.clientBalance;
   }
 
   /** The `data` of a GraphQL answer; its `errors` (even with 200) are a ProviderError. */

@@ -27,7 +27,11 @@ export class ScopedProvider implements FleetProvider {
   ) {
     this.kind = inner.kind;
     this.capabilities = inner.capabilities;
+    // The balance is the whole account's: every agent on it sees the same figure.
+    if (inner.balance) this.balance = (call?: ProviderCall) => inner.balance!(call);
   }
+
+  readonly balance?: (call?: ProviderCall) => Promise<number>;
 
   async list(): Promise<FleetInstance[]> {
     return (await this.inner.list()).filter((i) => instanceInFilter(this.filter, i));

@@ -143,6 +143,9 @@ function toInstance(stored: SimRow, now: number): FleetInstance {
   };
 }
 
+/** The simulated account's credit: about two days of the four seeded GPU types ($23/h), so a quiet fleet is not warned. */
+export const SIMULATOR_BALANCE_USD = 1000;
+
 export class SimulatorProvider implements FleetProvider {
   readonly kind = "simulator" as const;
   readonly capabilities: ReadonlySet<Capability> = new Set<Capability>([
@@ -163,6 +166,14 @@ export class SimulatorProvider implements FleetProvider {
     private readonly random: () => number = Math.random,
     private readonly pageSize: number = SIMULATOR_PAGE_SIZE,
   ) {}
+
+  /** The simulated account's credit in USD (fleet/providers/account-balance.ts); tests set it. */
+  balanceUsd = SIMULATOR_BALANCE_USD;
+
+  /** What a real provider's balance call answers: the account's credit now. */
+  async balance(): Promise<number> {
+    return this.balanceUsd;
+  }
 
   /** Creates `count` running instances (sim-1 … sim-N) if the simulated fleet is empty. */
   async seed(count: number): Promise<void> {

@@ -42,6 +42,7 @@ import { callJson, onceOnly, parseAnswer, type HttpOptions, type JsonAnswer, typ
 import { isGoneInstance, toFleetInstance, vastActionAnswer, vastInstancePage, vastInstanceShow, vastLogsAnswer } from "./vast-instance.ts";
 import { fetchLogResult } from "./vast-logs.ts";
 import { vastQuery } from "./vast-query.ts";
+import { VAST_CURRENT_USER_PATH, vastCurrentUser } from "./account-balance.ts";
 import { createBody, createdInstance, matchingOffers, offersSearchBody, vastCreateAnswer, vastOffersAnswer } from "./vast-offers.ts";
 
 export interface VastOptions extends HttpOptions {
@@ -215,6 +216,12 @@ export class VastProvider implements FleetProvider {
   async offers(query: OfferQuery, call: ProviderCall = {}): Promise<Offer[]> {
     const body = await this.call("POST", "/api/v0/bundles/", offersSearchBody(query), "reads", call.signal);
     return matchingOffers(parseAnswer(NAME, vastOffersAnswer, body, "offer search").offers, query);
+  }
+
+  /** vast-cli `show user`: the account's `credit` in USD (fleet/providers/account-balance.ts). */
+  async balance(call: ProviderCall = {}): Promise<number> {
+    const body = await this.call("GET", VAST_CURRENT_USER_PATH, undefined, "reads", call.signal);
+    return parseAnswer(NAME, vastCurrentUser, body, "current user").credit;
   }
 
   /** vast-cli `create instance`: sent once unless Vast.ai cannot have acted (`unacted`). */

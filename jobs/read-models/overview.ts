@@ -13,6 +13,7 @@ import { loadAttention } from "./attention.ts";
 import { loadCharts } from "./charts.ts";
 import { listRunRows } from "./run-list.ts";
 import { loadSpend } from "./spend.ts";
+import { loadBalance } from "./balance.ts";
 import { listMemory } from "../../agent/memory.ts";
 
 export const RECENT_RUNS = 5;
@@ -69,5 +70,19 @@ export async function loadOverview(deps: Deps, agentId: string) {
     loadSpend(deps, agentId),
     listMemory(deps, agentId),
   ]);
-  return { state, compaction, runs: recentRuns, wakes, notifications, attention, instances, charts, spend, memory, now: deps.clock.now() };
+  const balance = await loadBalance(deps, agentId);
+  return {
+    state,
+    compaction,
+    runs: recentRuns,
+    wakes,
+    notifications,
+    attention,
+    instances,
+    charts,
+    spend,
+    balance,
+    memory,
+    now: deps.clock.now(),
+  };
 }

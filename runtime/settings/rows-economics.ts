@@ -140,4 +140,10 @@ export const ECONOMICS_ROWS = {
     to: ms,
     at: "economics.expiryWarnMs",
   }),
+  BALANCE_WARN_HOURS: setting({
+    group: economics,
+    doc: "the provider account's credit balance covering less than this many hours of the agent's current burn → a human is told once per UTC day (read at most every 10 minutes; `0` = never)",
+    ...whole(0, 24 * 365, 24),
+    at: "economics.balanceWarnHours",
+  }),
 };

@@ -44,6 +44,8 @@ describe("GET /api/agents/:agent/spend", () => {
         { id: "sim-1", usdToday: 2 },
         { id: "sim-2", usdToday: 0.5 },
       ],
+      // No balance check ran: nothing read yet.
+      balance: null,
     });
 
     const list = await (await buildApp(() => deps).request("/api/agents/default/instances", { headers: authHeaders() })).json();

@@ -39,6 +39,8 @@ export interface RunpodFakeOptions {
   apiKey?: string;
   pods?: PodRecord[];
   gpuTypes?: Record<string, unknown>[];
+  /** `myself { clientBalance }` in USD (default 100). */
+  clientBalance?: number;
   intercept?: (req: RunpodSeen, index: number) => { status?: number; body?: unknown; raw?: string } | undefined;
 }
 
@@ -52,7 +54,8 @@ export interface RunpodServer {
 const SCHEMA: Schema = {
   Query: { myself: "User", pod: "Pod", gpuTypes: "GpuType" },
   Mutation: { podStop: "Pod", podResume: "Pod", podTerminate: null, podFindAndDeployOnDemand: "Pod" },
-  User: { id: null, email: null, pods: "Pod" },
+  // clientBalance: the account's balance in USD, as runpod-python's user query reads it.
+  User: { id: null, email: null, pods: "Pod", clientBalance: null },
   Pod: Object.fromEntries(
     [
       "id",
@@ -174,7 +177,7 @@ class RunpodFake {
   private resolve(kind: string, field: Field, variables: Record<string, unknown>): unknown {
     switch (`${kind}.${field.name}`) {
       case "query.myself":
-        return { id: "user-1", email: "ops@example.com", pods: [...this.pods.values()] };
+        return { id: "user-1", email: "ops@example.com", pods: [...this.pods.values()], clientBalance: this.options.clientBalance ?? 100 };
       case "query.pod":
         return this.pods.get(String(this.input(field, variables, "PodFilter", ["podId"], ["podId"]).podId)) ?? null;
       case "query.gpuTypes": {

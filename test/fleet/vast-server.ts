@@ -94,6 +94,8 @@ export interface VastFakeOptions {
   keepDestroyed?: boolean;
   /** The market's offers (vast-market.ts `vastOffer`). */
   offers?: VastOfferRow[];
+  /** The current user's `credit` in USD (vast-cli `show user`; default 100). */
+  credit?: number;
 }
 
 export interface VastServer {
@@ -163,6 +165,14 @@ class VastFake {
     }
     let m: RegExpMatchArray | null;
     if (req.path === "/api/v1/instances/") return req.method === "GET" ? this.list(req) : this.methodNotAllowed(req);
+    // vast-cli `show user`: GET /api/v0/users/current/, the account with its `credit`.
+    if (req.path === "/api/v0/users/current/")
+      return req.method === "GET"
+        ? (this.noQuery(req) ?? {
+            status: 200,
+            body: { id: 1, username: "ops", email: "ops@example.com", credit: this.options.credit ?? 100 },
+          })
+        : this.methodNotAllowed(req);
     if (req.path === "/api/v0/bundles/") return this.only(req, "POST") ?? this.market.search(req.body);
     if ((m = req.path.match(/^\/api\/v0\/asks\/(\d+)\/$/))) return this.only(req, "PUT") ?? this.market.rent(req.body, Number(m[1]));
     if ((m = req.path.match(/^\/api\/v0\/instances\/reboot\/(\d+)\/$/))) return this.only(req, "PUT") ?? this.reboot(req, Number(m[1]));
