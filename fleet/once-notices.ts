@@ -7,7 +7,7 @@
  * mark and notification commit together, a crash cannot leave a mark whose notice was never
  * stored. The check that asked reads the mark in the next snapshot and never asks again.
  */
-import { and, eq, gte, sql, type SQL } from "drizzle-orm";
+import { and, eq, gte, lt, sql, type SQL } from "drizzle-orm";
 import type { NotifyDeps } from "../notify/notify-human.ts";
 import { notificationStatements, type NotifyResult, type Severity } from "../notify/notify-human.ts";
 import { notifications, onceNotices } from "../schema/index.ts";
@@ -16,6 +16,15 @@ import type { TickWrites } from "../pipeline/index.ts";
 /** `<kind>:<subject>:<episode>`; the SQL form below builds the same text from columns. */
 export function onceKey(kind: string, subject: string, episode: string | number): string {
   return `${kind}:${subject}:${episode}`;
+}
+
+/**
+ * Once-marks whose key starts with `prefix`, as a range on the (agent, key) index: `like 'p%'` is
+ * not indexed by SQLite (its LIKE ignores case), so it would scan every mark of the agent.
+ */
+export function keyStartsWith(prefix: string): SQL {
+  const next = prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
+  return and(gte(onceNotices.key, prefix), lt(onceNotices.key, next))!;
 }
 
 /** The same key as `onceKey`, from an instance row's columns (for the tick snapshot's exists tests). */

@@ -13,12 +13,12 @@
  * The last good reading is the row `balance-read:<provider>:<usd>` (its `at` is when it was read),
  * which the overview and GET /spend show (jobs/read-models/balance.ts); no table of its own.
  */
-import { and, eq, isNull, like } from "drizzle-orm";
+import { and, eq, isNull } from "drizzle-orm";
 import type { FleetDeps } from "../deps.ts";
 import { instances, onceNotices } from "../../schema/index.ts";
 import { defineTickCheck, writesNothing } from "../../pipeline/index.ts";
 import { MINUTE_MS } from "../../runtime/time.ts";
-import { onceKey, onceNoticeStatements } from "../once-notices.ts";
+import { keyStartsWith, onceKey, onceNoticeStatements } from "../once-notices.ts";
 import { ratePerHour, utcDay } from "./spend.ts";
 
 /** The read bound: one balance call per agent and provider account per 10 minutes. */
@@ -46,7 +46,7 @@ export const checkBalance = defineTickCheck({
       marks: deps.db
         .select({ key: onceNotices.key, at: onceNotices.at })
         .from(onceNotices)
-        .where(and(eq(onceNotices.agentId, agentId), like(onceNotices.key, "balance-%"))),
+        .where(and(eq(onceNotices.agentId, agentId), keyStartsWith("balance-"))),
       fleet: deps.db
         .select({ state: instances.state, pricePerHour: instances.pricePerHour, storagePerHour: instances.storagePerHour })
         .from(instances)
@@ -106,7 +106,7 @@ async function readAndTell(
       : null;
   const statements = [
     tried(),
-    deps.db.delete(onceNotices).where(and(mine, like(onceNotices.key, `${BALANCE_READ_PREFIX}%`))),
+    deps.db.delete(onceNotices).where(and(mine, keyStartsWith(BALANCE_READ_PREFIX))),
     deps.db.insert(onceNotices).values({ agentId, key: `${BALANCE_READ_PREFIX}${kind}:${usd}`, notificationId: null, at: now }),
     // Recovered (or nothing burns): a later drop today is told again.
     ...(!low && marked.has(key) ? [deps.db.delete(onceNotices).where(and(mine, eq(onceNotices.key, key)))] : []),

@@ -4,7 +4,8 @@
  * (fleet/economics/balance-check.ts) and the hours it lasts at the agent's burn now. Null when the
  * provider has no balance API (Lambda Cloud) or nothing was read yet.
  */
-import { and, eq, isNull, like } from "drizzle-orm";
+import { and, eq, isNull } from "drizzle-orm";
+import { keyStartsWith } from "../../fleet/once-notices.ts";
 import type { Deps } from "../deps.ts";
 import { instances, onceNotices } from "../../schema/index.ts";
 import { BALANCE_READ_PREFIX, hoursLeft } from "../../fleet/economics/balance-check.ts";
@@ -22,7 +23,7 @@ export async function loadBalance(deps: Pick<Deps, "db">, agentId: string): Prom
   const [reading] = await deps.db
     .select({ key: onceNotices.key, at: onceNotices.at })
     .from(onceNotices)
-    .where(and(eq(onceNotices.agentId, agentId), like(onceNotices.key, `${BALANCE_READ_PREFIX}%`)));
+    .where(and(eq(onceNotices.agentId, agentId), keyStartsWith(BALANCE_READ_PREFIX)));
   if (!reading) return null;
   const usd = Number(reading.key.slice(reading.key.lastIndexOf(":") + 1));
   if (!Number.isFinite(usd)) return null;
