@@ -11,7 +11,7 @@ import type { RunContext } from "../../pipeline/index.ts";
 import { instances, wakes } from "../../schema/index.ts";
 import { listBlocks, type ActionBlock } from "../../fleet/actions/action-blocks.ts";
 import { dataBlock } from "./prompt-data.ts";
-import { LOADING_STATES } from "../../fleet/instances/overdue-states.ts";
+import { LOADING_STATES, loadingTimeoutFor } from "../../fleet/instances/overdue-states.ts";
 
 type InstanceRow = typeof instances.$inferSelect;
 type WakeRow = typeof wakes.$inferSelect;
@@ -42,7 +42,8 @@ export function rejectionsText(blocks: readonly ActionBlock[]): string {
 
 /** A marker for the snapshot entry of an instance stuck loading past the timeout ("" when not). */
 export function attentionMarker(row: InstanceRow, now: number, loadingTimeoutMs: number): string {
-  if (!(LOADING_STATES as readonly string[]).includes(row.state) || now - row.stateAt <= loadingTimeoutMs) return "";
+  const timeoutMs = loadingTimeoutFor(loadingTimeoutMs, row.pricePerHour);
+  if (!(LOADING_STATES as readonly string[]).includes(row.state) || now - row.stateAt <= timeoutMs) return "";
   return `NEEDS ATTENTION: ${row.state} for ${Math.round((now - row.stateAt) / 1000)}s, past LOADING_TIMEOUT_S`;
 }
 

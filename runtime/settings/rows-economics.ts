@@ -100,7 +100,7 @@ export const ECONOMICS_ROWS = {
   }),
   SPEND_LIMIT_PER_DAY_USD: setting({
     group: economics,
-    doc: "estimated spend per UTC day: a human is told at 80 % and 100 %; at or over it a `start` by the LLM or the rules needs approval (per agent, `null` removes the environment's limit)",
+    doc: "estimated spend per UTC day: a human is told at 80 % and 100 %; at or over it anything that adds spend (start, replace, a reboot of a stopped instance) by the LLM or the rules needs approval (per agent: a stored `null`, the form's `none`, means no limit; a PATCH `null` goes back to the environment's limit)",
     schema: z.coerce
       .number()
       .positive("must be more than 0")

@@ -54,7 +54,9 @@ export interface RunpodServer {
 const SCHEMA: Schema = {
   Query: { myself: "User", pod: "Pod", gpuTypes: "GpuType" },
   Mutation: { podStop: "Pod", podResume: "Pod", podTerminate: null, podFindAndDeployOnDemand: "Pod" },
-  // clientBalance: the account's balance in USD, as runpod-python's user query reads it.
+  // clientBalance: the account's balance in USD. Not in runpod-python at the commit above; the field
+  // `myself { clientBalance }` is as third-party GraphQL clients read it (RunPod's schema at
+  // graphql-spec.runpod.io), unconfirmed against a RunPod source here.
   User: { id: null, email: null, pods: "Pod", clientBalance: null },
   Pod: Object.fromEntries(
     [

@@ -165,7 +165,8 @@ class VastFake {
     }
     let m: RegExpMatchArray | null;
     if (req.path === "/api/v1/instances/") return req.method === "GET" ? this.list(req) : this.methodNotAllowed(req);
-    // vast-cli `show user`: GET /api/v0/users/current/, the account with its `credit`.
+    // The current user with its `credit` (what vast-cli `show user` prints). The path and field are as
+    // third-party Vast.ai clients read them; not yet checked line by line against vast-cli's source.
     if (req.path === "/api/v0/users/current/")
       return req.method === "GET"
         ? (this.noQuery(req) ?? {

@@ -1,6 +1,6 @@
 /**
  * Renting costs money: at or over the daily spend limit a replacement always waits for a human,
- * even where APPROVAL_REQUIRED_ACTIONS does not name `replace` (fleet/actions/decide.ts SPENDING_KINDS).
+ * even where APPROVAL_REQUIRED_ACTIONS does not name `replace` (the `addsSpend` fact, fleet/actions/action-facts.ts).
  * Under the limit, with replace not approval-gated, the rules policy's replacement goes ahead.
  */
 import { describe, expect, it } from "vitest";
