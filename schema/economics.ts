@@ -13,6 +13,8 @@ export const instanceTelemetry = sqliteTable(
     instanceId: text().notNull(),
     gpuUtil: real(),
     diskUsedPct: real(),
+    /** The instance's progress counter when reported (webhook only). */
+    progress: real(),
     /** webhook | vast | simulator */
     source: text().notNull(),
     at: integer().notNull(),
@@ -48,3 +50,17 @@ export const onceNotices = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.agentId, t.key] })],
 );
+
+/**
+ * The provider account's credit balance as last read (fleet/economics/balance-check.ts), one row per
+ * agent: read at most every 10 minutes; `attemptAt` moves even when the read fails.
+ */
+export const providerBalances = sqliteTable("provider_balances", {
+  agentId: text().primaryKey(),
+  usd: real(),
+  /** When `usd` was read. */
+  at: integer(),
+  /** When a read was last tried, and why it failed (null when it worked). */
+  attemptAt: integer().notNull(),
+  error: text(),
+});

@@ -37,6 +37,14 @@ export const instances = sqliteTable(
     gpuUtilAt: integer(),
     /** Latest disk use (0-100 %). */
     diskUsedPct: real(),
+    /**
+     * The instance's own progress counter (steps, samples, tokens: any number that grows while useful
+     * work happens), as last reported by webhook; null when it never reported one (never stalled).
+     */
+    progress: real(),
+    progressAt: integer(),
+    /** When the progress counter last grew (or was first seen): a running instance whose counter has not moved for STALL_AFTER_S is stalled. */
+    progressMovedAt: integer(),
     /** Where the latest telemetry came from: webhook | vast | simulator. */
     telemetrySource: text(),
     /** Since when utilisation has stayed below IDLE_GPU_UTIL_PCT (fresh telemetry only); null when not idle. */
@@ -208,6 +216,11 @@ export const replacements = sqliteTable(
     error: text(),
     /** The operator who approved, rejected or cancelled it. */
     operator: text(),
+    /**
+     * The provider account the old instance lives in (provider name and a fingerprint of its key):
+     * one death is replaced once per account, whichever agents see it.
+     */
+    account: text(),
     createdAt: integer().notNull(),
     updatedAt: integer().notNull(),
     finishedAt: integer(),
@@ -218,6 +231,10 @@ export const replacements = sqliteTable(
     uniqueIndex("replacements_open")
       .on(t.agentId, t.oldInstanceId)
       .where(sql`status not in ('done', 'failed', 'rejected', 'expired', 'cancelled')`),
+    // One open replacement per dead instance per provider account, across agents.
+    uniqueIndex("replacements_account_open")
+      .on(t.account, t.oldInstanceId)
+      .where(sql`account is not null and status not in ('done', 'failed', 'rejected', 'expired', 'cancelled')`),
   ],
 );
 

@@ -10,3 +10,4 @@ export * from "./watchdog.ts";
 export * from "./scheduler-health.ts";
 export * from "./economics.ts";
 export * from "./trust.ts";
+export * from "./leases.ts";
