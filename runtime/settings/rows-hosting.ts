@@ -101,4 +101,11 @@ export const HOSTING_ROWS = {
     ...whole(0, 100, 1),
     at: "cron.inlineRuns",
   }),
+  ENV_FILE: setting({
+    group,
+    doc: "the Node host first reads this file of `KEY=value` lines (dotenv syntax) into its environment; a variable already set wins, so the shell or systemd can override the file. Named and missing, start-up is refused; the Worker ignores it (Workers read `wrangler secret`s)",
+    schema: z.string().trim().min(1).max(4096).optional(),
+    defaultText: "`.env` in the working directory, when present",
+    bounds: "a file path",
+  }),
 };
