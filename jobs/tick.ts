@@ -18,6 +18,7 @@ import { checkOverdueStates } from "../fleet/instances/overdue-states.ts";
 import { checkMissedHeartbeats } from "../fleet/instances/heartbeat-escalation.ts";
 import { checkEconomics } from "../fleet/economics/economics-check.ts";
 import { checkBalance } from "../fleet/economics/balance-check.ts";
+import { checkDigest } from "../fleet/economics/digest-check.ts";
 import { checkReplacements } from "../fleet/replacement/replacement-check.ts";
 import { proposeDueReplacements } from "../fleet/replacement/replacement-due.ts";
 import { followUpApprovals } from "../fleet/actions/approval-followup.ts";
@@ -47,6 +48,8 @@ export const FLEET_CHECKS: readonly AnyTickCheck[] = [
   checkEconomics,
   // Its provider call runs after the write batch, bounded to one per 10 minutes.
   checkBalance,
+  // At most one daily digest per agent and UTC day (its once-mark), from the hour it is set for.
+  checkDigest,
   checkReplacements,
   proposeDueReplacements,
   followUpApprovals,

@@ -146,4 +146,19 @@ export const ECONOMICS_ROWS = {
     ...whole(0, 24 * 365, 24),
     at: "economics.balanceWarnHours",
   }),
+  DIGEST_HOUR_UTC: setting({
+    group: economics,
+    doc: "the hour (UTC, 0–23) at which the agent sends its daily digest: what happened in the last 24 hours, what it cost, what fleetwarden saved, what waits for a human; one message per agent per UTC day (unset = no digest)",
+    schema: z.coerce.number().int("must be a whole number").min(0, "must be at least 0").max(23, "must be at most 23").optional(),
+    to: (hour) => hour ?? null,
+    at: "economics.digestHourUtc",
+    defaultText: "– (no digest)",
+    bounds: "0 – 23",
+    agent: {
+      key: "digestHourUtc",
+      schema: z.number().int("must be a whole number").min(0, "must be at least 0").max(23, "must be at most 23").nullable(),
+      field: { label: "Daily digest hour (UTC)", input: "number", hint: "off = no digest", nullWord: "off" },
+      show: (hour) => (hour === null || hour === undefined ? "off" : `${hour}:00 UTC`),
+    },
+  }),
 };
