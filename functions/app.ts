@@ -12,6 +12,7 @@ import { apiAuth } from "../auth/api-auth.ts";
 import { roleByMethod } from "../auth/require-role.ts";
 import { operatorRoutes } from "./operators/operators.index.ts";
 import { healthRoutes } from "./health/health.ts";
+import { metricsRoutes } from "./metrics/metrics.ts";
 import { agentRoutes } from "./agents/agents.index.ts";
 import { loadAgent } from "./agents/load-agent.ts";
 import { agentAdminRoutes } from "./agents-admin/agents-admin.index.ts";
@@ -65,6 +66,7 @@ export function buildApp(resolveDeps: ResolveDeps) {
     )
     .use(injectDeps(resolveDeps))
     .route("/", healthRoutes)
+    .route("/", metricsRoutes)
     .route("/api", api)
     .route("/webhooks", webhookRoutes)
     .route("/webhooks", vastWebhookRoutes)

@@ -139,6 +139,8 @@ export const actions = sqliteTable(
     index("actions_created").on(t.agentId, t.createdAt),
     // The actions audit pages newest first by id.
     index("actions_recent").on(t.agentId, t.id),
+    // GET /metrics counts actions per agent, kind and status from this index alone.
+    index("actions_metrics").on(t.agentId, t.kind, t.status),
   ],
 );
 

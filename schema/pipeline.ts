@@ -100,5 +100,7 @@ export const runs = sqliteTable(
     primaryKey({ columns: [t.agentId, t.runId] }),
     // The overview's runs-per-hour chart reads only the window it draws.
     index("runs_started").on(t.agentId, t.startedAt),
+    // GET /metrics counts runs, tokens and durations per agent, status and decider from this index alone.
+    index("runs_metrics").on(t.agentId, t.status, t.decider, t.startedAt, t.finishedAt, t.promptTokens, t.completionTokens),
   ],
 );

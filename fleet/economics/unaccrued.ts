@@ -12,7 +12,7 @@
  * end (a destroy records `offline` as it marks it gone): what it was before is not kept, so that
  * stretch is priced as rented, erring on the side of spending.
  */
-import { sql, type SQL } from "drizzle-orm";
+import { sql, type SQL, type SQLWrapper } from "drizzle-orm";
 import { instances } from "../../schema/index.ts";
 import { DAY_MS, HOUR_MS, MINUTE_MS } from "../../runtime/time.ts";
 import { costPerHour, RENTED_STATES } from "./instance-cost.ts";
@@ -61,8 +61,8 @@ export function splitByDay(stretch: Stretch): { day: string; usd: number }[] {
   return parts;
 }
 
-/** `unaccrued`, summed over an agent's instances for the UTC day of `now`, as one SQL expression. */
-export function unaccruedTodaySql(agentId: string, now: number): SQL<number> {
+/** `unaccrued`, summed over an agent's instances for the UTC day of `now`, as one SQL expression (the agent a value, or a column for a correlated read over agents). */
+export function unaccruedTodaySql(agentId: string | SQLWrapper, now: number): SQL<number> {
   const rented = sql.join(
     [...RENTED_STATES].map((s) => sql`${s}`),
     sql`, `,

@@ -108,4 +108,12 @@ export const HOSTING_ROWS = {
     defaultText: "`.env` in the working directory, when present",
     bounds: "a file path",
   }),
+  METRICS_TOKEN: setting({
+    group,
+    doc: "a bearer token that may read `GET /metrics` (and nothing else), for a Prometheus scraper; any operator's token (viewer or above) reads it too",
+    schema: z.string().trim().min(16, "must be at least 16 characters").max(512, "must be at most 512 characters").optional(),
+    at: "metricsToken",
+    secret: true,
+    bounds: "16–512 characters",
+  }),
 };

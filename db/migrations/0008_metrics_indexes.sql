@@ -1,0 +1,2 @@
+CREATE INDEX `runs_metrics` ON `runs` (`agent_id`,`status`,`decider`,`started_at`,`finished_at`,`prompt_tokens`,`completion_tokens`);--> statement-breakpoint
+CREATE INDEX `actions_metrics` ON `actions` (`agent_id`,`kind`,`status`);
