@@ -143,6 +143,11 @@ export class RunpodProvider implements FleetProvider {
       ...(spec.diskGb !== null ? { containerDiskInGb: spec.diskGb } : {}),
       ...(spec.onstart ? { dockerArgs: spec.onstart } : {}),
       ...(spec.templateId ? { templateId: spec.templateId } : {}),
+      // The old pod's ports and volume, as runpod-python's create_pod sends them (runpod/runpod-python
+      // c7622afa, runpod/api/mutations/pods.py generate_pod_deployment_mutation: ports without spaces).
+      ...(spec.ports ? { ports: spec.ports.replace(/\s/g, "") } : {}),
+      ...(typeof spec.volumeGb === "number" ? { volumeInGb: spec.volumeGb } : {}),
+      ...(spec.volumeMountPath ? { volumeMountPath: spec.volumeMountPath } : {}),
       env: Object.entries(spec.env).map(([key, value]) => ({ key, value })),
     };
     const answer = await this.graphql("mutation podFindAndDeployOnDemand", DEPLOY_POD, { input }, "never", call.signal);
