@@ -75,7 +75,8 @@ async function chooseAndCreate(deps: ActionDeps, row: ReplacementRow): Promise<S
   const basis = row.basis as Basis;
   const spec = row.spec as InstanceSpec;
   const now = deps.clock.now();
-  if (!spec?.image)
+  // An image (Vast.ai, RunPod), or what Lambda Cloud launches from (it reports no image).
+  if (!spec?.image && !spec?.launch)
     return fail(deps, row, ["approved"], `the image of ${row.oldInstanceId} is unknown, so no like-for-like instance can be made`);
   if (basis.pricePerHour === null && !deps.config.replace.maxPricePerHour)
     return fail(
