@@ -30,7 +30,7 @@ import {
   type OfferQuery,
   type ProviderCall,
 } from "./provider.ts";
-import { callJson, parseAnswer, type HttpOptions, type RetryPolicy } from "./provider-http.ts";
+import { callJson, onceOnly, parseAnswer, type HttpOptions, type RetryPolicy } from "./provider-http.ts";
 import {
   acted,
   gpuNameOf,
@@ -154,13 +154,13 @@ export class LambdaProvider implements FleetProvider {
       quantity: 1,
       name: (spec.label ?? "fleetwarden").slice(0, MAX_NAME),
     };
-    const answer = parseAnswer(
-      NAME,
-      launched,
-      await this.call("POST", "/instance-operations/launch", body, "never", call.signal),
-      "launch answer",
-    );
-    return { id: answer.data.instance_ids[0]! };
+    const sent = await this.call("POST", "/instance-operations/launch", body, "never", call.signal);
+    try {
+      return { id: parseAnswer(NAME, launched, sent, "launch answer").data.instance_ids[0]! };
+    } catch (err) {
+      // A 2xx that does not parse may still have launched: maybe rented, never for a caller to repeat.
+      throw err instanceof ProviderError ? onceOnly("never", err) : err;
+    }
   }
 
   private async operate(operation: "restart" | "terminate", id: string, call: ProviderCall): Promise<void> {

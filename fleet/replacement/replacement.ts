@@ -27,7 +27,7 @@ import { executeAction } from "../actions/actions.ts";
 import { replacements } from "../../schema/index.ts";
 import type { InstanceSpec, Offer, OfferQuery } from "../providers/provider.ts";
 import { advance, type Basis, type ReplacementRow } from "./replacement-rows.ts";
-import { createFromOffers, type CreateAttempt } from "./replacement-create.ts";
+import { createFromOffers, rateLimitedUntil, type CreateAttempt } from "./replacement-create.ts";
 import { recordLineage, type Running } from "./replacement-lineage.ts";
 import { tellOnce } from "../tell-once.ts";
 import { tellStage } from "./replacement-told.ts";
@@ -85,6 +85,9 @@ async function chooseAndCreate(deps: ActionDeps, row: ReplacementRow): Promise<S
       ["approved"],
       `the price of ${row.oldInstanceId} is unknown and REPLACE_MAX_PRICE_PER_HOUR is not set, so a human must choose what to rent`,
     );
+  // After a 429, nothing is searched or sent until its backoff has passed (bounded: MAX_RATE_LIMITED).
+  const until = rateLimitedUntil((row.attempts as CreateAttempt[] | null) ?? []);
+  if (until !== null && now < until) return "waiting";
   let offers: Offer[];
   try {
     const cap = offerQuery(deps, basis).maxPricePerHour;
