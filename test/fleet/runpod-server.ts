@@ -55,9 +55,9 @@ export interface RunpodServer {
 const SCHEMA: Schema = {
   Query: { myself: "User", pod: "Pod", gpuTypes: "GpuType" },
   Mutation: { podStop: "Pod", podResume: "Pod", podTerminate: null, podFindAndDeployOnDemand: "Pod" },
-  // clientBalance: the account's balance in USD. Not in runpod-python at the commit above; the field
-  // `myself { clientBalance }` is as third-party GraphQL clients read it (RunPod's schema at
-  // graphql-spec.runpod.io), unconfirmed against a RunPod source here.
+  // clientBalance: the account's credit balance in USD. Not in runpod-python; RunPod's own docs show
+  // it on the user (`runpodctl user`: "clientBalance": 435.85 beside currentSpendPerHr and spendLimit,
+  // https://docs.runpod.io/runpodctl/reference/runpodctl-user).
   User: { id: null, email: null, pods: "Pod", clientBalance: null },
   Pod: Object.fromEntries(
     [

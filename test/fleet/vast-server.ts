@@ -171,8 +171,9 @@ class VastFake {
     }
     let m: RegExpMatchArray | null;
     if (req.path === "/api/v1/instances/") return req.method === "GET" ? this.list(req) : this.methodNotAllowed(req);
-    // The current user with its `credit` (what vast-cli `show user` prints). The path and field are as
-    // third-party Vast.ai clients read them; not yet checked line by line against vast-cli's source.
+    // The current user with its `credit`: vast-ai/vast-cli fea8ca1e vast.py `show__user` reads
+    // `apiurl(args, "/users/current", …)` ("user balance, email, and ssh key"), and its `user_fields`
+    // print `credit` ("Credit", dollars to two places).
     if (req.path === "/api/v0/users/current/")
       return req.method === "GET"
         ? (this.noQuery(req) ?? {
