@@ -50,6 +50,8 @@ export interface LambdaFakeOptions {
     { instance_type: Record<string, unknown>; regions_with_capacity_available: { name: string; description?: string }[] }
   >;
   sshKeys?: string[];
+  /** The account's file systems and their regions: a launch naming one elsewhere is refused. */
+  fileSystems?: { name: string; region: string }[];
   /** Launches accepted per window (default 1 per 10 s, SkyPilot's figure). */
   launchLimit?: number;
   launchWindowMs?: number;
@@ -127,6 +129,13 @@ class LambdaFake {
       return err(400, "global/invalid-parameters", "name must be at most 60 characters");
     if (b.file_system_names !== undefined && !Array.isArray(b.file_system_names))
       return err(400, "global/invalid-parameters", "file_system_names must be a list");
+    for (const name of (b.file_system_names as unknown[] | undefined) ?? []) {
+      const fs = this.options.fileSystems?.find((f) => f.name === name);
+      if (!fs) return err(404, "global/object-does-not-exist", `Unknown file system: ${String(name)}`);
+      // Lambda's own error code (instance-operations/launch/file-system-in-wrong-region).
+      if (fs.region !== b.region_name)
+        return err(400, "instance-operations/launch/file-system-in-wrong-region", "File system is in a different region.");
+    }
     const now = (this.options.now ?? Date.now)();
     this.launches = this.launches.filter((t) => now - t < (this.options.launchWindowMs ?? 10_000));
     if (this.launches.length >= (this.options.launchLimit ?? 1)) return err(429, "global/too-many-requests", "Too many launch requests");

@@ -29,6 +29,7 @@ describe("Lambda Cloud replacement", () => {
       apiKey,
       // The old instance's key is not the account's first: the stored one must be sent.
       sshKeys: ["someone-else", "ops-2"],
+      fileSystems: [{ name: "datasets", region: "us-east-1" }],
       instances: [lambdaInstanceRow(OLD, { ssh_key_names: ["ops-2"], file_system_names: ["datasets"] })],
       instanceTypes: { [A100_TYPE.name]: { instance_type: A100_TYPE, regions_with_capacity_available: [{ name: "us-east-1" }] } },
     });
@@ -65,6 +66,31 @@ describe("Lambda Cloud replacement", () => {
     });
     // The marker arrived whole, so the new instance carries it and can be found by it.
     expect(server.instances.get(row!.newInstanceId!)!.name).toBe(row!.marker);
+  });
+
+  it("leaves the file systems out of a launch in another region (Lambda refuses them there)", async () => {
+    const server = await startLambdaServer({
+      apiKey: "k",
+      sshKeys: ["ops"],
+      fileSystems: [{ name: "datasets", region: "us-east-1" }],
+      instanceTypes: { [A100_TYPE.name]: { instance_type: A100_TYPE, regions_with_capacity_available: [{ name: "us-west-2" }] } },
+    });
+    servers.push(server);
+    const lambda = new LambdaProvider({ apiKey: "k", baseUrl: server.url, sleep: async () => {} });
+    const launch = { instanceType: A100_TYPE.name, region: "us-east-1", sshKeyNames: ["ops"], fileSystemNames: ["datasets"] };
+    const spec = { image: null, env: {}, label: "fw-replace-x", diskGb: 512, launch };
+    const offer = {
+      id: `${A100_TYPE.name}@us-west-2`,
+      machineId: null,
+      gpuName: "A100 (40 GB SXM4)",
+      gpuCount: 1,
+      pricePerHour: 1.29,
+      diskGb: 512,
+      reliability: null,
+    };
+    await lambda.create(offer, spec);
+    const sent = server.requests.find((r) => r.path === "/instance-operations/launch")!;
+    expect(sent.body).toMatchObject({ region_name: "us-west-2", ssh_key_names: ["ops"], file_system_names: [] });
   });
 
   it("keeps every marker within Lambda's 60-character name, even for a 32-hex-digit Lambda id", () => {
