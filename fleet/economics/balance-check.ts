@@ -5,27 +5,27 @@
  * balance runs out, so this is the last warning a renter gets.
  *
  * What bounds it:
- * - the read: at most once per BALANCE_READ_EVERY_MS (10 min) per agent and provider account,
- *   failures included (the once_notices row `balance-tried:<provider>` holds the last attempt);
+ * - the read: at most once per BALANCE_READ_EVERY_MS (10 min) per agent, failures included (the
+ *   agent's `provider_balances` row, schema/economics.ts, holds the last attempt in `attemptAt`);
  * - the warning: the once-mark (read in the tick snapshot; the reading, its attempt and the notice commit in one batch) `balance-low:<UTC day>:<hours>` (once per day and threshold); a
  *   reading back above the threshold removes today's mark, so a new drop is told again;
  * - a failed read is logged, never a warning, and leaves the last good reading in place.
- * The last good reading is the row `balance-read:<provider>:<usd>` (its `at` is when it was read),
- * which the overview and GET /spend show (jobs/read-models/balance.ts); no table of its own.
+ * The last good reading is the row's `usd` and `at` (when it was read), which the overview and
+ * GET /spend show (jobs/read-models/balance.ts).
  */
 import { and, eq, isNull } from "drizzle-orm";
 import type { FleetDeps } from "../deps.ts";
-import { instances, onceNotices } from "../../schema/index.ts";
+import { instances, onceNotices, providerBalances } from "../../schema/index.ts";
 import { defineTickCheck, writesNothing } from "../../pipeline/index.ts";
 import { MINUTE_MS } from "../../runtime/time.ts";
 import { keyStartsWith, onceKey, onceNoticeStatements } from "../once-notices.ts";
 import { ratePerHour, utcDay } from "./spend.ts";
 
-/** The read bound: one balance call per agent and provider account per 10 minutes. */
+/** The read bound: one balance call per agent (and so per provider account) per 10 minutes. */
 export const BALANCE_READ_EVERY_MS = 10 * MINUTE_MS;
 
-export const balanceTriedKey = (provider: string) => `balance-tried:${provider}`;
-export const BALANCE_READ_PREFIX = "balance-read:";
+/** Where readings were kept before provider_balances (once_notices rows), removed by the next reading. */
+const LEGACY_PREFIXES = ["balance-tried:", "balance-read:"] as const;
 
 export type BalanceReport =
   | { status: "no balance API" | "read recently" }
@@ -46,7 +46,11 @@ export const checkBalance = defineTickCheck({
       marks: deps.db
         .select({ key: onceNotices.key, at: onceNotices.at })
         .from(onceNotices)
-        .where(and(eq(onceNotices.agentId, agentId), keyStartsWith("balance-"))),
+        .where(and(eq(onceNotices.agentId, agentId), keyStartsWith("balance-low:"))),
+      balance: deps.db
+        .select({ attemptAt: providerBalances.attemptAt })
+        .from(providerBalances)
+        .where(eq(providerBalances.agentId, agentId)),
       fleet: deps.db
         .select({ state: instances.state, pricePerHour: instances.pricePerHour, storagePerHour: instances.storagePerHour })
         .from(instances)
@@ -56,7 +60,7 @@ export const checkBalance = defineTickCheck({
   decide(deps, agentId, rows, tick) {
     const { provider } = deps;
     if (!provider.balance) return writesNothing<BalanceReport>({ status: "no balance API" });
-    const last = rows.marks.find((m) => m.key === balanceTriedKey(provider.kind))?.at;
+    const last = rows.balance[0]?.attemptAt;
     if (last !== undefined && tick.now - last < BALANCE_READ_EVERY_MS) return writesNothing<BalanceReport>({ status: "read recently" });
     const burnPerHour = rows.fleet.reduce((sum, row) => sum + ratePerHour(row), 0);
     const marked = new Set(rows.marks.map((m) => m.key));
@@ -73,18 +77,16 @@ async function readAndTell(
 ): Promise<BalanceReport> {
   const kind = deps.provider.kind;
   const mine = eq(onceNotices.agentId, agentId);
-  // The attempt is marked with the reading, or alone on a failure: a failing provider is still
-  // asked only once per bound.
-  const tried = () =>
-    deps.db
-      .insert(onceNotices)
-      .values({ agentId, key: balanceTriedKey(kind), notificationId: null, at: now })
-      .onConflictDoUpdate({ target: [onceNotices.agentId, onceNotices.key], set: { at: now } });
   let usd: number;
   try {
     usd = await deps.provider.balance!();
   } catch (err) {
-    await tried();
+    // The attempt alone (the last good reading stays): a failing provider is still asked only once per bound.
+    const error = String(err).slice(0, 500);
+    await deps.db
+      .insert(providerBalances)
+      .values({ agentId, usd: null, at: null, attemptAt: now, error })
+      .onConflictDoUpdate({ target: providerBalances.agentId, set: { attemptAt: now, error } });
     deps.log.error("could not read the provider's balance", { agentId, provider: kind, error: String(err) });
     return { status: "read failed", error: String(err) };
   }
@@ -105,9 +107,11 @@ async function readAndTell(
         })
       : null;
   const statements = [
-    tried(),
-    deps.db.delete(onceNotices).where(and(mine, keyStartsWith(BALANCE_READ_PREFIX))),
-    deps.db.insert(onceNotices).values({ agentId, key: `${BALANCE_READ_PREFIX}${kind}:${usd}`, notificationId: null, at: now }),
+    deps.db
+      .insert(providerBalances)
+      .values({ agentId, usd, at: now, attemptAt: now, error: null })
+      .onConflictDoUpdate({ target: providerBalances.agentId, set: { usd, at: now, attemptAt: now, error: null } }),
+    ...LEGACY_PREFIXES.map((prefix) => deps.db.delete(onceNotices).where(and(mine, keyStartsWith(prefix)))),
     // Recovered (or nothing burns): a later drop today is told again.
     ...(!low && marked.has(key) ? [deps.db.delete(onceNotices).where(and(mine, eq(onceNotices.key, key)))] : []),
   ];

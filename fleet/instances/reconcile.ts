@@ -203,7 +203,7 @@ async function reconcileFromSnapshot(
 }
 
 /**
- * The spec of each listed instance that has one (an image or a template) and whose stored spec
+ * The spec of each listed instance that has one (an image, a template or Lambda's launch) and whose stored spec
  * differs: kept on the row so a replacement can make it again once the provider no longer answers
  * for it (fleet/replacement/replacement-rows.ts readBasis). A listing without a spec never erases
  * a stored one. Bounded: one statement per instance whose spec changed.
@@ -211,7 +211,7 @@ async function reconcileFromSnapshot(
 function specWrites(deps: FleetDeps, agentId: string, listed: FleetInstance[], stored: Map<string, StoredInstance>) {
   return listed.flatMap((seen) => {
     const spec = seen.spec;
-    if (!spec || !(spec.image || spec.templateId)) return [];
+    if (!spec || !(spec.image || spec.templateId || spec.launch)) return [];
     if (JSON.stringify(stored.get(seen.id)?.spec ?? null) === JSON.stringify(spec)) return [];
     return [
       deps.db

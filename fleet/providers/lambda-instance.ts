@@ -9,7 +9,10 @@
  *
  * States: booting → loading, active → running, unhealthy → unknown (Lambda cannot say more),
  * terminating → offline, terminated → gone (left out). Lambda instances are VMs without an image
- * or environment of ours, so a spec carries only the name and disk; GPU name and count come from
+ * or environment of ours, so a spec carries the name, disk and what a launch needs again (`launch`:
+ * instance type, region, `ssh_key_names`, `file_system_names`, the fields GET /instances answers and
+ * POST /instance-operations/launch takes: Lambda's Cloud API docs, cbrownstein-lambda/lambda-docs-mkdocs
+ * 1ecdf8a4, docs/public-cloud/cloud-api.md); GPU name and count come from
  * the instance type ("1x A100 (40 GB SXM4)", `specs.gpus`), its price from `price_cents_per_hour`.
  */
 import { z } from "zod";
@@ -37,6 +40,8 @@ export const lambdaInstance = z.object({
   ip: z.string().nullable().optional(),
   region: z.object({ name: z.string() }).passthrough().nullable().optional(),
   instance_type: instanceType,
+  ssh_key_names: z.array(z.string()).nullable().optional(),
+  file_system_names: z.array(z.string()).nullable().optional(),
 });
 export type LambdaInstance = z.infer<typeof lambdaInstance>;
 
@@ -95,6 +100,19 @@ export function lambdaToInstance(instance: LambdaInstance): FleetInstance {
     machineId: null,
     diskGb,
     reliability: null,
-    spec: { image: null, env: {}, label: instance.name ?? null, diskGb },
+    spec: {
+      image: null,
+      env: {},
+      label: instance.name ?? null,
+      diskGb,
+      launch: instance.region
+        ? {
+            instanceType: type.name,
+            region: instance.region.name,
+            sshKeyNames: instance.ssh_key_names ?? [],
+            fileSystemNames: instance.file_system_names ?? [],
+          }
+        : null,
+    },
   };
 }

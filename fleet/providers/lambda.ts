@@ -30,7 +30,7 @@ import {
   type OfferQuery,
   type ProviderCall,
 } from "./provider.ts";
-import { callJson, parseAnswer, type HttpOptions, type RetryPolicy } from "./provider-http.ts";
+import { callJson, onceOnly, parseAnswer, type HttpOptions, type RetryPolicy } from "./provider-http.ts";
 import {
   acted,
   gpuNameOf,
@@ -52,7 +52,7 @@ export interface LambdaOptions extends HttpOptions {
 
 const NAME = "Lambda Cloud";
 /** Lambda's launch names an instance with at most this many characters (dstack MAX_INSTANCE_NAME_LEN). */
-const MAX_NAME = 60;
+export const MAX_NAME = 60;
 
 export class LambdaProvider implements FleetProvider {
   readonly kind = "lambda" as const;
@@ -128,27 +128,39 @@ export class LambdaProvider implements FleetProvider {
     return cheapestWithin(offers, query);
   }
 
-  /** Launches one instance of the offer's type in its region with the account's first SSH key; sent once. */
+  /**
+   * Launches one instance of the offer's type in its region; sent once. The SSH key and file
+   * systems are the old instance's (spec.launch, stored when it was first seen), else the
+   * account's first key and none. File systems belong to a region (Lambda refuses
+   * `file-system-in-wrong-region`), so they go along only when the offer is in the old region.
+   */
   async create(offer: Offer, spec: InstanceSpec, call: ProviderCall = {}): Promise<CreatedInstance> {
     const at = offer.id.lastIndexOf("@");
     if (at <= 0) throw new ProviderError(`not a Lambda Cloud offer id: ${offer.id} (type@region)`, 400);
-    const keys = parseAnswer(NAME, sshKeys, await this.call("GET", "/ssh-keys", undefined, "reads", call.signal), "SSH key list").data;
-    if (!keys.length) throw new ProviderError("Lambda Cloud cannot launch: the account has no SSH key (a launch must name one)", 400);
+    const region = offer.id.slice(at + 1);
+    const launch = spec.launch ?? null;
+    let key = launch?.sshKeyNames[0];
+    if (!key) {
+      const keys = parseAnswer(NAME, sshKeys, await this.call("GET", "/ssh-keys", undefined, "reads", call.signal), "SSH key list").data;
+      if (!keys.length) throw new ProviderError("Lambda Cloud cannot launch: the account has no SSH key (a launch must name one)", 400);
+      key = keys[0]!.name;
+    }
     const body = {
-      region_name: offer.id.slice(at + 1),
+      region_name: region,
       instance_type_name: offer.id.slice(0, at),
-      ssh_key_names: [keys[0]!.name],
-      file_system_names: [],
+      // Lambda takes exactly one key per launch.
+      ssh_key_names: [key],
+      file_system_names: launch && launch.region === region ? launch.fileSystemNames : [],
       quantity: 1,
       name: (spec.label ?? "fleetwarden").slice(0, MAX_NAME),
     };
-    const answer = parseAnswer(
-      NAME,
-      launched,
-      await this.call("POST", "/instance-operations/launch", body, "never", call.signal),
-      "launch answer",
-    );
-    return { id: answer.data.instance_ids[0]! };
+    const sent = await this.call("POST", "/instance-operations/launch", body, "never", call.signal);
+    try {
+      return { id: parseAnswer(NAME, launched, sent, "launch answer").data.instance_ids[0]! };
+    } catch (err) {
+      // A 2xx that does not parse may still have launched: maybe rented, never for a caller to repeat.
+      throw err instanceof ProviderError ? onceOnly("never", err) : err;
+    }
   }
 
   private async operate(operation: "restart" | "terminate", id: string, call: ProviderCall): Promise<void> {

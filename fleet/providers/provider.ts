@@ -60,6 +60,21 @@ export interface InstanceSpec {
   onstart?: string | null;
   label: string | null;
   diskGb: number | null;
+  /** Exposed ports as RunPod takes them ("8888/http,22/tcp"), when the provider has them. */
+  ports?: string | null;
+  /** The pod's volume (RunPod `volumeInGb`, `volumeMountPath`), kept across a replacement. */
+  volumeGb?: number | null;
+  volumeMountPath?: string | null;
+  /** What Lambda Cloud launches from (it reports no image): fleet/providers/lambda-instance.ts. */
+  launch?: LaunchSpec | null;
+}
+
+/** A Lambda Cloud instance's launch: its type, region, SSH key and file system names. */
+export interface LaunchSpec {
+  instanceType: string;
+  region: string;
+  sshKeyNames: string[];
+  fileSystemNames: string[];
 }
 
 /** Offers like an instance: same GPU model and count, at least its disk, within a price and reliability. */

@@ -17,7 +17,7 @@ import { z } from "zod";
 import type { FleetInstance, InstanceState } from "./provider.ts";
 
 /** The selection every pod read asks for (the fake refuses any field not in RunPod's schema). */
-export const POD_FIELDS = `id name desiredStatus costPerHr gpuCount imageName env dockerArgs machineId containerDiskInGb volumeInGb
+export const POD_FIELDS = `id name desiredStatus costPerHr gpuCount imageName env dockerArgs machineId containerDiskInGb volumeInGb volumeMountPath ports
   machine { gpuDisplayName }
   runtime { uptimeInSeconds gpus { id gpuUtilPercent } }`;
 
@@ -44,6 +44,9 @@ export const runpodPod = z.object({
   machineId: z.string().nullable().optional(),
   containerDiskInGb: num,
   volumeInGb: num,
+  volumeMountPath: z.string().nullable().optional(),
+  /** "8888/http,22/tcp". */
+  ports: z.string().nullable().optional(),
   machine: z.object({ gpuDisplayName: z.string().nullable().optional() }).nullable().optional(),
   runtime: z
     .object({
@@ -131,6 +134,16 @@ export function podToInstance(pod: RunpodPod, now: number): FleetInstance {
     machineId: pod.machineId ?? null,
     diskGb,
     reliability: null,
-    spec: { image: pod.imageName ?? null, env: envRecord(pod.env), onstart: pod.dockerArgs || null, label: pod.name ?? null, diskGb },
+    spec: {
+      image: pod.imageName ?? null,
+      env: envRecord(pod.env),
+      onstart: pod.dockerArgs || null,
+      label: pod.name ?? null,
+      diskGb,
+      // Kept by a replacement (runpod-python's create_pod sends them: runpod/api/mutations/pods.py).
+      ports: pod.ports || null,
+      volumeGb: pod.volumeInGb ?? null,
+      volumeMountPath: pod.volumeMountPath || null,
+    },
   };
 }

@@ -32,7 +32,7 @@ import {
   type OfferQuery,
   type ProviderCall,
 } from "./provider.ts";
-import { callJson, parseAnswer, type HttpOptions, type RetryPolicy } from "./provider-http.ts";
+import { callJson, onceOnly, parseAnswer, type HttpOptions, type RetryPolicy } from "./provider-http.ts";
 import { MY_BALANCE, runpodBalance } from "./account-balance.ts";
 import {
   DEPLOY_POD,
@@ -143,10 +143,20 @@ export class RunpodProvider implements FleetProvider {
       ...(spec.diskGb !== null ? { containerDiskInGb: spec.diskGb } : {}),
       ...(spec.onstart ? { dockerArgs: spec.onstart } : {}),
       ...(spec.templateId ? { templateId: spec.templateId } : {}),
+      // The old pod's ports and volume, as runpod-python's create_pod sends them (runpod/runpod-python
+      // c7622afa, runpod/api/mutations/pods.py generate_pod_deployment_mutation: ports without spaces).
+      ...(spec.ports ? { ports: spec.ports.replace(/\s/g, "") } : {}),
+      ...(typeof spec.volumeGb === "number" ? { volumeInGb: spec.volumeGb } : {}),
+      ...(spec.volumeMountPath ? { volumeMountPath: spec.volumeMountPath } : {}),
       env: Object.entries(spec.env).map(([key, value]) => ({ key, value })),
     };
-    const answer = await this.graphql("mutation podFindAndDeployOnDemand", DEPLOY_POD, { input }, "never", call.signal);
-    return { id: parseAnswer(NAME, deployed, answer, "deploy answer").podFindAndDeployOnDemand.id };
+    try {
+      const answer = await this.graphql("mutation podFindAndDeployOnDemand", DEPLOY_POD, { input }, "never", call.signal);
+      return { id: parseAnswer(NAME, deployed, answer, "deploy answer").podFindAndDeployOnDemand.id };
+    } catch (err) {
+      // A 2xx that does not parse (or has neither data nor errors) may still have deployed: never repeated.
+      throw err instanceof ProviderError ? onceOnly("never", err) : err;
+    }
   }
 
   /** `myself { clientBalance }`: the account's balance in USD (fleet/providers/account-balance.ts). */

@@ -137,6 +137,17 @@ export function isOutbid(raw: Pick<VastInstance, "is_bid" | "actual_status" | "i
   );
 }
 
+/**
+ * Vast's message; for a container status we have no state for (`unknown`), that status first, so
+ * `scheduling` (a start waiting for the host's GPUs: vast-ai/vast-cli fea8ca1e vast.py
+ * `start__instance`, "stuck in the scheduling state … the required resources on the machine …
+ * are currently unavailable") stays visible to the lost-GPU rule (replacement-proposal.ts).
+ */
+function statusOf(actual: string | null | undefined, message: string | undefined): string | null {
+  const said = actual && !KNOWN.has(actual) ? `${actual}${message ? `: ${message}` : ""}` : message;
+  return said ? said.slice(0, MAX_MESSAGE) : null;
+}
+
 export function toFleetInstance(raw: VastInstance): FleetInstance {
   const message = raw.status_msg?.trim();
   const outbid = isOutbid(raw);
@@ -147,7 +158,7 @@ export function toFleetInstance(raw: VastInstance): FleetInstance {
     gpuName: raw.gpu_name ?? null,
     gpuCount: raw.num_gpus ?? null,
     pricePerHour: raw.dph_total ?? null,
-    statusMessage: message ? message.slice(0, MAX_MESSAGE) : null,
+    statusMessage: statusOf(raw.actual_status, message),
     startedAt: raw.start_date ? Math.round(raw.start_date * 1000) : null,
     gpuUtil: percent(raw.gpu_util),
     diskUsedPct: diskUsedPct(raw),

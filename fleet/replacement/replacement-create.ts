@@ -6,9 +6,9 @@
  * How an answer is read:
  * - taken or out of capacity (Vast.ai `no_such_ask`, Lambda `insufficient-capacity`, RunPod "no
  *   longer any instances available"): nothing was rented, the next offer is tried;
- * - a 429: nothing was rented; the row goes back to approved and the next tick tries again, at
- *   most MAX_RATE_LIMITED times per replacement (each provider's create interval is seconds, a
- *   tick is a minute);
+ * - a 429: nothing was rented; the row goes back to approved and a later tick tries again after a
+ *   doubling wait (RATE_LIMIT_BACKOFF_MS: 1 min, then 2), at most MAX_RATE_LIMITED times per
+ *   replacement (each provider's create interval is seconds);
  * - any other 4xx: a clear refusal, nothing rented, the replacement fails (another offer would be
  *   refused the same);
  * - a timeout, a 5xx or a network failure after sending: maybe rented. Only the marker label
@@ -20,6 +20,22 @@ import { advance, type ReplacementRow } from "./replacement-rows.ts";
 
 /** A 429 on create is retried by later ticks at most this many times per replacement. */
 export const MAX_RATE_LIMITED = 3;
+
+/**
+ * The wait after the first 429 before the create is tried again, doubled after each further one
+ * (1 min, 2 min): longer than every provider's documented create interval (Lambda Cloud: one
+ * launch per 10 s; Vast.ai answers "API requests too frequent" for a few seconds), so a retry is
+ * never itself rate-limited by the interval, and at most MAX_RATE_LIMITED are sent.
+ */
+export const RATE_LIMIT_BACKOFF_MS = 60_000;
+
+/** When a replacement whose last create was rate-limited may try again; null when it may now. */
+export function rateLimitedUntil(attempts: readonly CreateAttempt[]): number | null {
+  const last = attempts.at(-1);
+  if (last?.outcome !== "rate_limited") return null;
+  const limited = attempts.filter((a) => a.outcome === "rate_limited").length;
+  return last.at + RATE_LIMIT_BACKOFF_MS * 2 ** (limited - 1);
+}
 
 /** How the providers say an offer was taken or has no capacity left (nothing was rented). */
 export const OFFER_GONE = /no_such_ask|insufficient[-_ ]capacity|no longer any instances available|not enough (free )?gpus|not available/i;

@@ -28,6 +28,13 @@ import { onceKey } from "../once-notices.ts";
 export const DEAD_STATES = ["offline", "unknown"] as const;
 /** How a provider says a start failed because the host lost the GPU (the simulator's `gpu_gone`, Vast.ai's "no longer has", RunPod's "not enough free GPUs on the host machine"). */
 export const HOST_NO_GPU = /no longer has the (requested )?gpu|gpu[s]? (is |are )?no longer available|not enough (free )?gpus/i;
+/**
+ * Vast.ai's lost GPU: the start is accepted but the container sits in `scheduling` (vast-cli's
+ * `start instance`: stuck there for more than 30 s means the machine's resources are unavailable).
+ * The instance is `unknown` with the message `scheduling: …` (fleet/providers/vast-instance.ts);
+ * it counts as lost only after REPLACE_AFTER_S in it, never at once (a start schedules briefly).
+ */
+export const STUCK_SCHEDULING = /^scheduling\b/i;
 /** Instances gone longer than this are history, not candidates. */
 const GONE_WINDOW_MS = 24 * 3_600_000;
 
@@ -81,6 +88,14 @@ export async function deadSince(
       )
       .limit(1);
     return destroyed ? null : { since: row.goneAt, why: "it is gone from its host", immediate: false };
+  }
+  if (row.state === "unknown" && STUCK_SCHEDULING.test(row.statusMessage ?? "")) {
+    const started = failedStart?.status === "succeeded" ? " after a start that succeeded" : "";
+    return {
+      since: row.stateAt,
+      why: `it has sat in scheduling${started}: its host has likely lost the GPU (${row.statusMessage})`,
+      immediate: false,
+    };
   }
   if ((DEAD_STATES as readonly string[]).includes(row.state)) return { since: row.stateAt, why: `it is ${row.state}`, immediate: false };
   return null;

@@ -78,9 +78,20 @@ export async function readBasis(
   return { basis, spec };
 }
 
-/** A marker label unique to one replacement: how its new instance is found after a crash. */
+/**
+ * The longest marker: Lambda Cloud names an instance with at most 60 characters (dstack's
+ * MAX_INSTANCE_NAME_LEN), the tightest of the providers; a longer one would be cut at launch and
+ * the new instance never found by it.
+ */
+export const MAX_MARKER = 60;
+
+/**
+ * A marker label unique to one replacement: how its new instance is found after a crash. Its
+ * time and random tail make it unique; the old id is cut to fit MAX_MARKER (a Lambda id is 32 hex).
+ */
 export function newMarker(oldInstanceId: string, now: number): string {
-  return `fw-replace-${oldInstanceId}-${now.toString(36)}-${crypto.randomUUID().slice(0, 8)}`;
+  const tail = `-${now.toString(36)}-${crypto.randomUUID().slice(0, 8)}`;
+  return `fw-replace-${oldInstanceId}`.slice(0, MAX_MARKER - tail.length) + tail;
 }
 
 /** Inserts the proposal, or answers the open one (one per old instance). */

@@ -27,7 +27,7 @@ import { executeAction } from "../actions/actions.ts";
 import { replacements } from "../../schema/index.ts";
 import type { InstanceSpec, Offer, OfferQuery } from "../providers/provider.ts";
 import { advance, type Basis, type ReplacementRow } from "./replacement-rows.ts";
-import { createFromOffers, type CreateAttempt } from "./replacement-create.ts";
+import { createFromOffers, rateLimitedUntil, type CreateAttempt } from "./replacement-create.ts";
 import { recordLineage, type Running } from "./replacement-lineage.ts";
 import { tellOnce } from "../tell-once.ts";
 import { tellStage } from "./replacement-told.ts";
@@ -75,7 +75,8 @@ async function chooseAndCreate(deps: ActionDeps, row: ReplacementRow): Promise<S
   const basis = row.basis as Basis;
   const spec = row.spec as InstanceSpec;
   const now = deps.clock.now();
-  if (!spec?.image)
+  // An image (Vast.ai, RunPod), or what Lambda Cloud launches from (it reports no image).
+  if (!spec?.image && !spec?.launch)
     return fail(deps, row, ["approved"], `the image of ${row.oldInstanceId} is unknown, so no like-for-like instance can be made`);
   if (basis.pricePerHour === null && !deps.config.replace.maxPricePerHour)
     return fail(
@@ -84,6 +85,9 @@ async function chooseAndCreate(deps: ActionDeps, row: ReplacementRow): Promise<S
       ["approved"],
       `the price of ${row.oldInstanceId} is unknown and REPLACE_MAX_PRICE_PER_HOUR is not set, so a human must choose what to rent`,
     );
+  // After a 429, nothing is searched or sent until its backoff has passed (bounded: MAX_RATE_LIMITED).
+  const until = rateLimitedUntil((row.attempts as CreateAttempt[] | null) ?? []);
+  if (until !== null && now < until) return "waiting";
   let offers: Offer[];
   try {
     const cap = offerQuery(deps, basis).maxPricePerHour;

@@ -1,14 +1,13 @@
 /**
  * Read model of the provider account's credit balance (issue 33, item 7) for the overview's spend
  * panel and GET /api/agents/:agent/spend: the last good reading the tick's balance check stored
- * (fleet/economics/balance-check.ts) and the hours it lasts at the agent's burn now. Null when the
+ * in `provider_balances` (fleet/economics/balance-check.ts) and the hours it lasts at the agent's burn now. Null when the
  * provider has no balance API (Lambda Cloud) or nothing was read yet.
  */
 import { and, eq, isNull } from "drizzle-orm";
-import { keyStartsWith } from "../../fleet/once-notices.ts";
 import type { Deps } from "../deps.ts";
-import { instances, onceNotices } from "../../schema/index.ts";
-import { BALANCE_READ_PREFIX, hoursLeft } from "../../fleet/economics/balance-check.ts";
+import { instances, providerBalances } from "../../schema/index.ts";
+import { hoursLeft } from "../../fleet/economics/balance-check.ts";
 import { ratePerHour } from "../../fleet/economics/spend.ts";
 
 export interface Balance {
@@ -21,12 +20,11 @@ export interface Balance {
 
 export async function loadBalance(deps: Pick<Deps, "db">, agentId: string): Promise<Balance | null> {
   const [reading] = await deps.db
-    .select({ key: onceNotices.key, at: onceNotices.at })
-    .from(onceNotices)
-    .where(and(eq(onceNotices.agentId, agentId), keyStartsWith(BALANCE_READ_PREFIX)));
-  if (!reading) return null;
-  const usd = Number(reading.key.slice(reading.key.lastIndexOf(":") + 1));
-  if (!Number.isFinite(usd)) return null;
+    .select({ usd: providerBalances.usd, at: providerBalances.at })
+    .from(providerBalances)
+    .where(eq(providerBalances.agentId, agentId));
+  if (!reading || reading.usd === null || reading.at === null) return null;
+  const usd = reading.usd;
   const fleet = await deps.db
     .select({ state: instances.state, pricePerHour: instances.pricePerHour, storagePerHour: instances.storagePerHour })
     .from(instances)

@@ -10,7 +10,10 @@
  *   `validate_api_key` reads 401/403 as invalid); errors are `{"error": {"code", "message"}}`.
  * - `GET /instances` answers `{data: [instance]}`; `GET /instances/{id}` `{data: instance}`.
  * - `POST /instance-operations/launch` takes region_name, instance_type_name, ssh_key_names,
- *   file_system_names, quantity and name, and answers `{data: {instance_ids}}`; a type with no
+ *   file_system_names, quantity and name (at most 60 characters: dstack MAX_INSTANCE_NAME_LEN), and
+ *   answers `{data: {instance_ids}}`; the instance keeps its key and file system names, as GET
+ *   /instances shows them (Lambda's Cloud API docs, cbrownstein-lambda/lambda-docs-mkdocs 1ecdf8a4,
+ *   docs/public-cloud/cloud-api.md); a type with no
  *   capacity in the region is `instance-operations/launch/insufficient-capacity` (SkyPilot's
  *   words). Launches are limited to about one every ten seconds (SkyPilot `create_instances`,
  *   citing Lambda's docs) and answered 429 beyond that: here `launchLimit` per `launchWindowMs`.
@@ -47,6 +50,8 @@ export interface LambdaFakeOptions {
     { instance_type: Record<string, unknown>; regions_with_capacity_available: { name: string; description?: string }[] }
   >;
   sshKeys?: string[];
+  /** The account's file systems and their regions: a launch naming one elsewhere is refused. */
+  fileSystems?: { name: string; region: string }[];
   /** Launches accepted per window (default 1 per 10 s, SkyPilot's figure). */
   launchLimit?: number;
   launchWindowMs?: number;
@@ -120,6 +125,17 @@ class LambdaFake {
       return err(400, "global/invalid-parameters", "ssh_key_names must name exactly one key");
     if (!(this.options.sshKeys ?? ["ops"]).includes(String(b.ssh_key_names[0])))
       return err(400, "global/invalid-parameters", `Unknown SSH key: ${String(b.ssh_key_names[0])}`);
+    if (typeof b.name === "string" && b.name.length > 60)
+      return err(400, "global/invalid-parameters", "name must be at most 60 characters");
+    if (b.file_system_names !== undefined && !Array.isArray(b.file_system_names))
+      return err(400, "global/invalid-parameters", "file_system_names must be a list");
+    for (const name of (b.file_system_names as unknown[] | undefined) ?? []) {
+      const fs = this.options.fileSystems?.find((f) => f.name === name);
+      if (!fs) return err(404, "global/object-does-not-exist", `Unknown file system: ${String(name)}`);
+      // Lambda's own error code (instance-operations/launch/file-system-in-wrong-region).
+      if (fs.region !== b.region_name)
+        return err(400, "instance-operations/launch/file-system-in-wrong-region", "File system is in a different region.");
+    }
     const now = (this.options.now ?? Date.now)();
     this.launches = this.launches.filter((t) => now - t < (this.options.launchWindowMs ?? 10_000));
     if (this.launches.length >= (this.options.launchLimit ?? 1)) return err(429, "global/too-many-requests", "Too many launch requests");
@@ -139,6 +155,8 @@ class LambdaFake {
         name: b.name ?? null,
         region: { name: b.region_name, description: "" },
         instance_type: type.instance_type,
+        ssh_key_names: b.ssh_key_names,
+        file_system_names: b.file_system_names ?? [],
       });
     }
     return { status: 200, body: { data: { instance_ids: ids } } };

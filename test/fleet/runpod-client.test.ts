@@ -78,6 +78,9 @@ describe("RunPod client", () => {
       onstart: null,
       label: "job-podrun1",
       diskGb: 20,
+      ports: "8888/http",
+      volumeGb: 40,
+      volumeMountPath: "/workspace",
     });
     expect(byId.podload!.gpuUtil).toBeNull();
   });

@@ -12,7 +12,8 @@
  * - runpod/api/mutations/pods.py: `podStop(input: {podId})`, `podResume(input: {podId, gpuCount})`,
  *   `podTerminate(input: {podId})` (a scalar answer), `podFindAndDeployOnDemand(input: …)` with the
  *   input fields `generate_pod_deployment_mutation` can send (name, imageName and cloudType always;
- *   gpuTypeId for a GPU pod); runpod/api/queries/gpus.py: `gpuTypes` and `lowestPrice(input:
+ *   gpuTypeId for a GPU pod; at c7622afa also `ports` (spaces removed), `volumeInGb` and
+ *   `volumeMountPath`, which the deployed pod keeps); runpod/api/queries/gpus.py: `gpuTypes` and `lowestPrice(input:
  *   {gpuCount})`.
  * - dstackai/dstack 511c318c, src/dstack/_internal/core/backends/runpod/api_client.py and
  *   compute.py: RunPod answers client errors with 200 and an `errors` array; terminating an unknown
@@ -54,9 +55,9 @@ export interface RunpodServer {
 const SCHEMA: Schema = {
   Query: { myself: "User", pod: "Pod", gpuTypes: "GpuType" },
   Mutation: { podStop: "Pod", podResume: "Pod", podTerminate: null, podFindAndDeployOnDemand: "Pod" },
-  // clientBalance: the account's balance in USD. Not in runpod-python at the commit above; the field
-  // `myself { clientBalance }` is as third-party GraphQL clients read it (RunPod's schema at
-  // graphql-spec.runpod.io), unconfirmed against a RunPod source here.
+  // clientBalance: the account's credit balance in USD. Not in runpod-python; RunPod's own docs show
+  // it on the user (`runpodctl user`: "clientBalance": 435.85 beside currentSpendPerHr and spendLimit,
+  // https://docs.runpod.io/runpodctl/reference/runpodctl-user).
   User: { id: null, email: null, pods: "Pod", clientBalance: null },
   Pod: Object.fromEntries(
     [
@@ -214,6 +215,14 @@ class RunpodFake {
           "cloudType",
           "gpuTypeId",
         ]);
+        // GraphQL's own type check: ports and volumeMountPath are String, volumeInGb an Int.
+        for (const [key, type] of [
+          ["ports", "string"],
+          ["volumeMountPath", "string"],
+          ["volumeInGb", "number"],
+        ] as const)
+          if (input[key] !== undefined && input[key] !== null && typeof input[key] !== type)
+            throw new GraphqlError(`Variable "$input" got invalid value; Field "${key}" has the wrong type.`, "BAD_USER_INPUT");
         const id = `newpod${String(this.nextId++).padStart(6, "0")}`;
         const env = Array.isArray(input.env) ? (input.env as { key: string; value: string }[]).map((e) => `${e.key}=${e.value}`) : [];
         const pod: PodRecord = {
@@ -226,6 +235,10 @@ class RunpodFake {
           env,
           dockerArgs: input.dockerArgs ?? "",
           containerDiskInGb: input.containerDiskInGb ?? 20,
+          // What the deploy asked for, as RunPod records it (no volume and no ports when not sent).
+          volumeInGb: input.volumeInGb ?? 0,
+          volumeMountPath: input.volumeMountPath ?? null,
+          ports: input.ports ?? null,
         };
         this.pods.set(id, pod);
         return pod;

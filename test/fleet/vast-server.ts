@@ -96,6 +96,12 @@ export interface VastFakeOptions {
   offers?: VastOfferRow[];
   /** The current user's `credit` in USD (vast-cli `show user`; default 100). */
   credit?: number;
+  /**
+   * Instances whose host has lost the GPU: a start is accepted (`success: true`) but the container
+   * stays in `scheduling` (vast-cli's `start instance` epilog: an instance stuck in "scheduling"
+   * after a start means the machine's resources are unavailable). The status text is this fake's.
+   */
+  gpuLost?: number[];
 }
 
 export interface VastServer {
@@ -165,8 +171,9 @@ class VastFake {
     }
     let m: RegExpMatchArray | null;
     if (req.path === "/api/v1/instances/") return req.method === "GET" ? this.list(req) : this.methodNotAllowed(req);
-    // The current user with its `credit` (what vast-cli `show user` prints). The path and field are as
-    // third-party Vast.ai clients read them; not yet checked line by line against vast-cli's source.
+    // The current user with its `credit`: vast-ai/vast-cli fea8ca1e vast.py `show__user` reads
+    // `apiurl(args, "/users/current", …)` ("user balance, email, and ssh key"), and its `user_fields`
+    // print `credit` ("Credit", dollars to two places).
     if (req.path === "/api/v0/users/current/")
       return req.method === "GET"
         ? (this.noQuery(req) ?? {
@@ -255,6 +262,10 @@ class VastFake {
     const body = req.body;
     if (!isPlainObject(body)) return refuse(400, "invalid_args", "body must be a JSON object");
     const keys = Object.keys(body).sort().join(",");
+    if (keys === "state" && body.state === "running" && this.options.gpuLost?.includes(id)) {
+      Object.assign(instance, { intended_status: "running", actual_status: "scheduling", status_msg: "waiting for the host's GPUs" });
+      return ok({ success: true });
+    }
     if (keys === "state" && (body.state === "running" || body.state === "stopped")) {
       Object.assign(instance, {
         intended_status: body.state,

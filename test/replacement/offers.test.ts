@@ -2,7 +2,8 @@
  * Trying more than the cheapest offer (issue #33 item 3, fleet/replacement/replacement-create.ts),
  * against the strict Vast.ai test server: an offer taken between search and create (Vast.ai's 404
  * `no_such_ask`) moves on to the next, up to REPLACE_MAX_OFFERS, each attempt recorded on the row;
- * a 429 on create is "not created" (back to approved, tried again next tick, no 900 s marker wait).
+ * a 429 on create is "not created" (back to approved, tried again after a doubling backoff, at
+ * most MAX_RATE_LIMITED times, no 900 s marker wait); a malformed 2xx answer is "maybe rented".
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { instances } from "../../schema/index.ts";
@@ -11,6 +12,7 @@ import { proposeReplacement } from "../../fleet/replacement/replacement-proposal
 import { createTestDeps } from "../support/test-deps.ts";
 import { startVastServer, vastInstance, vastOffer, type SeenRequest, type VastServer } from "../fleet/vast-server.ts";
 import { AFTER_S, decide, rows, tick } from "./support.ts";
+import { MAX_RATE_LIMITED, RATE_LIMIT_BACKOFF_MS } from "../../fleet/replacement/replacement-create.ts";
 
 const servers: VastServer[] = [];
 afterEach(async () => {
@@ -117,8 +119,48 @@ describe("replacement offers", () => {
     expect((await tick(deps)).steps[0]!.outcome).toBe("waiting");
     expect((await rows(deps))[0]).toMatchObject({ status: "approved", createAttemptedAt: null });
     limited = false;
+    // The backoff: nothing is sent before RATE_LIMIT_BACKOFF_MS has passed since the 429 (Vast.ai's
+    // client repeats a 429 itself within one create, so its requests are counted per attempt).
+    const creates = async () => ((await rows(deps))[0]!.attempts as unknown[]).length;
+    deps.clock.advance(RATE_LIMIT_BACKOFF_MS - 1_000);
+    expect((await tick(deps)).steps[0]!.outcome).toBe("waiting");
+    expect(await creates()).toBe(1);
+    deps.clock.advance(1_000);
     expect((await tick(deps)).steps[0]!.outcome).toBe("created");
     expect(server.created).toHaveLength(1);
     expect(((await rows(deps))[0]!.attempts as { outcome: string }[]).map((a) => a.outcome)).toEqual(["rate_limited", "created"]);
+  });
+
+  it("429s back off, doubling, and stop after MAX_RATE_LIMITED with nothing rented", async () => {
+    const { deps, server } = await approved((req) => (createOf(req) ? { status: 429, body: { error: "rate_limited" } } : undefined));
+    const creates = async () => ((await rows(deps))[0]!.attempts as unknown[]).length;
+    expect((await tick(deps)).steps[0]!.outcome).toBe("waiting");
+    deps.clock.advance(RATE_LIMIT_BACKOFF_MS);
+    await tick(deps);
+    expect(await creates()).toBe(2);
+    deps.clock.advance(RATE_LIMIT_BACKOFF_MS); // the second wait is twice the first
+    await tick(deps);
+    expect(await creates()).toBe(2);
+    deps.clock.advance(RATE_LIMIT_BACKOFF_MS);
+    expect((await tick(deps)).steps[0]!.outcome).toBe("failed");
+    expect(await creates()).toBe(MAX_RATE_LIMITED);
+    expect(server.created).toEqual([]);
+    expect((await rows(deps))[0]!.error).toMatch(/rate-limited the create 3 times/);
+  });
+
+  it("a malformed 2xx answer to the create is maybe rented: never sent again, resolved by the marker only", async () => {
+    const { deps, server } = await approved((req) => (createOf(req) ? { status: 200, body: { success: true } } : undefined));
+    const creates = () => server.requests.filter((r) => createOf(r)).length;
+    expect((await tick(deps)).steps[0]!.outcome).toBe("waiting");
+    const [row] = await rows(deps);
+    expect(row).toMatchObject({ status: "creating" });
+    expect((row!.attempts as { outcome: string }[]).map((a) => a.outcome)).toEqual(["maybe_rented"]);
+    deps.clock.advance(60_000);
+    expect((await tick(deps)).steps[0]!.outcome).toBe("waiting");
+    expect(creates()).toBe(1);
+    deps.clock.advance(3_600_000);
+    expect((await tick(deps)).steps[0]!.outcome).toBe("failed");
+    expect(creates()).toBe(1);
+    expect((await rows(deps))[0]!.error).toMatch(/no instance carries its marker/);
   });
 });
