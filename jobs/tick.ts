@@ -16,6 +16,7 @@ import { reconcileInstances } from "../fleet/instances/reconcile.ts";
 import { checkHeartbeats } from "../fleet/instances/heartbeat.ts";
 import { checkOverdueStates } from "../fleet/instances/overdue-states.ts";
 import { checkMissedHeartbeats } from "../fleet/instances/heartbeat-escalation.ts";
+import { checkStalls } from "../fleet/instances/stall-check.ts";
 import { checkEconomics } from "../fleet/economics/economics-check.ts";
 import { checkBalance } from "../fleet/economics/balance-check.ts";
 import { checkReplacements } from "../fleet/replacement/replacement-check.ts";
@@ -53,6 +54,8 @@ export const FLEET_CHECKS: readonly AnyTickCheck[] = [
   announcePoisonDrops,
   repairStalledDeliveries,
   checkLoopHealth,
+  // Stalled progress (fleet/instances/stall-check.ts): at most 20 instances a tick, once per stall episode.
+  checkStalls,
 ];
 
 /** One agent's tick with its settings applied; null (nothing done) for an archived or unknown agent. */
