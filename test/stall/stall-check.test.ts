@@ -43,7 +43,7 @@ describe("stallState", () => {
   });
 });
 
-const stalls = (deps: TestDeps) => runTickCheck<StallReport>(deps, "default", checkStalls);
+const stalls = (deps: TestDeps) => runTickCheck<StallReport, TestDeps>(deps, "default", checkStalls);
 
 async function freeze(deps: TestDeps, id: string, frozenForMin: number, extra: Partial<typeof instances.$inferInsert> = {}) {
   const now = deps.clock.now();
