@@ -139,7 +139,7 @@ export const FLEET_ROWS = {
   STALL_AFTER_S: setting({
     group: instances,
     doc: "a running instance that reports a progress counter (the instance webhook's `progress`) and whose counter has not grown for this long is `stalled`: told once per stall episode (fleet/instances/stall.ts); instances that never report progress are never stalled",
-    ...whole(60, WINDOW_MAX_S, 1800),
+    ...whole(1, WINDOW_MAX_S, 1800),
     to: ms,
     at: "stall.afterMs",
     agent: { key: "stallAfterS", field: { label: "Stalled after no progress (s)", input: "number" }, show: secondsOrNever },
@@ -158,6 +158,5 @@ export const FLEET_ROWS = {
     schema: flag.default(true),
     at: "stall.approval",
     bounds: "`true` or `false`",
-    agent: { key: "stallActionApproval", schema: z.boolean(), show: (v) => (v ? "a human approves" : "as the action table says") },
   }),
 };
