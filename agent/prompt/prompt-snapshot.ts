@@ -115,7 +115,7 @@ function instanceData(r: InstanceRow, now: number, config: Pick<Config, "loading
       ? { gpuUtilPct: r.gpuUtil, gpuUtilAgeS: Math.round((now - r.gpuUtilAt) / 1000), ...(fresh ? {} : { telemetry: "stale" }) }
       : {}),
     ...(idle.idle ? { idleMin: Math.floor(idle.forMs / MINUTE_MS) } : {}),
-    ...(r.progress !== null ? { progress: r.progress } : {}),
+    ...(r.progress != null ? { progress: r.progress } : {}),
     ...(stall.stalled ? { stalled: stall.signal } : {}),
     ...(r.interruptible ? { interruptible: true } : {}),
     ...(r.endsAt !== null ? { endsAt: iso(r.endsAt) } : {}),

@@ -52,7 +52,8 @@ const minutes = (ms: number) => `${Math.floor(ms / MINUTE_MS)} min`;
 const NOT: Omit<StallState, "signal"> = { stalled: false, forMs: 0, kind: null };
 
 export function stallState(row: StallInputs, now: number, settings: StallSettings): StallState {
-  if (row.progress === null || row.progressAt === null || row.progressMovedAt === null) {
+  // `== null`: a row read without these columns (undefined) never reported progress either.
+  if (row.progress == null || row.progressAt == null || row.progressMovedAt == null) {
     return { ...NOT, signal: "progress never reported: not judged stalled" };
   }
   if (row.state !== "running") return { ...NOT, signal: `not running (${row.state})` };
@@ -63,7 +64,7 @@ export function stallState(row: StallInputs, now: number, settings: StallSetting
   const forMs = Math.max(0, now - row.progressMovedAt);
   if (forMs < settings.afterMs) return { ...NOT, signal: `progress ${row.progress}, last moved ${minutes(forMs)} ago` };
   const unchanged = `progress ${row.progress} unchanged for ${minutes(forMs)}`;
-  const gpuFresh = row.gpuUtil !== null && row.gpuUtilAt !== null && now - row.gpuUtilAt <= settings.telemetryStaleMs;
+  const gpuFresh = row.gpuUtil != null && row.gpuUtilAt != null && now - row.gpuUtilAt <= settings.telemetryStaleMs;
   if (!gpuFresh) return { stalled: true, forMs, kind: "no GPU reading", signal: `no fresh GPU reading, ${unchanged}` };
   const kind: StallKind = row.gpuUtil! >= settings.idleGpuUtilPct ? "hang" : "idle";
   return { stalled: true, forMs, kind, signal: `GPU ${row.gpuUtil} %, ${unchanged}` };

@@ -37,6 +37,9 @@ describe("stallState", () => {
   });
   it("never stalled without progress, before STALL_AFTER_S, on a stale reading, or when not running", () => {
     expect(stallState({ ...frozen, progress: null, progressAt: null, progressMovedAt: null }, NOW, settings).stalled).toBe(false);
+    // A row read without the progress columns (undefined) never reported progress either.
+    const { progress: _p, progressAt: _a, progressMovedAt: _m, ...without } = frozen;
+    expect(stallState(without as typeof frozen, NOW, settings).stalled).toBe(false);
     expect(stallState({ ...frozen, progressMovedAt: NOW - 29 * MIN }, NOW, settings).stalled).toBe(false);
     expect(stallState({ ...frozen, progressAt: NOW - 11 * MIN }, NOW, settings).stalled).toBe(false);
     expect(stallState({ ...frozen, state: "stopped" }, NOW, settings).stalled).toBe(false);
