@@ -27,8 +27,8 @@ export interface DecisionMatch {
 export type Step =
   /** A scripted simulator failure, reported at once as the instance's webhook would. */
   | { fail: string; kind: FailureKind }
-  /** A signed instance webhook; `agoS` dates the report that far in the past. */
-  | { report: string; state: InstanceState; message?: string; agoS?: number }
+  /** A signed instance webhook; `agoS` dates the report that far in the past; `progress` and `gpuUtil` as the reporter sends them. */
+  | { report: string; state: InstanceState; message?: string; agoS?: number; progress?: number; gpuUtil?: number }
   /** The provider's side of an instance changes (reconciliation finds it on the next tick). */
   | { provider: string; set: { state?: InstanceState; statusMessage?: string | null; label?: string; failure?: FailureKind | null } }
   /** An operator's chat message. */

@@ -58,7 +58,14 @@ export async function runStep(world: World, step: Step): Promise<void> {
   if ("fail" in step) await expectOk(world.request(`/api/simulator/instances/${step.fail}/fail`, post({ kind: step.kind })), step);
   else if ("report" in step) {
     const at = step.agoS ? { at: new Date(deps.clock.now() - step.agoS * 1000).toISOString() } : {};
-    const body = { instanceId: step.report, state: step.state, ...(step.message ? { message: step.message } : {}), ...at };
+    const body = {
+      instanceId: step.report,
+      state: step.state,
+      ...(step.message ? { message: step.message } : {}),
+      ...(step.progress !== undefined ? { progress: step.progress } : {}),
+      ...(step.gpuUtil !== undefined ? { gpuUtil: step.gpuUtil } : {}),
+      ...at,
+    };
     await expectOk(buildApp(() => deps).request("/webhooks/default/instances", signedWebhook(`eval-${++webhookCounter}`, body)), step);
   } else if ("provider" in step) {
     await deps.db

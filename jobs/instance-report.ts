@@ -34,6 +34,8 @@ export const instanceReport = z
     message: plainText(z.string().max(2000)).optional(),
     gpuUtil: z.number().min(0).max(100).optional(),
     diskUsedPct: z.number().min(0).max(100).optional(),
+    /** A counter that grows while useful work happens (steps, samples, tokens): stall detection reads it. */
+    progress: z.number().nonnegative().max(Number.MAX_SAFE_INTEGER).optional(),
     reason: z.enum(["outbid"]).optional(),
   })
   .refine((r) => r.reason === undefined || r.state === "stopped", {
@@ -78,7 +80,7 @@ export async function acceptInstanceReport(deps: Deps, agentId: string, delivery
     message: report.message ?? null,
     source: "webhook",
     dedupKey: `webhook:${webhookId}`,
-    telemetry: { gpuUtil: report.gpuUtil, diskUsedPct: report.diskUsedPct, source: "webhook" },
+    telemetry: { gpuUtil: report.gpuUtil, diskUsedPct: report.diskUsedPct, progress: report.progress, source: "webhook" },
     reason: report.reason ?? null,
   } satisfies StateChange;
   const recorded = await recordInstanceReport(scope.deps, change, admission);

@@ -16,6 +16,8 @@ import { reconcileInstances } from "../fleet/instances/reconcile.ts";
 import { checkHeartbeats } from "../fleet/instances/heartbeat.ts";
 import { checkOverdueStates } from "../fleet/instances/overdue-states.ts";
 import { checkMissedHeartbeats } from "../fleet/instances/heartbeat-escalation.ts";
+import { checkStalls } from "../fleet/instances/stall-check.ts";
+import { rereadSilentInstances } from "../fleet/instances/heartbeat-reread.ts";
 import { checkEconomics } from "../fleet/economics/economics-check.ts";
 import { checkBalance } from "../fleet/economics/balance-check.ts";
 import { checkDigest } from "../fleet/economics/digest-check.ts";
@@ -56,6 +58,10 @@ export const FLEET_CHECKS: readonly AnyTickCheck[] = [
   announcePoisonDrops,
   repairStalledDeliveries,
   checkLoopHealth,
+  // Stalled progress (fleet/instances/stall-check.ts): at most 20 instances a tick, once per stall episode.
+  checkStalls,
+  // Silent webhook reporters re-read from the provider after the batch: at most 10 a tick, one per silence episode.
+  rereadSilentInstances,
 ];
 
 /** One agent's tick with its settings applied; null (nothing done) for an archived or unknown agent. */

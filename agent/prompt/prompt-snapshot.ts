@@ -4,7 +4,9 @@
  * `<fleet_snapshot>` block (labels and status messages are text no operator typed). An instance
  * that needs a look is shown in full — its state, $/h (the running price, or storage while
  * stopped), GPU utilisation with its age, idle minutes and an attention marker; idle needs fresh
- * telemetry (older than TELEMETRY_STALE_S is shown as stale and never counts as idle). On a fleet
+ * telemetry (older than TELEMETRY_STALE_S is shown as stale and never counts as idle), its
+ * progress counter and, when it has not moved for STALL_AFTER_S, `stalled` with the signal
+ * (fleet/instances/stall.ts; a stalled instance is never quiet). On a fleet
  * larger than SNAPSHOT_FULL_MAX, the quiet rest (running or stopped, busy or without telemetry,
  * unchanged for RECENT_CHANGE_MS, not named by this run's events) is one summary line: counts by
  * state and by GPU with their $/h; `list_instances` reads them. The snapshot is sent on every
@@ -20,6 +22,7 @@ import { attentionMarker } from "./prompt-attention.ts";
 import { dataBlock } from "./prompt-data.ts";
 import { costPerHour } from "../../fleet/economics/instance-cost.ts";
 import { idleState } from "../../fleet/economics/idle.ts";
+import { stallSettings, stallState } from "../../fleet/instances/stall.ts";
 
 type InstanceRow = typeof instances.$inferSelect;
 
@@ -47,7 +50,7 @@ const usd = (n: number) => `$${n.toFixed(2)}`;
 /** The whole snapshot, before it is cut to its share of the budget. */
 export function snapshotText(
   { rows, spendTodayUsd, now, focus }: SnapshotInput,
-  config: Pick<Config, "loadingTimeoutMs" | "economics">,
+  config: Pick<Config, "loadingTimeoutMs" | "economics" | "stall">,
 ): string {
   const limit = config.economics.spendLimitPerDayUsd;
   const spend = `spend today ${usd(spendTodayUsd)}${limit === null ? " (no daily limit)" : ` of ${usd(limit)} daily limit (${Math.round((spendTodayUsd / limit) * 100)} %)`}`;
@@ -70,11 +73,12 @@ export function snapshotText(
 function quiet(
   r: InstanceRow,
   now: number,
-  config: Pick<Config, "loadingTimeoutMs" | "economics">,
+  config: Pick<Config, "loadingTimeoutMs" | "economics" | "stall">,
   focus: ReadonlySet<string> | undefined,
 ): boolean {
   if (!HEALTHY.has(r.state) || focus?.has(r.id) || now - r.stateAt < RECENT_CHANGE_MS) return false;
   if (attentionMarker(r, now, config.loadingTimeoutMs) || idleState(r, now, config.economics).idle) return false;
+  if (stallState(r, now, stallSettings(config)).stalled) return false;
   const stale = r.gpuUtilAt !== null && now - r.gpuUtilAt > config.economics.telemetryStaleMs;
   return !stale && !(r.endsAt !== null && r.endsAt - now <= config.economics.expiryWarnMs);
 }
@@ -93,11 +97,12 @@ function quietSummary(rows: readonly InstanceRow[]) {
   return { quiet: rows.length, note: "running or stopped, nothing to look at; list_instances shows each", byState, byGpu };
 }
 
-function instanceData(r: InstanceRow, now: number, config: Pick<Config, "loadingTimeoutMs" | "economics">) {
+function instanceData(r: InstanceRow, now: number, config: Pick<Config, "loadingTimeoutMs" | "economics" | "stall">) {
   const perHour = costPerHour(r);
   const fresh = r.gpuUtilAt !== null && now - r.gpuUtilAt <= config.economics.telemetryStaleMs;
   const idle = idleState(r, now, config.economics);
   const attention = attentionMarker(r, now, config.loadingTimeoutMs);
+  const stall = stallState(r, now, stallSettings(config));
   return {
     id: r.id,
     ...(r.label ? { label: r.label } : {}),
@@ -110,6 +115,8 @@ function instanceData(r: InstanceRow, now: number, config: Pick<Config, "loading
       ? { gpuUtilPct: r.gpuUtil, gpuUtilAgeS: Math.round((now - r.gpuUtilAt) / 1000), ...(fresh ? {} : { telemetry: "stale" }) }
       : {}),
     ...(idle.idle ? { idleMin: Math.floor(idle.forMs / MINUTE_MS) } : {}),
+    ...(r.progress != null ? { progress: r.progress } : {}),
+    ...(stall.stalled ? { stalled: stall.signal } : {}),
     ...(r.interruptible ? { interruptible: true } : {}),
     ...(r.endsAt !== null ? { endsAt: iso(r.endsAt) } : {}),
     ...(r.statusMessage ? { statusMessage: r.statusMessage.slice(0, STATUS_MESSAGE_MAX_CHARS) } : {}),

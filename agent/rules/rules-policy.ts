@@ -7,6 +7,10 @@
  * executeAction (decidedBy `rules`), so the audit, rate limit, approvals and a human's rejection
  * hold here too. Same inputs, same decisions. What the provider cannot do (fleet/providers/capabilities.ts)
  * is not attempted: a human is told once per instance and episode instead.
+ * Stalls and silent instances are acted on by the cron tick, decided by `rules`, whoever decides
+ * the runs (like idleness, rules-economics.ts): a stalled instance is told once and gets the
+ * agent's STALL_ACTION through the action table (fleet/instances/stall-check.ts); a silent webhook
+ * reporter the provider says runs is told once as unreachable (fleet/instances/heartbeat-reread.ts).
  */
 import { and, eq, gt, inArray, isNull, sql } from "drizzle-orm";
 import type { AgentDeps } from "../deps.ts";

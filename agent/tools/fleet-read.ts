@@ -40,7 +40,7 @@ export const listInstancesTool = defineTool({
 export const getInstanceTool = defineTool({
   name: "get_instance",
   description:
-    "Get one instance as the provider reports it now, with its recent state history, its telemetry (GPU utilisation, whether it is idle and why) and its estimated spend.",
+    "Get one instance as the provider reports it now, with its recent state history, its telemetry (GPU utilisation, whether it is idle and why, its progress counter and whether it is stalled and why) and its estimated spend.",
   schema: z.object({ instance_id: instanceId }).strict(),
   async run({ deps, agentId }, args) {
     try {

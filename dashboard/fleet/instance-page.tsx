@@ -52,7 +52,7 @@ export function InstanceDetail(props: {
           <dd>{dollarsPerHour(i.pricePerHour)}</dd>
           <OptionalFact term="Status" value={i.statusMessage} />
         </dl>
-        <InstanceEconomics instance={i} utilisation={record.utilisation} />
+        <InstanceEconomics instance={i} utilisation={record.utilisation} stall={record.stall} />
         <ReplacementLineage instance={i} />
         {i.gone || !viewer.can("instanceAction") ? null : (
           <InstanceActionsForm

@@ -91,6 +91,10 @@ export async function listInstances(deps: Pick<FleetDeps, "db">, agentId: string
     gpuUtilAt: iso(row.gpuUtilAt),
     diskUsedPct: row.diskUsedPct,
     idleSince: iso(row.idleSince),
+    // The instance's own progress counter (webhook only) and when it last moved: fleet/instances/stall.ts judges it.
+    progress: row.progress,
+    progressAt: iso(row.progressAt),
+    progressMovedAt: iso(row.progressMovedAt),
     costPerHour: costPerHour(row),
     storagePerHour: row.storagePerHour,
     endsAt: iso(row.endsAt),

@@ -15,6 +15,11 @@
  * time), any other utilisation sample clears it, and a sample older than the stored one changes
  * nothing. A state change away from running clears it too (instance-state-statements.ts).
  * Whether an idle mark is still believable (fresh telemetry) is the reader's judgement.
+ *
+ * The progress counter (webhook only, issue 34) is kept here too: `progress`/`progressAt` take a
+ * reading not older than the stored one, and `progressMovedAt` is set to the reading's time when
+ * the counter is first seen or differs from the stored one. A lower value counts as movement: it
+ * is a restarted job counting again from zero, a new episode, not a hang (fleet/instances/stall.ts).
  */
 import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
@@ -30,6 +35,8 @@ export type TelemetrySource = "webhook" | ProviderKind;
 export interface TelemetryReading {
   gpuUtil?: number | null;
   diskUsedPct?: number | null;
+  /** The instance's own progress counter (webhook only). */
+  progress?: number | null;
 }
 
 /** The least time between two sample rows of one instance. */
@@ -39,7 +46,7 @@ const given = (value: number | null | undefined): value is number => typeof valu
 
 /** True when the reading carries a figure worth a sample. */
 export function hasTelemetry(reading: TelemetryReading | undefined): reading is TelemetryReading {
-  return reading !== undefined && (given(reading.gpuUtil) || given(reading.diskUsedPct));
+  return reading !== undefined && (given(reading.gpuUtil) || given(reading.diskUsedPct) || given(reading.progress));
 }
 
 const p = (name: string) => sql.placeholder(name);
@@ -52,7 +59,7 @@ const p = (name: string) => sql.placeholder(name);
  * whole array for each, n² (at 1,000 instances one tick's update held the event loop 380 ms).
  */
 const samples = sql`(select json_extract(value, '$.i') as instance_id, json_extract(value, '$.u') as gpu_util,
-  json_extract(value, '$.d') as disk_used_pct, json_extract(value, '$.a') as at from json_each(${p("samples")}) limit -1) as s`;
+  json_extract(value, '$.d') as disk_used_pct, json_extract(value, '$.p') as progress, json_extract(value, '$.a') as at from json_each(${p("samples")}) limit -1) as s`;
 
 const telemetryPrepared = preparedPerDb((db: Db) => {
   const agentId = p("agentId");
@@ -62,6 +69,7 @@ const telemetryPrepared = preparedPerDb((db: Db) => {
     and ${events.dedupKey} = ${p("eventKey")} and ${events.createdAt} = ${p("now")}))`;
   const newer = sql`(${instances.gpuUtilAt} is null or ${instances.gpuUtilAt} <= s.at)`;
   const freshUtil = sql`(s.gpu_util is not null and ${newer})`;
+  const freshProgress = sql`(s.progress is not null and (${instances.progressAt} is null or ${instances.progressAt} <= s.at))`;
   return {
     updateInstances: db
       .update(instances)
@@ -73,6 +81,10 @@ const telemetryPrepared = preparedPerDb((db: Db) => {
         idleSince: sql`case when not ${freshUtil} then ${instances.idleSince}
           when ${instances.state} = 'running' and s.gpu_util < ${p("idleBelow")} then coalesce(${instances.idleSince}, s.at)
           else null end`,
+        progress: sql`case when ${freshProgress} then s.progress else ${instances.progress} end`,
+        progressAt: sql`case when ${freshProgress} then s.at else ${instances.progressAt} end`,
+        progressMovedAt: sql`case when ${freshProgress} and (${instances.progress} is null or ${instances.progress} <> s.progress)
+          then s.at else ${instances.progressMovedAt} end`,
       })
       .from(samples)
       .where(and(eq(instances.agentId, agentId), sql`${instances.id} = s.instance_id`, guard))
@@ -85,6 +97,7 @@ const telemetryPrepared = preparedPerDb((db: Db) => {
         instanceId: sql`s.instance_id`,
         gpuUtil: sql`s.gpu_util`,
         diskUsedPct: sql`s.disk_used_pct`,
+        progress: sql`s.progress`,
         source: p("source"),
         at: sql`s.at`,
       },
@@ -113,6 +126,7 @@ export function telemetryStatements(
     i: r.instanceId,
     u: given(r.gpuUtil) ? r.gpuUtil : null,
     d: given(r.diskUsedPct) ? r.diskUsedPct : null,
+    p: given(r.progress) ? r.progress : null,
     a: r.at,
   }));
   const values = {

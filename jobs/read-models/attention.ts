@@ -14,6 +14,8 @@ import { listInstances, type InstanceView } from "../../fleet/instances/list-ins
 import type { Deps } from "../deps.ts";
 import { actions, approvals, runs } from "../../schema/index.ts";
 import { economicReasons } from "./attention-economics.ts";
+import { stallReasons } from "./attention-stall.ts";
+import { stallSettings } from "../../fleet/instances/stall.ts";
 import { loadSpend } from "./spend.ts";
 
 /** States a restart or a human must resolve: the instance is not doing what it is for. */
@@ -93,7 +95,11 @@ export async function loadAttention(deps: Deps, agentId: string): Promise<Attent
   const instances = fleet
     .map((i) => {
       const kinds = [...new Set(rejected.filter((r) => r.instanceId === i.id).map((r) => r.kind))];
-      const reasons = [...instanceReasons(i, now, kinds), ...economicReasons(i, now, deps.config.economics, spend)];
+      const reasons = [
+        ...instanceReasons(i, now, kinds),
+        ...economicReasons(i, now, deps.config.economics, spend),
+        ...stallReasons(i, now, stallSettings(deps.config)),
+      ];
       return { id: i.id, label: i.label, state: i.state, reasons };
     })
     .filter((i) => i.reasons.length > 0);

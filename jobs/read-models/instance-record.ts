@@ -1,7 +1,8 @@
 /**
  * Read model of one instance's page: the instance, its state history, the actions taken on it,
  * and the runs that touched it (runs that acted on it, and runs that consumed an event about it),
- * each run with its one-line outcome, its GPU utilisation of the last 24 hours and its blocks.
+ * each run with its one-line outcome, its GPU utilisation of the last 24 hours, its blocks, and
+ * whether it is stalled (fleet/instances/stall.ts).
  * The history is the same read as GET /api/agents/:agent/instances/:id/events (listInstanceEvents).
  */
 import { and, desc, eq, inArray, isNotNull } from "drizzle-orm";
@@ -13,11 +14,13 @@ import { actions, events, instanceEvents, runs } from "../../schema/index.ts";
 import { presentRun } from "../../pipeline/index.ts";
 import { withOutcomes } from "./run-list.ts";
 import { loadUtilisation } from "./instance-utilisation.ts";
+import { stallOfView } from "./attention-stall.ts";
+import { stallSettings } from "../../fleet/instances/stall.ts";
 
 export const INSTANCE_HISTORY = 100;
 const INSTANCE_RUNS = 50;
 
-export async function getInstanceRecord(deps: Pick<Deps, "db" | "clock">, agentId: string, instanceId: string) {
+export async function getInstanceRecord(deps: Pick<Deps, "db" | "clock" | "config">, agentId: string, instanceId: string) {
   const { db } = deps;
   const instance = (await listInstances(deps, agentId)).find((i) => i.id === instanceId);
   if (!instance) return null;
@@ -55,6 +58,7 @@ export async function getInstanceRecord(deps: Pick<Deps, "db" | "clock">, agentI
     runs: await withOutcomes(deps, agentId, runRows.map(presentRun)),
     utilisation,
     blocks: activeBlocks.filter((b) => b.instanceId === instanceId),
+    stall: stallOfView(instance, deps.clock.now(), stallSettings(deps.config)),
   };
 }
 

@@ -1,7 +1,7 @@
 /** Rows of the settings table: provider accounts, the simulator, instance timeouts and replacement. */
 import { z } from "zod";
 import { httpUrl, INTERVAL_MAX_S, SIMULATOR_FAILURES_PER_HOUR_MAX, WINDOW_MAX_S } from "../setting-bounds.ts";
-import { instanceFilter, maskKey, optionalToken, PROVIDERS, providerSetting } from "./forms.ts";
+import { flag, instanceFilter, maskKey, optionalToken, PROVIDERS, providerSetting } from "./forms.ts";
 import { fraction, ms, secondsOrNever, whole } from "./numbers.ts";
 import { setting } from "./setting.ts";
 
@@ -135,5 +135,28 @@ export const FLEET_ROWS = {
       fold: false,
       field: { label: "Instances this agent acts on", input: "instanceFilter" },
     },
+  }),
+  STALL_AFTER_S: setting({
+    group: instances,
+    doc: "a running instance that reports a progress counter (the instance webhook's `progress`) and whose counter has not grown for this long is `stalled`: told once per stall episode (fleet/instances/stall.ts); instances that never report progress are never stalled",
+    ...whole(1, WINDOW_MAX_S, 1800),
+    to: ms,
+    at: "stall.afterMs",
+    agent: { key: "stallAfterS", field: { label: "Stalled after no progress (s)", input: "number" }, show: secondsOrNever },
+  }),
+  STALL_ACTION: setting({
+    group: instances,
+    doc: "what the tick does to a stalled instance, once per stall episode, through the action table (decided by `rules`): `none`, `reboot` or `stop`",
+    schema: z.enum(["none", "reboot", "stop"]).default("none"),
+    at: "stall.action",
+    bounds: "`none`, `reboot` or `stop`",
+    agent: { key: "stallAction", schema: z.enum(["none", "reboot", "stop"]), show: String },
+  }),
+  STALL_ACTION_APPROVAL: setting({
+    group: instances,
+    doc: "`true`: the STALL_ACTION is filed as an approval request (the caller asks a human); `false`: it goes through the action table like any rules decision (APPROVAL_REQUIRED_ACTIONS still applies)",
+    schema: flag.default(true),
+    at: "stall.approval",
+    bounds: "`true` or `false`",
   }),
 };

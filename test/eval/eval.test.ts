@@ -13,11 +13,13 @@ import { judge, type Decision } from "../../eval/score.ts";
 import { again, asked, direct, notify, told, type Situation } from "../../eval/situation.ts";
 import { ScriptedLlm } from "../support/scripted-llm.ts";
 
-/** What the rules policy cannot do: read logs, follow a human's request, notice a silent container. */
+/**
+ * What the rules policy cannot do: read logs, follow a human's request. (A silent container it no
+ * longer misses: the tick re-reads it from the provider and tells a human, fleet/instances/heartbeat-reread.ts.)
+ */
 const RULES_CANNOT = [
   "exit with a missing file in the log",
   "out of memory once",
-  "missed heartbeat",
   "destroy rejected, then asked again",
   "a human asks to stop an instance",
   "a human asks for a reboot",
@@ -75,6 +77,12 @@ describe("npm run eval", () => {
     expect(economics["idle on telemetry gone stale"]).toEqual([]);
     expect(economics["over the daily spend limit, then an exit"]).toEqual(["notify ?", "notify ?", "start (asked) sim-1"]);
     expect(economics["interruptible instance outbid"]).toEqual(["notify sim-2"]);
+    // Stalls (issue 34): told once; STALL_ACTION=reboot filed for approval; resumed progress left alone.
+    expect(economics["hang at 100 % GPU (progress frozen)"]).toEqual(["notify sim-1"]);
+    expect(economics["hang at 100 % GPU, STALL_ACTION=reboot"]).toEqual(["reboot (asked) sim-1", "notify sim-1"]);
+    expect(economics["idle GPU with no progress"]).toEqual(["notify sim-1"]);
+    expect(economics["progress that resumes"]).toEqual([]);
+    expect(economics["missed heartbeat"]).toEqual(["notify sim-1"]);
 
     llm = await new ScriptedLlm().start();
     llm.push(...Array.from({ length: 400 }, () => ({ text: "Everything looks fine to me." })));
