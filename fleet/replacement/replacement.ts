@@ -36,6 +36,9 @@ import { tellStage } from "./replacement-told.ts";
 import { onceKey } from "../once-notices.ts";
 import type { ActionRequest } from "../actions/action-types.ts";
 
+/** States of an old instance that is alive again: the replacement leaves it to a human, never destroys it. */
+const CAME_BACK = ["created", "loading", "running", "rebooting"] as const;
+
 /** Offers asked for per search, cheapest first. */
 const OFFERS_PER_SEARCH = 5;
 
@@ -214,13 +217,13 @@ async function finish(deps: ActionDeps, row: ReplacementRow, seen?: Running): Pr
     (await deps.provider.get(newId).catch(() => undefined)) ?? { label: null, gpuName: null, gpuCount: null, pricePerHour: null };
   // Only now, with the new one running, is the old one destroyed.
   const old = await deps.provider.get(row.oldInstanceId).catch(() => undefined);
-  // Re-read: an old instance that came back is no longer dead, and is never destroyed by a replacement.
-  if (old?.state === "running")
+  // Re-read: an old instance that came back (running, or booting, rebooting) is no longer dead, and is never destroyed by a replacement.
+  if (old && (CAME_BACK as readonly string[]).includes(old.state))
     return fail(
       deps,
       row,
       ["finishing"],
-      `${newId} runs, but ${row.oldInstanceId} is running again, so it was not destroyed: a human decides which to keep`,
+      `${newId} runs, but ${row.oldInstanceId} is ${old.state === "running" ? "running" : `${old.state}, coming up`} again, so it was not destroyed: a human decides which to keep`,
     );
   if (old !== null) {
     const destroyed = await executeAction(deps, {
