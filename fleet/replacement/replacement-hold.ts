@@ -36,7 +36,7 @@ export async function holdReplacement(deps: ActionDeps, row: ReplacementRow): Pr
     await tellOnce(deps, row.agentId, {
       key: onceKey("replacement-held", String(row.id), row.status),
       title: `Replacement of ${row.oldInstanceId} held: agent ${row.agentId} is paused`,
-      body: `Replacement ${row.id} of ${row.oldInstanceId} is held ${STAGE_WORDS[row.status] ?? `at ${row.status}`}: the agent is in shadow mode, so nothing is rented or destroyed. Resume the agent to continue it, or cancel the replacement.`,
+      body: `Replacement ${row.id} of ${row.oldInstanceId} is held ${STAGE_WORDS[row.status] ?? `at ${row.status}`}: the agent is in shadow mode, so nothing is rented or destroyed. Resume the agent to continue it${row.status === "approved" ? ", or cancel the replacement (nothing is rented yet)" : ""}.`,
       severity: "warning",
       instanceId: row.oldInstanceId,
     });

@@ -8,6 +8,7 @@
  * new instance.
  */
 import { describe, expect, it } from "vitest";
+import { tickAgent } from "../../jobs/tick.ts";
 import { SIM_BOOT_MS } from "../../fleet/providers/simulator-offers.ts";
 import { proposeReplacement } from "../../fleet/replacement/replacement-proposal.ts";
 import { AFTER_S, deadFleet, decide, rows } from "../replacement/support.ts";
@@ -33,6 +34,8 @@ describe("pausing an agent holds its replacement in flight", () => {
     const told = await held(deps);
     expect(told).toHaveLength(1);
     expect(told[0]!.body).toMatch(/before renting/);
+    await tickAgent(deps, "default"); // the real tick, scoped by the agent's settings, holds it too
+    expect(await sim.list()).toHaveLength(2);
 
     await setMode(deps, "default", "act");
     expect((await scopedTick(deps)).steps[0]!.outcome).toBe("created");
