@@ -26,7 +26,7 @@ import { verifyingSecrets, verifySignedReport } from "../auth/webhook-secrets.ts
 import { recordInstanceReport, type RecordedChange, type ReportAdmission, type StateChange } from "../fleet/instances/instance-state.ts";
 import { INSTANCE_STATES } from "../fleet/providers/provider.ts";
 import { instances } from "../schema/index.ts";
-import { instanceInFilter } from "../runtime/agent-settings.ts";
+import { ownLabelPrefix } from "../runtime/agent-settings.ts";
 
 export const instanceReport = z
   .object({
@@ -101,7 +101,7 @@ async function ownRental(deps: Deps, agentId: string, instanceId: string): Promi
     .select({ label: instances.label })
     .from(instances)
     .where(and(eq(instances.agentId, agentId), eq(instances.id, instanceId)));
-  return row !== undefined && instanceInFilter({ ids: [] }, { id: instanceId, label: row.label }, agentId);
+  return row !== undefined && (row.label ?? "").startsWith(ownLabelPrefix(agentId));
 }
 
 async function listedByProvider(deps: Deps, instanceId: string): Promise<boolean> {
