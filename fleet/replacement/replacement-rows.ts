@@ -5,7 +5,7 @@
  * it forward, and how it is shown. Status only moves forward: every write here and in
  * replacement.ts is a compare-and-set on the status it leaves, so a stale caller changes nothing.
  */
-import { and, desc, eq, gt, inArray, isNotNull, ne, notInArray, or } from "drizzle-orm";
+import { and, desc, eq, gt, inArray, ne, notInArray, sql } from "drizzle-orm";
 import type { FleetDeps } from "../deps.ts";
 import { instances, replacements } from "../../schema/index.ts";
 import { iso } from "../../runtime/time.ts";
@@ -58,27 +58,22 @@ export async function replacementInAccount(
   agentId: string,
   oldInstanceId: string,
 ): Promise<ReplacementRow | undefined> {
-  const [row] = await deps.db
+  const same = and(eq(replacements.account, account), eq(replacements.oldInstanceId, oldInstanceId), ne(replacements.agentId, agentId));
+  // Open: the condition spelled as the partial index `replacements_account_open` has it, so it is searched by that index.
+  const [open] = await deps.db
     .select()
     .from(replacements)
-    .where(
-      and(
-        eq(replacements.account, account),
-        eq(replacements.oldInstanceId, oldInstanceId),
-        ne(replacements.agentId, agentId),
-        or(
-          notInArray(replacements.status, [...CLOSED]),
-          and(
-            eq(replacements.status, "done"),
-            isNotNull(replacements.finishedAt),
-            gt(replacements.finishedAt, deps.clock.now() - DONE_WINDOW_MS),
-          ),
-        ),
-      ),
-    )
+    .where(and(same, sql.raw(`status not in (${CLOSED.map((s) => `'${s}'`).join(", ")})`)))
+    .limit(1);
+  if (open) return open;
+  // Done lately: a scan of the replacements (one row per death), on the proposal path only.
+  const [done] = await deps.db
+    .select()
+    .from(replacements)
+    .where(and(same, eq(replacements.status, "done"), gt(replacements.finishedAt, deps.clock.now() - DONE_WINDOW_MS)))
     .orderBy(desc(replacements.id))
     .limit(1);
-  return row;
+  return done;
 }
 
 /**
