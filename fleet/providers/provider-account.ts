@@ -21,16 +21,10 @@ const FINGERPRINT_HEX = 16;
 export async function providerAccount(provider: FleetProvider): Promise<string | null> {
   const inner = provider instanceof ScopedProvider ? provider.inner : provider;
   if (inner instanceof SimulatorProvider) return "simulator";
+  if (!(inner instanceof VastProvider || inner instanceof LambdaProvider || inner instanceof RunpodProvider)) return null;
   // The options are private to each provider; read here only to fingerprint them.
-  const account =
-    inner instanceof VastProvider
-      ? inner["options"]
-      : inner instanceof LambdaProvider
-        ? inner["options"]
-        : inner instanceof RunpodProvider
-          ? { ...inner["options"], baseUrl: inner["options"].url }
-          : null;
-  if (!account) return null;
+  const options = (inner as unknown as { options: { apiKey: string; baseUrl?: string; url?: string } }).options;
+  const account = { apiKey: options.apiKey, baseUrl: options.baseUrl ?? options.url ?? "" };
   const base = account.baseUrl.replace(/\/+$/, "");
   return `${inner.kind}:${await fingerprint(`${inner.kind}\n${base}\n${account.apiKey}`)}`;
 }
