@@ -4,7 +4,8 @@
  * parsed or written (auth/webhook-secrets.ts: a report signed for one agent verifies for no
  * other; an unknown agent is checked against WEBHOOK_SECRET, then 404, so the route does not tell
  * who exists); then the body, the agent's state, and its instanceFilter:
- * - `ids`: a report for an id the filter does not list is 403 naming the filter;
+ * - `ids`: a report for an id the filter does not list is 403 naming the filter, unless it is the
+ *   agent's own rental (stored with its `fw-own:<agent>:` label: fleet/providers/scoped-provider.ts);
  * - `labelPrefix`: only an instance the provider listed with a matching label (403 otherwise: an
  *   id never listed has no label to match);
  * - no filter: an id the agent has never stored is kept as webhook-only (schema/fleet.ts), at
@@ -25,6 +26,7 @@ import { verifyingSecrets, verifySignedReport } from "../auth/webhook-secrets.ts
 import { recordInstanceReport, type RecordedChange, type ReportAdmission, type StateChange } from "../fleet/instances/instance-state.ts";
 import { INSTANCE_STATES } from "../fleet/providers/provider.ts";
 import { instances } from "../schema/index.ts";
+import { ownLabelPrefix } from "../runtime/agent-settings.ts";
 
 export const instanceReport = z
   .object({
@@ -68,7 +70,7 @@ export async function acceptInstanceReport(deps: Deps, agentId: string, delivery
   if (!scope) throw new RequestError(404, `unknown agent: ${agentId}`);
   if (scope.archived) throw new RequestError(409, `agent ${agentId} is archived`);
   const filter = scope.settings.instanceFilter;
-  if (filter?.ids && !filter.ids.includes(report.instanceId)) {
+  if (filter?.ids && !filter.ids.includes(report.instanceId) && !(await ownRental(deps, agentId, report.instanceId))) {
     throw new RequestError(403, `instance ${report.instanceId} is outside agent ${agentId}'s instanceFilter (ids): nothing stored`);
   }
   const admission: ReportAdmission = { labelPrefix: filter?.labelPrefix ?? null, webhookOnlyMax: deps.config.webhookOnlyInstancesMax };
@@ -93,6 +95,15 @@ export async function acceptInstanceReport(deps: Deps, agentId: string, delivery
     if (stored) return stored;
   }
   throw refused;
+}
+
+/** Whether the agent stored this instance as its own rental (an ids filter claims those by label). */
+async function ownRental(deps: Deps, agentId: string, instanceId: string): Promise<boolean> {
+  const [row] = await deps.db
+    .select({ label: instances.label })
+    .from(instances)
+    .where(and(eq(instances.agentId, agentId), eq(instances.id, instanceId)));
+  return row !== undefined && (row.label ?? "").startsWith(ownLabelPrefix(agentId));
 }
 
 async function listedByProvider(deps: Deps, instanceId: string): Promise<boolean> {

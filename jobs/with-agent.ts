@@ -34,7 +34,7 @@ export function scopeToAgent(deps: Deps, agent: AgentRow): AgentScope {
     deps: {
       ...deps,
       config,
-      provider: settings.instanceFilter ? new ScopedProvider(own, settings.instanceFilter) : own,
+      provider: settings.instanceFilter ? new ScopedProvider(own, settings.instanceFilter, agent.id) : own,
       llm: deps.llm && settings.model && deps.llm.withModel ? deps.llm.withModel(settings.model) : deps.llm,
     },
   };

@@ -53,10 +53,21 @@ export function configForAgent(config: Config, settings: AgentSettings): Config 
 }
 
 /** Whether an instance belongs to the agent whose filter this is. */
-export function instanceInFilter(filter: InstanceFilter | undefined, instance: { id: string; label: string | null }): boolean {
+export function instanceInFilter(
+  filter: InstanceFilter | undefined,
+  instance: { id: string; label: string | null },
+  agentId?: string,
+): boolean {
   if (!filter) return true;
-  if (filter.ids) return filter.ids.includes(instance.id);
+  // An ids filter also claims the agent's own rentals: labelled `fw-own:<agent>:` when rented (fleet/providers/scoped-provider.ts).
+  if (filter.ids)
+    return filter.ids.includes(instance.id) || (agentId !== undefined && (instance.label ?? "").startsWith(ownLabelPrefix(agentId)));
   return (instance.label ?? "").startsWith(filter.labelPrefix ?? "");
+}
+
+/** The label prefix an agent with an ids filter gives what it rents, so its filter claims it. */
+export function ownLabelPrefix(agentId: string): string {
+  return `fw-own:${agentId}:`;
 }
 
 const MASKED = AGENT_ROWS.filter((row) => row.agent.mask);

@@ -10,6 +10,11 @@
  * human's "no" sticks for that death, and the rejection block for later ones; only a bound's
  * refusal is filed again, by a later run: requestFor), and, when the
  * provider cannot create, a once-mark: a human is told once instead.
+ *
+ * One death, one rental per provider account (issue #33 item 6): agents sharing a key each see
+ * the same dead instance; the first proposal records the account (fleet/providers/provider-account.ts)
+ * and every other agent's answers `elsewhere` (no action, no provider call), the unique index
+ * `replacements_account_open` settling a race between two proposals at once.
  */
 import { and, desc, eq, gt, inArray, lt, or } from "drizzle-orm";
 import type { ActionDeps } from "../actions/actions.ts";
@@ -18,11 +23,12 @@ import type { ActionRow } from "../actions/action-records.ts";
 import { actions, instances } from "../../schema/index.ts";
 import type { ActionEvidence, ActionRequest } from "../actions/action-types.ts";
 import type { RunFence } from "../../pipeline/index.ts";
-import { advance, insertProposal, openReplacement, readBasis } from "./replacement-rows.ts";
+import { advance, insertProposal, openReplacement, readBasis, replacementInAccount, type ReplacementRow } from "./replacement-rows.ts";
 import { tellOnce } from "../tell-once.ts";
 import { refusedForTheHour } from "../actions/bounds.ts";
 import { HOUR_MS } from "../../runtime/time.ts";
 import { onceKey } from "../once-notices.ts";
+import { providerAccount } from "../providers/provider-account.ts";
 
 /** States a provider cannot fix by a start: the host itself is lost. */
 export const DEAD_STATES = ["offline", "unknown"] as const;
@@ -50,6 +56,8 @@ export interface Proposer {
 export type Proposal =
   | { status: "off" | "not_dead" | "not_yet" | "unsupported" | "unknown_gpu"; detail: string }
   | { status: "open"; replacementId: number; detail: string }
+  /** Another agent on the same provider account replaces (or replaced) this death: nothing filed here. */
+  | { status: "elsewhere"; replacementId: number; detail: string }
   | { status: "proposed"; replacementId: number | null; result: Awaited<ReturnType<typeof executeAction>>; detail: string };
 
 /** Since when an instance is dead enough to replace, and why; null when it is not. */
@@ -161,6 +169,9 @@ export async function proposeReplacement(deps: ActionDeps, who: Proposer, instan
   }
   const open = await openReplacement(deps, who.agentId, instanceId);
   if (open) return { status: "open", replacementId: open.id, detail: `replacement ${open.id} of ${instanceId} is already ${open.status}` };
+  const account = await providerAccount(deps.provider);
+  const theirs = account ? await replacementInAccount(deps, account, who.agentId, instanceId) : undefined;
+  if (theirs) return elsewhere(theirs);
 
   const { key: idempotencyKey, known } = await requestFor(deps, who.agentId, `replace:${instanceId}:${dead.since}`, who.runId);
   const request = {
@@ -192,8 +203,10 @@ export async function proposeReplacement(deps: ActionDeps, who: Proposer, instan
     reason: request.reason,
     decidedBy: who.decidedBy,
     runId: who.runId,
+    account,
     ...read,
   });
+  if (row.agentId !== who.agentId) return elsewhere(row);
   const result = await executeAction(deps, request);
   if (result.status === "awaiting_approval")
     await advance(deps, row.id, ["proposed"], { status: "awaiting_approval", approvalId: result.approvalId ?? null });
@@ -207,5 +220,13 @@ export async function proposeReplacement(deps: ActionDeps, who: Proposer, instan
     replacementId: row.id,
     result,
     detail: `replacement ${row.id} of ${instanceId}: ${result.status}${result.error ? ` (${result.error})` : ""}`,
+  };
+}
+
+function elsewhere(row: ReplacementRow): Proposal {
+  return {
+    status: "elsewhere",
+    replacementId: row.id,
+    detail: `${row.oldInstanceId} is replaced by agent ${row.agentId} on the same provider account (replacement ${row.id}, ${row.status}): not rented again`,
   };
 }

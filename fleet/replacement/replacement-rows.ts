@@ -5,7 +5,7 @@
  * it forward, and how it is shown. Status only moves forward: every write here and in
  * replacement.ts is a compare-and-set on the status it leaves, so a stale caller changes nothing.
  */
-import { and, desc, eq, inArray, notInArray } from "drizzle-orm";
+import { and, desc, eq, gt, inArray, ne, notInArray, sql } from "drizzle-orm";
 import type { FleetDeps } from "../deps.ts";
 import { instances, replacements } from "../../schema/index.ts";
 import { iso } from "../../runtime/time.ts";
@@ -43,6 +43,37 @@ export async function openReplacement(
       and(eq(replacements.agentId, agentId), eq(replacements.oldInstanceId, oldInstanceId), notInArray(replacements.status, [...CLOSED])),
     );
   return row;
+}
+
+/** How long a done replacement still answers for its death on the account (the old instance is history after it). */
+const DONE_WINDOW_MS = 24 * 3_600_000;
+
+/**
+ * Another agent's replacement of the same instance on the same provider account, open or done in
+ * the last day: that death is replaced there, never again here (one death, one rental per account).
+ */
+export async function replacementInAccount(
+  deps: Pick<FleetDeps, "db" | "clock">,
+  account: string,
+  agentId: string,
+  oldInstanceId: string,
+): Promise<ReplacementRow | undefined> {
+  const same = and(eq(replacements.account, account), eq(replacements.oldInstanceId, oldInstanceId), ne(replacements.agentId, agentId));
+  // Open: the condition spelled as the partial index `replacements_account_open` has it, so it is searched by that index.
+  const [open] = await deps.db
+    .select()
+    .from(replacements)
+    .where(and(same, sql.raw(`status not in (${CLOSED.map((s) => `'${s}'`).join(", ")})`)))
+    .limit(1);
+  if (open) return open;
+  // Done lately: a scan of the replacements (one row per death), on the proposal path only.
+  const [done] = await deps.db
+    .select()
+    .from(replacements)
+    .where(and(same, eq(replacements.status, "done"), gt(replacements.finishedAt, deps.clock.now() - DONE_WINDOW_MS)))
+    .orderBy(desc(replacements.id))
+    .limit(1);
+  return done;
 }
 
 /**
@@ -94,7 +125,7 @@ export function newMarker(oldInstanceId: string, now: number): string {
   return `fw-replace-${oldInstanceId}`.slice(0, MAX_MARKER - tail.length) + tail;
 }
 
-/** Inserts the proposal, or answers the open one (one per old instance). */
+/** Inserts the proposal, or answers the open one (one per old instance, one per old instance and account). */
 export async function insertProposal(
   deps: ReplacementDeps,
   values: {
@@ -105,6 +136,8 @@ export async function insertProposal(
     runId: number | null;
     basis: Basis;
     spec: InstanceSpec;
+    /** The provider account (fleet/providers/provider-account.ts); null when unknown. */
+    account: string | null;
   },
 ): Promise<ReplacementRow> {
   const now = deps.clock.now();
@@ -113,7 +146,11 @@ export async function insertProposal(
     .values({ ...values, status: "proposed", marker: newMarker(values.oldInstanceId, now), createdAt: now, updatedAt: now })
     .onConflictDoNothing()
     .returning();
-  return row ?? (await openReplacement(deps, values.agentId, values.oldInstanceId))!;
+  if (row) return row;
+  // The one open per instance (this agent's), or per instance and account (another agent's, which won a race).
+  const mine = await openReplacement(deps, values.agentId, values.oldInstanceId);
+  if (mine || !values.account) return mine!;
+  return (await replacementInAccount(deps, values.account, values.agentId, values.oldInstanceId))!;
 }
 
 /** Moves a replacement from `from` to `to` with `set`; the row when this call moved it, else undefined. */

@@ -26,7 +26,9 @@ import type { ActionDeps } from "../actions/actions.ts";
 import { executeAction } from "../actions/actions.ts";
 import { replacements } from "../../schema/index.ts";
 import type { InstanceSpec, Offer, OfferQuery } from "../providers/provider.ts";
-import { advance, type Basis, type ReplacementRow } from "./replacement-rows.ts";
+import { labelAsRented } from "../providers/scoped-provider.ts";
+import { advance, IN_FLIGHT, type Basis, type ReplacementRow } from "./replacement-rows.ts";
+import { holdReplacement, replacementsHeld } from "./replacement-hold.ts";
 import { createFromOffers, rateLimitedUntil, type CreateAttempt } from "./replacement-create.ts";
 import { recordLineage, type Running } from "./replacement-lineage.ts";
 import { tellOnce } from "../tell-once.ts";
@@ -34,11 +36,14 @@ import { tellStage } from "./replacement-told.ts";
 import { onceKey } from "../once-notices.ts";
 import type { ActionRequest } from "../actions/action-types.ts";
 
+/** States of an old instance that is alive again: the replacement leaves it to a human, never destroys it. */
+const CAME_BACK = ["created", "loading", "running", "rebooting"] as const;
+
 /** Offers asked for per search, cheapest first. */
 const OFFERS_PER_SEARCH = 5;
 
 /** What one step did, for the tick's report and the logs. */
-export type StepOutcome = "created" | "adopted" | "waiting" | "done" | "failed" | "idle";
+export type StepOutcome = "created" | "adopted" | "waiting" | "done" | "failed" | "idle" | "held";
 
 /** The offer query of a replacement: like the old instance, excluding its machine. */
 export function offerQuery(deps: Pick<ActionDeps, "config">, basis: Basis): OfferQuery {
@@ -57,6 +62,8 @@ export function offerQuery(deps: Pick<ActionDeps, "config">, basis: Basis): Offe
 
 /** Takes the replacement's next step; provider errors leave it where it is for the next tick. */
 export async function stepReplacement(deps: ActionDeps, row: ReplacementRow): Promise<StepOutcome> {
+  // Shadow mode: no step that could rent or destroy (fleet/replacement/replacement-hold.ts).
+  if (replacementsHeld(deps) && (IN_FLIGHT as readonly string[]).includes(row.status)) return holdReplacement(deps, row);
   switch (row.status) {
     case "approved":
       return chooseAndCreate(deps, row);
@@ -165,7 +172,9 @@ async function releaseUntracked(deps: ActionDeps, row: ReplacementRow, id: strin
 /** After a crash between create and its record: the instance carrying the marker, never a second create. */
 async function adoptByMarker(deps: ActionDeps, row: ReplacementRow): Promise<StepOutcome> {
   const listed = await deps.provider.list().catch(() => null);
-  const found = listed?.find((i) => i.label === row.marker);
+  // The marker as the agent's provider put it on (an agent's filter claims what it rents by its label).
+  const marker = labelAsRented(deps.provider, row.marker);
+  const found = listed?.find((i) => i.label === marker);
   if (found) {
     const adopted = await advance(deps, row.id, ["creating"], { status: "waiting", newInstanceId: found.id });
     if (adopted) await tellStage(deps, adopted, "rented", { newId: found.id, offer: adopted.offer as Offer | null });
@@ -193,7 +202,8 @@ async function awaitRunning(deps: ActionDeps, row: ReplacementRow): Promise<Step
     await executeAction(deps, {
       ...asApprover(row, newId, `replacement:${row.id}:label`),
       kind: "label",
-      label: basis.label,
+      // Kept within the agent's filter (fleet/providers/scoped-provider.ts): a label that left it would lose the new instance.
+      label: labelAsRented(deps.provider, basis.label),
       reason: `replacement ${row.id}: the old instance's label`,
     });
   }
@@ -211,13 +221,13 @@ async function finish(deps: ActionDeps, row: ReplacementRow, seen?: Running): Pr
     (await deps.provider.get(newId).catch(() => undefined)) ?? { label: null, gpuName: null, gpuCount: null, pricePerHour: null };
   // Only now, with the new one running, is the old one destroyed.
   const old = await deps.provider.get(row.oldInstanceId).catch(() => undefined);
-  // Re-read: an old instance that came back is no longer dead, and is never destroyed by a replacement.
-  if (old?.state === "running")
+  // Re-read: an old instance that came back (running, or booting, rebooting) is no longer dead, and is never destroyed by a replacement.
+  if (old && (CAME_BACK as readonly string[]).includes(old.state))
     return fail(
       deps,
       row,
       ["finishing"],
-      `${newId} runs, but ${row.oldInstanceId} is running again, so it was not destroyed: a human decides which to keep`,
+      `${newId} runs, but ${row.oldInstanceId} is ${old.state === "running" ? "running" : `${old.state}, coming up`} again, so it was not destroyed: a human decides which to keep`,
     );
   if (old !== null) {
     const destroyed = await executeAction(deps, {

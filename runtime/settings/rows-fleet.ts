@@ -124,7 +124,7 @@ export const FLEET_ROWS = {
   }),
   instanceFilter: setting({
     group: "Per agent only",
-    doc: "which of the provider account's instances the agent acts on, when several agents share one account: `{labelPrefix}` (labels starting with it) or `{ids}` (exactly these); unset: every instance",
+    doc: "which of the provider account's instances the agent acts on, when several agents share one account: `{labelPrefix}` (labels starting with it) or `{ids}` (these, and what the agent rents itself: labelled `fw-own:<agent>:`); what the agent rents is labelled so its filter claims it, and a relabel out of the filter is refused; unset: every instance",
     env: false,
     schema: z.never().optional(),
     defaultText: "every instance",

@@ -1,7 +1,9 @@
 /**
- * The attack (issue #33 item 6): the old instance's price is unknown (gone, never priced), and the
- * offer search had no price cap, so the replacement rented at $9.997/h. Now the agent's
- * REPLACE_MAX_PRICE_PER_HOUR caps it, and unset (0) a human decides: nothing is rented.
+ * Attack: the old instance's price is unknown (gone, never priced), and the replacement's offer
+ * search had no price cap, so a model (or a bad day) rented at $9.997/h.
+ * Guard: fleet/replacement/replacement.ts `offerQuery`/`chooseAndCreate`: an unknown old price is
+ * capped by the agent's REPLACE_MAX_PRICE_PER_HOUR (offers above it dropped even if the provider's
+ * search ignores it), and unset (0) a human decides: the replacement fails to a human, nothing rented.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { instances } from "../../schema/index.ts";
@@ -9,7 +11,7 @@ import { VastProvider } from "../../fleet/providers/vast.ts";
 import { proposeReplacement } from "../../fleet/replacement/replacement-proposal.ts";
 import { createTestDeps } from "../support/test-deps.ts";
 import { startVastServer, vastOffer, type VastServer } from "../fleet/vast-server.ts";
-import { AFTER_S, decide, rows, tick } from "./support.ts";
+import { AFTER_S, decide, rows, tick } from "../replacement/support.ts";
 
 const servers: VastServer[] = [];
 afterEach(async () => {

@@ -1,0 +1,68 @@
+/**
+ * Attack: a host blips offline long enough for a replacement to be approved; by the time the new
+ * instance runs, the old one is back (running, or booting again), and the replacement destroys it
+ * anyway, with whatever it was doing, because it never re-checked it was still dead.
+ * Guard: fleet/replacement/replacement.ts `finish` re-reads the old instance right before its
+ * destroy and destroys it only if it is still dead (or already gone, e.g. its human replaced it);
+ * back up, it is left alone, the replacement fails and a human is told once to decide which to keep.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { instances, notifications } from "../../schema/index.ts";
+import { VastProvider } from "../../fleet/providers/vast.ts";
+import { proposeReplacement } from "../../fleet/replacement/replacement-proposal.ts";
+import { createTestDeps } from "../support/test-deps.ts";
+import { startVastServer, vastInstance, vastOffer, type VastServer } from "../fleet/vast-server.ts";
+import { AFTER_S, decide, rows, tick } from "../replacement/support.ts";
+
+const servers: VastServer[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+});
+
+describe("the old instance is re-read before it is destroyed", () => {
+  for (const back of [
+    { actual_status: "running", cur_state: "running", says: /running again/ },
+    { actual_status: "loading", cur_state: "running", says: /loading, coming up again/ },
+  ])
+    it(`an old instance back to ${back.actual_status} is not destroyed; a human is told`, async () => {
+      const apiKey = "vast-test-key-back";
+      const old = vastInstance(1, {
+        actual_status: "offline",
+        cur_state: "stopped",
+        machine_id: 101,
+        num_gpus: 2,
+        dph_total: 0.6,
+        image_uuid: "pytorch/pytorch:2.3",
+      });
+      const server = await startVastServer({ apiKey, instances: [old], offers: [vastOffer(2, { dph_total: 0.62 })] });
+      servers.push(server);
+      const provider = new VastProvider({ apiKey, baseUrl: server.url, sleep: async () => {} });
+      const deps = await createTestDeps({ provider, vars: { REPLACE_AFTER_S: String(AFTER_S), VAST_API_KEY: apiKey } });
+      const now = deps.clock.now();
+      await deps.db.insert(instances).values({
+        agentId: "default",
+        id: "1",
+        state: "offline",
+        stateAt: now,
+        lastSeenAt: now,
+        gpuName: "RTX 4090",
+        gpuCount: 2,
+        pricePerHour: 0.6,
+        updatedAt: now,
+      });
+      deps.clock.advance(AFTER_S * 1000 + 1);
+      await proposeReplacement(deps, { agentId: "default", runId: null, decidedBy: "rules" }, "1");
+      await decide(deps, "approve");
+      expect((await tick(deps)).steps[0]!.outcome).toBe("created");
+
+      Object.assign(server.instances.get(1)!, { actual_status: back.actual_status, cur_state: back.cur_state }); // the host came back
+      server.boot(server.created[0]!);
+      expect((await tick(deps)).steps[0]!.outcome).toBe("failed");
+      expect(server.instances.has(1)).toBe(true);
+      expect((await rows(deps))[0]!.error).toMatch(back.says);
+      const told = (await deps.db.select().from(notifications)).filter((n) => /failed/.test(n.title));
+      expect(told).toEqual([expect.objectContaining({ instanceId: "1", body: expect.stringMatching(back.says) })]);
+      await tick(deps);
+      expect(server.instances.has(1)).toBe(true);
+    });
+});
