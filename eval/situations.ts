@@ -279,4 +279,14 @@ export const SITUATIONS: readonly Situation[] = [
     expect: [told("*", "balance")],
     forbid: [stop("*"), destroy("*"), restart("*"), again(told("*", "balance"))],
   },
+  {
+    name: "dead past the replace-after delay, in a quiet fleet",
+    // sim-1's host goes offline and nothing else happens: the run on the report finds it dead for
+    // less than REPLACE_AFTER_S ("not yet"); the tick proposes the replacement once the 600 s have
+    // passed (issue 33 item 3), once, as an approval request; nothing is rented or destroyed unasked.
+    vars: { REPLACE_AFTER_S: "600" },
+    steps: [{ fail: "sim-1", kind: "host_offline" }, { wait: 900 }],
+    expect: [asked("replace")("sim-1")],
+    forbid: [direct("replace")("*"), again(any("replace")("sim-1")), any("replace")("sim-2"), destroy("*"), stop("*"), restart("sim-2")],
+  },
 ];
