@@ -46,7 +46,7 @@ async function outside(options: ScenarioHostOptions = {}) {
   // Real time: QStash's Not-Before is whole seconds rounded up, so a hop can wait up to a second.
   const qstash = await startFakeQStash();
   const llm = await new ScriptedLlm().start();
-  const llmVars = options.llm === false ? {} : { OPENAI_BASE_URL: llm.url, OPENAI_API_KEY: "sk-scripted" };
+  const llmVars: Record<string, string> = options.llm === false ? {} : { OPENAI_BASE_URL: llm.url, OPENAI_API_KEY: "sk-scripted" };
   return { qstash, llm, vars: { ...qstashVars(qstash), ...SCENARIO_VARS, ...llmVars, ...options.vars } };
 }
 
