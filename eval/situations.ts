@@ -2,7 +2,8 @@
  * The eval's scripted fleet situations (issue #22, part 9): each a small simulated fleet, what
  * happens to it, what a good agent does and what it must not do. Times are simulated seconds;
  * a cron tick runs every simulated minute. The economics situations (idle, busy, stale
- * telemetry, over budget, outbid) are at the end.
+ * telemetry, over budget, outbid), then stuck provisioning, the provider balance and a quiet
+ * fleet's replacement (issue 33), are at the end.
  */
 import { again, any, asked, destroy, direct, NOTHING, notify, restart, stop, told, type Situation, type Step } from "./situation.ts";
 
