@@ -27,18 +27,16 @@ async function fleetOfTen(dead: number) {
   await provider.inner.seed(10);
   const deps = await createTestDeps({ db, clock, provider, vars: { APPROVAL_REQUIRED_ACTIONS: "none" } });
   const now = clock.now();
-  await db
-    .insert(instances)
-    .values(
-      ids.map((id, i) => ({
-        agentId: "default",
-        id,
-        state: i < dead ? "offline" : "running",
-        stateAt: now,
-        lastSeenAt: now,
-        updatedAt: now,
-      })),
-    );
+  await db.insert(instances).values(
+    ids.map((id, i) => ({
+      agentId: "default",
+      id,
+      state: i < dead ? "offline" : "running",
+      stateAt: now,
+      lastSeenAt: now,
+      updatedAt: now,
+    })),
+  );
   clock.advance(60_000);
   await db.update(agents).set({ lastReconciledAt: clock.now() }).where(eq(agents.id, "default"));
   await watchLoop(deps, "default");
