@@ -8,17 +8,14 @@ import type { Context } from "hono";
 import type { AppEnv } from "../../jobs/app-env.ts";
 import { liftFleetBreakerAsOperator } from "../../jobs/lift-fleet-breaker.ts";
 import type { HealthCondition } from "../../agent/watchdog/watchdog.ts";
-import { FLEET_BREAKER_CONDITION } from "../../fleet/actions/fleet-breaker.ts";
+import { FLEET_BREAKER_CONDITION, LIFTED_NOTE } from "../../fleet/actions/fleet-breaker.ts";
 import { agentPath } from "../shell/agent-links.ts";
 import { CsrfField } from "../shell/layout.tsx";
 import { selectedAgentId } from "../shell/selected-agent.tsx";
 
-/** The marker the watchdog's detail carries once a human lifted the episode (agent/watchdog/conditions.ts). */
-const LIFTED = "a human lifted the hold";
-
 export function BreakerLift({ conditions, csrf }: { conditions: readonly HealthCondition[]; csrf: string }) {
   const open = conditions.find((c) => c.kind === FLEET_BREAKER_CONDITION);
-  if (!open || open.detail.includes(LIFTED)) return null;
+  if (!open || open.detail.includes(LIFTED_NOTE)) return null;
   return (
     <form method="post" action="/fleet-breaker/lift" data-testid="breaker-lift">
       <CsrfField token={csrf} />

@@ -85,6 +85,9 @@ export function describeShare(config: Pick<FleetDeps["config"], "maxUnhealthyPct
   return `${share.dead.length} of ${share.counted} instances are offline, unknown or gone (over MAX_UNHEALTHY_PCT ${config.maxUnhealthyPct} %): ${shown}; the provider is the likely fault, so no automatic restart, replacement or destroy runs until the share falls back or a human lifts the hold`;
 }
 
+/** What the watchdog's detail adds once a human lifted the episode (the overview reads it to hide its Lift form). */
+export const LIFTED_NOTE = "a human lifted the hold: remediation runs";
+
 const liftKey = (conditionId: number) => `fleet-breaker-lifted:${conditionId}`;
 
 /** The open episode's row and whether a human lifted it, for one batch. */
