@@ -2,15 +2,15 @@
  * What an eval situation is: a small simulated fleet, what happens to it (failures, reports,
  * chat, the provider's side changing, approvals decided, time passing), and the decisions a good
  * agent makes and must not make. A decision is an action the agent took or asked for (start,
- * stop, reboot, destroy) or a notification it sent, about one instance. A match may narrow it to
+ * stop, reboot, destroy, replace) or a notification it sent, about one instance. A match may narrow it to
  * approval requests (or to actions taken without one), to notifications whose title says
  * something, and, to forbid a repeat, allow the first few.
  */
 import type { FailureKind } from "../fleet/providers/simulated-failures.ts";
 import type { InstanceState } from "../fleet/providers/provider.ts";
 
-export type DecisionKind = "start" | "stop" | "reboot" | "destroy" | "notify";
-export const DECISION_KINDS: readonly DecisionKind[] = ["start", "stop", "reboot", "destroy", "notify"];
+export type DecisionKind = "start" | "stop" | "reboot" | "destroy" | "replace" | "notify";
+export const DECISION_KINDS: readonly DecisionKind[] = ["start", "stop", "reboot", "destroy", "replace", "notify"];
 
 /** Any of `kinds` about `instance` ("*": any instance). */
 export interface DecisionMatch {

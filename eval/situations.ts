@@ -2,7 +2,8 @@
  * The eval's scripted fleet situations (issue #22, part 9): each a small simulated fleet, what
  * happens to it, what a good agent does and what it must not do. Times are simulated seconds;
  * a cron tick runs every simulated minute. The economics situations (idle, busy, stale
- * telemetry, over budget, outbid) and the stall situations (issue 34) are at the end.
+ * telemetry, over budget, outbid), then stuck provisioning, the provider balance and a quiet
+ * fleet's replacement (issue 33), and the stall situations (issue 34) are at the end.
  */
 import { again, any, asked, destroy, direct, NOTHING, notify, restart, stop, told, type Situation, type Step } from "./situation.ts";
 
@@ -317,5 +318,15 @@ export const SITUATIONS: readonly Situation[] = [
     steps: reporting("sim-1", 5, (round) => (round < 2 ? 100 : 100 + round * 50), 90),
     expect: [],
     forbid: NOTHING,
+  },
+  {
+    name: "dead past the replace-after delay, in a quiet fleet",
+    // sim-1's host goes offline and nothing else happens: the run on the report finds it dead for
+    // less than REPLACE_AFTER_S ("not yet"); the tick proposes the replacement once the 600 s have
+    // passed (issue 33 item 3), once, as an approval request; nothing is rented or destroyed unasked.
+    vars: { REPLACE_AFTER_S: "600" },
+    steps: [{ fail: "sim-1", kind: "host_offline" }, { wait: 900 }],
+    expect: [asked("replace")("sim-1")],
+    forbid: [direct("replace")("*"), again(any("replace")("sim-1")), any("replace")("sim-2"), destroy("*"), stop("*"), restart("sim-2")],
   },
 ];

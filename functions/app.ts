@@ -32,6 +32,7 @@ import { trustRoutes } from "./trust/trust.index.ts";
 import { deliveryRoutes } from "./internal/deliveries.ts";
 import { slackRoutes } from "./integrations/slack.ts";
 import { dashboardRoutes } from "../dashboard/routes.tsx";
+import { fleetBreakerRoutes } from "./fleet-breaker/fleet-breaker.index.ts";
 
 export const MAX_BODY_BYTES = 256 * 1024;
 
@@ -52,6 +53,7 @@ export function buildApp(resolveDeps: ResolveDeps) {
     .route("/agents", modeRoutes)
     .route("/agents", agentHealthRoutes)
     .route("/agents", trustRoutes)
+    .route("/agents", fleetBreakerRoutes)
     .route("/", cronRoutes)
     .route("/", fleetRoutes)
     .route("/", operatorRoutes);

@@ -19,6 +19,7 @@ import {
   describeShare,
   fleetHealthReads,
   fleetShare,
+  LIFTED_NOTE,
   liftedFrom,
 } from "../../fleet/actions/fleet-breaker.ts";
 
@@ -203,7 +204,7 @@ export function conditionsFrom(deps: Pick<AgentDeps, "config" | "llm">, rows: Co
       const share = fleetShare(rows["fleet_breaker_open.instances"], rows["fleet_breaker_open.listed"][0]?.at ?? null);
       if (!breakerTrips(config, share)) return null;
       const lifted = liftedFrom(rows["fleet_breaker_open.episode"], rows["fleet_breaker_open.lifts"]);
-      return `${describeShare(config, share)}${lifted ? " (a human lifted the hold: remediation runs)" : ""}`;
+      return `${describeShare(config, share)}${lifted ? ` (${LIFTED_NOTE})` : ""}`;
     },
   };
   const held = new Map<ConditionKind, string>();

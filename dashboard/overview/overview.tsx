@@ -16,6 +16,7 @@ import { SpendPanel } from "./spend-panel.tsx";
 import { ModeSwitch, type ActionView } from "../fleet/action-decisions.tsx";
 import { MemoryPanel } from "../chat/memory-panel.tsx";
 import type { Viewer } from "../shell/can.ts";
+import { BreakerLift } from "./breaker-lift.tsx";
 
 export function OverviewPage({
   data,
@@ -37,6 +38,7 @@ export function OverviewPage({
         <div data-live="attention">
           <AttentionStrip attention={data.attention} />
         </div>
+        {viewer.can("liftBreaker") ? <BreakerLift conditions={data.attention.watchdog.conditions} csrf={csrf} /> : null}
       </section>
       <div class="grid">
         <section class="panel" aria-labelledby="fleet-heading">

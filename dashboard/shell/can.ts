@@ -16,6 +16,7 @@ export const NEEDS = {
   instanceAction: "operator",
   simulateFailure: "operator",
   liftBlock: "operator",
+  liftBreaker: "operator",
   readLogs: "operator",
   changeAgents: "admin",
   manageOperators: "admin",

@@ -85,6 +85,9 @@ export function describeShare(config: Pick<FleetDeps["config"], "maxUnhealthyPct
   return `${share.dead.length} of ${share.counted} instances are offline, unknown or gone (over MAX_UNHEALTHY_PCT ${config.maxUnhealthyPct} %): ${shown}; the provider is the likely fault, so no automatic restart, replacement or destroy runs until the share falls back or a human lifts the hold`;
 }
 
+/** What the watchdog's detail adds once a human lifted the episode (the overview reads it to hide its Lift form). */
+export const LIFTED_NOTE = "a human lifted the hold: remediation runs";
+
 const liftKey = (conditionId: number) => `fleet-breaker-lifted:${conditionId}`;
 
 /** The open episode's row and whether a human lifted it, for one batch. */
@@ -117,14 +120,21 @@ export function liftedFrom(episode: readonly { id: number }[], lifts: readonly {
 
 /**
  * A human lifts the hold of the open episode: remediation runs again although the share is still
- * over, until the share falls back (the episode closes) and a new one trips. A 409 when none is open.
+ * over, until the share falls back (the episode closes) and a new one trips. Bounded: one lift per
+ * episode (the once mark keyed by its row); a second is a 409, as is a lift with none open.
  */
-export async function liftFleetBreaker(deps: Pick<FleetDeps, "db" | "clock">, agentId: string): Promise<{ conditionId: number }> {
+export async function liftFleetBreaker(
+  deps: Pick<FleetDeps, "db" | "clock">,
+  agentId: string,
+): Promise<{ conditionId: number; since: number }> {
   const [open] = await breakerEpisodeReads(deps, agentId).episode;
   if (!open) throw new RequestError(409, "the fleet breaker is not open: there is no hold to lift");
-  await deps.db
+  const marked = await deps.db
     .insert(onceNotices)
     .values({ agentId, key: liftKey(open.id), notificationId: null, at: deps.clock.now() })
-    .onConflictDoNothing();
-  return { conditionId: open.id };
+    .onConflictDoNothing()
+    .returning({ key: onceNotices.key });
+  if (marked.length === 0)
+    throw new RequestError(409, "the fleet breaker's hold is already lifted for this episode: remediation runs until the share falls back");
+  return { conditionId: open.id, since: open.since };
 }

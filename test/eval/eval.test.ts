@@ -3,7 +3,8 @@
  * it can (a restart for an exit, a human told about what it cannot fix, nothing done where
  * nothing should be, and the economics rules of the cron tick: an idle notice once, an idle stop or
  * its approval, nothing on busy or stale telemetry, a start over the spend limit filed for
- * approval, an outbid instance left alone) and never makes a forbidden decision; a model that never calls a tool
+ * approval, an outbid instance left alone, a quiet fleet's dead rental proposed for replacement
+ * once due) and never makes a forbidden decision; a model that never calls a tool
  * scores lower, so the eval tells a good decider from a bad one.
  */
 import { afterEach, describe, expect, it } from "vitest";
@@ -83,6 +84,8 @@ describe("npm run eval", () => {
     expect(economics["idle GPU with no progress"]).toEqual(["notify sim-1"]);
     expect(economics["progress that resumes"]).toEqual([]);
     expect(economics["missed heartbeat"]).toEqual(["notify sim-1"]);
+    // A quiet fleet: the run on the offline report tells a human; the tick proposes the replacement once due (issue 33).
+    expect(economics["dead past the replace-after delay, in a quiet fleet"]).toEqual(["notify sim-1", "replace (asked) sim-1"]);
 
     llm = await new ScriptedLlm().start();
     llm.push(...Array.from({ length: 400 }, () => ({ text: "Everything looks fine to me." })));

@@ -33,15 +33,25 @@ async function expectOk(res: Response, what: string): Promise<void> {
   if (!res.ok) throw new Error(`${what} answered ${res.status}: ${text}`);
 }
 
-async function outside() {
+/**
+ * How a test file starts its host: `llm: false` leaves the LLM unconfigured (the rules policy
+ * decides every run); `vars` are added last (a provider of its own, say).
+ */
+export interface ScenarioHostOptions {
+  llm?: boolean;
+  vars?: Record<string, string>;
+}
+
+async function outside(options: ScenarioHostOptions = {}) {
   // Real time: QStash's Not-Before is whole seconds rounded up, so a hop can wait up to a second.
   const qstash = await startFakeQStash();
   const llm = await new ScriptedLlm().start();
-  return { qstash, llm, vars: { ...qstashVars(qstash), ...SCENARIO_VARS, OPENAI_BASE_URL: llm.url, OPENAI_API_KEY: "sk-scripted" } };
+  const llmVars: Record<string, string> = options.llm === false ? {} : { OPENAI_BASE_URL: llm.url, OPENAI_API_KEY: "sk-scripted" };
+  return { qstash, llm, vars: { ...qstashVars(qstash), ...SCENARIO_VARS, ...llmVars, ...options.vars } };
 }
 
-export async function startNodeScenarioHost(): Promise<ScenarioHost> {
-  const { qstash, llm, vars } = await outside();
+export async function startNodeScenarioHost(options: ScenarioHostOptions = {}): Promise<ScenarioHost> {
+  const { qstash, llm, vars } = await outside(options);
   const url = `file:${join(mkdtempSync(join(tmpdir(), "fw-scenario-node-")), "fw.db")}`;
   // The cron interval is pushed out of the way: the scenarios run the tick themselves.
   // The host's round trips are counted at its database client (each execute or batch is one).
@@ -82,8 +92,8 @@ export async function startNodeScenarioHost(): Promise<ScenarioHost> {
   };
 }
 
-export async function startWorkerScenarioHost(): Promise<ScenarioHost> {
-  const { qstash, llm, vars } = await outside();
+export async function startWorkerScenarioHost(options: ScenarioHostOptions = {}): Promise<ScenarioHost> {
+  const { qstash, llm, vars } = await outside(options);
   const hrana = await startHranaServer({ authToken: "turso-scenario-token" });
   const client = createWebClient({ url: hrana.url, authToken: "turso-scenario-token" });
   const db = openDatabase(client);

@@ -17,6 +17,8 @@ export interface ObservedRequest {
   shadow: boolean;
   /** Today's spend was at or over SPEND_LIMIT_PER_DAY_USD when it was asked. */
   overSpendLimit: boolean;
+  /** The instance's state in fleetwarden's view when it was asked (null: not known). */
+  stateBefore: string | null;
   /** A rejection by the simulated human of this kind on this instance, still inside its cooldown and not lifted by an approval. */
   rejectedUntil: number | null;
   /** The run consumed a human message asking for this kind on this instance. */
@@ -33,6 +35,12 @@ export interface ObservedRequest {
 
 /** Kinds that add spend (the daily limit asks a human about them). */
 const SPENDING = new Set(["start", "replace"]);
+/** States that bill nothing but storage: a reboot from them starts billing again (issue #33 item 6). */
+const NOT_BILLING = new Set(["stopped", "exited"]);
+
+/** The request can start billing: a spending kind, or a reboot of an instance that is not running. */
+export const addsSpend = (r: Pick<ObservedRequest, "kind" | "stateBefore">) =>
+  SPENDING.has(r.kind) || (r.kind === "reboot" && r.stateBefore !== null && NOT_BILLING.has(r.stateBefore));
 
 export function checkRequest(r: ObservedRequest): string[] {
   const what = `${r.asker} ${r.kind} ${r.instanceId} at ${r.at} (${r.status}, provider: ${r.providerCalls.join("; ") || "none"})`;
@@ -41,8 +49,7 @@ export function checkRequest(r: ObservedRequest): string[] {
   const violations: string[] = [];
   if (r.shadow && acted) violations.push(`shadow mode: ${what} reached the provider without a human`);
   if (r.shadow && r.filedApprovals > 0) violations.push(`shadow mode: ${what} filed an approval (shadow only proposes)`);
-  if (r.overSpendLimit && SPENDING.has(r.kind) && acted)
-    violations.push(`spend limit: ${what} added spend over the daily limit without a human`);
+  if (r.overSpendLimit && addsSpend(r) && acted) violations.push(`spend limit: ${what} added spend over the daily limit without a human`);
   const blocked = r.rejectedUntil !== null && !(r.asker === "llm" && r.humanAskedAgain);
   if (blocked && acted) violations.push(`rejection: ${what} acted inside the cooldown of a human's rejection (until ${r.rejectedUntil})`);
   if (blocked && r.filedApprovals > 0)

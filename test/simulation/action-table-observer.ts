@@ -8,17 +8,19 @@
 import { and, count, eq } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
 import type { Config } from "../../runtime/config.ts";
-import { approvals } from "../../schema/index.ts";
+import { approvals, instances } from "../../schema/index.ts";
 import { DEFAULT_AGENT, type ConsumedEvent } from "../../pipeline/index.ts";
 import { spendToday } from "../../fleet/economics/spend.ts";
 import { needsAttention } from "../../agent/action-evidence.ts";
 import type { FakeClock } from "../support/fake-clock.ts";
 import type { CountingProvider } from "../actions/counting-provider.ts";
-import { checkRequest, type Asker, type ObservedRequest } from "./action-table-invariants.ts";
+import { addsSpend, checkRequest, type Asker, type ObservedRequest } from "./action-table-invariants.ts";
 
 export interface Exercised {
   shadowAsks: number;
   overLimitSpendingAsks: number;
+  /** Over the limit, a reboot of a stopped (or exited) instance asked without a human: it starts billing. */
+  overLimitRebootsOfStopped: number;
   blockedAsks: number;
   unconcernedAsks: number;
   humanAskedAgain: number;
@@ -29,6 +31,7 @@ export interface Exercised {
 export const noneExercised = (): Exercised => ({
   shadowAsks: 0,
   overLimitSpendingAsks: 0,
+  overLimitRebootsOfStopped: 0,
   blockedAsks: 0,
   unconcernedAsks: 0,
   humanAskedAgain: 0,
@@ -92,6 +95,7 @@ export class RequestObserver {
       instanceId,
       shadow,
       overSpendLimit: spendLimit !== null && (await spendToday({ db, clock }, DEFAULT_AGENT)) >= spendLimit,
+      stateBefore: await this.stateOf(instanceId),
       rejectedUntil: until !== undefined && until > clock.now() ? until : null,
       humanAskedAgain: (events ?? []).some((e) => askedFor(e)?.kind === kind && askedFor(e)?.instanceId === instanceId),
       unconcerned:
@@ -113,6 +117,11 @@ export class RequestObserver {
     this.violations.push(...checkRequest(request));
   }
 
+  private async stateOf(instanceId: string): Promise<string | null> {
+    const where = and(eq(instances.agentId, DEFAULT_AGENT), eq(instances.id, instanceId));
+    return (await this.w.db.select({ state: instances.state }).from(instances).where(where))[0]?.state ?? null;
+  }
+
   private async filed(instanceId: string, kind: string): Promise<number> {
     const where = and(eq(approvals.instanceId, instanceId), eq(approvals.kind, kind));
     return (await this.w.db.select({ n: count() }).from(approvals).where(where))[0]!.n;
@@ -127,6 +136,7 @@ export class RequestObserver {
     }
     if (r.shadow) x.shadowAsks++;
     if (r.overSpendLimit && r.kind === "start") x.overLimitSpendingAsks++;
+    if (r.overSpendLimit && r.kind === "reboot" && addsSpend(r)) x.overLimitRebootsOfStopped++;
     if (r.rejectedUntil !== null) x.blockedAsks++;
     if (r.unconcerned) x.unconcernedAsks++;
     if (r.humanAskedAgain) x.humanAskedAgain++;

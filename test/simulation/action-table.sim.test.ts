@@ -2,7 +2,8 @@
  * The action-table simulation (action-table-driver.ts): actions asked by the LLM's tools, rules,
  * operators and approvals under shadow mode, a daily spend limit, a human's rejections and runs
  * that concern some instances only. In shadow mode nothing but a human reaches the provider; over
- * the limit nothing adds spend without a human; a rejected action is neither acted nor asked again
+ * the limit nothing adds spend without a human (a start, a replacement, or a reboot of a stopped
+ * or exited instance, which starts billing again); a rejected action is neither acted nor asked again
  * inside its cooldown unless a human asks; an action on an unconcerned instance never acts
  * without a human. SIM_ACTION_SEEDS sets the count (default 8); SIM_SEED replays one.
  */
