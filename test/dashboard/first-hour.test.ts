@@ -1,0 +1,66 @@
+/**
+ * The first hour's dashboard papercuts (issue #38 item 4), each on the rendered pages of a real
+ * app over real libSQL: a destroyed (gone) instance is not priced in the fleet table; "over
+ * budget" is said once for the agent, not on every instance.
+ */
+import { describe, expect, it } from "vitest";
+import { recordInstanceState } from "../../fleet/instances/instance-state.ts";
+import { instanceSpend } from "../../schema/index.ts";
+import { utcDay } from "../../fleet/economics/spend.ts";
+import { reconcileFleet } from "../support/one-check.ts";
+import { createTestDeps, type TestDeps } from "../support/test-deps.ts";
+import { dashboardClient } from "./dashboard-client.ts";
+import type { SimulatorProvider } from "../../fleet/providers/simulator.ts";
+
+const row = (html: string, id: string) => html.match(new RegExp(`<tr data-instance-id="${id}"[\\s\\S]*?</tr>`))![0];
+
+describe("fleet table: a destroyed instance", () => {
+  it("has no $/h; the live ones keep theirs", async () => {
+    const deps = await createTestDeps({ vars: { SIMULATOR_FAILURE_RATE: "0" } });
+    const sim = deps.provider as SimulatorProvider;
+    await sim.seed(2);
+    await reconcileFleet(deps, "default");
+    await sim.destroy("sim-2");
+    deps.clock.advance(deps.config.reconcileIntervalMs);
+    expect((await reconcileFleet(deps, "default")).gone).toEqual(["sim-2"]);
+    const { html } = await (await dashboardClient(deps)).page("/fleet");
+    expect(row(html, "sim-2")).toContain(">gone<");
+    expect(row(html, "sim-2")).not.toMatch(/\$\d+\.\d\d\/h/);
+    expect(row(html, "sim-1")).toMatch(/<td>\$0\.\d\d\/h<\/td>/);
+  });
+});
+
+let webhookId = 0;
+const report = (deps: TestDeps, instanceId: string, pricePerHour: number) =>
+  recordInstanceState(deps, {
+    agentId: "default",
+    instanceId,
+    state: "running",
+    source: "webhook",
+    dedupKey: `first-hour-${++webhookId}`,
+    details: { pricePerHour },
+    telemetry: { gpuUtil: 90, source: "webhook" as const },
+  });
+
+const spend = (deps: TestDeps, instanceId: string, usd: number) =>
+  deps.db.insert(instanceSpend).values({ agentId: "default", instanceId, day: utcDay(deps.clock.now()), usd });
+
+describe("over budget", () => {
+  it("is one attention item for the agent, naming what still spends, not a reason on each instance", async () => {
+    const deps = await createTestDeps({ vars: { SPEND_LIMIT_PER_DAY_USD: "5" } });
+    await report(deps, "gpu-1", 2);
+    await report(deps, "gpu-2", 1);
+    await spend(deps, "gpu-1", 3);
+    const client = await dashboardClient(deps);
+    expect((await client.page("/")).html).not.toContain("attention-over-budget");
+    await spend(deps, "gpu-2", 2.5);
+    const { html } = await client.page("/");
+    expect(html.match(/over budget/gi)?.length).toBe(3); // the strip's badge and line, the spend panel
+    expect(html).toMatch(
+      /<li data-testid="attention-over-budget">.*Over budget: \$5\.50 spent today \(UTC\) of the \$5\.00 daily limit\. Still spending: gpu-1 \(\$3\.00 today\), gpu-2 \(\$2\.50 today\)\.<\/li>/,
+    );
+    expect(html).not.toMatch(/data-testid="attention-instance" data-instance-id="gpu-[12]"/);
+    // One thing needs attention, not two.
+    expect(html).toMatch(/data-testid="attention" data-count="1"/);
+  });
+});
