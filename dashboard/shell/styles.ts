@@ -83,6 +83,7 @@ figure.chart { margin:0; padding:.75rem; border:1px solid var(--line); border-ra
 figure.chart figcaption { margin-bottom:.5rem; }
 .chart-svg { width:100%; height:10rem; display:block; }
 .stacked-svg { width:100%; height:1.5rem; display:block; border-radius:4px; }
+.chart-empty { margin:.5rem 0; padding:1.5rem 1rem; border:1px dashed var(--line); border-radius:4px; text-align:center; }
 .chart-svg .grid { stroke:var(--line); stroke-width:1; }
 .chart-svg .axis { font-size:11px; fill:var(--muted); }
 .chart-svg .budget-line { stroke:var(--fg); stroke-width:2; stroke-dasharray:6 4; }

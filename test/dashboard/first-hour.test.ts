@@ -1,7 +1,8 @@
 /**
  * The first hour's dashboard papercuts (issue #38 item 4), each on the rendered pages of a real
  * app over real libSQL: a destroyed (gone) instance is not priced in the fleet table; "over
- * budget" is said once for the agent, not on every instance.
+ * budget" is said once for the agent, not on every instance; a chart with too little to draw says
+ * "Not enough data yet" instead of an empty or solid box.
  */
 import { describe, expect, it } from "vitest";
 import { recordInstanceState } from "../../fleet/instances/instance-state.ts";
@@ -11,6 +12,7 @@ import { reconcileFleet } from "../support/one-check.ts";
 import { createTestDeps, type TestDeps } from "../support/test-deps.ts";
 import { dashboardClient } from "./dashboard-client.ts";
 import type { SimulatorProvider } from "../../fleet/providers/simulator.ts";
+import { ColumnChart, StackedBar } from "../../dashboard/overview/charts.tsx";
 
 const row = (html: string, id: string) => html.match(new RegExp(`<tr data-instance-id="${id}"[\\s\\S]*?</tr>`))![0];
 
@@ -62,5 +64,43 @@ describe("over budget", () => {
     expect(html).not.toMatch(/data-testid="attention-instance" data-instance-id="gpu-[12]"/);
     // One thing needs attention, not two.
     expect(html).toMatch(/data-testid="attention" data-count="1"/);
+  });
+});
+
+const figure = (html: string, id: string) =>
+  html.match(new RegExp(`<figure class="chart" data-chart="${id}">[\\s\\S]*?</figure>`))?.[0] ?? "";
+const render = async (node: unknown) => String(await (node as { toString(): Promise<string> | string }).toString());
+
+describe("charts with little data", () => {
+  it("a fresh overview says 'Not enough data yet' instead of drawing empty charts", async () => {
+    const deps = await createTestDeps();
+    const { html } = await (await dashboardClient(deps)).page("/");
+    for (const id of ["runs-chart", "tokens-chart", "activity-chart", "fleet-states"]) {
+      const chart = figure(html, id);
+      expect(chart, id).toContain(`data-testid="${id}-empty"`);
+      expect(chart, id).toContain("Not enough data yet");
+      expect(chart, id).not.toContain("<svg");
+      expect(chart, id).toMatch(new RegExp(`data-testid="${id}-summary"`)); // the sentence stays
+    }
+  });
+
+  it("one or two columns are not drawn as solid blocks; three or more are, each column slim", async () => {
+    const series = [{ key: "tokens", label: "Prompt tokens", tone: "fill-info" }];
+    const buckets = (n: number) => Array.from({ length: n }, (_, i) => ({ label: `#${i + 1}`, values: { tokens: 1000 } }));
+    const chart = (n: number) =>
+      render(ColumnChart({ id: "c", title: "Prompt size", summary: "s", buckets: buckets(n), series, firstColumn: "Run" }));
+    for (const n of [1, 2]) {
+      expect(await chart(n)).toContain("Not enough data yet");
+      expect(await chart(n)).not.toContain("<rect");
+    }
+    const three = await chart(3);
+    expect(three).not.toContain("Not enough data yet");
+    const widths = [...three.matchAll(/<rect [^>]*width="([\d.]+)"/g)].map((m) => Number(m[1]));
+    expect(widths).toHaveLength(3);
+    // The plot is 592 wide: a column never takes more than 0.7 of a twelfth of it.
+    for (const w of widths) expect(w).toBeLessThanOrEqual((592 / 12) * 0.7 + 0.001);
+    const bar = await render(StackedBar({ id: "b", title: "Instances", summary: "No instances yet.", segments: [] }));
+    expect(bar).toContain("Not enough data yet");
+    expect(bar).not.toContain("<svg");
   });
 });
