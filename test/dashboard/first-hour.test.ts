@@ -2,7 +2,8 @@
  * The first hour's dashboard papercuts (issue #38 item 4), each on the rendered pages of a real
  * app over real libSQL: a destroyed (gone) instance is not priced in the fleet table; "over
  * budget" is said once for the agent, not on every instance; a chart with too little to draw says
- * "Not enough data yet" instead of an empty or solid box.
+ * "Not enough data yet" instead of an empty or solid box; the instance page's facts line up (every
+ * facts list is term/value pairs on one shared term column).
  */
 import { describe, expect, it } from "vitest";
 import { recordInstanceState } from "../../fleet/instances/instance-state.ts";
@@ -13,6 +14,7 @@ import { createTestDeps, type TestDeps } from "../support/test-deps.ts";
 import { dashboardClient } from "./dashboard-client.ts";
 import type { SimulatorProvider } from "../../fleet/providers/simulator.ts";
 import { ColumnChart, StackedBar } from "../../dashboard/overview/charts.tsx";
+import { DASHBOARD_CSS } from "../../dashboard/shell/styles.ts";
 
 const row = (html: string, id: string) => html.match(new RegExp(`<tr data-instance-id="${id}"[\\s\\S]*?</tr>`))![0];
 
@@ -102,5 +104,30 @@ describe("charts with little data", () => {
     const bar = await render(StackedBar({ id: "b", title: "Instances", summary: "No instances yet.", segments: [] }));
     expect(bar).toContain("Not enough data yet");
     expect(bar).not.toContain("<svg");
+  });
+});
+
+describe("the instance page's facts", () => {
+  it("are term/value pairs in lists that share one fixed term column, so consecutive lists line up", async () => {
+    const deps = await createTestDeps({ vars: { SIMULATOR_FAILURE_RATE: "0" } });
+    await (deps.provider as SimulatorProvider).seed(1);
+    await reconcileFleet(deps, "default");
+    const { html } = await (await dashboardClient(deps)).page("/fleet/sim-1");
+    const lists = [...html.matchAll(/<dl class="facts"[^>]*>([\s\S]*?)<\/dl>/g)].map((m) => m[1]!);
+    expect(lists.length).toBeGreaterThanOrEqual(2); // the facts, then the economics
+    for (const list of lists) {
+      const tags = [...list.matchAll(/<(dt|dd)>/g)].map((m) => m[1]);
+      // Only dt and dd, alternating: nothing else sits in the grid to push a value into the term column.
+      expect(list.replace(/<(dt|dd)>[\s\S]*?<\/\1>/g, "").trim()).toBe("");
+      expect(tags.join(" ")).toBe(
+        Array(tags.length / 2)
+          .fill("dt dd")
+          .join(" "),
+      );
+    }
+    // One fixed term width for every list (max-content sized each list on its own: misaligned).
+    const rule = DASHBOARD_CSS.match(/dl\.facts \{[^}]*\}/)![0];
+    expect(rule).toMatch(/grid-template-columns:\s*[\d.]+rem minmax\(0,\s*1fr\)/);
+    expect(rule).not.toContain("max-content");
   });
 });
