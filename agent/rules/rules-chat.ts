@@ -1,17 +1,19 @@
 /**
  * Chat without an LLM (issue #38 item 3): the rules policy understands the few commands an
- * operator types — stop/start/reboot/destroy INSTANCE and status — and carries an instance command
- * out as THAT operator's own action through executeAction (decidedBy human, the operator named on
- * the record, the approval and the activity log), so the action table's gates (approval list,
- * two-person rule, spend limit, fleet breaker) apply exactly as on the instance page. Anything
- * else, pause and resume included, is answered plainly: without an LLM chat cannot act, with the
- * page that can. Never "no action was needed" for a message. The operator's role is read again
+ * operator types — stop/start/reboot/destroy INSTANCE, status, pause, resume — and carries an
+ * instance command out as THAT operator's own action through executeAction (decidedBy human, the
+ * operator named on the record, the approval and the activity log), so the action table's gates
+ * (approval list, two-person rule, spend limit, fleet breaker) apply exactly as on the instance
+ * page; pause and resume are the overview's switch as that operator (deps.switchMode,
+ * jobs/agent-mode.ts: audited, a resume hands over). Anything else is answered plainly: without an
+ * LLM chat cannot act, with the page that can. Never "no action was needed" for a message. The operator's role is read again
  * when the run decides (a viewer, or a revoked operator, cannot act). Bounded by the messages the
  * run consumed: one command per message, its idempotency key the message's event id, so a
  * repeated run of the same message does not act twice.
  */
 import { and, eq, isNull } from "drizzle-orm";
 import type { FleetDeps } from "../../fleet/deps.ts";
+import type { AgentDeps } from "../deps.ts";
 import type { ConsumedEvent, RunFence } from "../../pipeline/index.ts";
 import { actions, approvals, type instances } from "../../schema/index.ts";
 import { executeAction } from "../../fleet/actions/actions.ts";
@@ -59,7 +61,7 @@ const DONE: Record<string, string> = { start: "Started", stop: "Stopped", reboot
  * names. `mutated` when an action or approval was written.
  */
 export async function answerChat(
-  deps: FleetDeps,
+  deps: FleetDeps & Pick<AgentDeps, "switchMode">,
   context: ChatContext,
   events: readonly ConsumedEvent[],
   fleet: readonly InstanceRow[],
@@ -74,7 +76,7 @@ export async function answerChat(
     const command = parseChatCommand(text);
     if (command === null) {
       answers.push(
-        `Without an LLM, chat cannot act on "${clip(text)}": it understands only stop/start/reboot/destroy INSTANCE and status. Fleet: ${fleetState}. Act on an instance from its page (${fleetPage}), or configure an LLM.`,
+        `Without an LLM, chat cannot act on "${clip(text)}": it understands only stop/start/reboot/destroy INSTANCE, status, pause and resume. Fleet: ${fleetState}. Act on an instance from its page (${fleetPage}), or configure an LLM.`,
       );
       continue;
     }
@@ -84,16 +86,29 @@ export async function answerChat(
       );
       continue;
     }
-    if (command.kind === "mode") {
+    const who = await currentOperator(deps, payload);
+    const asked = command.kind === "mode" ? command.to : `${command.action} ${command.instanceId}`;
+    if (!who || !hasRole(who, "operator")) {
       answers.push(
-        `Without an LLM, chat cannot ${command.to} the agent. Use the pause switch on the overview (${link(deps, context.agentId, "/")}) or \`fleetwarden ${command.to}\`.`,
+        `Did not ${asked}: ${who ? `${who.name} is a ${who.role}, and only an operator can act` : "the message names no current operator"}. Nothing was done.`,
       );
       continue;
     }
-    const who = await currentOperator(deps, payload);
-    if (!who || !hasRole(who, "operator")) {
+    if (command.kind === "mode") {
+      const overview = link(deps, context.agentId, "/");
+      if (!deps.switchMode) {
+        answers.push(`Chat cannot ${command.to} the agent here. Use the pause switch on the overview (${overview}).`);
+        continue;
+      }
+      const to = command.to === "pause" ? "shadow" : "act";
+      const { previous } = await deps.switchMode(who, to);
+      mutated = true;
       answers.push(
-        `Did not ${command.action} ${command.instanceId}: ${who ? `${who.name} is a ${who.role}, and only an operator can act` : "the message names no current operator"}. Nothing was done.`,
+        previous === to
+          ? `The agent was already ${to === "shadow" ? "paused (shadow mode)" : "acting"}; ${who.name}'s ${command.to} is recorded. ${overview}`
+          : to === "shadow"
+            ? `Paused as ${who.name} asked: shadow mode, the agent proposes and nothing is done without a human. "resume" or the overview's switch undoes it: ${overview}`
+            : `Resumed as ${who.name} asked: the agent acts again, and decides next on what happened while it was paused. ${overview}`,
       );
       continue;
     }

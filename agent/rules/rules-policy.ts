@@ -41,7 +41,11 @@ export interface RulesDecision {
 
 type Context = Pick<RunContext<AgentDeps>, "agentId" | "runId" | "events" | "wakes" | "fence">;
 
-export async function decideByRules(deps: FleetDeps, context: Context, why: string): Promise<RulesDecision> {
+export async function decideByRules(
+  deps: FleetDeps & Pick<AgentDeps, "switchMode">,
+  context: Context,
+  why: string,
+): Promise<RulesDecision> {
   const { db, clock, config } = deps;
   const { agentId, runId } = context;
   const now = clock.now();

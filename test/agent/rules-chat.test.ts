@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
 import { buildApp } from "../../functions/app.ts";
 import { createOperator, updateOperator } from "../../auth/operators-store.ts";
-import { actions, approvals, operatorActivity } from "../../schema/index.ts";
+import { actions, agents, approvals, events, operatorActivity } from "../../schema/index.ts";
 import { authHeaders, type TestDeps } from "../support/test-deps.ts";
 import { agentFixture, runPipeline } from "./harness.ts";
 import { parseChatCommand } from "../../agent/rules/rules-chat.ts";
@@ -76,8 +76,6 @@ describe("chat with the rules policy", () => {
     expect(await deps.db.select().from(actions)).toEqual([]);
     const status = await say(deps, "status");
     expect(status.reply).toMatch(/Status: 2 running\. sim-1 running, sim-2 running\./);
-    const pause = await say(deps, "pause");
-    expect(pause.reply).toMatch(/Without an LLM, chat cannot pause the agent/);
     const unknown = await say(deps, "stop sim-9");
     expect(unknown.reply).toMatch(/Did not stop sim-9: no such instance/);
     expect(await deps.db.select().from(actions)).toEqual([]);
@@ -95,5 +93,27 @@ describe("chat with the rules policy", () => {
     expect(run.reply).toMatch(/Did not stop sim-2: olga is a viewer, and only an operator can act\. Nothing was done\./);
     expect(await deps.db.select().from(actions)).toEqual([]);
     expect((await deps.provider.get("sim-2"))!.state).toBe("running");
+  });
+
+  it("'pause' and 'resume' are the overview's switch, as the operator, audited; a resume hands over", async () => {
+    const { deps } = await agentFixture();
+    const { token } = await createOperator(deps.db, { name: "olga", role: "operator", createdBy: "admin", now: deps.clock.now() });
+    const mode = async () =>
+      ((await deps.db.select().from(agents).where(eq(agents.id, "default")))[0]!.settings as { mode?: string } | null)?.mode;
+    const paused = await say(deps, "pause", token);
+    expect(paused.reply).toMatch(/Paused as olga asked: shadow mode/);
+    expect(await mode()).toBe("shadow");
+    const again = await say(deps, "pause", token);
+    expect(again.reply).toMatch(/already paused/);
+    const resumed = await say(deps, "resume", token);
+    expect(resumed.reply).toMatch(/Resumed as olga asked: the agent acts again/);
+    expect(await mode()).toBe("act");
+    const switches = await deps.db.select().from(operatorActivity).where(eq(operatorActivity.action, "mode"));
+    expect(switches.map((a) => [a.operatorName, a.subject])).toEqual([
+      ["olga", "shadow"],
+      ["olga", "shadow"],
+      ["olga", "act"],
+    ]);
+    expect((await deps.db.select().from(events)).filter((e) => e.source === "mode")).toHaveLength(1);
   });
 });
