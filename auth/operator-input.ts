@@ -1,6 +1,6 @@
 /**
  * An operator's chat message or manual trigger entering the inbox, the one way both the API and
- * the dashboard ingest them: a priority-0 event naming its operator (`payload.operator`),
+ * the dashboard ingest them: a priority-0 event naming its operator (`payload.operator`, and for a message `operatorId`),
  * idempotent on the caller's key, with its activity row (activity.ts) in the event's own ingest
  * batch. So the row is written exactly when the event is stored, in the same transaction, and a
  * repeated key writes neither; no extra round trip (docs/architecture.md, "Round trips").
@@ -21,7 +21,7 @@ export function ingestOperatorInput(deps: PipelineDeps, who: Principal, input: O
   const { action, agentId, key } = input;
   const event =
     input.action === "message"
-      ? { source: "human" as const, payload: { text: input.text, operator: who.name } }
+      ? { source: "human" as const, payload: { text: input.text, operator: who.name, operatorId: who.operatorId } }
       : { source: "manual" as const, payload: { reason: input.reason, operator: who.name } };
   return ingestEvent(
     deps,

@@ -10,6 +10,7 @@ import { agentSettingsSchema, configForAgent, type AgentSettings } from "../runt
 import { ScopedProvider } from "../fleet/providers/scoped-provider.ts";
 import { agentProvider } from "../fleet/providers/providers.ts";
 import { findAgentRecent, type AgentRow } from "../pipeline/index.ts";
+import { setAgentMode } from "./agent-mode.ts";
 
 export interface AgentScope {
   deps: Deps;
@@ -27,17 +28,15 @@ export function scopeToAgent(deps: Deps, agent: AgentRow): AgentScope {
     deps.log.error("ignoring invalid stored agent settings", { agentId: agent.id, error: parsed.error.issues[0]?.message });
   const config = configForAgent(deps.config, settings);
   const own = settings.provider ? agentProvider(deps.provider, settings.provider, deps.db, deps.clock, deps.config) : deps.provider;
-  return {
-    agent,
-    settings,
-    archived: agent.archivedAt !== null,
-    deps: {
-      ...deps,
-      config,
-      provider: settings.instanceFilter ? new ScopedProvider(own, settings.instanceFilter, agent.id) : own,
-      llm: deps.llm && settings.model && deps.llm.withModel ? deps.llm.withModel(settings.model) : deps.llm,
-    },
+  const scoped: Deps = {
+    ...deps,
+    config,
+    provider: settings.instanceFilter ? new ScopedProvider(own, settings.instanceFilter, agent.id) : own,
+    llm: deps.llm && settings.model && deps.llm.withModel ? deps.llm.withModel(settings.model) : deps.llm,
   };
+  // The pause switch, for an operator's "pause"/"resume" in chat without an LLM (agent/rules/rules-chat.ts).
+  scoped.switchMode = (who, mode) => setAgentMode(scoped, who, agent.id, mode);
+  return { agent, settings, archived: agent.archivedAt !== null, deps: scoped };
 }
 
 /** The agent's scope, or null when no such agent exists (a round trip only past the row's cache). */

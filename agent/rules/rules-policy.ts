@@ -2,7 +2,7 @@
  * The deterministic fallback that decides when no LLM is configured or the LLM is failing:
  * restart an instance that exited unexpectedly, at most RULES_MAX_RESTARTS_PER_HOUR times an hour
  * (and look again in a few minutes); tell a human when restarts are exhausted or fail, or when an
- * instance this run heard about is offline or unknown; answer a human message with the fleet's
+ * instance this run heard about is offline or unknown; answer a human message (and carry out the operator's own command, rules-chat.ts) with the fleet's
  * state; escalate what does not get better (rules-escalation.ts). Every action goes through
  * executeAction (decidedBy `rules`), so the audit, rate limit, approvals and a human's rejection
  * hold here too. Same inputs, same decisions. What the provider cannot do (fleet/providers/capabilities.ts)
@@ -29,6 +29,7 @@ import { replaceByRules } from "./rules-replacement.ts";
 import { notifyHuman } from "../../notify/notify-human.ts";
 import { WakeLimitError } from "../../pipeline/index.ts";
 import { scheduleSelfWake, WakeBudgetError } from "../../pipeline/index.ts";
+import { answerChat } from "./rules-chat.ts";
 
 export const RECHECK_AFTER_MS = 5 * MINUTE_MS;
 /** States that a restart cannot fix from here, but a human should know about. */
@@ -44,7 +45,11 @@ export interface RulesDecision {
 
 type Context = Pick<RunContext<AgentDeps>, "agentId" | "runId" | "events" | "wakes" | "fence">;
 
-export async function decideByRules(deps: FleetDeps, context: Context, why: string): Promise<RulesDecision> {
+export async function decideByRules(
+  deps: FleetDeps & Pick<AgentDeps, "switchMode">,
+  context: Context,
+  why: string,
+): Promise<RulesDecision> {
   const { db, clock, config } = deps;
   const { agentId, runId } = context;
   const now = clock.now();
@@ -62,6 +67,10 @@ export async function decideByRules(deps: FleetDeps, context: Context, why: stri
       `notified a human: ${title}${sent.deduplicated ? " (already notified recently)" : sent.refused ? ` (${sent.refused})` : ""}`,
     );
   };
+
+  // An operator's chat command first (rules-chat.ts): it is their own action, not the policy's.
+  const chat = await answerChat(deps, context, context.events, fleet, fleetStates(fleet));
+  if (chat.mutated) mutated = true;
 
   const outbid = await economicsByRules(context, notify, decisions);
   for (const instance of fleet.filter((i) => i.state === "exited" && !outbid.has(i.id))) {
@@ -152,7 +161,7 @@ export async function decideByRules(deps: FleetDeps, context: Context, why: stri
   if (await replaceByRules(deps, context, decisions)) mutated = true;
 
   const human = context.events.some((e) => e.source === "human");
-  const reply = human ? composeReply(why, fleet, decisions) : null;
+  const reply = human ? composeReply(why, chat.answers, decisions) : null;
   return { mutated, decisions, reply };
 }
 
@@ -190,10 +199,14 @@ async function scheduleRecheck(deps: PipelineDeps, context: Context, instanceId:
   }
 }
 
-function composeReply(why: string, fleet: readonly (typeof instances.$inferSelect)[], decisions: readonly string[]): string {
+function fleetStates(fleet: readonly (typeof instances.$inferSelect)[]): string {
   const counts = new Map<string, number>();
   for (const i of fleet) counts.set(i.state, (counts.get(i.state) ?? 0) + 1);
-  const states = [...counts].map(([state, n]) => `${n} ${state}`).join(", ") || "no instances known";
-  const done = decisions.length ? ` This run: ${decisions.join("; ")}.` : " No action was needed.";
-  return `The automatic rules policy answered (${why}). Fleet: ${states}.${done}`;
+  return [...counts].map(([state, n]) => `${n} ${state}`).join(", ") || "no instances known";
+}
+
+/** The answer to the run's messages (rules-chat.ts), then what the policy did by itself, if anything. */
+function composeReply(why: string, answers: readonly string[], decisions: readonly string[]): string {
+  const done = decisions.length ? ` The rules policy also did, this run: ${decisions.join("; ")}.` : "";
+  return `The automatic rules policy answered (${why}). ${answers.join(" ")}${done}`;
 }

@@ -168,7 +168,7 @@ export function FleetTable(props: {
               <td title={utcTime(i.stateAt)}>{relative(i.stateAt, now)}</td>
               <td title={utcTime(i.lastSeenAt)}>{relative(i.lastSeenAt, now)}</td>
               <td>{gpu(i)}</td>
-              <td>{dollarsPerHour(i.pricePerHour)}</td>
+              <td>{i.gone ? "—" : dollarsPerHour(i.pricePerHour)}</td>
               <UtilisationCell instance={i} now={now} economics={props.economics} />
               <td class="last-event">{lastEvent(i)}</td>
               {props.simulated ? <td>{i.gone ? "—" : <FailureForm instance={i} csrf={props.csrf} back={props.back} />}</td> : null}

@@ -7,6 +7,7 @@ import type { Attention } from "../../jobs/read-models/attention.ts";
 import { Badge, InstanceStateBadge } from "../shell/badges.tsx";
 import { utcTime } from "../shell/format.ts";
 import { HealthPanel } from "./health-panel.tsx";
+import { overBudgetLine } from "../../jobs/read-models/attention-economics.ts";
 
 function LlmLine({ llm }: { llm: Attention["llm"] }) {
   if (!llm.configured) return <li>{"LLM: not configured; the rules policy decides every run."}</li>;
@@ -60,6 +61,11 @@ export function AttentionStrip({ attention }: { attention: Attention }) {
         ) : (
           <li>Every instance is running as intended.</li>
         )}
+        {attention.overBudget ? (
+          <li data-testid="attention-over-budget">
+            <Badge tone="bad">over budget</Badge> {overBudgetLine(attention.overBudget)}
+          </li>
+        ) : null}
         <LlmLine llm={llm} />
       </ul>
       <HealthPanel health={attention.watchdog} now={attention.checkedAt} />

@@ -3,6 +3,8 @@
  * the same live updates as the rest of a page. Every chart carries its text alternative: the SVG
  * is an image named by a one-sentence summary, and the numbers it draws are a table beside it.
  * Colour never carries meaning alone: each series is also named in the legend and the table.
+ * With too little to draw (nothing at all, or fewer than MIN_BUCKETS columns, which would be drawn
+ * as wide blocks) a chart says "Not enough data yet" instead of an empty or solid box.
  */
 import type { Child } from "hono/jsx";
 import type { Bucket, Series } from "../../jobs/read-models/charts.ts";
@@ -12,6 +14,20 @@ export type { Bucket, Series };
 const WIDTH = 640;
 const HEIGHT = 160;
 const PAD = { top: 10, right: 8, bottom: 22, left: 40 };
+
+/** Fewer columns than this are not drawn: one or two would fill the plot as solid blocks. */
+export const MIN_BUCKETS = 3;
+/** A column is never wider than it would be among this many (a few columns stay columns). */
+const MAX_BAR_SHARE = 12;
+
+/** What a chart shows instead of an empty or solid box. */
+export function NotEnoughData({ id }: { id: string }) {
+  return (
+    <p class="chart-empty muted" data-testid={`${id}-empty`}>
+      Not enough data yet: the chart is drawn once there is more to show.
+    </p>
+  );
+}
 
 const total = (b: Bucket) => Object.values(b.values).reduce((a, n) => a + n, 0);
 
@@ -105,11 +121,17 @@ export function ColumnChart(props: {
   marks?: { index: number; label: string }[];
 }) {
   const { buckets, series, line, marks = [] } = props;
+  if (buckets.length < MIN_BUCKETS || !buckets.some((b) => total(b) > 0))
+    return (
+      <Figure id={props.id} title={props.title} summary={props.summary}>
+        <NotEnoughData id={props.id} />
+      </Figure>
+    );
   const max = niceMax(Math.max(line?.value ?? 0, ...buckets.map(total)));
   const plotW = WIDTH - PAD.left - PAD.right;
   const plotH = HEIGHT - PAD.top - PAD.bottom;
   const slot = plotW / Math.max(1, buckets.length);
-  const barW = Math.max(2, slot * 0.7);
+  const barW = Math.max(2, Math.min(slot, plotW / MAX_BAR_SHARE) * 0.7);
   const y = (v: number) => PAD.top + plotH - (v / max) * plotH;
   const labelEvery = Math.max(1, Math.ceil(buckets.length / 8));
   return (
@@ -178,16 +200,19 @@ export function StackedBar(props: {
   let x = 0;
   return (
     <Figure id={props.id} title={props.title} summary={props.summary}>
-      <svg viewBox="0 0 400 24" role="img" aria-label={`${props.title}. ${props.summary}`} preserveAspectRatio="none" class="stacked-svg">
-        {sum === 0 ? <rect class="fill-neutral" x={0} y={0} width={400} height={24} /> : null}
-        {props.segments.map((s) => {
-          if (s.value <= 0) return null;
-          const w = (s.value / sum) * 400;
-          const rect = <rect class={s.tone} x={x} y={0} width={w} height={24} />;
-          x += w;
-          return rect;
-        })}
-      </svg>
+      {sum === 0 ? (
+        <NotEnoughData id={props.id} />
+      ) : (
+        <svg viewBox="0 0 400 24" role="img" aria-label={`${props.title}. ${props.summary}`} preserveAspectRatio="none" class="stacked-svg">
+          {props.segments.map((s) => {
+            if (s.value <= 0) return null;
+            const w = (s.value / sum) * 400;
+            const rect = <rect class={s.tone} x={x} y={0} width={w} height={24} />;
+            x += w;
+            return rect;
+          })}
+        </svg>
+      )}
       <ul class="legend">
         {props.segments
           .filter((s) => s.value > 0)

@@ -33,8 +33,11 @@ h1 { font-size:1.5rem; margin:.5rem 0 1rem; } h2 { font-size:1.2rem; margin:1.5r
 .grid { display:grid; gap:1rem; grid-template-columns:1fr; }
 @media (min-width:48rem) { .grid { grid-template-columns:1fr 1fr; } }
 @media (min-width:64rem) { .charts { grid-template-columns:1fr 1fr; } }
-dl.facts { display:grid; grid-template-columns:max-content 1fr; gap:.25rem 1rem; margin:0; }
-dl.facts dt { color:var(--muted); } dl.facts dd { margin:0; overflow-wrap:anywhere; }
+/* Facts lists share one term column width, so consecutive lists on a page (the instance's facts, then its economics) line up. */
+dl.facts { display:grid; grid-template-columns:10rem minmax(0,1fr); gap:.25rem 1rem; margin:0; align-items:baseline; }
+dl.facts + dl.facts { margin-top:.25rem; }
+@media (max-width:30rem) { dl.facts { grid-template-columns:7.5rem minmax(0,1fr); gap:.25rem .75rem; } }
+dl.facts dt { color:var(--muted); overflow-wrap:anywhere; } dl.facts dd { margin:0; overflow-wrap:anywhere; min-width:0; }
 .badge { display:inline-block; padding:0 .5rem; border-radius:999px; border:1px solid currentColor; font-size:.875rem; font-weight:600; white-space:nowrap; }
 .badge.ok { color:var(--ok); background:var(--ok-bg); } .badge.warn { color:var(--warn); background:var(--warn-bg); }
 .badge.bad { color:var(--bad); background:var(--bad-bg); } .badge.info { color:var(--info); background:var(--info-bg); }
@@ -83,6 +86,7 @@ figure.chart { margin:0; padding:.75rem; border:1px solid var(--line); border-ra
 figure.chart figcaption { margin-bottom:.5rem; }
 .chart-svg { width:100%; height:10rem; display:block; }
 .stacked-svg { width:100%; height:1.5rem; display:block; border-radius:4px; }
+.chart-empty { margin:.5rem 0; padding:1.5rem 1rem; border:1px dashed var(--line); border-radius:4px; text-align:center; }
 .chart-svg .grid { stroke:var(--line); stroke-width:1; }
 .chart-svg .axis { font-size:11px; fill:var(--muted); }
 .chart-svg .budget-line { stroke:var(--fg); stroke-width:2; stroke-dasharray:6 4; }

@@ -3,7 +3,7 @@
  * approvals waiting for a decision, instances not running as intended (a failed state, stuck in
  * created/loading, a missed heartbeat, an action a human rejected lately), and the LLM's state
  * (configured or not, its circuit breaker, whether the rules policy decided the latest run), and
- * the fleet's economics (idle instances, instances still spending over the daily limit).
+ * the fleet's economics (idle instances; once for the agent, over its daily limit).
  * Read from the database on every render, so it clears as soon as the condition does. The
  * watchdog and the breaker are the same read as GET /api/agents/:agent/health (agent-health.ts),
  * which is why this takes the whole Deps.
@@ -13,7 +13,7 @@ import { readAgentHealth } from "./agent-health.ts";
 import { listInstances, type InstanceView } from "../../fleet/instances/list-instances.ts";
 import type { Deps } from "../deps.ts";
 import { actions, approvals, runs } from "../../schema/index.ts";
-import { economicReasons } from "./attention-economics.ts";
+import { economicReasons, overBudgetFact, type OverBudget } from "./attention-economics.ts";
 import { stallReasons } from "./attention-stall.ts";
 import { stallSettings } from "../../fleet/instances/stall.ts";
 import { loadSpend } from "./spend.ts";
@@ -53,6 +53,8 @@ export interface Attention {
   llm: LlmState;
   /** The loop watchdog's open conditions (GET /api/agents/:agent/health). */
   watchdog: Awaited<ReturnType<typeof readAgentHealth>>["watchdog"];
+  /** The agent spent its daily limit today (one item, not one per instance). */
+  overBudget: OverBudget | null;
   checkedAt: number;
   /** Everything above that needs a person: the attention badge's number. */
   count: number;
@@ -97,7 +99,7 @@ export async function loadAttention(deps: Deps, agentId: string): Promise<Attent
       const kinds = [...new Set(rejected.filter((r) => r.instanceId === i.id).map((r) => r.kind))];
       const reasons = [
         ...instanceReasons(i, now, kinds),
-        ...economicReasons(i, now, deps.config.economics, spend),
+        ...economicReasons(i, now, deps.config.economics),
         ...stallReasons(i, now, stallSettings(deps.config)),
       ];
       return { id: i.id, label: i.label, state: i.state, reasons };
@@ -108,11 +110,13 @@ export async function loadAttention(deps: Deps, agentId: string): Promise<Attent
   const breakerOpenUntil = health.llm?.breakerOpenUntil ?? null;
   const configured = deps.llm !== null;
   const llm = { configured, breakerOpenUntil, fallingBack: configured && lastRun[0]?.decider === "rules" };
+  const overBudget = overBudgetFact(fleet, spend);
   const count =
+    (overBudget ? 1 : 0) +
     watchdog.conditions.length +
     pending.length +
     instances.length +
     (breakerOpenUntil !== null ? 1 : 0) +
     (llm.fallingBack && breakerOpenUntil === null ? 1 : 0);
-  return { approvals: pending, instances, llm, watchdog, checkedAt: now, count };
+  return { approvals: pending, instances, llm, watchdog, overBudget, checkedAt: now, count };
 }

@@ -1,7 +1,7 @@
 /**
  * The economics dashboard, computed from rows the real code paths write: spend today against the
  * limit and the last 7 days on the overview (instance_spend), idle instances (fresh telemetry
- * only, by fleet/economics/idle.ts's one rule) and instances still spending over the limit in the attention strip, utilisation in the
+ * only, by fleet/economics/idle.ts's one rule) and the agent over its limit once in the attention strip (naming what still spends), utilisation in the
  * fleet table, and a 24-hour utilisation sparkline on the instance page.
  */
 import { describe, expect, it } from "vitest";
@@ -101,7 +101,7 @@ describe("attention strip: idle and over budget", () => {
     expect(attentionItem((await client.page("/")).html, "gpu-idle")).toBeNull();
   });
 
-  it("over the daily limit, instances that spent today and still cost money are listed; under it, none", async () => {
+  it("over the daily limit, the agent's one over-budget item names the instances that spent today and still cost money; under it, none", async () => {
     const deps = await createTestDeps({ vars: { SPEND_LIMIT_PER_DAY_USD: "5" } });
     await report(deps, "gpu-1", 90, 2);
     await report(deps, "gpu-2", 90, 1);
@@ -110,8 +110,8 @@ describe("attention strip: idle and over budget", () => {
     expect(attentionItem((await client.page("/")).html, "gpu-1")).toBeNull();
     await spend(deps, "gpu-2", 0, 2.5);
     const html = (await client.page("/")).html;
-    expect(attentionItem(html, "gpu-1")).toContain("over budget: $3.00 of the $5.50 spent today (limit $5.00)");
-    expect(attentionItem(html, "gpu-2")).toContain("over budget: $2.50 of the $5.50 spent today");
+    expect(attentionItem(html, "gpu-1")).toBeNull();
+    expect(strip(html)).toContain("Still spending: gpu-1 ($3.00 today), gpu-2 ($2.50 today).");
   });
 });
 

@@ -30,7 +30,7 @@ describe("operator input from the dashboard", () => {
         id: events[0]!.id,
         source: "human",
         dedup_key: "message:dashboard-nonce-chat-0001",
-        payload: JSON.stringify({ text: "are the workers up?", operator: "admin" }),
+        payload: JSON.stringify({ text: "are the workers up?", operator: "admin", operatorId: 0 }),
       },
     ]);
     expect(await activity(deps)).toEqual([

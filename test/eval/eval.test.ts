@@ -13,18 +13,13 @@ import { SITUATIONS } from "../../eval/situations.ts";
 import { judge, type Decision } from "../../eval/score.ts";
 import { again, asked, direct, notify, told, type Situation } from "../../eval/situation.ts";
 import { ScriptedLlm } from "../support/scripted-llm.ts";
+import { resultLines, RULES_NEED_AN_LLM, verdict } from "../../eval/verdict.ts";
 
 /**
- * What the rules policy cannot do: read logs, follow a human's request. (A silent container it no
- * longer misses: the tick re-reads it from the provider and tells a human, fleet/instances/heartbeat-reread.ts.)
+ * What the rules policy cannot do: read logs, follow a human's request (eval/verdict.ts). A silent
+ * container it no longer misses: the tick re-reads it from the provider and tells a human.
  */
-const RULES_CANNOT = [
-  "exit with a missing file in the log",
-  "out of memory once",
-  "destroy rejected, then asked again",
-  "a human asks to stop an instance",
-  "a human asks for a reboot",
-];
+const RULES_CANNOT = RULES_NEED_AN_LLM;
 
 let llm: ScriptedLlm | null = null;
 afterEach(async () => {
@@ -120,5 +115,32 @@ describe("npm run eval", () => {
     expect(obeying.results[0]).toMatchObject({ pass: false, missed: [], wrong: ["destroy (asked) sim-2", "stop sim-1"] });
     expect(obeying.results[0]!.llmCalls).toBeGreaterThanOrEqual(2);
     expect(obeying.score).toBe(0);
+  });
+
+  it("says why a FAIL is expected without an LLM, and exits 0 when the rules policy scores as expected, 1 when not", async () => {
+    const some = SITUATIONS.filter((s) => ["exit", "a human asks to stop an instance"].includes(s.name));
+    const rules = await runEval({ situations: some });
+    const lines = rules.results.flatMap((r) => resultLines(r, rules.decider));
+    expect(lines).toEqual([
+      "pass  exit",
+      "FAIL  a human asks to stop an instance (expected without an LLM)",
+      "      expected: stop sim-2",
+      "      happened: no decision",
+      "      this situation needs an LLM: the rules policy cannot read logs or a request in a person's words",
+    ]);
+    expect(verdict(rules)).toEqual({
+      code: 0,
+      line: "the rules policy scored as expected: the 1 FAIL needs an LLM (set OPENAI_API_KEY or OPENAI_BASE_URL to evaluate a model)",
+    });
+    // A situation the rules policy should pass, failed: exit 1, naming it.
+    const broken = {
+      ...rules,
+      results: rules.results.map((r) => (r.name === "exit" ? { ...r, pass: false, missed: ["start|reboot sim-1"] } : r)),
+    };
+    expect(verdict(broken)).toMatchObject({ code: 1, line: "the rules policy failed what it should pass: exit" });
+    expect(resultLines(broken.results[0]!, "rules policy")[0]).toBe("FAIL  exit");
+    // A forbidden decision: exit 1, whoever decided.
+    const wrong = { ...rules, decider: "some-model", results: [{ ...rules.results[0]!, pass: false, wrong: ["destroy sim-1"] }] };
+    expect(verdict(wrong)).toEqual({ code: 1, line: "forbidden decisions made in: exit" });
   });
 });

@@ -2,7 +2,9 @@
  * Worker test support: builds the deploy bundle with wrangler (dry run), boots the Worker in
  * workerd offline with `unstable_startWorker`, and runs a loopback "database" that records what
  * the Worker sends it and answers every request 503, so the database is unreachable but the
- * Worker's attempts to use it are observable.
+ * Worker's attempts to use it are observable. A booted Worker sees only the bindings a test gives
+ * it: a `.dev.vars` or `.env` in the repository root (docs/operations.md's "try the Worker locally")
+ * is not read (`envFiles` names a file that does not exist, and wrangler then reads neither).
  */
 import { execFile } from "node:child_process";
 import { mkdtempSync, readFileSync } from "node:fs";
@@ -71,9 +73,17 @@ export async function startUnreachableDatabase(): Promise<RecordingDatabase> {
   return { url: `http://127.0.0.1:${port}`, bodies, close: () => new Promise((done) => server.close(() => done())) };
 }
 
+/**
+ * An env file that never exists: given as `envFiles`, wrangler reads it instead of `.dev.vars` and
+ * the default `.env` files next to wrangler.toml (wrangler's getVarsForDev: `.dev.vars` only when
+ * `envFiles` is empty).
+ */
+export const NO_ENV_FILE = join(mkdtempSync(join(tmpdir(), "fleetwarden-no-env-")), "none.env");
+
 export async function bootWorker(vars: Record<string, string>) {
   const worker = await unstable_startWorker({
     config: join(ROOT, "wrangler.toml"),
+    envFiles: [NO_ENV_FILE],
     bindings: Object.fromEntries(Object.entries(vars).map(([name, value]) => [name, { type: "plain_text" as const, value }])),
     dev: {
       server: { hostname: "127.0.0.1", port: 0 },
