@@ -27,6 +27,8 @@ import { listActiveAgentIds } from "../pipeline/index.ts";
 import { pruneOldRecords } from "../pipeline/index.ts";
 import { checkLoopHealth } from "../agent/watchdog/watchdog.ts";
 import { withAgent } from "./with-agent.ts";
+import { checkLeaseExpiry } from "../fleet/leases/lease-expiry.ts";
+import { checkOrphans } from "../fleet/leases/orphans.ts";
 import { publishAll } from "../pipeline/index.ts";
 
 /** Fleet checks run by every tick, after the pipeline's own repairs (pipeline/tick-plan.ts runs them). */
@@ -53,6 +55,10 @@ export const FLEET_CHECKS: readonly AnyTickCheck[] = [
   announcePoisonDrops,
   repairStalledDeliveries,
   checkLoopHealth,
+  // Leases past their end: told, stopped after LEASE_GRACE_S (at most 20 per tick).
+  checkLeaseExpiry,
+  // Orphans told once a day (one account list per 10 min, at most 20 notices per tick).
+  checkOrphans,
 ];
 
 /** One agent's tick with its settings applied; null (nothing done) for an archived or unknown agent. */
