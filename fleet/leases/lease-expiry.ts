@@ -1,11 +1,11 @@
 /**
  * Lease expiry (issue 35, item 2, the expiry side): a rental's lease that ran out unrenewed is told
- * at once to its owner (named, and mentioned on Slack when the operator has a Slack user) through
- * the agent's channels, and LEASE_GRACE_S later its instance is stopped through executeAction as
- * `rules` (the action table decides: an approval list or shadow mode holds as for any stop; a
- * destroy is never asked for here) and the lease ends with endReason `expired` (`gone` when the
- * instance is already gone). A lease whose owner no longer exists (no operators row, or revoked) is
- * not this check's: its instance is an orphan (fleet/leases/orphans.ts).
+ * at once to its owner (named, with the operator's Slack user when set) through the agent's
+ * channels, and LEASE_GRACE_S later its instance is stopped through executeAction as `rules` (the
+ * action table decides: an approval list or shadow mode holds as for any stop; a destroy is never
+ * asked for here) and the lease ends with endReason `expired` (`gone` when the instance is already
+ * gone). A lease whose owner no longer exists (no operators row, or revoked; the ADMIN_TOKEN holder
+ * always exists) is not this check's: its instance is an orphan (fleet/leases/orphans.ts).
  *
  * Reads the `leases` table directly (the lease store, fleet/leases/leases.ts, is the MCP side's).
  *
@@ -153,9 +153,13 @@ interface DueLease {
   storagePerHour: number | null;
 }
 
-/** "ana's (through claude-code)", with a Slack mention of the owner when she has a Slack user. */
+/**
+ * "ana's (Slack user U0ANA) through claude-code": the owner named, with her Slack user when she has
+ * one. Operators have no channels of their own, so the owner is told in the agent's channels; a
+ * Slack `<@U…>` mention is not written, as the Slack channel escapes `<` and `>` in every text.
+ */
 function whose(lease: Pick<DueLease, "owner" | "client" | "slackUserId">): string {
-  const mention = lease.slackUserId ? ` (<@${lease.slackUserId}>)` : "";
+  const mention = lease.slackUserId ? ` (Slack user ${lease.slackUserId})` : "";
   const client = lease.client ? ` through ${lease.client}` : "";
   return `${lease.owner}'s${mention}${client}`;
 }

@@ -1,7 +1,7 @@
 /**
  * Lease expiry (fleet/leases/lease-expiry.ts, issue 35 item 2) on real libSQL and the simulated
- * account, leases inserted directly: a lease that ran out is told once (naming its owner, with a
- * Slack mention, and the $/h), its instance is stopped after LEASE_GRACE_S and not before, through
+ * account, leases inserted directly: a lease that ran out is told once (naming its owner, her Slack
+ * user, and the $/h), its instance is stopped after LEASE_GRACE_S and not before, through
  * the action table, and the stop is told; the lease ends `expired`. An extended lease is not told.
  * The bound: 21 expired leases, 20 handled on one tick and the last on the next. A lease whose
  * owner no longer exists is left to the orphan sweep. The check runs in the real tick (jobs/tick.ts).
@@ -64,7 +64,7 @@ describe("lease expiry", () => {
     expect(await tick(deps)).toMatchObject({ told: ["sim-1"], stopped: [] });
     const first = await told(deps);
     expect(first).toHaveLength(1);
-    expect(first[0]).toContain("ana's (<@U0ANA>) through claude-code lease on instance sim-1 (fine-tune llama) ran out");
+    expect(first[0]).toContain("ana's (Slack user U0ANA) through claude-code lease on instance sim-1 (fine-tune llama) ran out");
     expect(first[0]).toContain("$0.42/h");
 
     // Told once: later ticks inside the grace neither tell again nor stop.
