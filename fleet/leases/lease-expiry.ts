@@ -67,8 +67,7 @@ export const checkLeaseExpiry = defineTickCheck({
         .leftJoin(instances, and(eq(instances.agentId, leases.agentId), eq(instances.id, leases.instanceId)))
         .where(
           and(
-            eq(leases.agentId, agentId),
-            isNull(leases.endedAt),
+            openLeaseOf(agentId),
             lte(leases.endsAt, now),
             ownerExists(),
             or(not(told), lte(leases.endsAt, now - deps.config.leaseGraceMs)),
@@ -135,6 +134,15 @@ export const checkLeaseExpiry = defineTickCheck({
     };
   },
 });
+
+/**
+ * The agent's open leases, read through the partial index `leases_open` (open leases only, by
+ * endsAt): the unary `+` keeps SQLite off the primary key's agent_id prefix, which would read every
+ * lease the agent ever had (a lease keeps its row when it ends).
+ */
+export function openLeaseOf(agentId: string) {
+  return and(sql`+${leases.agentId} = ${agentId}`, isNull(leases.endedAt))!;
+}
 
 /** The lease's owner exists: an operator not revoked, or the ADMIN_TOKEN holder (who has no operators row). */
 export function ownerExists() {

@@ -16,7 +16,7 @@
  * - the provider list: at most one per account per ORPHAN_LIST_EVERY_MS (10 min), failures
  *   included (the sweeper's once_notices row `orphans-listed` holds the last attempt); none at all
  *   when an agent on the account has no filter (it claims everything);
- * - notices: the once-mark `orphan:<instance>:<UTC day>`, and at most ORPHAN_NOTICES_PER_TICK (20)
+ * - notices: the once-mark `orphan:<UTC day>:<instance>`, and at most ORPHAN_NOTICES_PER_TICK (20)
  *   per tick (the rest on a later tick: ownerless ones on the next, unclaimed ones at the next list);
  * - stops: the action key `orphan-stop:<instance>:<UTC day>` (a pending approval is not filed twice;
  *   the action table's rejection cooldown holds), one per notice.
@@ -31,7 +31,7 @@ import { executeAction } from "../actions/actions.ts";
 import { keyStartsWith, onceKey, onceNoticeStatements } from "../once-notices.ts";
 import { accountProvider } from "../providers/scoped-provider.ts";
 import { ratePerHour, utcDay } from "../economics/spend.ts";
-import { ownerExists } from "./lease-expiry.ts";
+import { openLeaseOf, ownerExists } from "./lease-expiry.ts";
 import { accountOf, agentsOnAccount, claimsAll, unclaimed } from "./unclaimed.ts";
 
 /** The list bound: one unscoped provider list per account per 10 minutes. */
@@ -40,7 +40,8 @@ export const ORPHAN_LIST_EVERY_MS = 10 * MINUTE_MS;
 export const ORPHAN_NOTICES_PER_TICK = 20;
 
 export const ORPHANS_LISTED_KEY = "orphans-listed";
-export const orphanKey = (instanceId: string, day: string) => onceKey("orphan", instanceId, day);
+/** Day first, so a tick reads only today's marks (a key range), never the days before. */
+export const orphanKey = (instanceId: string, day: string) => onceKey("orphan", day, instanceId);
 export const orphanStopKey = (instanceId: string, day: string) => `orphan-stop:${instanceId}:${day}`;
 
 export interface Orphan {
@@ -59,13 +60,18 @@ export interface OrphanReport {
 
 export const checkOrphans = defineTickCheck({
   name: "checkOrphans",
-  reads(deps: FleetDeps, agentId: string) {
+  reads(deps: FleetDeps, agentId: string, now: number) {
+    const mine = eq(onceNotices.agentId, agentId);
     return {
       agents: deps.db.select({ id: agents.id, settings: agents.settings }).from(agents).where(isNull(agents.archivedAt)),
       marks: deps.db
         .select({ key: onceNotices.key, at: onceNotices.at })
         .from(onceNotices)
-        .where(and(eq(onceNotices.agentId, agentId), keyStartsWith("orphan"))),
+        .where(and(mine, keyStartsWith(`orphan:${utcDay(now)}:`))),
+      listedAt: deps.db
+        .select({ at: onceNotices.at })
+        .from(onceNotices)
+        .where(and(mine, eq(onceNotices.key, ORPHANS_LISTED_KEY))),
       ownerless: deps.db
         .select({
           instanceId: leases.instanceId,
@@ -78,7 +84,7 @@ export const checkOrphans = defineTickCheck({
         .from(leases)
         .leftJoin(operators, and(eq(operators.name, leases.owner), isNull(operators.revokedAt)))
         .innerJoin(instances, and(eq(instances.agentId, leases.agentId), eq(instances.id, leases.instanceId), isNull(instances.goneAt)))
-        .where(and(eq(leases.agentId, agentId), isNull(leases.endedAt), not(ownerExists())))
+        .where(and(openLeaseOf(agentId), not(ownerExists())))
         .orderBy(asc(leases.endsAt))
         .limit(ORPHAN_NOTICES_PER_TICK),
     };
@@ -97,7 +103,7 @@ export const checkOrphans = defineTickCheck({
     const parsed = agentSettingsSchema.safeParse(mine?.settings ?? {});
     const account = accountOf(parsed.success ? parsed.data.provider : undefined, deps.config);
     const onAccount = agentsOnAccount(rows.agents, account, deps.config);
-    const lastList = rows.marks.find((m) => m.key === ORPHANS_LISTED_KEY)?.at;
+    const lastList = rows.listedAt[0]?.at;
     const listed: OrphanReport["listed"] =
       onAccount[0]?.id !== agentId
         ? "not the sweeper"
