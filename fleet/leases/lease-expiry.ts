@@ -196,12 +196,14 @@ async function stopExpired(deps: FleetDeps, agentId: string, lease: DueLease, no
       ? `was stopped; it no longer costs $${cost.toFixed(2)}/h (a stopped instance may still cost its storage)`
       : result.status === "awaiting_approval"
         ? `needs a human's approval to stop (request ${result.approvalId}); it costs $${cost.toFixed(2)}/h until then`
-        : `could not be stopped (${result.status}${result.error ? `: ${result.error}` : ""}); it still costs $${cost.toFixed(2)}/h`;
+        : result.status === "proposed"
+          ? `was not stopped: shadow mode recorded the stop as a proposal; it still costs $${cost.toFixed(2)}/h`
+          : `could not be stopped (${result.status}${result.error ? `: ${result.error}` : ""}); it still costs $${cost.toFixed(2)}/h`;
   await tellOnce(deps, agentId, {
     key: leaseStoppedKey(lease.instanceId, lease.endsAt),
     title: `Instance ${lease.instanceId}: lease expired`,
     body: `${whose(lease)} lease on instance ${lease.instanceId} (${lease.purpose}) ran out at ${iso(lease.endsAt)} and was not extended within its grace of ${grace / 1000} s, so instance ${lease.instanceId} ${outcome}. The lease is ended.`,
-    severity: result.status === "succeeded" || result.status === "awaiting_approval" ? "warning" : "critical",
+    severity: ["succeeded", "awaiting_approval", "proposed"].includes(result.status) ? "warning" : "critical",
     instanceId: lease.instanceId,
   });
   return { instanceId: lease.instanceId, status: result.status, ...(result.error ? { error: result.error } : {}) };

@@ -121,6 +121,16 @@ describe("lease expiry", () => {
     expect(await tick(deps)).toEqual({ told: [], stopped: [], gone: [] });
   });
 
+  it("asks a human when stop is on the approval list, and says so", async () => {
+    const deps = await setup(1, { LEASE_GRACE_S: "0", APPROVAL_REQUIRED_ACTIONS: "stop,destroy" });
+    await lease(deps, "sim-1", deps.clock.now() - S);
+    const report = await tick(deps);
+    expect(report.stopped).toMatchObject([{ instanceId: "sim-1", status: "awaiting_approval" }]);
+    expect(await simState(deps, "sim-1")).toBe("running");
+    expect((await told(deps)).some((t) => t.includes("needs a human's approval to stop"))).toBe(true);
+    expect((await leaseRow(deps, "sim-1")).endReason).toBe("expired");
+  });
+
   it("leaves a lease whose owner no longer exists to the orphan sweep", async () => {
     const deps = await setup(1, { LEASE_GRACE_S: "0" });
     await lease(deps, "sim-1", deps.clock.now() - S, "ghost");
