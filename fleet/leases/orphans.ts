@@ -19,7 +19,8 @@
  * - notices: the once-mark `orphan:<UTC day>:<instance>`, and at most ORPHAN_NOTICES_PER_TICK (20)
  *   per tick (the rest on a later tick: ownerless ones on the next, unclaimed ones at the next list);
  * - stops: the action key `orphan-stop:<instance>:<UTC day>` (a pending approval is not filed twice;
- *   the action table's rejection cooldown holds), one per notice.
+ *   the action table's rejection cooldown holds), one per notice, and only of a running (billed)
+ *   orphan: a stopped one is told with its storage cost and never asked about again.
  */
 import { and, asc, eq, isNull, not } from "drizzle-orm";
 import type { FleetDeps } from "../deps.ts";
@@ -31,6 +32,7 @@ import { executeAction } from "../actions/actions.ts";
 import { keyStartsWith, onceKey, onceNoticeStatements } from "../once-notices.ts";
 import { accountProvider } from "../providers/scoped-provider.ts";
 import { ratePerHour, utcDay } from "../economics/spend.ts";
+import { RENTED_STATES } from "../economics/instance-cost.ts";
 import { openLeaseOf, ownerExists } from "./lease-expiry.ts";
 import { accountOf, agentsOnAccount, claimsAll, unclaimed } from "./unclaimed.ts";
 
@@ -47,6 +49,8 @@ export const orphanStopKey = (instanceId: string, day: string) => `orphan-stop:$
 export interface Orphan {
   instanceId: string;
   why: "unclaimed" | "ownerless";
+  /** Its GPU is billed (a rented state); a stopped orphan is told with its storage cost, never stopped again. */
+  billing: boolean;
   costPerHour: number;
   label: string | null;
   owner?: string;
@@ -96,7 +100,14 @@ export const checkOrphans = defineTickCheck({
     const marked = new Set(rows.marks.map((m) => m.key));
     const ownerless: Orphan[] = rows.ownerless
       .filter((row) => !marked.has(orphanKey(row.instanceId, day)))
-      .map((row) => ({ instanceId: row.instanceId, why: "ownerless", costPerHour: ratePerHour(row), label: row.label, owner: row.owner }));
+      .map((row) => ({
+        instanceId: row.instanceId,
+        why: "ownerless",
+        billing: RENTED_STATES.has(row.state),
+        costPerHour: ratePerHour(row),
+        label: row.label,
+        owner: row.owner,
+      }));
 
     // The unclaimed ones: only the account's sweeper lists, at most once per bound.
     const mine = rows.agents.find((a) => a.id === agentId);
@@ -130,6 +141,7 @@ export const checkOrphans = defineTickCheck({
                 .map((i) => ({
                   instanceId: i.id,
                   why: "unclaimed" as const,
+                  billing: RENTED_STATES.has(i.state),
                   costPerHour: ratePerHour({ state: i.state, pricePerHour: i.pricePerHour, storagePerHour: i.storagePerHour ?? null }),
                   label: i.label,
                 })),
@@ -138,7 +150,7 @@ export const checkOrphans = defineTickCheck({
         const told = found.slice(0, ORPHAN_NOTICES_PER_TICK);
         await tellOrphans(deps, agentId, told, day, mode === "stop");
         const stops: OrphanReport["stops"] = [];
-        if (mode === "stop") for (const orphan of told) stops.push(await stopOrphan(deps, agentId, orphan, day));
+        if (mode === "stop") for (const orphan of told.filter((o) => o.billing)) stops.push(await stopOrphan(deps, agentId, orphan, day));
         if (told.length > 0) deps.log.info("orphan sweep told a human", { agentId, told: told.length, stops: stops.length });
         return { listed: status, told, stops };
       },
@@ -168,9 +180,11 @@ async function tellOrphans(deps: FleetDeps, agentId: string, orphans: readonly O
       key: orphanKey(o.instanceId, day),
       title: `Orphan instance ${o.instanceId} costs $${o.costPerHour.toFixed(2)}/h`,
       body: `${describe(o)} It costs $${o.costPerHour.toFixed(2)}/h. ${
-        stopping
+        stopping && o.billing
           ? "ORPHANS=stop: stopping it waits for a human's approval."
-          : "Nothing is done about it (ORPHANS=tell); stop or destroy it at the provider, or claim it with an agent's instance filter."
+          : stopping
+            ? "It is not running (ORPHANS=stop stops only a running one); stop paying for its disk by destroying it at the provider if nothing on it is needed."
+            : "Nothing is done about it (ORPHANS=tell); stop or destroy it at the provider, or claim it with an agent's instance filter."
       } Told once a day while it lasts.`,
       severity: "warning",
       instanceId: o.instanceId,

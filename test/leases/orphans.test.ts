@@ -123,6 +123,10 @@ describe("the orphan sweep", () => {
     // The same day's next tick files nothing more.
     deps.clock.advance(ORPHAN_LIST_EVERY_MS);
     expect(await tick(deps)).toMatchObject({ told: [], stops: [] });
+    // The next day it is told again (its storage still costs), but a stopped orphan is not asked about again.
+    deps.clock.advance(DAY);
+    const nextDay = await tick(deps);
+    expect(nextDay).toMatchObject({ told: [{ instanceId: "sim-3", billing: false }], stops: [] });
   });
 
   it("tells an instance whose lease owner no longer exists, once a day", async () => {
