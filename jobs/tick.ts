@@ -30,6 +30,8 @@ import { listActiveAgentIds } from "../pipeline/index.ts";
 import { pruneOldRecords } from "../pipeline/index.ts";
 import { checkLoopHealth } from "../agent/watchdog/watchdog.ts";
 import { withAgent } from "./with-agent.ts";
+import { checkLeaseExpiry } from "../fleet/leases/lease-expiry.ts";
+import { checkOrphans } from "../fleet/leases/orphans.ts";
 import { publishAll } from "../pipeline/index.ts";
 
 /** Fleet checks run by every tick, after the pipeline's own repairs (pipeline/tick-plan.ts runs them). */
@@ -62,6 +64,10 @@ export const FLEET_CHECKS: readonly AnyTickCheck[] = [
   checkStalls,
   // Silent webhook reporters re-read from the provider after the batch: at most 10 a tick, one per silence episode.
   rereadSilentInstances,
+  // Leases past their end: told, stopped after LEASE_GRACE_S (at most 20 per tick).
+  checkLeaseExpiry,
+  // Orphans told once a day (one account list per 10 min, at most 20 notices per tick).
+  checkOrphans,
 ];
 
 /** One agent's tick with its settings applied; null (nothing done) for an archived or unknown agent. */

@@ -32,6 +32,13 @@ export interface ActionRequest {
    */
   operator?: string;
   /**
+   * Acts through the whole provider account, not the agent's instance filter: an orphan no agent's
+   * filter claims (fleet/leases/orphans.ts), which the agent's scoped provider would refuse. Set
+   * only by the orphan sweep and by carrying out its approval (marked `account: true` on the
+   * requested action's result), never from a tool's or a request's input.
+   */
+  account?: true;
+  /**
    * Why the caller wants a human to decide, in words for the approver: nothing in the run's input
    * concerns the instance (blast radius, agent/tools/instance-actions.ts), or a rule that only
    * ever proposes (the economics check's destroy of a long-stopped instance).

@@ -127,6 +127,8 @@ export async function decideApproval(
   deps.log.info("approval decided", { agentId, approvalId, decision, kind: decided.kind, instanceId: decided.instanceId });
 
   const [requested] = decided.actionId !== null ? await db.select().from(actions).where(eq(actions.id, decided.actionId)) : [];
+  // An orphan's stop acts through the whole account, as the sweep asked (fleet/leases/orphans.ts).
+  const account = (requested?.result as { account?: unknown } | null)?.account === true;
   let action: ActionResult | undefined;
   if (decision === "reject") await recordRejection(deps, decided, by);
   else if (decided.instanceId)
@@ -143,6 +145,7 @@ export async function decideApproval(
       idempotencyKey: approvalActionKey(approvalId),
       reason: note ? `approved: ${note}` : `approved: ${decided.reason}`,
       approvalId,
+      ...(account ? { account: true as const } : {}),
     });
     if (operator) await db.update(actions).set({ operator }).where(eq(actions.id, action.actionId));
   }

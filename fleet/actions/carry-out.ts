@@ -14,6 +14,7 @@ import { markReplacementApproved } from "./replace-approval.ts";
 import { describeBlock } from "./action-blocks.ts";
 import { tellRefused } from "./bounds.ts";
 import { tellMoneyMove } from "./money-told.ts";
+import { accountProvider } from "../providers/scoped-provider.ts";
 import { leaseRemainingMs } from "../../pipeline/index.ts";
 import type { ActionRequest, ActionResult } from "./action-types.ts";
 import type { Decision } from "./decide.ts";
@@ -153,7 +154,8 @@ async function recordUnsupported(deps: ActionDeps, request: ActionRequest): Prom
 
 /** Calls the provider; a run's call (and its retries) is aborted when the run's lease runs out. */
 function callProvider(deps: ActionDeps, request: ActionRequest): Promise<void> {
-  const { provider } = deps;
+  // An orphan's stop goes to the whole account: the agent's filter does not claim the instance.
+  const provider = request.account ? accountProvider(deps.provider) : deps.provider;
   const remaining = leaseRemainingMs(request.fence, deps.clock.now());
   const call = remaining === null ? {} : { signal: AbortSignal.timeout(remaining) };
   switch (request.kind) {

@@ -22,6 +22,11 @@ import {
   type ProviderCall,
 } from "./provider.ts";
 
+/** The whole account behind an agent's provider (the provider itself when it is not scoped). */
+export function accountProvider(provider: FleetProvider): FleetProvider {
+  return provider instanceof ScopedProvider ? provider.inner : provider;
+}
+
 export class ScopedProvider implements FleetProvider {
   readonly kind: FleetProvider["kind"];
   readonly capabilities: FleetProvider["capabilities"];

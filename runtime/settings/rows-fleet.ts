@@ -159,4 +159,23 @@ export const FLEET_ROWS = {
     at: "stall.approval",
     bounds: "`true` or `false`",
   }),
+  LEASE_GRACE_S: setting({
+    group: instances,
+    doc: "a rental's lease that ran out unrenewed is told to its owner at once, and its instance is stopped this long after (fleet/leases/lease-expiry.ts; a destroy only by approval)",
+    ...whole(0, WINDOW_MAX_S, 600),
+    to: ms,
+    at: "leaseGraceMs",
+    agent: {
+      key: "leaseGraceS",
+      field: { label: "Lease grace before stopping (s)", input: "number" },
+      show: (graceMs) => `${Number(graceMs) / 1000} s`,
+    },
+  }),
+  ORPHANS: setting({
+    group: instances,
+    doc: "instances in the provider account that no agent's filter claims, or whose lease owner no longer exists (fleet/leases/orphans.ts): `none` ignores them, `tell` tells once per instance per day with their $/h, `stop` also asks a human to approve stopping each",
+    schema: z.enum(["none", "tell", "stop"]).default("tell"),
+    at: "orphans",
+    agent: { key: "orphans", schema: z.enum(["none", "tell", "stop"]), show: String },
+  }),
 };

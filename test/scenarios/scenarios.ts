@@ -37,6 +37,7 @@ import { defineBoundsScenario } from "./bounds-scenario.ts";
 import { defineEconomicsScenario } from "./economics-scenario.ts";
 import { defineRunBudgetScenario } from "./run-budget-scenario.ts";
 import { defineReplacementScenario } from "./replacement-scenario.ts";
+import { defineLeaseScenario } from "./lease-scenario.ts";
 
 /**
  * Issue 13's budget for one agent's tick delivery: a database round trip per provider page (the
@@ -308,6 +309,8 @@ export function defineScenarios(start: StartHost, onDone?: (host: ScenarioHost) 
   defineEconomicsScenario(() => host);
   // Last: it destroys the bulk instance it replaces.
   defineReplacementScenario(() => host);
+  // A lease that runs out is stopped after its grace (a bulk instance no other scenario uses).
+  defineLeaseScenario(() => host);
 
   return () => host;
 }
