@@ -53,12 +53,7 @@ export async function extendLease(deps: LeaseDeps, agentId: string, instanceId: 
 }
 
 /** Ends an open lease; null when it was not open (already ended, or never leased). */
-export async function endLease(
-  deps: LeaseDeps,
-  agentId: string,
-  instanceId: string,
-  reason: LeaseEndReason,
-): Promise<Lease | null> {
+export async function endLease(deps: LeaseDeps, agentId: string, instanceId: string, reason: LeaseEndReason): Promise<Lease | null> {
   const now = deps.clock.now();
   const [row] = await deps.db
     .update(leases)

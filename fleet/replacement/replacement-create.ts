@@ -34,7 +34,7 @@ export interface CreateAttempt {
 
 export type CreateResult = { id: string; offer: Offer } | { outcome: "waiting" } | { failed: string };
 
-function classify(err: unknown): CreateAttempt["outcome"] {
+export function classify(err: unknown): CreateAttempt["outcome"] {
   if (!(err instanceof ProviderError) || err.status === null) return "maybe_rented";
   if (err.status === 429) return "rate_limited";
   if (err.status === 408 || err.status >= 500) return "maybe_rented";
