@@ -31,6 +31,7 @@ import { trustRoutes } from "./trust/trust.index.ts";
 import { deliveryRoutes } from "./internal/deliveries.ts";
 import { slackRoutes } from "./integrations/slack.ts";
 import { dashboardRoutes } from "../dashboard/routes.tsx";
+import { mcpRoutes } from "./mcp/mcp.index.ts";
 
 export const MAX_BODY_BYTES = 256 * 1024;
 
@@ -51,6 +52,7 @@ export function buildApp(resolveDeps: ResolveDeps) {
     .route("/agents", modeRoutes)
     .route("/agents", agentHealthRoutes)
     .route("/agents", trustRoutes)
+    .route("/agents", mcpRoutes)
     .route("/", cronRoutes)
     .route("/", fleetRoutes)
     .route("/", operatorRoutes);

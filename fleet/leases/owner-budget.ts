@@ -20,7 +20,7 @@ export function ownerSpendTodayStatement(deps: Pick<FleetDeps, "db">, agentId: s
   const from = sql`max(${dayStart}, ${leases.createdAt})`;
   return deps.db
     .select({
-      usd: sql<number>`coalesce(sum(coalesce(${instances.pricePerHour}, 0) * max(0, ${until} - ${from}) / ${HOUR_MS}.0), 0)`,
+      usd: sql<number>`coalesce(sum(coalesce(${instances.pricePerHour}, 0) * max(0, ${until} - ${from}) / cast(${HOUR_MS} as real)), 0)`,
     })
     .from(leases)
     .leftJoin(instances, and(eq(instances.agentId, leases.agentId), eq(instances.id, leases.instanceId)))
