@@ -14,9 +14,12 @@
  * - a timeout, a 5xx or a network failure after sending: maybe rented. Only the marker label
  *   decides (replacement.ts adoptByMarker), never a second create.
  */
-import type { ActionDeps } from "../actions/actions.ts";
+import type { FleetDeps } from "../deps.ts";
 import { ProviderError, type InstanceSpec, type Offer } from "../providers/provider.ts";
 import { advance, type ReplacementRow } from "./replacement-rows.ts";
+
+/** What a create needs (the rental of fleet/actions/rent.ts shares `classify`, so no import of the action modules here). */
+type ActionDeps = Pick<FleetDeps, "db" | "clock" | "provider" | "log">;
 
 /** A 429 on create is retried by later ticks at most this many times per replacement. */
 export const MAX_RATE_LIMITED = 3;
