@@ -2,7 +2,7 @@
  * Carrying out a rental on a lease (issue #35, item 2), once the action table let it act and its
  * key is claimed: the offers like the asked GPU model and count, within its max $/h and at least
  * its disk, cheapest first; tried in order (at most REPLACE_MAX_OFFERS, the replacement's bound)
- * while the answer is a clear "taken" (fleet/replacement/replacement-create.ts `classify`); the
+ * while the answer is a clear "taken" (fleet/providers/create-answer.ts `classify`, as a replacement reads it); the
  * lease recorded (owner, client, purpose, end) and the owner and lease end written into the
  * provider's label at create, so they survive fleetwarden. A "maybe rented" answer (timeout, 5xx)
  * is never retried: it is recorded failed with that warning, and the lease label finds it.
@@ -11,7 +11,7 @@
  * of the key answers with its record), and an owner's rentals per hour are a gate in decide.ts.
  */
 import { ProviderError, type Offer } from "../providers/provider.ts";
-import { classify } from "../replacement/replacement-create.ts";
+import { classify } from "../providers/create-answer.ts";
 import { openLease } from "../leases/leases.ts";
 import { finishAction } from "./action-records.ts";
 import type { FleetDeps } from "../deps.ts";

@@ -14,18 +14,15 @@
  * - a timeout, a 5xx or a network failure after sending: maybe rented. Only the marker label
  *   decides (replacement.ts adoptByMarker), never a second create.
  */
-import type { FleetDeps } from "../deps.ts";
-import { ProviderError, type InstanceSpec, type Offer } from "../providers/provider.ts";
+import type { ActionDeps } from "../actions/actions.ts";
+import type { InstanceSpec, Offer } from "../providers/provider.ts";
+import { classify } from "../providers/create-answer.ts";
 import { advance, type ReplacementRow } from "./replacement-rows.ts";
-
-/** What a create needs (the rental of fleet/actions/rent.ts shares `classify`, so no import of the action modules here). */
-type ActionDeps = Pick<FleetDeps, "db" | "clock" | "provider" | "log">;
 
 /** A 429 on create is retried by later ticks at most this many times per replacement. */
 export const MAX_RATE_LIMITED = 3;
 
-/** How the providers say an offer was taken or has no capacity left (nothing was rented). */
-export const OFFER_GONE = /no_such_ask|insufficient[-_ ]capacity|no longer any instances available|not enough (free )?gpus|not available/i;
+export { OFFER_GONE } from "../providers/create-answer.ts";
 
 export interface CreateAttempt {
   offerId: string;
@@ -36,13 +33,6 @@ export interface CreateAttempt {
 }
 
 export type CreateResult = { id: string; offer: Offer } | { outcome: "waiting" } | { failed: string };
-
-export function classify(err: unknown): CreateAttempt["outcome"] {
-  if (!(err instanceof ProviderError) || err.status === null) return "maybe_rented";
-  if (err.status === 429) return "rate_limited";
-  if (err.status === 408 || err.status >= 500) return "maybe_rented";
-  return OFFER_GONE.test(err.message) ? "taken" : "refused";
-}
 
 /** Tries the offers in order on the claimed (`creating`) row; `attempts` gains one entry per create sent. */
 export async function createFromOffers(
