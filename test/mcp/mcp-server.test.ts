@@ -203,7 +203,7 @@ describe("rental gates, through the app's fetch handler (as the Worker host call
     const { token } = await createOperator(deps.db, { name: "ada", role: "operator", createdBy: "admin", now: deps.clock.now() });
     const fetchFn = ((input: RequestInfo | URL, init?: RequestInit) => app.fetch(new Request(input, init))) as typeof fetch;
     const client = await connect("http://fleetwarden.test/api/agents/default/mcp", token, "codex", fetchFn);
-    return { deps, client };
+    return { deps, client, app };
   }
 
   it("refuses a rental past the owner's daily budget, with the figures, and rents within it", async () => {
@@ -242,5 +242,59 @@ describe("rental gates, through the app's fetch handler (as the Worker host call
     deps.clock.advance(3600_000 + 1);
     expect((await call(client, "rent_instance", { ...RENT, lease_seconds: 600 })).json.status).toBe("succeeded");
     await client.close();
+  });
+
+  it("files an approval for a rental APPROVAL_REQUIRED_ACTIONS names; approving it rents what was asked, on the lease", async () => {
+    const { deps, client, app } = await setup({ APPROVAL_REQUIRED_ACTIONS: "rent" });
+    const asked = await call(client, "rent_instance", RENT);
+    expect(asked.json.status).toBe("awaiting_approval");
+    expect(await deps.db.select().from(leases)).toHaveLength(0);
+    const pending = await call(client, "list_approvals", { status: "pending" });
+    const approval = (pending.json.approvals as Json[])[0]!;
+    expect(approval).toMatchObject({ kind: "rent" });
+    expect(approval.reason).toContain("fine-tune the classifier");
+
+    const res = await app.request(`/api/agents/default/approvals/${approval.id}`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}`, "content-type": "application/json" },
+      body: JSON.stringify({ decision: "approve" }),
+    });
+    expect(res.status).toBe(200);
+    const [lease] = await deps.db.select().from(leases);
+    expect(lease).toMatchObject({ owner: "ada", client: "codex", purpose: RENT.purpose, endedAt: null });
+    const [sim] = await deps.db.select().from(simulatorInstances).where(eq(simulatorInstances.id, lease!.instanceId));
+    expect(sim!.label).toMatch(/^fw-lease owner=ada until=/);
+    await client.close();
+  });
+
+  it("in shadow mode records a rental as proposed and rents nothing", async () => {
+    const { deps, client } = await setup({ AGENT_MODE: "shadow" });
+    const proposed = await call(client, "rent_instance", RENT);
+    expect(proposed.json.status).toBe("proposed");
+    expect(await deps.db.select().from(leases)).toHaveLength(0);
+    expect(await deps.db.select().from(simulatorInstances).where(eq(simulatorInstances.state, "loading"))).toHaveLength(0);
+    await client.close();
+  });
+
+  it("acts only on an instance the caller leases", async () => {
+    const { deps, client, app } = await setup();
+    const { token } = await createOperator(deps.db, { name: "bo", role: "operator", createdBy: "admin", now: deps.clock.now() });
+    const fetchFn = ((input: RequestInfo | URL, init?: RequestInit) => app.fetch(new Request(input, init))) as typeof fetch;
+    const other = await connect("http://fleetwarden.test/api/agents/default/mcp", token, "cursor", fetchFn);
+    const theirs = (await call(other, "rent_instance", RENT)).json.instanceId as string;
+
+    const refused = await call(client, "request_action", { instance_id: theirs, kind: "stop", reason: "not mine" });
+    expect(refused.isError).toBe(true);
+    expect(refused.json.error).toBe(`instance ${theirs} is leased by bo, not by ada`);
+    expect((await call(client, "release_instance", { instance_id: theirs })).isError).toBe(true);
+    expect((await call(client, "extend_lease", { instance_id: theirs, lease_seconds: 600 })).isError).toBe(true);
+    const unleased = await call(client, "request_action", { instance_id: "sim-1", kind: "stop", reason: "never leased" });
+    expect(unleased.json.error).toMatch(/not leased through fleetwarden/);
+
+    const rented = await call(client, "rent_instance", RENT);
+    const rebooted = await call(client, "request_action", { instance_id: rented.json.instanceId, kind: "reboot", reason: "stuck" });
+    expect(rebooted.json.status).toBe("succeeded");
+    await client.close();
+    await other.close();
   });
 });
