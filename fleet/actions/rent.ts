@@ -14,13 +14,14 @@ import { ProviderError, type Offer } from "../providers/provider.ts";
 import { classify } from "../providers/create-answer.ts";
 import { openLease } from "../leases/leases.ts";
 import { finishAction } from "./action-records.ts";
+import { tellMoneyMove } from "./money-told.ts";
 import type { FleetDeps } from "../deps.ts";
 import type { ActionRequest, ActionResult, RentSpec } from "./action-types.ts";
 
 /** The offers one search asks for (the tries are bounded by REPLACE_MAX_OFFERS). */
 const OFFERS_PER_SEARCH = 20;
 
-type ActionDeps = Pick<FleetDeps, "db" | "clock" | "config" | "provider" | "log">;
+type ActionDeps = Pick<FleetDeps, "db" | "clock" | "config" | "provider" | "scheduler" | "log">;
 
 /** The provider label of a leased instance: the agent's filter prefix, then owner and lease end. */
 export function leaseLabel(rent: Pick<RentSpec, "labelPrefix" | "owner">, endsAt: number): string {
@@ -80,6 +81,9 @@ export async function rent(
         status: "succeeded",
         result: { providerCalled: true, provider: deps.provider.kind, instanceId: id, offer, label, leaseEndsAt: lease.endsAt, attempts },
       });
+      // Rented without a human deciding (a model, or a coding agent for its operator): told once, with its $/h.
+      const told = `${request.reason ?? "rented"}; ${offer.gpuCount}× ${offer.gpuName} at $${offer.pricePerHour}/h for ${spec.owner}, lease until ${new Date(lease.endsAt).toISOString()}`;
+      await tellMoneyMove(deps, { ...request, instanceId: id, reason: told }, actionId);
       deps.log.info("rented on a lease", {
         agentId: request.agentId,
         actionId,

@@ -20,7 +20,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startNodeHost } from "../../functions/host/node-host.ts";
 import { buildApp } from "../../functions/app.ts";
 import { createOperator } from "../../auth/operators-store.ts";
-import { leases, operatorActivity, simulatorInstances } from "../../schema/index.ts";
+import { leases, notifications, operatorActivity, simulatorInstances } from "../../schema/index.ts";
 import { silentLogger } from "../support/silent-logger.ts";
 import { createTestDeps, TEST_ADMIN_TOKEN, TEST_WEBHOOK_SECRET } from "../support/test-deps.ts";
 
@@ -221,6 +221,13 @@ describe("rental gates, through the app's fetch handler (as the Worker host call
     // One hour at $0.50 fits; the operator's activity log names the client.
     const rented = await call(client, "rent_instance", RENT);
     expect(rented.json.status).toBe("succeeded");
+    // Money moved without a human deciding: told once, with the $/h.
+    const [told] = await deps.db
+      .select()
+      .from(notifications)
+      .where(eq(notifications.dedupKey, `money:${rented.json.actionId}`));
+    expect(told!.title).toBe(`Rented ${rented.json.instanceId}: a new instance on a lease (its $/h is in the reason)`);
+    expect(told!.body).toContain(`at $${rented.json.pricePerHour}/h for ada`);
     const activity = await deps.db.select().from(operatorActivity).where(eq(operatorActivity.action, "mcp_action"));
     expect(activity.map((a) => [a.operatorName, a.subject])).toContainEqual([
       "ada",
