@@ -128,7 +128,7 @@ export const GATES: readonly Gate[] = [
     name: "owner budget",
     when: (f) => f.kind === "rent" && !f.approvedByHuman && (f.ownerOverBudget ?? null) !== null,
     outcome: "refused",
-    doc: "A rental whose owner's spend today (their leased instances' price × hours leased today) plus the new rental's max $/h × its lease hours left today passes OWNER_SPEND_LIMIT_PER_DAY_USD: recorded `refused` with the figures, nothing rented, nobody asked (issue #35: the budget refuses).",
+    doc: "A rental whose owner's leases on the agent cost today (each instance's $/h × the hours of today it is leased for, through its lease end) plus the new rental's max $/h × its lease hours left today pass OWNER_SPEND_LIMIT_PER_DAY_USD: recorded `refused` with the figures, nothing rented, nobody asked (issue #35: the budget refuses).",
   },
   {
     name: "owner rentals per hour",

@@ -148,7 +148,7 @@ export const ECONOMICS_ROWS = {
   }),
   OWNER_SPEND_LIMIT_PER_DAY_USD: setting({
     group: economics,
-    doc: "per owner (an operator renting through the MCP server, docs/mcp.md), per UTC day: a rental whose owner's spend today on their leased instances plus the new rental's max $/h over its lease hours left today passes it is refused with the figures (per agent: `null`/`none` means no owner budget)",
+    doc: "per owner (an operator renting through the MCP server, docs/mcp.md), per UTC day: a rental is refused, with the figures, when what the owner's leased instances cost today (each $/h over the hours of today it is leased for, through its lease end) plus the new rental's max $/h over its lease hours left today passes it (per agent: `null`/`none` means no owner budget)",
     schema: z.coerce
       .number()
       .positive("must be more than 0")

@@ -221,6 +221,13 @@ describe("rental gates, through the app's fetch handler (as the Worker host call
     // One hour at $0.50 fits; the operator's activity log names the client.
     const rented = await call(client, "rent_instance", RENT);
     expect(rented.json.status).toBe("succeeded");
+    // The budget sums the instances the owner holds (at the offer's $/h until the provider lists them).
+    const price = rented.json.pricePerHour as number;
+    expect((await call(client, "rent_instance", RENT)).json.status).toBe("succeeded");
+    const third = await call(client, "rent_instance", RENT);
+    expect(third.json.status).toBe("refused");
+    expect(third.json.error).toContain(`cost $${(2 * price).toFixed(2)} today`);
+    expect(third.json.error).toContain(`$${(2 * price + 0.5).toFixed(2)} in all`);
     // Money moved without a human deciding: told once, with the $/h.
     const [told] = await deps.db
       .select()
