@@ -36,7 +36,9 @@ export type ActivityKind =
   /** An agent's webhook secret rotated (subject: its id; the secret is never recorded). */
   | "webhook_secret_rotate"
   /** A human lifted the fleet breaker's hold for its open episode (subject: "episode #id"). */
-  | "fleet_breaker_lift";
+  | "fleet_breaker_lift"
+  /** A write tool called through the MCP server (subject: "tool instance #actionId via <client>"). */
+  | "mcp_action";
 
 export async function recordActivity(db: Db, who: Principal, entry: ActivityEntry): Promise<void> {
   await activityInsert(db, who, entry);

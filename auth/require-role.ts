@@ -23,6 +23,10 @@ export function requireRole(role: Role) {
 const viewer = requireRole("viewer");
 const operator = requireRole("operator");
 
+/** The MCP endpoint: every POST is JSON-RPC, reads included; its server offers each role its tools (jobs/mcp/mcp-server.ts). */
+const MCP_PATH = /^\/api\/agents\/[^/]+\/mcp$/;
+
 export const roleByMethod = createMiddleware<AuthEnv>(async function roleByMethodMiddleware(c, next) {
+  if (MCP_PATH.test(c.req.path)) return viewer(c, next);
   return (isWriteMethod(c.req.method) ? operator : viewer)(c, next);
 });

@@ -33,6 +33,7 @@ import { deliveryRoutes } from "./internal/deliveries.ts";
 import { slackRoutes } from "./integrations/slack.ts";
 import { dashboardRoutes } from "../dashboard/routes.tsx";
 import { fleetBreakerRoutes } from "./fleet-breaker/fleet-breaker.index.ts";
+import { mcpRoutes } from "./mcp/mcp.index.ts";
 
 export const MAX_BODY_BYTES = 256 * 1024;
 
@@ -54,6 +55,7 @@ export function buildApp(resolveDeps: ResolveDeps) {
     .route("/agents", agentHealthRoutes)
     .route("/agents", trustRoutes)
     .route("/agents", fleetBreakerRoutes)
+    .route("/agents", mcpRoutes)
     .route("/", cronRoutes)
     .route("/", fleetRoutes)
     .route("/", operatorRoutes);

@@ -13,6 +13,7 @@ import { actionQuery, type ActionRow } from "./action-records.ts";
 import { activeBlockQuery, blockHolds, type ActionBlock } from "./action-blocks.ts";
 import type { ActionRequest } from "./action-types.ts";
 import { NOT_BILLING_STATES, SPENDING_KINDS, type ActionFacts } from "./decide.ts";
+import { overOwnerBudget, ownerRentalsStatement, ownerSpendTodayStatement, rentalCostToday } from "../leases/owner-budget.ts";
 import { breakerEpisodeReads, breakerTrips, fleetHealthReads, fleetShare, liftedFrom, REMEDIATION_KINDS } from "./fleet-breaker.ts";
 
 type FactDeps = Pick<FleetDeps, "db" | "clock" | "config" | "provider">;
@@ -88,6 +89,7 @@ export async function gatherFacts(deps: FactDeps, request: ActionRequest): Promi
         SPENDING_KINDS.has(request.kind) ||
         (request.kind === "reboot" && instance !== undefined && instance.goneAt === null && NOT_BILLING_STATES.has(instance.state)),
       fleetBreakerOpen: await breakerOpen(deps, request, now),
+      ...(await ownerFacts(deps, request, now)),
     },
     ...(recorded ? { recorded } : {}),
     ...(pending ? { pending } : {}),
@@ -107,4 +109,24 @@ async function breakerOpen(deps: FactDeps, request: ActionRequest, now: number):
   const [rows, listed, open, lifts] = await deps.db.batch([fleet.instances, fleet.listed, episode.episode, episode.lifts]);
   if (!breakerTrips(deps.config, fleetShare(rows, listed[0]?.at ?? null))) return false;
   return !liftedFrom(open, lifts);
+}
+
+/** The owner budget and rentals-per-hour facts of a rental (nothing for other kinds). */
+async function ownerFacts(
+  deps: FactDeps,
+  request: ActionRequest,
+  now: number,
+): Promise<Pick<ActionFacts, "ownerOverBudget" | "ownerRentalsLastHour">> {
+  const rent = request.rent;
+  if (request.kind !== "rent" || !rent) return {};
+  const [[spent], [rentals]] = await deps.db.batch([
+    ownerSpendTodayStatement(deps, request.agentId, rent.owner, now),
+    ownerRentalsStatement(deps, request.agentId, rent.owner, now),
+  ]);
+  const limit = deps.config.economics.ownerSpendLimitPerDayUsd;
+  const cost = rentalCostToday(rent.maxPricePerHour, rent.leaseSeconds, now);
+  return {
+    ownerOverBudget: overOwnerBudget(rent.owner, limit, Number(spent?.usd ?? 0), cost),
+    ownerRentalsLastHour: Number(rentals?.n ?? 0),
+  };
 }

@@ -25,6 +25,8 @@ export const IMPLIED_STATE: Record<ActionKind, InstanceState | null> = {
   label: null,
   // The old instance's state does not change when a replacement starts (fleet/replacement*.ts).
   replace: null,
+  // A rental's instance is new: the listing brings it in (fleet/actions/rent.ts).
+  rent: null,
 };
 
 /** What claiming an idempotency key came to: the new action row, or the action recorded for the key. */
@@ -73,6 +75,7 @@ export async function claimAction(
           evidence: request.evidence ?? null,
           model: request.model ?? null,
           approvalId: request.approvalId ?? null,
+          operator: request.operator ?? null,
           createdAt: now,
         },
         holds,

@@ -5,7 +5,7 @@
  */
 import type { RunFence } from "../../pipeline/index.ts";
 
-export const ACTION_KINDS = ["start", "stop", "reboot", "destroy", "label", "replace"] as const;
+export const ACTION_KINDS = ["start", "stop", "reboot", "destroy", "label", "replace", "rent"] as const;
 export type ActionKind = (typeof ACTION_KINDS)[number];
 
 export interface ActionRequest {
@@ -44,6 +44,26 @@ export interface ActionRequest {
    * ever proposes (the economics check's destroy of a long-stopped instance).
    */
   askHuman?: string;
+  /** What to rent, for kind `rent` (its instanceId is a placeholder `rent:<key>` until the provider answers). */
+  rent?: RentSpec;
+}
+
+/** A rental on a lease (issue #35): what to rent, who for, and until when. */
+export interface RentSpec {
+  gpuName: string;
+  gpuCount: number;
+  /** The most the caller pays per hour for the instance. */
+  maxPricePerHour: number;
+  image: string;
+  diskGb: number | null;
+  leaseSeconds: number;
+  purpose: string;
+  /** The operator the lease belongs to (operators.name). */
+  owner: string;
+  /** The MCP client acting for them (its clientInfo name), or "api". */
+  client: string | null;
+  /** The agent's instance-filter label prefix: the lease label starts with it, so the agent still sees the instance. */
+  labelPrefix?: string;
 }
 
 /**
@@ -68,4 +88,8 @@ export interface ActionResult {
   repeated: boolean;
   approvalId?: number;
   error?: string;
+  /** A rental's new instance, its price and its lease end (ms epoch). */
+  instanceId?: string;
+  pricePerHour?: number;
+  leaseEndsAt?: number;
 }

@@ -17,7 +17,7 @@ import { ingestEvent } from "../../pipeline/index.ts";
 import { approvalActionKey } from "./action-records.ts";
 import { liftBlocksFor, recordRejection } from "./action-blocks.ts";
 import { executeAction } from "./actions.ts";
-import type { ActionEvidence, ActionKind, ActionResult } from "./action-types.ts";
+import type { ActionEvidence, ActionKind, ActionResult, RentSpec } from "./action-types.ts";
 import { tellDecidedOnce } from "./approval-told.ts";
 
 export const APPROVAL_STATUSES = ["pending", "approved", "rejected", "expired"] as const;
@@ -135,12 +135,14 @@ export async function decideApproval(
     await liftBlocksFor(deps, agentId, decided.instanceId, decided.kind, `${by} (approved request ${approvalId})`);
   if (decision === "approve") {
     const label = (requested?.result as { label?: unknown } | null)?.label;
+    const rent = (requested?.result as { rent?: RentSpec } | null)?.rent;
     action = await executeAction(deps, {
       agentId,
       runId: decided.runId,
       instanceId: decided.instanceId ?? "",
       kind: decided.kind as ActionKind,
       ...(typeof label === "string" ? { label } : {}),
+      ...(rent ? { rent } : {}),
       decidedBy: "human",
       idempotencyKey: approvalActionKey(approvalId),
       reason: note ? `approved: ${note}` : `approved: ${decided.reason}`,

@@ -17,7 +17,8 @@ import { tellMoneyMove } from "./money-told.ts";
 import { accountProvider } from "../providers/scoped-provider.ts";
 import { leaseRemainingMs } from "../../pipeline/index.ts";
 import type { ActionRequest, ActionResult } from "./action-types.ts";
-import type { Decision } from "./decide.ts";
+import { OWNER_RENTALS_PER_HOUR, type Decision } from "./decide.ts";
+import { rent } from "./rent.ts";
 import type { Gathered } from "./action-facts.ts";
 
 /** What acting on an instance needs: the provider, and what recording and notifying need. */
@@ -36,6 +37,13 @@ export async function carryOut(deps: ActionDeps, request: ActionRequest, decisio
     case "blocked": {
       const error = `blocked: ${describeBlock(gathered.block!)}. Do not ask again unless a human asks for it.`;
       return recordUnfiled(deps, request, { status: "blocked", error, result: { providerCalled: false } });
+    }
+    case "refused": {
+      // An owner's rental past their budget or hourly count (issue #35): refused with the figures, nobody asked.
+      const error =
+        gathered.facts.ownerOverBudget ??
+        `refused: owner ${request.rent?.owner ?? "?"} already rented ${OWNER_RENTALS_PER_HOUR} instances in the last hour on this agent (owner rentals per hour); nothing was rented`;
+      return recordUnfiled(deps, request, { status: "refused", error, result: { providerCalled: false } });
     }
     case "proposed":
       // What would have asked a human files nothing in shadow mode; what would have acted is claimed (bounded) as a proposal.
@@ -96,6 +104,7 @@ async function act(deps: ActionDeps, request: ActionRequest, go: "pending" | "pr
     return { ...base, status: "proposed" };
   }
 
+  if (request.kind === "rent") return rent(deps, request, claimed.id, base);
   try {
     await callProvider(deps, request);
   } catch (err) {
@@ -171,5 +180,7 @@ function callProvider(deps: ActionDeps, request: ActionRequest): Promise<void> {
       return provider.setLabel(request.instanceId, request.label!, call);
     case "replace":
       return markReplacementApproved(deps, request);
+    case "rent":
+      throw new Error("a rental is carried out by fleet/actions/rent.ts");
   }
 }

@@ -14,14 +14,17 @@ import type { ActionKind, ActionRequest } from "./action-types.ts";
 import { REMEDIATION_KINDS } from "./fleet-breaker.ts";
 
 /** What may happen to a requested action. */
-export type Outcome = "unsupported" | "recorded" | "wait" | "blocked" | "proposed" | "approval" | "act";
+export type Outcome = "unsupported" | "recorded" | "wait" | "blocked" | "refused" | "proposed" | "approval" | "act";
 
 /**
  * Kinds that always add spend (a create is a replacement's rental, asked as `replace`). A reboot adds
  * spend when the instance is not running (stopped or exited): gatherFacts decides that from the
  * instances table, and the table reads the one fact `addsSpend`.
  */
-export const SPENDING_KINDS: ReadonlySet<ActionKind> = new Set(["start", "replace"]);
+export const SPENDING_KINDS: ReadonlySet<ActionKind> = new Set(["start", "replace", "rent"]);
+
+/** At most this many rentals per owner per agent in any hour (issue #35; refused past it). */
+export const OWNER_RENTALS_PER_HOUR = 5;
 /** States from which a reboot starts billing again. */
 export const NOT_BILLING_STATES: ReadonlySet<string> = new Set(["stopped", "exited"]);
 
@@ -54,6 +57,13 @@ export interface ActionFacts {
   fleetBreakerOpen: boolean;
   /** Why the caller wants a human (nothing in the run's input concerns the instance: blast radius; a rule that only proposes). */
   callerAsks: string | null;
+  /**
+   * A rental past its owner's daily budget (OWNER_SPEND_LIMIT_PER_DAY_USD): the refusal with its
+   * figures, or null (not a rental, no budget, or within it). fleet/leases/owner-budget.ts.
+   */
+  ownerOverBudget?: string | null;
+  /** The owner's rentals on this agent in the last hour (kind rent, not refused); 0 when not a rental. */
+  ownerRentalsLastHour?: number;
 }
 
 /** Why a human must decide, one reason per rule that says so; empty when none does. */
@@ -113,6 +123,18 @@ export const GATES: readonly Gate[] = [
     when: (f) => f.rejected && asks(f),
     outcome: "blocked",
     doc: "A human rejected this action on this instance within APPROVAL_REJECT_COOLDOWN_S: recorded `blocked`, unless the run answers a human message asking for it again.",
+  },
+  {
+    name: "owner budget",
+    when: (f) => f.kind === "rent" && !f.approvedByHuman && (f.ownerOverBudget ?? null) !== null,
+    outcome: "refused",
+    doc: "A rental whose owner's leases on the agent cost today (each instance's $/h × the hours of today it is leased for, through its lease end) plus the new rental's max $/h × its lease hours left today pass OWNER_SPEND_LIMIT_PER_DAY_USD: recorded `refused` with the figures, nothing rented, nobody asked (issue #35: the budget refuses).",
+  },
+  {
+    name: "owner rentals per hour",
+    when: (f) => f.kind === "rent" && !f.approvedByHuman && (f.ownerRentalsLastHour ?? 0) >= OWNER_RENTALS_PER_HOUR,
+    outcome: "refused",
+    doc: `An owner's ${OWNER_RENTALS_PER_HOUR + 1}th rental on the agent within an hour (refused ones not counted): recorded \`refused\`, nothing rented (a coding agent in a loop cannot rent a fleet).`,
   },
   {
     name: "shadow mode",

@@ -14,6 +14,7 @@ export const ACTION_WORDS: Record<ActionKind, readonly string[]> = {
   destroy: ["destroy", "delete", "terminate", "remove", "kill"],
   label: ["label", "rename", "tag"],
   replace: ["replace", "replacement", "re-rent", "rent another", "new instance"],
+  rent: ["rent", "lease"],
 };
 
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");

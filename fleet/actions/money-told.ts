@@ -23,13 +23,13 @@ import type { FleetDeps } from "../deps.ts";
 import type { ActionKind, ActionRequest } from "./action-types.ts";
 
 /** The kinds that change what the fleet costs (a label does not). */
-export const MONEY_KINDS: ReadonlySet<ActionKind> = new Set(["start", "stop", "reboot", "destroy", "replace"]);
+export const MONEY_KINDS: ReadonlySet<ActionKind> = new Set(["start", "stop", "reboot", "destroy", "replace", "rent"]);
 
 /** The replacement steps whose effect its stage notices tell (done, failed). */
 const TOLD_BY_REPLACEMENT = /^replacement:\d+:destroy-(old|new)$/;
 
 /** The state an action leaves the instance in, for what it costs afterwards. */
-const AFTER: Record<Exclude<ActionKind, "label" | "replace">, string> = {
+const AFTER: Record<Exclude<ActionKind, "label" | "replace" | "rent">, string> = {
   start: "running",
   reboot: "running",
   stop: "stopped",
@@ -87,6 +87,7 @@ type CostRow = { state: string; pricePerHour: number | null; storagePerHour: num
 export function perHour(kind: ActionKind, row: CostRow): string {
   if (kind === "replace") return "a replacement is being searched for (each stage is told)";
   if (kind === "label") return "no change in cost";
+  if (kind === "rent") return "a new instance on a lease (its $/h is in the reason)";
   if (!row) return "change per hour unknown (the instance is not in fleetwarden's view)";
   const before = costPerHour(row);
   const after = costPerHour({ ...row, state: AFTER[kind], goneAt: kind === "destroy" ? 1 : null });
@@ -111,6 +112,8 @@ function pastTense(kind: ActionKind): string {
       return "Approved the replacement of";
     case "label":
       return "Labelled";
+    case "rent":
+      return "Rented";
   }
 }
 

@@ -26,7 +26,7 @@ import { askedMessage } from "./approval-messages.ts";
 export async function recordUnfiled(
   deps: NotifyDeps,
   request: ActionRequest,
-  outcome: { status: "blocked" | "proposed"; error?: string; result: Record<string, unknown> },
+  outcome: { status: "blocked" | "proposed" | "refused"; error?: string; result: Record<string, unknown> },
 ): Promise<ActionResult> {
   const now = deps.clock.now();
   const [row] = await fencedWrite(deps, request.fence, `recording a ${outcome.status} request`, (holds) =>
@@ -49,20 +49,34 @@ export async function recordUnfiled(
   );
   if (!row) return recordedResult(deps, (await findAction(deps, request.agentId, request.idempotencyKey))!);
   if (outcome.status === "proposed") return { actionId: row.id, status: "proposed", repeated: false };
+  if (outcome.status === "refused") return { actionId: row.id, status: "refused", repeated: false, error: outcome.error ?? "refused" };
   return { actionId: row.id, status: "failed", repeated: false, ...(outcome.error !== undefined ? { error: outcome.error } : {}) };
 }
 
 /** The action row's columns that say what was requested, by whom, under which key, on what evidence. */
 function requestedAction(request: ActionRequest) {
   const { agentId, runId, instanceId, kind, decidedBy, idempotencyKey } = request;
-  return { agentId, runId, instanceId, kind, decidedBy, idempotencyKey, evidence: request.evidence ?? null, model: request.model ?? null };
+  const operator = request.operator ?? null;
+  return {
+    agentId,
+    runId,
+    instanceId,
+    kind,
+    decidedBy,
+    idempotencyKey,
+    evidence: request.evidence ?? null,
+    model: request.model ?? null,
+    operator,
+  };
 }
 
 export async function requestApproval(deps: NotifyDeps, request: ActionRequest): Promise<ActionResult> {
   const { db, clock } = deps;
   const now = clock.now();
   const { agentId, idempotencyKey } = request;
-  const what = `${request.kind} ${request.instanceId}${request.label ? ` (label ${request.label})` : ""}`;
+  const what = request.rent
+    ? rentWhat(request.rent)
+    : `${request.kind} ${request.instanceId}${request.label ? ` (label ${request.label})` : ""}`;
   const why = request.reason?.trim() || `${request.decidedBy} decided to ${request.kind} it`;
   const mine = sql`agent_id = ${agentId} and idempotency_key = ${idempotencyKey}`;
 
@@ -91,7 +105,8 @@ export async function requestApproval(deps: NotifyDeps, request: ActionRequest):
             status: bound.status,
             error: bound.error,
             reason: why,
-            result: request.label !== undefined ? { label: request.label } : null,
+            // A rental's spec likewise: the approved execution rents what was asked.
+            result: request.label !== undefined ? { label: request.label } : request.rent ? { rent: request.rent } : null,
             createdAt: now,
           },
           holds,
@@ -166,4 +181,9 @@ export async function requestApproval(deps: NotifyDeps, request: ActionRequest):
     deps.log.error("could not notify about an approval", { agentId, approvalId, error: String(err) });
   }
   return { actionId, status: "awaiting_approval", repeated: false, approvalId };
+}
+
+/** A rental in words, for the approver. */
+function rentWhat(rent: NonNullable<ActionRequest["rent"]>): string {
+  return `rent ${rent.gpuCount}× ${rent.gpuName} at most $${rent.maxPricePerHour}/h for ${rent.owner}${rent.client ? ` (via ${rent.client})` : ""}, lease ${rent.leaseSeconds} s: ${rent.purpose}`;
 }

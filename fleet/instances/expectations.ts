@@ -18,6 +18,8 @@ export const EXPECTED_AFTER: Record<ActionKind, InstanceState | null> = {
   label: null,
   // A replacement awaits its new instance's running itself (fleet/replacement*.ts).
   replace: null,
+  // A rental's instance is new: the listing brings it in.
+  rent: null,
 };
 
 /** States an instance passes through on its way to the expected one. */

@@ -21,6 +21,7 @@ export const ACTION_CAPABILITY: Record<ActionKind, Capability> = {
   destroy: "destroy",
   label: "label",
   replace: "create",
+  rent: "create",
 };
 
 type Provider = Pick<FleetProvider, "kind" | "capabilities">;

@@ -15,7 +15,8 @@
  *   decides (replacement.ts adoptByMarker), never a second create.
  */
 import type { ActionDeps } from "../actions/actions.ts";
-import { ProviderError, type InstanceSpec, type Offer } from "../providers/provider.ts";
+import type { InstanceSpec, Offer } from "../providers/provider.ts";
+import { classify } from "../providers/create-answer.ts";
 import { advance, type ReplacementRow } from "./replacement-rows.ts";
 
 /** A 429 on create is retried by later ticks at most this many times per replacement. */
@@ -37,8 +38,7 @@ export function rateLimitedUntil(attempts: readonly CreateAttempt[]): number | n
   return last.at + RATE_LIMIT_BACKOFF_MS * 2 ** (limited - 1);
 }
 
-/** How the providers say an offer was taken or has no capacity left (nothing was rented). */
-export const OFFER_GONE = /no_such_ask|insufficient[-_ ]capacity|no longer any instances available|not enough (free )?gpus|not available/i;
+export { OFFER_GONE } from "../providers/create-answer.ts";
 
 export interface CreateAttempt {
   offerId: string;
@@ -49,13 +49,6 @@ export interface CreateAttempt {
 }
 
 export type CreateResult = { id: string; offer: Offer } | { outcome: "waiting" } | { failed: string };
-
-function classify(err: unknown): CreateAttempt["outcome"] {
-  if (!(err instanceof ProviderError) || err.status === null) return "maybe_rented";
-  if (err.status === 429) return "rate_limited";
-  if (err.status === 408 || err.status >= 500) return "maybe_rented";
-  return OFFER_GONE.test(err.message) ? "taken" : "refused";
-}
 
 /** Tries the offers in order on the claimed (`creating`) row; `attempts` gains one entry per create sent. */
 export async function createFromOffers(

@@ -17,7 +17,10 @@ export const failBody = z.object({
 
 /** An operator's own action on an instance; `label` is required for kind label (checked in jobs/operator-instance-action.ts). */
 export const instanceActionBody = z.object({
-  kind: z.enum(ACTION_KINDS, { error: `must be one of ${ACTION_KINDS.join(", ")}` }),
+  kind: z
+    .enum(ACTION_KINDS, { error: `must be one of ${ACTION_KINDS.join(", ")}` })
+    // A rental names no instance: it is asked through the MCP server's rent_instance (docs/mcp.md).
+    .refine((k) => k !== "rent", "rent is not an action on an instance: use the MCP tool rent_instance"),
   label: z.string().trim().min(1, "must not be empty").max(200, "must be at most 200 characters").optional(),
   note: z.string().trim().max(500, "must be at most 500 characters").optional(),
 });

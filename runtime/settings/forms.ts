@@ -11,7 +11,7 @@ import { httpUrl, httpUrlProblem, token } from "../setting-bounds.ts";
  * Action kinds an approval can guard. The same list as fleet/actions/action-types.ts ACTION_KINDS (runtime
  * sits below fleet, so it cannot import it; test/security/config-refusals.test.ts checks they agree).
  */
-export const APPROVABLE_ACTIONS = ["start", "stop", "reboot", "destroy", "label", "replace"] as const;
+export const APPROVABLE_ACTIONS = ["start", "stop", "reboot", "destroy", "label", "replace", "rent"] as const;
 
 /** Fleet providers, as fleet/providers/provider.ts PROVIDER_KINDS (runtime sits below fleet). */
 export const PROVIDERS = ["vast", "runpod", "lambda", "simulator"] as const;

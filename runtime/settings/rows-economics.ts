@@ -161,4 +161,32 @@ export const ECONOMICS_ROWS = {
       show: (hour) => (hour === null || hour === undefined ? "off" : `${hour}:00 UTC`),
     },
   }),
+  OWNER_SPEND_LIMIT_PER_DAY_USD: setting({
+    group: economics,
+    doc: "per owner (an operator renting through the MCP server, docs/mcp.md), per UTC day: a rental is refused, with the figures, when what the owner's leased instances cost today (each $/h over the hours of today it is leased for, through its lease end) plus the new rental's max $/h over its lease hours left today passes it (per agent: `null`/`none` means no owner budget)",
+    schema: z.coerce
+      .number()
+      .positive("must be more than 0")
+      .max(SPEND_LIMIT_PER_DAY_MAX_USD, `must be at most ${SPEND_LIMIT_PER_DAY_MAX_USD}`)
+      .optional(),
+    to: (usd) => usd ?? null,
+    at: "economics.ownerSpendLimitPerDayUsd",
+    defaultText: "– (no limit)",
+    bounds: `more than 0 – ${SPEND_LIMIT_PER_DAY_MAX_USD.toLocaleString("en-US")} (fractions allowed)`,
+    agent: {
+      key: "ownerSpendLimitPerDayUsd",
+      schema: z
+        .number()
+        .positive("must be more than 0")
+        .max(SPEND_LIMIT_PER_DAY_MAX_USD, `must be at most ${SPEND_LIMIT_PER_DAY_MAX_USD}`)
+        .nullable(),
+      field: {
+        label: "Owner daily budget (USD)",
+        input: "number",
+        hint: "per operator renting through MCP; none = no budget",
+        nullWord: "none",
+      },
+      show: (usd) => (usd ? `$${usd} per owner per day` : "no owner budget"),
+    },
+  }),
 };

@@ -36,6 +36,8 @@ describe("the action table", () => {
       ["already recorded", "recorded"],
       ["approval pending", "wait"],
       ["rejected by a human", "blocked"],
+      ["owner budget", "refused"],
+      ["owner rentals per hour", "refused"],
       ["shadow mode", "proposed"],
       ["fleet breaker open", "approval"],
       ["needs a human", "approval"],

@@ -96,7 +96,7 @@ const CASES: [string, () => Record<string, string>, RegExp, { asNobody?: boolean
   [
     "a typo in APPROVAL_REQUIRED_ACTIONS",
     () => ({ APPROVAL_REQUIRED_ACTIONS: "start,destory" }),
-    /^Configuration error: APPROVAL_REQUIRED_ACTIONS names unknown action "destory" \(known: start, stop, reboot, destroy, label, replace\)$/,
+    /^Configuration error: APPROVAL_REQUIRED_ACTIONS names unknown action "destory" \(known: start, stop, reboot, destroy, label, replace, rent\)$/,
   ],
   [
     "WEBHOOK_SECRET=whsec_",

@@ -48,6 +48,10 @@ const API: [string, string, Role, unknown?][] = [
   ["POST", "/api/cron", "operator"],
   ["GET", "/api/agents/:agent/instances", "viewer"],
   ["GET", "/api/agents/:agent/spend", "viewer"],
+  // The MCP server: every role may POST; the tools it offers follow the role (test/mcp/mcp-server.test.ts).
+  ["POST", "/api/agents/:agent/mcp", "viewer", { jsonrpc: "2.0", id: 1, method: "tools/list" }],
+  ["GET", "/api/agents/:agent/mcp", "viewer"],
+  ["DELETE", "/api/agents/:agent/mcp", "viewer"],
   ["GET", "/api/agents/:agent/instances/:id/events", "viewer"],
   ["POST", "/api/agents/:agent/instances/:id/actions", "operator", { kind: "reboot" }],
   ["POST", "/api/simulator/instances/:id/fail", "operator", { kind: "exit" }],

@@ -31,7 +31,7 @@ import { concernedBy, RequestObserver, type Exercised } from "./action-table-obs
 import { Rng } from "./rng.ts";
 
 const FLEET = ["sim-1", "sim-2", "sim-3", "sim-4"];
-const KINDS: readonly Exclude<ActionKind, "label" | "replace">[] = ["start", "start", "stop", "reboot", "reboot", "destroy"];
+const KINDS: readonly Exclude<ActionKind, "label" | "replace" | "rent">[] = ["start", "start", "stop", "reboot", "reboot", "destroy"];
 const TOOL = { start: "start_instance", stop: "stop_instance", reboot: "reboot_instance", destroy: "destroy_instance" } as const;
 const COOLDOWN_S = 3600;
 
