@@ -10,6 +10,7 @@
  * Bounds: one executeAction per call (a repeated idempotency key answers with its record); rentals
  * are bounded per owner per hour by the action table ("owner rentals per hour").
  */
+import { labelAsRented } from "../../fleet/providers/scoped-provider.ts";
 import { z } from "zod";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { executeAction } from "../../fleet/actions/actions.ts";
@@ -144,7 +145,8 @@ export function registerLeaseTools(server: McpServer, caller: McpCaller): void {
         ? await act(caller, {
             instanceId: args.instance_id,
             kind: "label",
-            label: leaseLabel({ owner: lease.owner, ...(labelPrefix ? { labelPrefix } : {}) }, endsAt),
+            // As the rental was labelled (an ids filter claims its own rentals by `fw-own:<agent>:`).
+            label: labelAsRented(deps.provider, leaseLabel({ owner: lease.owner, ...(labelPrefix ? { labelPrefix } : {}) }, endsAt)),
             idempotencyKey: newKey("extend", args.idempotency_key),
             reason: `lease of ${args.instance_id} extended by ${who.name} via ${caller.client}`,
           })
