@@ -34,7 +34,9 @@ export type ActivityKind =
   /** An archived agent restored (subject: its id). */
   | "agent_restore"
   /** An agent's webhook secret rotated (subject: its id; the secret is never recorded). */
-  | "webhook_secret_rotate";
+  | "webhook_secret_rotate"
+  /** An instance's reporter key revealed to an operator (subject: the instance id; the key is never recorded). */
+  | "reporter_key";
 
 export async function recordActivity(db: Db, who: Principal, entry: ActivityEntry): Promise<void> {
   await activityInsert(db, who, entry);

@@ -31,6 +31,7 @@ import { trustRoutes } from "./trust/trust.index.ts";
 import { deliveryRoutes } from "./internal/deliveries.ts";
 import { slackRoutes } from "./integrations/slack.ts";
 import { dashboardRoutes } from "../dashboard/routes.tsx";
+import { reporterRoutes, reporterScriptRoutes } from "./reporter/reporter.index.ts";
 
 export const MAX_BODY_BYTES = 256 * 1024;
 
@@ -53,7 +54,8 @@ export function buildApp(resolveDeps: ResolveDeps) {
     .route("/agents", trustRoutes)
     .route("/", cronRoutes)
     .route("/", fleetRoutes)
-    .route("/", operatorRoutes);
+    .route("/", operatorRoutes)
+    .route("/", reporterRoutes);
 
   return new Hono<AppEnv>()
     .use(requestId())
@@ -65,6 +67,7 @@ export function buildApp(resolveDeps: ResolveDeps) {
     )
     .use(injectDeps(resolveDeps))
     .route("/", healthRoutes)
+    .route("/", reporterScriptRoutes)
     .route("/api", api)
     .route("/webhooks", webhookRoutes)
     .route("/webhooks", vastWebhookRoutes)
