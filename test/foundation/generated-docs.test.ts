@@ -14,7 +14,11 @@ const root = path.resolve(import.meta.dirname, "../..");
 
 describe("generated docs", () => {
   it("include the action table and the configuration reference", () => {
-    expect(GENERATED.map(([outputPath]) => outputPath)).toEqual(["docs/actions.md", "docs/configuration.md", "jobs/reporter/reporter-script.ts"]);
+    expect(GENERATED.map(([outputPath]) => outputPath)).toEqual([
+      "docs/actions.md",
+      "docs/configuration.md",
+      "jobs/reporter/reporter-script.ts",
+    ]);
   });
 
   it.each(GENERATED.map(([outputPath, render]) => [outputPath, render] as const))(
