@@ -140,7 +140,7 @@ describe("the instance reporter against a Node host", () => {
     expect((await runScript(["--once"], envOf(setup))).code).toBe(0);
     const { instances } = (await api("/api/agents/default/instances")).body;
     const stored = (instances as any[]).find((i) => i.id === "C.2001");
-    expect(stored).toMatchObject({ state: "running", gpuUtil: 97 });
+    expect(stored, JSON.stringify(stored)).toMatchObject({ state: "running", gpuUtil: 97 });
     expect(stored.diskUsedPct).toBeGreaterThanOrEqual(0);
     const { events } = (await api("/api/agents/default/instances/C.2001/events")).body;
     expect(JSON.stringify(events)).toContain("reporter: 2 GPU(s)");
