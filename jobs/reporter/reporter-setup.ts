@@ -19,18 +19,23 @@ export interface ReporterSetup {
   command: string;
 }
 
+/** What reporter.sh accepts as an instance id (and the API's instance routes). */
+const INSTANCE_ID = /^[\w.:-]{1,128}$/;
+
 /** A value as one single-quoted shell word. */
 const quote = (value: string) => `'${value.replaceAll("'", `'"'"'`)}'`;
 
 /**
  * The setup for one instance. `origin` is the request's own, used when PUBLIC_URL is unset.
- * 404 unknown agent, 409 archived, 503 when the agent has no secret (webhooks disabled).
+ * 400 an id the script would refuse, 404 unknown agent, 409 archived, 503 when the agent has no secret (webhooks disabled).
  */
 export async function reporterSetup(
   deps: Deps,
   who: Principal,
   input: { agentId: string; instanceId: string; origin: string },
 ): Promise<ReporterSetup> {
+  if (!INSTANCE_ID.test(input.instanceId))
+    throw new RequestError(400, "invalid instance id: must be 1-128 word characters, '.', ':' or '-'");
   const scope = await withAgent(deps, input.agentId);
   if (!scope) throw new RequestError(404, `unknown agent: ${input.agentId}`);
   if (scope.archived) throw new RequestError(409, `agent ${input.agentId} is archived`);
