@@ -3,13 +3,16 @@
  * workerd on Turso's protocol via the Hrana test server): GET /reporter.sh is the script, the
  * reporter route derives the instance's key inside each host's Web Crypto, reporter.sh run under
  * `sh` (a stand-in nvidia-smi on PATH) reports and the report is stored, and instance A's key is
- * refused for instance B.
+ * refused for instance B; the host's own scheduled tick (the Worker's cron trigger, the Node
+ * interval's function) GETs DEADMAN_URL once, at a local receiver.
  */
 import { execFile } from "node:child_process";
 import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { createServer } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { listenLoopback } from "../support/loopback-server.ts";
 import { REPORTER_SCRIPT } from "../../jobs/reporter/reporter-script.ts";
 import type { ScenarioHost } from "../scenarios/driver.ts";
 import { startNodeScenarioHost, startWorkerScenarioHost } from "../scenarios/hosts.ts";
@@ -23,15 +26,26 @@ describe.each([
 ] as const)("the reporter on the %s host", { timeout: 120_000 }, (_name, start) => {
   let host: ScenarioHost;
   let dir: string;
+  const pings: string[] = [];
+  let receiver: Awaited<ReturnType<typeof listenLoopback>>;
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "fw-reporter-hosts-"));
     mkdirSync(join(dir, "bin"));
     writeFileSync(join(dir, "bin", "nvidia-smi"), '#!/bin/sh\necho "88, 1000, 24576"\n');
     chmodSync(join(dir, "bin", "nvidia-smi"), 0o755);
-    host = await start();
+    receiver = await listenLoopback(
+      createServer((req, res) => {
+        pings.push(`${req.method} ${req.url}`);
+        res.writeHead(200, { "content-type": "text/plain" }).end("OK");
+      }),
+    );
+    host = await start({ DEADMAN_URL: `${receiver.origin}/ping/check-uuid` });
   }, 240_000);
-  afterAll(() => host?.close());
+  afterAll(async () => {
+    await host?.close();
+    await receiver?.close();
+  });
 
   const api = async (path: string) =>
     (await (await fetch(`${host.baseUrl}${path}`, { headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` } })).json()) as any;
@@ -78,5 +92,11 @@ describe.each([
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/refused \(401\)/);
     expect(((await api("/api/agents/default/instances")).instances as any[]).map((x) => x.id)).not.toContain("C.78");
+  });
+
+  it("the scheduled tick pings DEADMAN_URL once", async () => {
+    pings.length = 0;
+    await host.runScheduled();
+    expect(pings).toEqual(["GET /ping/check-uuid"]);
   });
 });

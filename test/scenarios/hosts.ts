@@ -40,8 +40,9 @@ async function outside() {
   return { qstash, llm, vars: { ...qstashVars(qstash), ...SCENARIO_VARS, OPENAI_BASE_URL: llm.url, OPENAI_API_KEY: "sk-scripted" } };
 }
 
-export async function startNodeScenarioHost(): Promise<ScenarioHost> {
-  const { qstash, llm, vars } = await outside();
+export async function startNodeScenarioHost(extra: Record<string, string> = {}): Promise<ScenarioHost> {
+  const { qstash, llm, vars: base } = await outside();
+  const vars = { ...base, ...extra };
   const url = `file:${join(mkdtempSync(join(tmpdir(), "fw-scenario-node-")), "fw.db")}`;
   // The cron interval is pushed out of the way: the scenarios run the tick themselves.
   // The host's round trips are counted at its database client (each execute or batch is one).
@@ -82,8 +83,9 @@ export async function startNodeScenarioHost(): Promise<ScenarioHost> {
   };
 }
 
-export async function startWorkerScenarioHost(): Promise<ScenarioHost> {
-  const { qstash, llm, vars } = await outside();
+export async function startWorkerScenarioHost(extra: Record<string, string> = {}): Promise<ScenarioHost> {
+  const { qstash, llm, vars: base } = await outside();
+  const vars = { ...base, ...extra };
   const hrana = await startHranaServer({ authToken: "turso-scenario-token" });
   const client = createWebClient({ url: hrana.url, authToken: "turso-scenario-token" });
   const db = openDatabase(client);
