@@ -10,7 +10,7 @@
 #   FLEETWARDEN_AGENT        the agent (default: default)
 #   FLEETWARDEN_KEY          this instance's key, or the agent's webhook secret (required; whsec_...)
 #   FLEETWARDEN_INSTANCE_ID  the instance id (else CONTAINER_ID on Vast.ai, else RUNPOD_POD_ID)
-#   FLEETWARDEN_INTERVAL_S   seconds between reports (default 60; a random 0-10 % is added)
+#   FLEETWARDEN_INTERVAL_S   seconds between reports (default 60, at least 5; a random 0-10 % is added)
 #   FLEETWARDEN_WORKSPACE    the directory whose disk use is sent (default /workspace, else .)
 #   FLEETWARDEN_PROGRESS_FILE  a file whose first number is a counter that grows with useful work
 #   FLEETWARDEN_PROGRESS_CMD   or a command that prints it
@@ -50,7 +50,7 @@ case ${FLEETWARDEN_KEY} in whsec_*) ;; *) die "FLEETWARDEN_KEY must start with w
 case $instance in *[!A-Za-z0-9._:-]*) die "instance id must be word characters, '.', ':' or '-'" ;; esac
 case $agent in '' | *[!A-Za-z0-9_-]*) die "FLEETWARDEN_AGENT must be word characters or '-'" ;; esac
 case $interval in '' | *[!0-9]*) die "FLEETWARDEN_INTERVAL_S must be a whole number of seconds" ;; esac
-[ "$interval" -ge 1 ] || die "FLEETWARDEN_INTERVAL_S must be at least 1"
+[ "$interval" -ge 5 ] || die "FLEETWARDEN_INTERVAL_S must be at least 5"
 case $retries in '' | *[!0-9]*) die "FLEETWARDEN_RETRIES must be a whole number" ;; esac
 [ "$retries" -ge 1 ] || retries=1
 command -v curl >/dev/null 2>&1 || die "curl is missing"

