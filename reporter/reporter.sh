@@ -28,7 +28,7 @@ once=0
 for arg in "$@"; do
   case $arg in
     --once) once=1 ;;
-    -h | --help) sed -n '2,19p' "$0" 2>/dev/null | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,/^# Usage/p' "$0" 2>/dev/null | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown argument: $arg (use --once or nothing)" ;;
   esac
 done
@@ -81,7 +81,8 @@ take_lock() {
 }
 take_lock
 tmp=$(mktemp "${TMPDIR:-/tmp}/fleetwarden-reporter.XXXXXX") || die "cannot make a temporary file"
-trap 'rm -rf "$lock" "$tmp"' EXIT
+sleeper=""
+trap 'rm -rf "$lock" "$tmp"; [ -z "$sleeper" ] || kill "$sleeper" 2>/dev/null' EXIT
 trap 'exit 0' INT TERM HUP
 
 random() { od -An -N2 -tu2 /dev/urandom 2>/dev/null | tr -d ' \n' || echo 0; }
@@ -187,7 +188,11 @@ if [ "$once" = 1 ]; then
   report
   exit $?
 fi
+# The sleep runs in the background and is waited for, so a TERM ends the loop at once.
 while :; do
   report || true
-  sleep $((interval + $(random) % (interval / 10 + 1)))
+  sleep $((interval + $(random) % (interval / 10 + 1))) &
+  sleeper=$!
+  wait "$sleeper"
+  sleeper=""
 done

@@ -9,7 +9,7 @@
  * (progress, every GPU) with the Standard Webhooks library.
  */
 import { execFile, spawn } from "node:child_process";
-import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -218,6 +218,30 @@ describe("the instance reporter against a Node host", () => {
     );
     expect(after.stderr).toContain("reported C.5001");
   }, 60_000);
+
+  it("the setup's own one-line command (curl … | nohup sh -s &) starts a loop that reports", async () => {
+    const setup = await setupFor("C.7001");
+    const lock = join(dir, "command.lock");
+    await new Promise<void>((done, fail) =>
+      execFile(
+        "sh",
+        ["-c", setup.command],
+        { env: { ...process.env, PATH: `${gpuBin}:${process.env.PATH}`, TMPDIR: dir, FLEETWARDEN_WORKSPACE: dir, FLEETWARDEN_LOCK: lock } },
+        (err) => (err ? fail(err) : done()),
+      ),
+    );
+    await expect
+      .poll(async () => ((await api("/api/agents/default/instances")).body.instances as any[]).some((i) => i.id === "C.7001"), {
+        timeout: 20_000,
+      })
+      .toBe(true);
+    // Stop the loop it started, by the pid its lock holds.
+    const pid = Number(readFileSync(join(lock, "pid"), "utf8"));
+    expect(pid).toBeGreaterThan(1);
+    process.kill(pid, "SIGTERM");
+    // A TERM ends the loop at once (its sleep is waited for, not run in the foreground): the lock goes.
+    await expect.poll(() => existsSync(lock), { timeout: 5_000 }).toBe(false);
+  });
 
   it("refuses an interval under 5 s (the loop's floor) and an unknown argument, before sending anything", async () => {
     const setup = await setupFor("C.6001");
