@@ -38,7 +38,9 @@ export type ActivityKind =
   /** A human lifted the fleet breaker's hold for its open episode (subject: "episode #id"). */
   | "fleet_breaker_lift"
   /** A write tool called through the MCP server (subject: "tool instance #actionId via <client>"). */
-  | "mcp_action";
+  | "mcp_action"
+  /** An instance's reporter key revealed to an operator (subject: the instance id; the key is never recorded). */
+  | "reporter_key";
 
 export async function recordActivity(db: Db, who: Principal, entry: ActivityEntry): Promise<void> {
   await activityInsert(db, who, entry);

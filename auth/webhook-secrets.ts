@@ -55,3 +55,42 @@ export function verifySignedReport(secrets: readonly string[], raw: string, head
   }
   throw new RequestError(401, `webhook signature rejected: ${reason}`);
 }
+
+/** What a reporter key is derived from: a version, so a later scheme cannot collide with this one. */
+const REPORTER_KEY_CONTEXT = "fleetwarden-reporter-v1:";
+
+/**
+ * One instance's own signing key (the reporter's FLEETWARDEN_KEY): `whsec_` + base64 of
+ * HMAC-SHA256(agent secret, "fleetwarden-reporter-v1:" + instance id). It verifies reports for
+ * that instance id only (a key leaked from one rental forges no other's), and it rotates with the
+ * agent's secret: nothing is stored, it is derived again from each verifying secret.
+ */
+export async function reporterKey(agentSecret: string, instanceId: string): Promise<string> {
+  const encoder = new TextEncoder();
+  const key = await crypto.subtle.importKey("raw", encoder.encode(agentSecret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  const mac = new Uint8Array(await crypto.subtle.sign("HMAC", key, encoder.encode(REPORTER_KEY_CONTEXT + instanceId)));
+  return WEBHOOK_SECRET_PREFIX + btoa(String.fromCharCode(...mac));
+}
+
+/**
+ * The agent's verifying secrets plus, for the instance the raw body names, that instance's own
+ * keys (one per verifying secret, so a rotation's grace covers them too). The body is only peeked
+ * at for its `instanceId` (it is parsed for real after the signature verifies); since the key is
+ * derived from the id the signed body names, a key of instance A verifies no report about B.
+ */
+export async function withInstanceKeys(secrets: readonly string[], raw: string): Promise<string[]> {
+  const instanceId = peekInstanceId(raw);
+  if (instanceId === null) return [...secrets];
+  return [...secrets, ...(await Promise.all(secrets.map((s) => reporterKey(s, instanceId))))];
+}
+
+function peekInstanceId(raw: string): string | null {
+  try {
+    const body: unknown = JSON.parse(raw);
+    const id = body && typeof body === "object" ? (body as { instanceId?: unknown }).instanceId : undefined;
+    // Trimmed as the body's schema trims it (jobs/instance-report.ts), so the key names what is stored.
+    return typeof id === "string" && id.trim().length > 0 && id.length <= 256 ? id.trim() : null;
+  } catch {
+    return null;
+  }
+}

@@ -29,6 +29,7 @@ import { FAVICON_SVG } from "./shell/favicon.ts";
 import { DASHBOARD_CSS } from "./shell/styles.ts";
 import { postLiftBlock } from "./approvals/approval-blocks.tsx";
 import { postBreakerLift } from "./overview/breaker-lift.tsx";
+import { postReporterSetup } from "./fleet/instance-reporter.tsx";
 
 /** Pages load only this origin's stylesheet and script; no framing (clickjacking), no inline code. */
 const pageHeaders = secureHeaders({
@@ -91,6 +92,7 @@ export const dashboardRoutes = new Hono<AppEnv>()
   .post("/agents/:agentId/restore", ...adminPost, agents.postRestore)
   .post("/fleet/:instanceId/fail", ...operatorPost, actions.postFailure)
   .post("/fleet/:instanceId/actions", ...operatorPost, instances.postInstanceAction)
+  .post("/fleet/:instanceId/reporter", ...operatorPost, postReporterSetup)
   .post("/blocks/:blockId/lift", ...operatorPost, instances.postLiftBlock)
   .post("/approvals/blocks/:blockId/lift", ...operatorPost, postLiftBlock)
   .post("/fleet-breaker/lift", ...operatorPost, postBreakerLift);

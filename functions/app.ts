@@ -34,6 +34,7 @@ import { slackRoutes } from "./integrations/slack.ts";
 import { dashboardRoutes } from "../dashboard/routes.tsx";
 import { fleetBreakerRoutes } from "./fleet-breaker/fleet-breaker.index.ts";
 import { mcpRoutes } from "./mcp/mcp.index.ts";
+import { reporterRoutes, reporterScriptRoutes } from "./reporter/reporter.index.ts";
 
 export const MAX_BODY_BYTES = 256 * 1024;
 
@@ -58,7 +59,8 @@ export function buildApp(resolveDeps: ResolveDeps) {
     .route("/agents", mcpRoutes)
     .route("/", cronRoutes)
     .route("/", fleetRoutes)
-    .route("/", operatorRoutes);
+    .route("/", operatorRoutes)
+    .route("/", reporterRoutes);
 
   return new Hono<AppEnv>()
     .use(requestId())
@@ -71,6 +73,7 @@ export function buildApp(resolveDeps: ResolveDeps) {
     .use(injectDeps(resolveDeps))
     .route("/", healthRoutes)
     .route("/", metricsRoutes)
+    .route("/", reporterScriptRoutes)
     .route("/api", api)
     .route("/webhooks", webhookRoutes)
     .route("/webhooks", vastWebhookRoutes)

@@ -22,7 +22,7 @@ import { RequestError } from "./errors.ts";
 import { parseJsonBody } from "./validate.ts";
 import { withAgent } from "./with-agent.ts";
 import { plainText } from "../runtime/plain-text.ts";
-import { verifyingSecrets, verifySignedReport } from "../auth/webhook-secrets.ts";
+import { verifyingSecrets, verifySignedReport, withInstanceKeys } from "../auth/webhook-secrets.ts";
 import { recordInstanceReport, type RecordedChange, type ReportAdmission, type StateChange } from "../fleet/instances/instance-state.ts";
 import { INSTANCE_STATES } from "../fleet/providers/provider.ts";
 import { instances } from "../schema/index.ts";
@@ -61,7 +61,8 @@ export async function acceptInstanceReport(deps: Deps, agentId: string, delivery
   const secrets = scope
     ? verifyingSecrets(scope.agent, deps.config.webhookSecret, now)
     : [deps.config.webhookSecret].filter((s): s is string => Boolean(s));
-  verifySignedReport(secrets, delivery.raw, delivery.headers);
+  // The agent's secrets, or the reported instance's own reporter key (auth/webhook-secrets.ts).
+  verifySignedReport(await withInstanceKeys(secrets, delivery.raw), delivery.raw, delivery.headers);
   const report = parseJsonBody(delivery.raw, instanceReport);
   const at = report.at ? Date.parse(report.at) : undefined;
   if (at !== undefined && at > now + MAX_REPORT_AHEAD_MS) {

@@ -16,6 +16,7 @@
  *    QStash refuses is still answered, within two cron invocations. A QStash delivery of the same
  *    slot arriving later finds it claimed (stale) and does nothing.
  * 5. Retention.
+ * 6. The dead-man ping (DEADMAN_URL, jobs/deadman-ping.ts): once, when the invocation completes.
  *
  * Bounds: at most CRON_INLINE_AGENTS ticks, one probe and CRON_INLINE_RUNS runs per invocation;
  * ticks and the probe are deduplicated per agent and minute. Nothing here throws for one agent's
@@ -26,6 +27,7 @@ import { MINUTE_MS } from "../runtime/time.ts";
 import { chooseInline, dueRunSlots, performRun, readCronState, writeSchedulerHealth, type CronState } from "../pipeline/index.ts";
 import { prune, publishTicks, tickAgent } from "./tick.ts";
 import { withAgent } from "./with-agent.ts";
+import { pingDeadman } from "./deadman-ping.ts";
 
 export interface ScheduledTickReport {
   /** Agents ticked in this invocation. */
@@ -61,6 +63,8 @@ export async function runScheduledTick(deps: Deps): Promise<ScheduledTickReport>
   const schedulerFailing = !state.health.ok || refusing;
   const ran = schedulerFailing ? await performDueRuns(deps) : [];
   await prune(deps);
+  // Bound: one ping per invocation, 5 s at most; it never throws.
+  await pingDeadman(deps);
   return { inline, fannedOut, ran, schedulerFailing };
 }
 

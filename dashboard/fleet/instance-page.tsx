@@ -18,6 +18,7 @@ import { InstanceEconomics } from "./instance-economics.tsx";
 
 import { ActionDecisions } from "./action-decisions.tsx";
 import { ReplacementLineage } from "./replacements.tsx";
+import { ReporterRevealForm } from "./instance-reporter.tsx";
 
 export function InstanceDetail(props: {
   record: InstanceRecord;
@@ -62,6 +63,7 @@ export function InstanceDetail(props: {
             offered={offeredActions(props.capabilities)}
           />
         )}
+        {i.gone || !viewer.can("instanceAction") ? null : <ReporterRevealForm instanceId={i.id} csrf={csrf} />}
         {simulated && !i.gone ? <FailureForm instance={i} csrf={csrf} back={`/fleet/${encodeURIComponent(i.id)}`} /> : null}
       </section>
       <InstanceBlocks blocks={record.blocks} csrf={csrf} canLift={viewer.can("liftBlock")} now={now} />

@@ -1,6 +1,7 @@
 /**
  * POST /webhooks/:agent/instances — instance state reports signed per Standard Webhooks with the
- * agent's own secret (WEBHOOK_SECRET for `default`). jobs/instance-report.ts owns the checks, in
+ * agent's own secret (WEBHOOK_SECRET for `default`), or with the reported instance's own reporter
+ * key (auth/webhook-secrets.ts `reporterKey`; reporter/reporter.sh sends these). jobs/instance-report.ts owns the checks, in
  * order: signature on the raw body (401), body (400; a report dated more than five minutes ahead
  * too), agent (404, archived 409), instanceFilter (403), the webhook-only cap (429); a repeated
  * webhook-id is accepted (200) and stored once. Optional telemetry (`gpuUtil`, `diskUsedPct`,

@@ -1,7 +1,7 @@
 /** Rows of the settings table: approvals, the bounds on what runs and hours may do, the watchdog. */
 import { z } from "zod";
 import { GUARD_COUNT_MAX, PER_HOUR_MAX, WINDOW_MAX_S } from "../setting-bounds.ts";
-import { APPROVABLE_ACTIONS, approvalActions, approvalList, NO_APPROVALS, optionalActionList } from "./forms.ts";
+import { APPROVABLE_ACTIONS, approvalActions, approvalList, NO_APPROVALS, optionalActionList, optionalUrl } from "./forms.ts";
 import { ms, whole } from "./numbers.ts";
 import { setting } from "./setting.ts";
 
@@ -114,5 +114,12 @@ export const GUARD_ROWS = {
     ...whole(1, 100, 30),
     at: "maxUnhealthyPct",
     agent: { key: "maxUnhealthyPct", show: (pct) => `${pct} %` },
+  }),
+  DEADMAN_URL: setting({
+    group: "Watchdog",
+    doc: "who watches the watcher: every scheduled cron tick that completes GETs this URL (a healthchecks.io or Cronitor check), `<url>/fail` while any agent's watchdog has a condition; 5 s timeout, one ping per tick, a failed ping never fails the tick. The check's service tells the humans when the pings stop",
+    schema: optionalUrl,
+    at: "deadmanUrl",
+    secret: true,
   }),
 };

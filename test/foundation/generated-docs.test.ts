@@ -1,7 +1,8 @@
 /**
  * Generated documents stay what their tables render: docs/actions.md is the action decision table
  * (fleet/actions/decide.ts) and docs/configuration.md the settings table (runtime/settings/), printed;
- * a gate or a row added, changed or removed without `npm run docs`, or a hand edit, fails here.
+ * a gate or a row added, changed or removed without `npm run docs`, or a hand edit, fails here. The
+ * embedded reporter (jobs/reporter/reporter-script.ts) is reporter/reporter.sh, the same way.
  */
 import { readFileSync } from "node:fs";
 import path from "node:path";
@@ -13,7 +14,11 @@ const root = path.resolve(import.meta.dirname, "../..");
 
 describe("generated docs", () => {
   it("include the action table and the configuration reference", () => {
-    expect(GENERATED.map(([outputPath]) => outputPath)).toEqual(["docs/actions.md", "docs/configuration.md"]);
+    expect(GENERATED.map(([outputPath]) => outputPath)).toEqual([
+      "docs/actions.md",
+      "docs/configuration.md",
+      "jobs/reporter/reporter-script.ts",
+    ]);
   });
 
   it.each(GENERATED.map(([outputPath, render]) => [outputPath, render] as const))(

@@ -54,6 +54,8 @@ const API: [string, string, Role, unknown?][] = [
   ["DELETE", "/api/agents/:agent/mcp", "viewer"],
   ["GET", "/api/agents/:agent/instances/:id/events", "viewer"],
   ["POST", "/api/agents/:agent/instances/:id/actions", "operator", { kind: "reboot" }],
+  // A read that reveals an instance's reporter key: operator.
+  ["GET", "/api/agents/:agent/instances/:id/reporter", "operator"],
   ["POST", "/api/simulator/instances/:id/fail", "operator", { kind: "exit" }],
   ["GET", "/api/operators", "admin"],
   ["POST", "/api/operators", "admin", { name: "new-one", role: "viewer" }],
@@ -77,6 +79,7 @@ const DASHBOARD_POSTS: [string, Role, Record<string, string>][] = [
   ["/agents/default/restore", "admin", {}],
   ["/fleet/sim-1/fail", "operator", { kind: "exit" }],
   ["/fleet/sim-1/actions", "operator", { kind: "reboot", nonce: "nonce-00000002", confirm: "yes" }],
+  ["/fleet/sim-1/reporter", "operator", {}],
   ["/blocks/999/lift", "operator", {}],
   ["/approvals/blocks/999/lift", "operator", {}],
 ];
