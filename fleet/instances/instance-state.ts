@@ -105,10 +105,10 @@ function changeValues(deps: FleetDeps, change: StateChange, admission: ReportAdm
 }
 
 /** The sample's statements when the change carries telemetry, written only by the batch that stored the event. */
-function telemetryOf(deps: FleetDeps, change: StateChange, at: number) {
+function telemetryOf(deps: FleetDeps, change: StateChange, at: number, now: number) {
   if (!hasTelemetry(change.telemetry)) return {};
   const { source, ...reading } = change.telemetry;
-  return telemetryStatements(deps, change.agentId, source, [{ instanceId: change.instanceId, at, ...reading }], change.dedupKey);
+  return telemetryStatements(deps, change.agentId, source, [{ instanceId: change.instanceId, at, ...reading }], change.dedupKey, now);
 }
 
 export async function recordInstanceState(deps: FleetDeps, change: StateChange): Promise<RecordedChange> {
@@ -140,7 +140,7 @@ async function recordAdmitted(deps: FleetDeps, change: StateChange, admission: R
     stored: bind(prepared.stored, values),
     appendHistory: bind(prepared.appendHistory, values),
     upsertInstance: bind(prepared.upsertInstance, values),
-    ...telemetryOf(deps, change, values.at),
+    ...telemetryOf(deps, change, values.at, values.now),
     scheduleRun: scheduleIfPending(deps, values),
   });
   const moved: MovedRun | undefined = results.scheduleRun[0];

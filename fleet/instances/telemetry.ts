@@ -112,7 +112,9 @@ const telemetryPrepared = preparedPerDb((db: Db) => {
  * The samples' two statements, for the caller's batch (after the writes that create their
  * instance rows): the instance rows' latest figures and idle mark, then the sample rows.
  * `eventKey`: the dedup key of the event stored in the same batch, so a repeated report writes
- * nothing; null when the samples have no event.
+ * nothing; null when the samples have no event. `now`: the event's own creation time when there is
+ * one (the sample is written only where the event's `createdAt` equals it, so a second clock
+ * reading a millisecond later would drop the sample).
  */
 export function telemetryStatements(
   deps: Pick<PipelineDeps, "db" | "config" | "clock">,
@@ -120,6 +122,7 @@ export function telemetryStatements(
   source: TelemetrySource,
   readings: readonly (TelemetryReading & { instanceId: string; at: number })[],
   eventKey: string | null,
+  now: number = deps.clock.now(),
 ) {
   const prepared = telemetryPrepared(deps.db);
   const rows = readings.map((r) => ({
@@ -133,7 +136,7 @@ export function telemetryStatements(
     agentId,
     source,
     samples: JSON.stringify(rows),
-    now: deps.clock.now(),
+    now,
     eventKey,
     idleBelow: deps.config.economics.idleGpuUtilPct,
   };
