@@ -48,6 +48,7 @@ const API: [string, string, Role, unknown?][] = [
   ["POST", "/api/cron", "operator"],
   ["GET", "/api/agents/:agent/instances", "viewer"],
   ["GET", "/api/agents/:agent/spend", "viewer"],
+  ["POST", "/api/agents/:agent/fleet-breaker/lift", "operator"],
   // The MCP server: every role may POST; the tools it offers follow the role (test/mcp/mcp-server.test.ts).
   ["POST", "/api/agents/:agent/mcp", "viewer", { jsonrpc: "2.0", id: 1, method: "tools/list" }],
   ["GET", "/api/agents/:agent/mcp", "viewer"],
@@ -82,6 +83,7 @@ const DASHBOARD_POSTS: [string, Role, Record<string, string>][] = [
   ["/fleet/sim-1/reporter", "operator", {}],
   ["/blocks/999/lift", "operator", {}],
   ["/approvals/blocks/999/lift", "operator", {}],
+  ["/fleet-breaker/lift", "operator", {}],
 ];
 
 /** A dashboard post route as registered, with the values DASHBOARD_POSTS uses for its params. */
