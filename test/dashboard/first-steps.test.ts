@@ -66,7 +66,7 @@ describe("the overview's first steps", () => {
   });
 
   it("a Slack channel ends the last step; Discord or ntfy count the same", async () => {
-    for (const vars of [
+    for (const vars of <Record<string, string>[]>[
       { SLACK_WEBHOOK_URL: "https://hooks.slack.com/services/T0/B0/x" },
       { DISCORD_WEBHOOK_URL: "https://discord.com/api/webhooks/1/x" },
       { NTFY_URL: "https://ntfy.sh/fleet-alerts" },
