@@ -4,6 +4,7 @@
  * start and shown only while it is not done (jobs/read-models/first-steps.ts decides); nothing at
  * all once every step is done. The docs are not served by fleetwarden: the links go to the
  * repository's docs on GitHub (DOCS_URL), and each names the file, so a reader with a clone finds it.
+ * The provider step shows only on the simulator, so it says the fleet shown is simulated.
  */
 import type { FirstStep, FirstSteps } from "../../jobs/read-models/first-steps.ts";
 
@@ -16,18 +17,17 @@ const DocLink = ({ path, anchor, children }: { path: string; anchor?: string; ch
   </a>
 );
 
-function Step({ step, simulated }: { step: FirstStep; simulated: boolean }) {
+function Step({ step }: { step: FirstStep }) {
   switch (step) {
     case "provider":
       return (
         <li data-step="provider">
           <strong>Connect a provider.</strong>
-          {simulated ? " The fleet shown is simulated. " : " "}
-          {"Set the provider's one key ("}
+          {" The fleet shown is simulated. Set the provider's one key ("}
           <code>VAST_API_KEY</code>
           {") and restart: "}
           <DocLink path="docs/quickstart-vast.md" anchor="1-the-one-key">
-            Vast.ai quick start
+            Vast.ai quick start (docs/quickstart-vast.md)
           </DocLink>
           {" (or "}
           <DocLink path="docs/quickstart-runpod.md">RunPod</DocLink>
@@ -42,7 +42,7 @@ function Step({ step, simulated }: { step: FirstStep; simulated: boolean }) {
           <strong>Install the reporter on your instances.</strong>
           {" No instance has reported by webhook yet: without reports fleetwarden sees a crash only at its next look. "}
           <DocLink path="docs/quickstart-vast.md" anchor="2-how-instances-report">
-            How instances report
+            How instances report (docs/quickstart-vast.md)
           </DocLink>
         </li>
       );
@@ -52,7 +52,7 @@ function Step({ step, simulated }: { step: FirstStep; simulated: boolean }) {
           <strong>Add Slack.</strong>
           {" No Slack, Discord or ntfy channel is configured: approvals and alerts reach nobody outside this dashboard. "}
           <DocLink path="docs/quickstart-vast.md" anchor="3-slack-in-five-steps">
-            Slack in five steps
+            Slack in five steps (docs/quickstart-vast.md)
           </DocLink>
         </li>
       );
@@ -66,7 +66,7 @@ export function FirstStepsBox({ steps }: { steps: FirstSteps }) {
       <h2 id="first-steps-heading">What to do next</h2>
       <ol>
         {steps.todo.map((step) => (
-          <Step step={step} simulated={steps.simulated} />
+          <Step step={step} />
         ))}
       </ol>
     </section>

@@ -19,8 +19,6 @@ export type FirstStep = (typeof FIRST_STEPS)[number];
 export interface FirstSteps {
   /** The steps still to do, in order; empty once all are done. */
   todo: FirstStep[];
-  /** The fleet is the simulator's (the box says so). */
-  simulated: boolean;
 }
 
 export async function loadFirstSteps(deps: Pick<Deps, "db" | "provider" | "config">, agentId: string): Promise<FirstSteps> {
@@ -37,5 +35,5 @@ export async function loadFirstSteps(deps: Pick<Deps, "db" | "provider" | "confi
     reporter: reported !== undefined,
     channel: configuredChannels(deps).length > 0,
   };
-  return { todo: FIRST_STEPS.filter((step) => !done[step]), simulated };
+  return { todo: FIRST_STEPS.filter((step) => !done[step]) };
 }
