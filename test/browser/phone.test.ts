@@ -3,7 +3,7 @@
  * Chromium) at 390×844 against the real Node host with a seeded simulated fleet: three instances,
  * one failed and its restart waiting for approval, runs, a chat message. Every dashboard page
  * scrolls no wider than the screen, and the facts on-call needs are on it without scrolling
- * sideways: each instance's id, state and $/h on the Fleet page, each run's status and outcome on
+ * sideways: the overview's first steps, each instance's id, state and $/h on the Fleet page, each run's status and outcome on
  * the Runs page, a run's outcome on its page; the Approve button and the instance's action
  * button in view on load, full width and at least 44 px tall (a thumb's target).
  */
@@ -112,6 +112,19 @@ describe.skipIf(skipBrowser)("on-call at 390 px in Chromium", () => {
       if (width > WIDTH) await screenshot(page, `phone-${path.replaceAll("/", "_")}`);
       expect(width, `${path} at ${WIDTH} px`).toBeLessThanOrEqual(WIDTH);
     }
+  });
+
+  it("the overview says what to do next on this simulated install, each step's link within the screen", { timeout: 60_000 }, async () => {
+    await open("/");
+    const box = page.getByTestId("first-steps");
+    await withinWidth(box.getByRole("heading", { name: "What to do next" }), "the first steps' heading");
+    // The simulator's own heartbeats are not the reporter, and no channel is set: all three steps.
+    expect(await box.locator("li[data-step]").evaluateAll((steps) => steps.map((s) => s.getAttribute("data-step")))).toEqual([
+      "provider",
+      "reporter",
+      "channel",
+    ]);
+    for (const link of await box.locator("a[data-doc]").all()) await withinWidth(link, `link ${await link.textContent()}`);
   });
 
   it("the Fleet page shows each instance's id, state and $/h without scrolling sideways", { timeout: 60_000 }, async () => {
