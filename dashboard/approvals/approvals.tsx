@@ -19,7 +19,7 @@ export type ApprovalView = Awaited<ReturnType<typeof listApprovals>>[number];
 function DecisionForm({ approval, csrf }: { approval: ApprovalView; csrf: string }) {
   const noteId = `note-${approval.id}`;
   return (
-    <form method="post" action={`/approvals/${approval.id}`}>
+    <form method="post" action={`/approvals/${approval.id}`} class="decide thumb">
       <CsrfField token={csrf} />
       <div class="field">
         <label for={noteId}>Note for the agent (optional)</label>

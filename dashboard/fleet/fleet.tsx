@@ -137,7 +137,7 @@ export function FleetTable(props: {
     );
   return (
     <div class="table-wrap" tabindex={0} role="region" aria-label="Instances">
-      <table data-testid="instances">
+      <table class="fleet stack" data-testid="instances">
         <thead>
           <tr>
             <SortHeader column="id" query={query} />

@@ -36,7 +36,7 @@ export function InstanceActionsForm(props: {
   if (offered.length === 0) return null;
   const id = `action-${instance.id}`;
   return (
-    <form method="post" action={actionUrl(instance)} class="inline-form">
+    <form method="post" action={actionUrl(instance)} class="inline-form thumb">
       <CsrfField token={props.csrf} />
       <input type="hidden" name="nonce" value={crypto.randomUUID()} />
       <label for={id}>Action</label>
@@ -106,7 +106,7 @@ export function ActionConfirm(props: {
         ) : null}
       </ul>
       <p>Nothing has been done yet.</p>
-      <form method="post" action={actionUrl(i)} class="actions">
+      <form method="post" action={actionUrl(i)} class="actions thumb">
         <CsrfField token={props.csrf} />
         <input type="hidden" name="nonce" value={props.nonce} />
         <input type="hidden" name="kind" value={kind} />

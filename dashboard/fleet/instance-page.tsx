@@ -1,8 +1,9 @@
 /**
- * One instance's page: its facts, the operator's actions (behind the approval rules and a
- * confirmation, only those the provider has and only for a role that may act), a "simulate
- * failure" form on the simulator, the rejection blocks on it (liftable), its state history,
- * the actions taken on it (who decided, outcome, evidence) and the runs that touched it. Updates live.
+ * One instance's page: its state, then the operator's actions right under it (in a thumb's reach
+ * on a phone; behind the approval rules and a confirmation, only those the provider has and only
+ * for a role that may act), its facts, a "simulate failure" form on the simulator, the rejection
+ * blocks on it (liftable), its state history, the actions taken on it (who decided, outcome,
+ * evidence) and the runs that touched it. Updates live.
  */
 import { Badge, InstanceStateBadge } from "../shell/badges.tsx";
 import { OptionalFact } from "../shell/facts.tsx";
@@ -41,6 +42,15 @@ export function InstanceDetail(props: {
           {i.gone ? <Badge tone="neutral">gone</Badge> : null}
           {i.heartbeatMissedAt ? <Badge tone="warn">heartbeat missed</Badge> : null}
         </h2>
+        {/* The operator's actions first, under the state: on a phone they are in reach of a thumb without scrolling. */}
+        {i.gone || !viewer.can("instanceAction") ? null : (
+          <InstanceActionsForm
+            instance={i}
+            csrf={csrf}
+            approvalRequired={props.approvalRequired}
+            offered={offeredActions(props.capabilities)}
+          />
+        )}
         <dl class="facts">
           <OptionalFact term="Label" value={i.label} />
           <dt>Since</dt>
@@ -55,14 +65,6 @@ export function InstanceDetail(props: {
         </dl>
         <InstanceEconomics instance={i} utilisation={record.utilisation} stall={record.stall} />
         <ReplacementLineage instance={i} />
-        {i.gone || !viewer.can("instanceAction") ? null : (
-          <InstanceActionsForm
-            instance={i}
-            csrf={csrf}
-            approvalRequired={props.approvalRequired}
-            offered={offeredActions(props.capabilities)}
-          />
-        )}
         {i.gone || !viewer.can("instanceAction") ? null : <ReporterRevealForm instanceId={i.id} csrf={csrf} />}
         {simulated && !i.gone ? <FailureForm instance={i} csrf={csrf} back={`/fleet/${encodeURIComponent(i.id)}`} /> : null}
       </section>

@@ -1,5 +1,6 @@
 /**
- * Overview, attention first: what needs a person (approvals, instances, the LLM, the loop watchdog), then the fleet
+ * Overview, attention first: what needs a person (approvals, instances, the LLM, the loop watchdog), then what a new
+ * install still has to do (first-steps.tsx, gone once done), then the fleet
  * by state with its cost and the agent's state, spend today against the limit with the last 7 days, the charts, the context gauge, the latest runs,
  * pending wakes and recent notifications. Every region updates live.
  */
@@ -17,6 +18,7 @@ import { ModeSwitch, type ActionView } from "../fleet/action-decisions.tsx";
 import { MemoryPanel } from "../chat/memory-panel.tsx";
 import type { Viewer } from "../shell/can.ts";
 import { BreakerLift } from "./breaker-lift.tsx";
+import { FirstStepsBox } from "./first-steps.tsx";
 
 export function OverviewPage({
   data,
@@ -40,6 +42,7 @@ export function OverviewPage({
         </div>
         {viewer.can("liftBreaker") ? <BreakerLift conditions={data.attention.watchdog.conditions} csrf={csrf} /> : null}
       </section>
+      <FirstStepsBox steps={data.firstSteps} />
       <div class="grid">
         <section class="panel" aria-labelledby="fleet-heading">
           <h2 id="fleet-heading">Fleet</h2>

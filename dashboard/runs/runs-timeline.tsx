@@ -55,7 +55,7 @@ export function RunsTimeline({ runs, now, caption = "Runs, newest first" }: { ru
   if (runs.length === 0) return <p data-testid="no-runs">No runs yet. Press “Trigger now” or send a chat message to start one.</p>;
   return (
     <div class="table-wrap" tabindex={0} role="region" aria-label={caption}>
-      <table class="runs" data-testid="runs-timeline">
+      <table class="runs stack" data-testid="runs-timeline">
         <caption class="visually-hidden">{caption}</caption>
         <thead>
           <tr>

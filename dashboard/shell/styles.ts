@@ -108,4 +108,40 @@ ol.history li, ul.history li { margin:.2rem 0; overflow-wrap:anywhere; }
 td.last-event { max-width:18rem; overflow-wrap:anywhere; }
 pre.log { max-height:24rem; overflow:auto; }
 .visually-hidden { position:absolute; width:1px; height:1px; overflow:hidden; clip:rect(0 0 0 0); white-space:nowrap; }
+/* Phones (issue #38): below 40rem the fleet and runs tables become one card per row, the facts
+   that matter first on the first line (instance, state, $/h; run, status and outcome) and the rest
+   wrapped under them or left to the instance's and run's own pages. Cells are placed by column
+   position (the tables' column order is fixed in dashboard/fleet/fleet.tsx and runs-timeline.tsx). */
+@media (max-width:40rem) {
+  table.stack { display:block; } table.stack tbody { display:block; }
+  table.stack thead { position:absolute; width:1px; height:1px; overflow:hidden; clip:rect(0 0 0 0); }
+  table.stack tr { display:grid; gap:.15rem .75rem; align-items:baseline; border:1px solid var(--line); border-radius:6px; padding:.5rem .75rem; margin-bottom:.5rem; background:#fff; }
+  table.stack th, table.stack td { display:block; padding:0; border:0; min-width:0; overflow-wrap:anywhere; }
+  table.stack th[scope=row] { font-size:1.05rem; }
+  table.fleet tr { grid-template-columns:minmax(0,1fr) auto auto; grid-template-areas:"id state price" "gpu gpu util" "label label label" "event event event" "sim sim sim"; }
+  table.fleet th[scope=row] { grid-area:id; }
+  table.fleet td:nth-child(2) { grid-area:label; } table.fleet td:nth-child(2)::before { content:"Label: "; color:var(--muted); }
+  table.fleet td:nth-child(3) { grid-area:state; }
+  table.fleet td:nth-child(4), table.fleet td:nth-child(5) { display:none; }
+  table.fleet td:nth-child(6) { grid-area:gpu; }
+  table.fleet td:nth-child(7) { grid-area:price; font-weight:700; white-space:nowrap; }
+  table.fleet td:nth-child(8) { grid-area:util; text-align:right; } table.fleet td:nth-child(8)::before { content:"util. "; color:var(--muted); }
+  table.fleet td:nth-child(9) { grid-area:event; font-size:.875rem; color:var(--muted); max-width:none; }
+  table.fleet td:nth-child(10) { grid-area:sim; }
+  table.runs tr { grid-template-columns:auto minmax(0,1fr); grid-template-areas:"run started" "outcome outcome" "why why"; }
+  table.runs th[scope=row] { grid-area:run; }
+  table.runs td:nth-child(2) { grid-area:started; text-align:right; color:var(--muted); }
+  table.runs td.outcome { grid-area:outcome; min-width:0; }
+  table.runs td:nth-child(3) { grid-area:why; font-size:.875rem; color:var(--muted); }
+  table.runs td:nth-child(3)::before { content:"Triggers: "; }
+  table.runs td:nth-child(4), table.runs td:nth-child(6), table.runs td:nth-child(7) { display:none; }
+  /* Buttons an on-call thumb must reach: full width, at least 44 px tall. */
+  .thumb .actions, .thumb.actions, .thumb.inline-form { flex-direction:column; align-items:stretch; }
+  .thumb button, .thumb select { width:100%; min-height:44px; }
+  .card form.decide { position:sticky; bottom:0; background:#fff; padding:.5rem 0; }
+}
+/* What to do next on a fresh or simulated install (dashboard/overview/first-steps.tsx). */
+.first-steps { border:2px solid var(--info); border-radius:6px; padding:.75rem 1rem; margin-bottom:1rem; background:var(--info-bg); }
+.first-steps h2 { margin-top:0; }
+.first-steps ol { margin:0; padding-left:1.25rem; } .first-steps li { margin:.35rem 0; overflow-wrap:anywhere; }
 `;

@@ -1,7 +1,8 @@
 /**
  * Read model of the overview and its live regions, for one agent: its state (the same read as
  * GET /api/agents/:agent, pipeline's getAgentState), what compaction last did, the latest runs,
- * pending wakes and notifications, attention, the fleet, the charts, spend and memory.
+ * pending wakes and notifications, attention, the fleet, the charts, spend and memory, and the
+ * first steps a new install still has to take (first-steps.ts).
  */
 import { and, desc, eq, isNotNull } from "drizzle-orm";
 import type { Deps } from "../deps.ts";
@@ -15,6 +16,7 @@ import { listRunRows } from "./run-list.ts";
 import { loadSpend } from "./spend.ts";
 import { loadBalance } from "./balance.ts";
 import { listMemory } from "../../agent/memory.ts";
+import { loadFirstSteps } from "./first-steps.ts";
 
 export const RECENT_RUNS = 5;
 export const RECENT_NOTIFICATIONS = 5;
@@ -71,6 +73,7 @@ export async function loadOverview(deps: Deps, agentId: string) {
     listMemory(deps, agentId),
   ]);
   const balance = await loadBalance(deps, agentId);
+  const firstSteps = await loadFirstSteps(deps, agentId);
   return {
     state,
     compaction,
@@ -83,6 +86,7 @@ export async function loadOverview(deps: Deps, agentId: string) {
     spend,
     balance,
     memory,
+    firstSteps,
     now: deps.clock.now(),
   };
 }
