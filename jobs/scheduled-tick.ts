@@ -16,6 +16,8 @@
  *    QStash refuses is still answered, within two cron invocations. A QStash delivery of the same
  *    slot arriving later finds it claimed (stale) and does nothing.
  * 5. Retention.
+ * A database refusing for its plan's quota or size (in the first read, or an agent's tick) is told
+ * straight to the channels, once an hour per process (notify/database-refusal.ts).
  *
  * Bounds: at most CRON_INLINE_AGENTS ticks, one probe and CRON_INLINE_RUNS runs per invocation;
  * ticks and the probe are deduplicated per agent and minute. Nothing here throws for one agent's
@@ -26,6 +28,7 @@ import { MINUTE_MS } from "../runtime/time.ts";
 import { chooseInline, dueRunSlots, performRun, readCronState, writeSchedulerHealth, type CronState } from "../pipeline/index.ts";
 import { prune, publishTicks, tickAgent } from "./tick.ts";
 import { withAgent } from "./with-agent.ts";
+import { noteDatabaseError } from "../notify/database-refusal.ts";
 
 export interface ScheduledTickReport {
   /** Agents ticked in this invocation. */
@@ -39,6 +42,16 @@ export interface ScheduledTickReport {
 }
 
 export async function runScheduledTick(deps: Deps): Promise<ScheduledTickReport> {
+  try {
+    return await scheduledTick(deps);
+  } catch (err) {
+    // A database refusing for quota or size is told directly (once an hour), never only logged.
+    await noteDatabaseError(deps, err);
+    throw err;
+  }
+}
+
+async function scheduledTick(deps: Deps): Promise<ScheduledTickReport> {
   const now = deps.clock.now();
   const minute = Math.floor(now / MINUTE_MS);
   const state = await readCronState(deps, now);
@@ -46,7 +59,10 @@ export async function runScheduledTick(deps: Deps): Promise<ScheduledTickReport>
 
   const { inline, fanOut } = chooseInline(state.agents, deps.config.cron.inlineAgents, minute);
   for (const agentId of inline) {
-    await tickAgent(deps, agentId).catch((err: unknown) => deps.log.error("cron tick of an agent failed", { agentId, error: String(err) }));
+    await tickAgent(deps, agentId).catch(async (err: unknown) => {
+      deps.log.error("cron tick of an agent failed", { agentId, error: String(err) });
+      await noteDatabaseError(deps, err);
+    });
   }
   let fannedOut: string[] = [];
   if (fanOut.length > 0 && !refusing) {
