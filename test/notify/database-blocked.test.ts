@@ -3,7 +3,7 @@
  * Hrana error code `BLOCKED` ("Operation was blocked: …"; tursodatabase/libsql
  * libsql-server/src/error.rs and src/hrana/stmt.rs, as test/support/hrana-server.ts plays it).
  * On the Worker's database path (@libsql/client/web over Hrana, the loopback Hrana server) and the
- * app both hosts serve: /healthz is 503 naming it (`db: "blocked"`), one notice goes straight to
+ * app both hosts serve, and the Node host on a Turso URL: /healthz is 503 naming it (`db: "blocked"`), one notice goes straight to
  * the Slack channel (no notification row, no scheduler: the database cannot record either), at
  * most once an hour; the agent's health lists `database_blocked`; a cron tick that meets it tells
  * nothing more; once writes are accepted again /healthz is 200 and the condition is gone.
@@ -19,6 +19,9 @@ import { notifications } from "../../schema/index.ts";
 import { startHranaServer, type HranaServer } from "../support/hrana-server.ts";
 import { authHeaders, createTestDeps } from "../support/test-deps.ts";
 import { startReceiver, type Receiver } from "./receiver.ts";
+import { startNodeHost } from "../../functions/host/node-host.ts";
+import { silentLogger } from "../support/silent-logger.ts";
+import { TEST_ADMIN_TOKEN } from "../support/test-deps.ts";
 
 const open: { close(): Promise<void> }[] = [];
 afterEach(async () => void (await Promise.all(open.splice(0).map((o) => o.close()))));
@@ -82,6 +85,39 @@ describe("the database refuses writes for its plan's quota", () => {
     const cleared = await (await app.request("/api/agents/default/health", { headers: authHeaders() })).json();
     expect(cleared.conditions).toEqual([]);
     expect(slack.received).toHaveLength(2);
+  });
+
+  it("the Node host on a Turso URL: /healthz 503 naming BLOCKED, one notice over three polls", async () => {
+    const hrana = await startHranaServer({ authToken: "turso-token" });
+    open.push(hrana);
+    const client = createWebClient({ url: hrana.url, authToken: "turso-token" });
+    await applyMigrations(openDatabase(client));
+    client.close();
+    const slack = await startReceiver("/services/T000/B000/XXX", 200, "slack");
+    open.push(slack);
+    const host = await startNodeHost(
+      {
+        PORT: "0",
+        DATABASE_URL: hrana.url,
+        DATABASE_AUTH_TOKEN: "turso-token",
+        ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+        SLACK_WEBHOOK_URL: slack.url,
+        ALLOW_PRIVATE_URLS: "true",
+        SIMULATOR_INSTANCES: "0",
+      },
+      { log: silentLogger, cronIntervalMs: 3_600_000 },
+    );
+    open.unshift({ close: () => host.stop() });
+    expect((await fetch(`${host.url}/healthz`)).status).toBe(200);
+    hrana.block("writes");
+    for (let poll = 0; poll < 3; poll++) {
+      const res = await fetch(`${host.url}/healthz`);
+      expect(res.status).toBe(503);
+      expect(await res.json()).toMatchObject({ db: "blocked", dbError: expect.stringContaining("Operation was blocked") });
+    }
+    expect(slack.received).toHaveLength(1);
+    hrana.block(null);
+    expect((await fetch(`${host.url}/healthz`)).status).toBe(200);
   });
 
   it("reads Turso's BLOCKED and a database over its size (SQLITE_FULL) through wrapped causes, and nothing else", () => {
