@@ -27,7 +27,7 @@ import type { SimulatorProvider } from "../../fleet/providers/simulator.ts";
 import { reconcileFleet } from "../support/one-check.ts";
 import { createTestDb, createTestDeps } from "../support/test-deps.ts";
 import { LocalScheduler } from "../../pipeline/index.ts";
-import { handleDelivery } from "../../jobs/deliver.ts";
+import { deliveryBodySchema, handleDelivery } from "../../jobs/deliver.ts";
 import { silentLogger } from "../support/silent-logger.ts";
 import { startReceiver } from "./receiver.ts";
 import { startResponseUrl } from "./slack-receiver.ts";
@@ -290,7 +290,17 @@ describe("POST /integrations/slack/interactions", () => {
     const body = clickBody(id, "U0ADA", "fleetwarden_approve", responses.url);
     expect((await signed(app, body, deps.clock.now())).status).toBe(200);
     expect((await signed(app, body, deps.clock.now())).status).toBe(200);
+    const [queued] = await slackDeliveries(deps);
     expect(await slackDeliveries(deps)).toHaveLength(1);
+    // The body QStash would carry to POST /internal/deliveries on Workers passes its schema as is.
+    expect(deliveryBodySchema.parse(queued!.body)).toEqual({
+      type: "slack-decision",
+      agentId: "default",
+      approvalId: id,
+      decision: "approve",
+      slackUser: "U0ADA",
+      responseUrl: responses.url,
+    });
     gate.open.resolve();
     await scheduler.start((delivery) => handleDelivery(deps, delivery));
     await scheduler.settle();
