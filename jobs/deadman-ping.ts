@@ -7,6 +7,7 @@
  * unwell. Bound: one ping per tick (jobs/scheduled-tick.ts calls it once, at the end), 5 s timeout,
  * no retry; a failed ping is logged and never fails the tick.
  */
+import { databaseRefusal } from "../notify/database-refusal.ts";
 import { and, eq, isNull } from "drizzle-orm";
 import type { Deps } from "./deps.ts";
 import { agents, watchdogConditions } from "../schema/index.ts";
@@ -26,7 +27,8 @@ export function failUrl(url: string): string {
 export async function pingDeadman(deps: Pick<Deps, "db" | "config" | "log">): Promise<DeadmanPing | null> {
   const url = deps.config.deadmanUrl;
   if (!url) return null;
-  const failing = await watchdogHasCondition(deps);
+  // The database refusing writes for its plan's quota or size fails the check too (notify/database-refusal.ts).
+  const failing = databaseRefusal(deps) !== null || (await watchdogHasCondition(deps));
   const pinged = failing ? "fail" : "ok";
   try {
     const res = await fetch(failing ? failUrl(url) : url, { method: "GET", signal: AbortSignal.timeout(DEADMAN_TIMEOUT_MS) });

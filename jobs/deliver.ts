@@ -12,12 +12,21 @@ import { handleWakeDelivery } from "../pipeline/index.ts";
 import { agentTick } from "../pipeline/index.ts";
 import { FLEET_CHECKS } from "./tick.ts";
 import { withAgent } from "./with-agent.ts";
+import { deliverSlackDecision } from "./slack-interaction.ts";
 
 export const deliveryBodySchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("run"), agentId: z.string().min(1).max(64), slot: z.number().int().nonnegative() }),
   z.object({ type: z.literal("wake"), agentId: z.string().min(1).max(64), wakeId: z.number().int().positive() }),
   z.object({ type: z.literal("notify"), agentId: z.string().min(1).max(64), deliveryId: z.number().int().positive() }),
   z.object({ type: z.literal("tick"), agentId: z.string().min(1).max(64) }),
+  z.object({
+    type: z.literal("slack-decision"),
+    agentId: z.string().min(1).max(64),
+    approvalId: z.number().int().positive(),
+    decision: z.enum(["approve", "reject"]),
+    slackUser: z.string().min(1).max(64),
+    responseUrl: z.string().max(2000).nullable(),
+  }),
 ]);
 
 /**
@@ -28,6 +37,8 @@ export const deliveryBodySchema = z.discriminatedUnion("type", [
 export async function handleDelivery(deps: Deps, body: DeliveryBody): Promise<string> {
   const scope = await withAgent(deps, body.agentId);
   if (!scope) return "unknown agent";
+  // A click on an archived agent's approval is answered (the clicker is told), never dropped.
+  if (body.type === "slack-decision") return deliverSlackDecision(scope.deps, scope.archived, body);
   if (scope.archived && body.type !== "notify") return "archived";
   const agentDeps = scope.deps;
   switch (body.type) {

@@ -17,6 +17,8 @@
  *    slot arriving later finds it claimed (stale) and does nothing.
  * 5. Retention.
  * 6. The dead-man ping (DEADMAN_URL, jobs/deadman-ping.ts): once, when the invocation completes.
+ * A database refusing for its plan's quota or size (in the first read, or an agent's tick) is told
+ * straight to the channels, once an hour per process (notify/database-refusal.ts).
  *
  * Bounds: at most CRON_INLINE_AGENTS ticks, one probe and CRON_INLINE_RUNS runs per invocation;
  * ticks and the probe are deduplicated per agent and minute. Nothing here throws for one agent's
@@ -28,6 +30,7 @@ import { chooseInline, dueRunSlots, performRun, readCronState, writeSchedulerHea
 import { prune, publishTicks, tickAgent } from "./tick.ts";
 import { withAgent } from "./with-agent.ts";
 import { pingDeadman } from "./deadman-ping.ts";
+import { noteDatabaseError } from "../notify/database-refusal.ts";
 
 export interface ScheduledTickReport {
   /** Agents ticked in this invocation. */
@@ -41,6 +44,18 @@ export interface ScheduledTickReport {
 }
 
 export async function runScheduledTick(deps: Deps): Promise<ScheduledTickReport> {
+  try {
+    return await scheduledTick(deps);
+  } catch (err) {
+    // A database refusing for quota or size is told directly (once an hour), never only logged.
+    await noteDatabaseError(deps, err);
+    // The invocation failed: the dead-man check hears `<url>/fail` now, not only a missing ping.
+    await pingDeadman(deps);
+    throw err;
+  }
+}
+
+async function scheduledTick(deps: Deps): Promise<ScheduledTickReport> {
   const now = deps.clock.now();
   const minute = Math.floor(now / MINUTE_MS);
   const state = await readCronState(deps, now);
@@ -48,7 +63,10 @@ export async function runScheduledTick(deps: Deps): Promise<ScheduledTickReport>
 
   const { inline, fanOut } = chooseInline(state.agents, deps.config.cron.inlineAgents, minute);
   for (const agentId of inline) {
-    await tickAgent(deps, agentId).catch((err: unknown) => deps.log.error("cron tick of an agent failed", { agentId, error: String(err) }));
+    await tickAgent(deps, agentId).catch(async (err: unknown) => {
+      deps.log.error("cron tick of an agent failed", { agentId, error: String(err) });
+      await noteDatabaseError(deps, err);
+    });
   }
   let fannedOut: string[] = [];
   if (fanOut.length > 0 && !refusing) {

@@ -64,9 +64,11 @@ export async function toQStashId(key: string): Promise<string> {
 
 /**
  * Runs and wakes of one agent share a flow-control key; its notifications have their own, so one
- * agent's alert backlog never holds up another's (or its runs).
+ * agent's alert backlog never holds up another's (or its runs). A Slack click's decision has its
+ * own too, so a human's click never waits behind a run.
  */
 export function flowControlKeyOf(prefix: string, body: DeliveryBody): string {
+  if (body.type === "slack-decision") return `${prefix}-slack-${body.agentId}`;
   return body.type === "notify" ? `${prefix}-notify-${body.agentId}` : `${prefix}-agent-${body.agentId}`;
 }
 

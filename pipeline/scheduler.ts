@@ -15,7 +15,19 @@ export type DeliveryBody =
   /** Send one notification delivery to its outbound channel. */
   | { type: "notify"; agentId: string; deliveryId: number }
   /** One agent's cron tick (published by the fan-out in jobs/tick.ts). */
-  | { type: "tick"; agentId: string };
+  | { type: "tick"; agentId: string }
+  /**
+   * An Approve/Reject click from Slack, decided after the click was acknowledged
+   * (jobs/slack-interaction.ts); `responseUrl` is the interaction's, already checked to be Slack's.
+   */
+  | {
+      type: "slack-decision";
+      agentId: string;
+      approvalId: number;
+      decision: "approve" | "reject";
+      slackUser: string;
+      responseUrl: string | null;
+    };
 
 export interface PublishRequest {
   dedupKey: string;

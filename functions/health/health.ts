@@ -3,7 +3,9 @@
  * service is healthy; adding a field is adding one part to PARTS. The database part makes a tiny
  * real write (one health_probe row), so a full disk or read-only file answers 503 instead of
  * `ok: true`, and so does a database file deleted or replaced under the Node host (`dbError`
- * says which, functions/host/database-file-watch.ts); the scheduler part answers 503 while publishes are refused (the recorded
+ * says which, functions/host/database-file-watch.ts); a database refusing for its plan (Turso's
+ * `BLOCKED` past the quota, `SQLITE_FULL` over its size) is `db: "blocked"` with the database's
+ * words in `dbError`, and told once an hour straight to the channels (notify/database-refusal.ts); the scheduler part answers 503 while publishes are refused (the recorded
  * scheduler health: `{kind, ok: false, error, since}`) and reports the backlog of due deliveries.
  * `llm` names the deployment's model ("none" without one); each agent has its own LLM breaker, so
  * `llmTrouble` lists the agents whose model's breaker is open or misconfigured — one broken agent
@@ -16,6 +18,7 @@ import { llmTrouble } from "../../jobs/llm-trouble.ts";
 import { writeHealthProbe } from "../../db/health-probe.ts";
 import type { Deps } from "../../jobs/deps.ts";
 import { readSchedulerHealth, schedulerBacklog } from "../../pipeline/index.ts";
+import { databaseWritable, noteDatabaseError } from "../../notify/database-refusal.ts";
 
 /** What the parts read: the adapters in use and the database, never the run step. */
 type HealthPart = (deps: Deps) => Promise<{ fields: Record<string, unknown>; healthy: boolean }>;
@@ -24,10 +27,15 @@ const databasePart: HealthPart = async (deps) => {
   // A deleted or replaced file still accepts writes (to an unlinked inode): that is not healthy.
   const gone = deps.databaseFile?.problem() ?? null;
   if (gone) return { fields: { db: "file gone", dbWritable: false, dbError: gone }, healthy: false };
+  let refused: unknown = null;
   const writable = await writeHealthProbe(deps.db, deps.clock.now()).then(
     () => true,
-    () => false,
+    (err: unknown) => ((refused = err), false),
   );
+  if (writable) databaseWritable(deps);
+  // Turso past its plan's quota (BLOCKED) or over its size (SQLITE_FULL): named, and told directly.
+  const blocked = writable ? null : await noteDatabaseError(deps, refused);
+  if (blocked) return { fields: { db: "blocked", dbWritable: false, dbError: blocked }, healthy: false };
   const reachable = writable || (await pingDatabase(deps.db));
   return { fields: { db: writable ? "ok" : reachable ? "not writable" : "unreachable", dbWritable: writable }, healthy: writable };
 };

@@ -1,8 +1,9 @@
 /**
  * POST /integrations/slack/interactions — the Slack app's interactivity Request URL. Entry point
- * only: jobs/slack-interaction.ts verifies and decides. The answer goes back at once (Slack waits
- * 3 s); the decision and its response_url message follow, kept alive by the Worker's
- * `waitUntil`, or on Node as a detached promise whose errors are logged.
+ * only: jobs/slack-interaction.ts verifies, and hands a decision to the scheduler (a durable
+ * delivery, never `waitUntil`). The empty acknowledgement goes back at once (Slack waits 3 s); a
+ * refusal's ephemeral response_url message (one POST, 10 s at most) follows, kept alive by the
+ * Worker's `waitUntil`, or on Node as a detached promise whose errors are logged.
  */
 import { Hono } from "hono";
 import type { AppEnv } from "../../jobs/app-env.ts";
@@ -16,7 +17,7 @@ export const slackRoutes = new Hono<AppEnv>().post("/slack/interactions", async 
     signature: c.req.header("x-slack-signature"),
   });
   if (answer.followUp) {
-    const work = answer.followUp().catch((err: unknown) => deps.log.error("deciding a Slack interaction failed", { error: String(err) }));
+    const work = answer.followUp().catch((err: unknown) => deps.log.error("answering a Slack interaction failed", { error: String(err) }));
     try {
       c.executionCtx.waitUntil(work);
     } catch {

@@ -7,6 +7,13 @@
  * decided; a stale timestamp, a wrong secret, a tampered body and no secret are refused and
  * decide nothing; an unmapped or viewer Slack user decides nothing (ephemeral); a replayed click
  * decides nothing new; a rejection blocks the action (it sticks); ntfy gets a view action.
+ *
+ * Issue #37, item 1: Slack ignores the body of a block_actions acknowledgement
+ * (https://docs.slack.dev/interactivity/handling-user-interaction, "Acknowledgment response": the
+ * acknowledgement is an HTTP 200; "Message responses": what the user sees is POSTed to
+ * response_url, `response_type: "ephemeral"` for the clicker alone, `replace_original: true` to
+ * replace the message). So these tests read only what the loopback response_url receives, and
+ * the decision runs as a durable delivery of the real local scheduler (never in `waitUntil`).
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
@@ -15,17 +22,24 @@ import { createOperator } from "../../auth/operators-store.ts";
 import { slackSignature } from "../../auth/slack-signature.ts";
 import { executeAction } from "../../fleet/actions/actions.ts";
 import { deliverNotification } from "../../notify/deliver-notification.ts";
-import { actionBlocks, actions, approvals, notificationDeliveries } from "../../schema/index.ts";
+import { actionBlocks, actions, approvals, deliveries, notificationDeliveries } from "../../schema/index.ts";
 import type { SimulatorProvider } from "../../fleet/providers/simulator.ts";
 import { reconcileFleet } from "../support/one-check.ts";
-import { createTestDeps } from "../support/test-deps.ts";
+import { createTestDb, createTestDeps } from "../support/test-deps.ts";
+import { LocalScheduler } from "../../pipeline/index.ts";
+import { deliveryBodySchema, handleDelivery } from "../../jobs/deliver.ts";
+import { silentLogger } from "../support/silent-logger.ts";
 import { startReceiver } from "./receiver.ts";
 import { startResponseUrl } from "./slack-receiver.ts";
 
 const SECRET = "8f742231b10e8888abcd99yyyzzz85a5";
 const open: { close(): Promise<void> }[] = [];
+const schedulers: LocalScheduler[] = [];
+const gates: (() => void)[] = [];
 afterEach(async () => {
+  for (const open of gates.splice(0)) open();
   await settled();
+  await Promise.all(schedulers.splice(0).map((s) => s.stop()));
   await Promise.all(open.splice(0).map((r) => r.close()));
 });
 
@@ -34,7 +48,9 @@ async function setup(vars: Record<string, string> = {}) {
   const ntfy = await startReceiver("/fleet", 200, "ntfy");
   const responses = await startResponseUrl();
   open.push(slack, ntfy, responses);
-  const deps = await createTestDeps({
+  const db = await createTestDb();
+  const base = await createTestDeps({
+    db,
     vars: {
       SIMULATOR_FAILURE_RATE: "0",
       SLACK_SIGNING_SECRET: SECRET,
@@ -45,6 +61,9 @@ async function setup(vars: Record<string, string> = {}) {
       ...vars,
     },
   });
+  // The Node host's real scheduler (durable deliveries table, its own timer), as functions/host/node-host.ts runs it.
+  const scheduler = new LocalScheduler({ db, clock: base.clock, log: silentLogger, visibilityMs: 60_000, maxSleepMs: 3_600_000 });
+  const deps = { ...base, scheduler };
   await (deps.provider as SimulatorProvider).seed(2);
   await reconcileFleet(deps, "default");
   const now = deps.clock.now();
@@ -60,9 +79,12 @@ async function setup(vars: Record<string, string> = {}) {
     reason: "broken for hours",
   });
   for (const d of await deps.db.select().from(notificationDeliveries)) await deliverNotification(deps, d.id);
+  await scheduler.start((body) => handleDelivery(deps, body));
+  schedulers.push(scheduler);
+  await scheduler.settle();
   const app = buildApp(() => deps);
   const id = asked.approvalId!;
-  return { deps, app, slack, ntfy, responses, id };
+  return { deps, app, slack, ntfy, responses, id, scheduler };
 }
 
 function clickBody(approvalId: number, user: string, actionId: string, responseUrl: string) {
@@ -115,6 +137,10 @@ async function settled() {
   while (followUps.length > 0) await Promise.all(followUps.splice(0));
 }
 
+/** The slack-decision deliveries the scheduler holds. */
+const slackDeliveries = async (deps: { db: Awaited<ReturnType<typeof createTestDb>> }) =>
+  (await deps.db.select().from(deliveries)).filter((d) => (d.body as { type: string }).type === "slack-decision");
+
 describe("Slack approval buttons", () => {
   it("sends Block Kit buttons Slack accepts, and ntfy a view action to the approval page", async () => {
     const { slack, ntfy, id } = await setup();
@@ -135,11 +161,12 @@ describe("Slack approval buttons", () => {
 
 describe("POST /integrations/slack/interactions", () => {
   it("approves as the mapped operator once, replaces the buttons naming them, and a replay decides nothing new", async () => {
-    const { deps, app, responses, id } = await setup();
+    const { deps, app, responses, id, scheduler } = await setup();
     const body = clickBody(id, "U0ADA", "fleetwarden_approve", responses.url);
     const res = await signed(app, body, deps.clock.now());
     expect(res.status).toBe(200);
-    await settled();
+    expect(followUps).toEqual([]); // the decision is a scheduled delivery, not the Worker's waitUntil
+    await scheduler.settle();
     expect(responses.rejected).toEqual([]);
     expect(responses.received[0]).toMatchObject({ replace_original: true, text: expect.stringContaining("Approved by ada") });
     const [row] = await deps.db.select().from(approvals).where(eq(approvals.id, id));
@@ -147,16 +174,23 @@ describe("POST /integrations/slack/interactions", () => {
     expect(await deps.provider.get("sim-2")).toBeNull();
 
     const again = await signed(app, body, deps.clock.now());
-    expect(await again.json()).toMatchObject({ response_type: "ephemeral", text: expect.stringContaining("already approved by ada") });
+    expect(again.status).toBe(200);
     await settled();
-    expect(responses.received).toHaveLength(1);
+    await scheduler.settle();
+    expect(responses.received).toHaveLength(2);
+    expect(responses.received[1]).toEqual({
+      response_type: "ephemeral",
+      replace_original: false,
+      text: expect.stringContaining("already approved by ada"),
+    });
     expect((await deps.db.select().from(actions).where(eq(actions.decidedBy, "human"))).length).toBe(1);
+    expect(await slackDeliveries(deps)).toHaveLength(1);
   });
 
   it("rejects as the operator, and the rejection blocks the action", async () => {
-    const { deps, app, responses, id } = await setup();
+    const { deps, app, responses, id, scheduler } = await setup();
     expect((await signed(app, clickBody(id, "U0ADA", "fleetwarden_reject", responses.url), deps.clock.now())).status).toBe(200);
-    await settled();
+    await scheduler.settle();
     expect(responses.received[0]!.text).toContain("Rejected by ada");
     expect((await deps.db.select().from(approvals))[0]!.status).toBe("rejected");
     expect(await deps.db.select().from(actionBlocks)).toHaveLength(1);
@@ -190,19 +224,115 @@ describe("POST /integrations/slack/interactions", () => {
     ] as const) {
       const res = await signed(app, clickBody(id, user, "fleetwarden_approve", responses.url), deps.clock.now());
       expect(res.status).toBe(200);
-      expect(await res.json()).toMatchObject({ response_type: "ephemeral", replace_original: false, text: expect.stringMatching(said) });
+      await settled();
+      expect(responses.received.at(-1)).toEqual({ response_type: "ephemeral", replace_original: false, text: expect.stringMatching(said) });
     }
-    await settled();
-    expect(responses.received).toEqual([]);
+    expect(responses.received).toHaveLength(2);
+    expect(responses.rejected).toEqual([]);
+    expect(await slackDeliveries(deps)).toEqual([]);
     expect((await deps.db.select().from(approvals))[0]!.status).toBe("pending");
   });
 
   it("decides but never posts to a response_url that is not Slack's", async () => {
-    const { deps, app, responses, id } = await setup({ ALLOW_PRIVATE_URLS: "false" });
+    const { deps, app, responses, id, scheduler } = await setup({ ALLOW_PRIVATE_URLS: "false" });
     expect((await signed(app, clickBody(id, "U0ADA", "fleetwarden_reject", responses.url), deps.clock.now())).status).toBe(200);
     await settled();
+    await scheduler.settle();
     expect((await deps.db.select().from(approvals))[0]!.status).toBe("rejected");
     expect(responses.received).toEqual([]);
+  });
+
+  function resolvers() {
+    let resolve!: () => void;
+    const promise = new Promise<void>((r) => (resolve = r));
+    return { promise, resolve };
+  }
+
+  /** Holds the simulator's destroy at a gate, as a slow provider call (up to 4 × 30 s on a real one). */
+  function gateDestroy(deps: { provider: unknown }) {
+    const sim = deps.provider as SimulatorProvider;
+    const destroy = sim.destroy.bind(sim);
+    const gate = { calls: 0, reached: resolvers(), open: resolvers() };
+    gates.push(() => gate.open.resolve());
+    sim.destroy = async (instanceId: string) => {
+      gate.calls++;
+      gate.reached.resolve();
+      await gate.open.promise;
+      return destroy(instanceId);
+    };
+    return gate;
+  }
+
+  it("acknowledges at once while the provider works, and updates the message when it is done", async () => {
+    const { deps, app, responses, id, scheduler } = await setup();
+    const gate = gateDestroy(deps);
+    const res = await signed(app, clickBody(id, "U0ADA", "fleetwarden_approve", responses.url), deps.clock.now());
+    expect(res.status).toBe(200);
+    expect(followUps).toEqual([]); // nothing left to waitUntil: the decision is the scheduler's
+    await gate.reached.promise; // the scheduler's own timer started the decision: nothing here drove it
+    expect(responses.received).toEqual([]);
+    expect(await deps.provider.get("sim-2")).not.toBeNull();
+
+    gate.open.resolve();
+    await scheduler.settle();
+    expect(responses.rejected).toEqual([]);
+    expect(responses.received).toEqual([
+      { replace_original: true, text: expect.stringContaining("Approved by ada"), blocks: expect.any(Array) },
+    ]);
+    expect(await deps.provider.get("sim-2")).toBeNull();
+    expect(await slackDeliveries(deps)).toEqual([expect.objectContaining({ status: "delivered", attempts: 1 })]);
+  });
+
+  it("a double click is one delivery and one decision (dedup key: approval and Slack user)", async () => {
+    const { deps, app, responses, id, scheduler } = await setup();
+    const gate = gateDestroy(deps);
+    await scheduler.stop(); // both clicks land before the first is delivered
+    const body = clickBody(id, "U0ADA", "fleetwarden_approve", responses.url);
+    expect((await signed(app, body, deps.clock.now())).status).toBe(200);
+    expect((await signed(app, body, deps.clock.now())).status).toBe(200);
+    const [queued] = await slackDeliveries(deps);
+    expect(await slackDeliveries(deps)).toHaveLength(1);
+    // The body QStash would carry to POST /internal/deliveries on Workers passes its schema as is.
+    expect(deliveryBodySchema.parse(queued!.body)).toEqual({
+      type: "slack-decision",
+      agentId: "default",
+      approvalId: id,
+      decision: "approve",
+      slackUser: "U0ADA",
+      responseUrl: responses.url,
+    });
+    gate.open.resolve();
+    await scheduler.start((delivery) => handleDelivery(deps, delivery));
+    await scheduler.settle();
+    expect(gate.calls).toBe(1);
+    expect(responses.received).toEqual([
+      { replace_original: true, text: expect.stringContaining("Approved by ada"), blocks: expect.any(Array) },
+    ]);
+    expect((await deps.db.select().from(actions).where(eq(actions.decidedBy, "human"))).length).toBe(1);
+  });
+
+  it("an expired approval and the two-person rule are refused privately through response_url, deciding nothing", async () => {
+    const { deps, app, responses, id, scheduler } = await setup({ APPROVAL_TWO_PERSON: "destroy" });
+    await deps.db.update(approvals).set({ requestedByOperator: "ada" }).where(eq(approvals.id, id));
+    expect((await signed(app, clickBody(id, "U0ADA", "fleetwarden_approve", responses.url), deps.clock.now())).status).toBe(200);
+    await scheduler.settle();
+    expect(responses.received).toEqual([
+      { response_type: "ephemeral", replace_original: false, text: expect.stringMatching(/Nothing was decided.*needs a second person/) },
+    ]);
+    expect(responses.received[0]!.text).not.toContain("Approved");
+
+    const later = await startResponseUrl();
+    open.push(later);
+    await createOperator(deps.db, { name: "bob", role: "operator", createdBy: "admin", now: deps.clock.now(), slackUserId: "U0BOB" });
+    await deps.db
+      .update(approvals)
+      .set({ expiresAt: deps.clock.now() - 1 })
+      .where(eq(approvals.id, id));
+    expect((await signed(app, clickBody(id, "U0BOB", "fleetwarden_approve", later.url), deps.clock.now())).status).toBe(200);
+    await scheduler.settle();
+    expect(later.received).toEqual([{ response_type: "ephemeral", replace_original: false, text: expect.stringMatching(/expired/) }]);
+    expect((await deps.db.select().from(approvals))[0]!.status).toBe("pending");
+    expect(await deps.provider.get("sim-2")).not.toBeNull();
   });
 
   it("refuses a body that is not a block_actions payload with 400, deciding nothing", async () => {

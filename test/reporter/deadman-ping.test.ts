@@ -7,6 +7,7 @@
  * /ping/<uuid>` success, `/ping/<uuid>/fail` failure; Cronitor's telemetry URLs take the same
  * shape): it answers 200 "OK" to those two paths and 404 to anything else.
  */
+import { databaseWritable, noteDatabaseError } from "../../notify/database-refusal.ts";
 import { createServer } from "node:http";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -67,6 +68,19 @@ describe("the dead-man ping", () => {
     deps.clock.advance(60_000);
     await runScheduledTick(deps);
     expect(pings).toEqual([`GET ${CHECK}`, `GET ${CHECK}/fail`, `GET ${CHECK}`]);
+  });
+
+  it("a database refusing writes for its quota pings <url>/fail until a write succeeds again", async () => {
+    const deps = await depsWith(`${receiver.origin}${CHECK}`);
+    pings = [];
+    const blocked = Object.assign(new Error("Operation was blocked"), { code: "BLOCKED" });
+    expect(await noteDatabaseError(deps, blocked)).not.toBeNull();
+    await runScheduledTick(deps);
+    expect(pings).toEqual([`GET ${CHECK}/fail`]);
+    databaseWritable(deps);
+    deps.clock.advance(60_000);
+    await runScheduledTick(deps);
+    expect(pings).toEqual([`GET ${CHECK}/fail`, `GET ${CHECK}`]);
   });
 
   it("unset, nothing is sent", async () => {

@@ -18,6 +18,14 @@
  * it left open. With `authToken` set, a request without `Authorization: Bearer <token>` is a 401.
  *
  * It counts HTTP requests (`requests`), which is what a Worker pays in subrequests.
+ *
+ * `block("writes")` plays a Turso database past its plan's quota: every statement that writes
+ * (insert, update, delete, replace, create, drop, alter) fails with the Hrana error code `BLOCKED`
+ * and the message "Operation was blocked: <reason>" — libsql-server/src/error.rs `Error::Blocked`
+ * (commit 01a8630ec6950d8bdd5c27173d4cc0f464a69e5b) as libsql-server/src/hrana/stmt.rs
+ * `StmtError::code` reports it ("BLOCKED"). `block("all")` refuses reads too (a read quota), and
+ * `block(null)` lifts it. A batch holding a refused statement is refused as a whole, before any of
+ * it runs (the reference server fails the step; the client throws the same error either way).
  */
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { mkdtempSync } from "node:fs";
@@ -67,6 +75,8 @@ export interface HranaServer {
   statements: string[];
   /** Streams currently open (not closed, not expired). */
   openStreams(): number;
+  /** Refuse writes (or everything) with `BLOCKED`, as Turso past its quota; null lifts it. */
+  block(mode: "writes" | "all" | null, reason?: string): void;
   close(): Promise<void>;
 }
 
@@ -78,6 +88,12 @@ export async function startHranaServer(options: HranaServerOptions = {}): Promis
   const expired = new Set<bigint>();
   const requests: string[] = [];
   const statements: string[] = [];
+  let blocked: { mode: "writes" | "all"; reason: string } | null = null;
+  const WRITES = /\b(insert|update|delete|replace|create|drop|alter)\b/i;
+  const refuseIfBlocked = (sqls: string[]) => {
+    if (blocked && sqls.some((sql) => blocked!.mode === "all" || WRITES.test(sql)))
+      throw new StmtError(`Operation was blocked: ${blocked.reason}`, "BLOCKED");
+  };
 
   // WAL, so one stream's open write transaction does not block another stream's reads.
   const setup = new Database(path);
@@ -163,10 +179,13 @@ export async function startHranaServer(options: HranaServerOptions = {}): Promis
     if (!conn) throw new ProtocolError("Stream for this baton was closed");
     switch (request.type) {
       case "execute":
+        refuseIfBlocked([resolveSql(conn, request.stmt.sql, request.stmt.sql_id)]);
         return { type: "execute", result: executeStmt(conn, request.stmt) };
       case "batch":
+        refuseIfBlocked(request.batch.steps.map((step) => resolveSql(conn, step.stmt.sql, step.stmt.sql_id)));
         return { type: "batch", result: executeBatch(conn, request.batch.steps) };
       case "sequence":
+        refuseIfBlocked([resolveSql(conn, request.sql, request.sql_id)]);
         executeSequence(conn, resolveSql(conn, request.sql, request.sql_id));
         return { type: "sequence" };
       case "get_autocommit":
@@ -253,6 +272,9 @@ export async function startHranaServer(options: HranaServerOptions = {}): Promis
     requests,
     statements,
     openStreams: () => streams.size,
+    block: (mode, reason = "the database is over its plan's quota") => {
+      blocked = mode === null ? null : { mode, reason };
+    },
     close: async () => {
       for (const s of streams.values()) closeConn(s);
       streams.clear();
