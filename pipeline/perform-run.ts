@@ -3,6 +3,9 @@
  * is re-published for when it can (lease freed, or run due) or acknowledged when stale. The step
  * gets a deadline inside the lease; if it throws, the run is recorded `failed` and its work is
  * handed back. If this process dies mid-run, the lease expires and recovery re-claims the work.
+ * A claimed run is the root span of its trace (runtime/trace.ts); the trace is handed to the
+ * exporter once the run is recorded, and the run never waits for it (`background`, the Worker's
+ * `waitUntil`, keeps it alive there).
  */
 import type { PipelineDeps } from "./deps.ts";
 import type { RunStep } from "./run-step.ts";
@@ -42,7 +45,7 @@ export async function performRun<D extends PipelineDeps>(
   const fence = { agentId, runId: claim.runId, token: claim.token, leaseExpiresAt: claim.claimedAt + lease, deadline };
   // The run's trace (runtime/trace.ts): its LLM calls and provider actions are children of this span.
   const tracer = deps.tracer ?? noopTracer;
-  const span = tracer.startRun(claim.runId, "fleetwarden.run", {
+  const span = tracer.startRun(fence, "fleetwarden.run", {
     "fleetwarden.agent.id": agentId,
     "fleetwarden.run.id": claim.runId,
     "fleetwarden.run.triggers": triggerKinds(claim.events, claim.wakes),
@@ -65,7 +68,7 @@ export async function performRun<D extends PipelineDeps>(
     throw err;
   } finally {
     // Sent after the run, never awaited by it: one request per run, bounded by the exporter's timeout.
-    const sent = tracer.finishRun(claim.runId);
+    const sent = tracer.finishRun(fence);
     deps.background?.(sent);
   }
 }

@@ -19,7 +19,7 @@
  */
 import type { Clock } from "./clock.ts";
 import type { Logger } from "./log.ts";
-import { noopSpan, noopTracer, type Attributes, type AttributeValue, type Span, type SpanKind, type Tracer } from "./trace.ts";
+import { noopSpan, noopTracer, type Attributes, type AttributeValue, type RunKey, type Span, type SpanKind, type Tracer } from "./trace.ts";
 
 export const MAX_SPANS_PER_RUN = 200;
 export const MAX_OPEN_RUNS = 1000;
@@ -123,7 +123,7 @@ function spanOf(record: SpanRecord, now: () => number): Span {
 
 export class OtlpTracer implements Tracer {
   readonly captureContent: boolean;
-  private readonly runs = new Map<number, RunTrace>();
+  private readonly runs = new Map<string, RunTrace>();
   private readonly url: string;
   /** The last export failed and was logged: the next failures are not, until one succeeds. */
   private failing = false;
@@ -154,15 +154,16 @@ export class OtlpTracer implements Tracer {
     };
   }
 
-  startRun(runId: number, name: string, attributes: Attributes): Span {
-    if (this.runs.has(runId) || this.runs.size >= MAX_OPEN_RUNS) return noopSpan;
+  startRun(run: RunKey, name: string, attributes: Attributes): Span {
+    const key = keyOf(run);
+    if (this.runs.has(key) || this.runs.size >= MAX_OPEN_RUNS) return noopSpan;
     const root = this.record(name, "internal", "", attributes);
-    this.runs.set(runId, { traceId: randomHex(16), root, spans: [root], dropped: 0 });
+    this.runs.set(key, { traceId: randomHex(16), root, spans: [root], dropped: 0 });
     return spanOf(root, this.now);
   }
 
-  startChild(runId: number | null | undefined, name: string, kind: SpanKind, attributes: Attributes): Span {
-    const run = runId === null || runId === undefined ? undefined : this.runs.get(runId);
+  startChild(key: RunKey | null, name: string, kind: SpanKind, attributes: Attributes): Span {
+    const run = key ? this.runs.get(keyOf(key)) : undefined;
     if (!run) return noopSpan;
     if (run.spans.length >= MAX_SPANS_PER_RUN) {
       run.dropped++;
@@ -173,10 +174,10 @@ export class OtlpTracer implements Tracer {
     return spanOf(record, this.now);
   }
 
-  finishRun(runId: number): Promise<void> {
-    const run = this.runs.get(runId);
+  finishRun(key: RunKey): Promise<void> {
+    const run = this.runs.get(keyOf(key));
     if (!run) return Promise.resolve();
-    this.runs.delete(runId);
+    this.runs.delete(keyOf(key));
     return this.export(run).catch(() => {});
   }
 
@@ -246,6 +247,8 @@ export class OtlpTracer implements Tracer {
     };
   }
 }
+
+const keyOf = (run: RunKey) => `${run.agentId}\u0000${run.runId}`;
 
 /** Milliseconds since the epoch as OTLP's fixed64 nanoseconds, a decimal string. */
 function nanos(ms: number): string {

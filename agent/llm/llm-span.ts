@@ -24,7 +24,7 @@ export function startLlmSpan(
   messages: readonly ChatMessage[],
 ): Span {
   if (!tracer || !run) return noopSpan;
-  const span = tracer.startChild(run.runId, `chat ${model}`, "client", {
+  const span = tracer.startChild(run, `chat ${model}`, "client", {
     "gen_ai.operation.name": "chat",
     "gen_ai.provider.name": PROVIDER,
     "gen_ai.system": PROVIDER,

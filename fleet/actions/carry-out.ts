@@ -29,13 +29,18 @@ export type ActionDeps = Pick<FleetDeps, "db" | "clock" | "config" | "provider" 
  * the kind, instance, decided outcome, recorded status and error; nothing is recorded otherwise.
  */
 export async function carryOut(deps: ActionDeps, request: ActionRequest, decision: Decision, gathered: Gathered): Promise<ActionResult> {
-  const span = (deps.tracer ?? noopTracer).startChild(request.runId, `fleetwarden.action ${request.kind}`, "client", {
-    "fleetwarden.action.kind": request.kind,
-    "fleetwarden.instance.id": request.instanceId,
-    "fleetwarden.action.decided_by": request.decidedBy,
-    "fleetwarden.action.outcome": decision.outcome,
-    "fleetwarden.provider": deps.provider.kind,
-  });
+  const span = (deps.tracer ?? noopTracer).startChild(
+    request.runId === null ? null : { agentId: request.agentId, runId: request.runId },
+    `fleetwarden.action ${request.kind}`,
+    "client",
+    {
+      "fleetwarden.action.kind": request.kind,
+      "fleetwarden.instance.id": request.instanceId,
+      "fleetwarden.action.decided_by": request.decidedBy,
+      "fleetwarden.action.outcome": decision.outcome,
+      "fleetwarden.provider": deps.provider.kind,
+    },
+  );
   try {
     const result = await carryOutDecision(deps, request, decision, gathered);
     span.setAttributes({

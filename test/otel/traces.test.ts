@@ -211,13 +211,15 @@ describe("the tracer's bounds and settings", () => {
       new FakeClock(),
       capturingLog(),
     );
-    const run = tracer.startRun(7, "fleetwarden.run", {});
-    for (let i = 0; i < MAX_SPANS_PER_RUN + 50; i++) tracer.startChild(7, "fleetwarden.action stop", "client", { i }).end();
+    const key = { agentId: "default", runId: 7 };
+    const run = tracer.startRun(key, "fleetwarden.run", {});
+    for (let i = 0; i < MAX_SPANS_PER_RUN + 50; i++) tracer.startChild(key, "fleetwarden.action stop", "client", { i }).end();
     run.end();
-    // A child of a run that is not traced records nothing.
-    tracer.startChild(8, "chat x", "client", {}).end();
-    await tracer.finishRun(7);
-    await tracer.finishRun(7); // once only
+    // A child of a run that is not traced records nothing: run ids count per agent.
+    tracer.startChild({ agentId: "other", runId: 7 }, "chat x", "client", {}).end();
+    tracer.startChild(null, "chat x", "client", {}).end();
+    await tracer.finishRun(key);
+    await tracer.finishRun(key); // once only
     expect(collector.received).toHaveLength(1);
     const spans = collector.received[0]!.spans;
     expect(spans).toHaveLength(MAX_SPANS_PER_RUN);
