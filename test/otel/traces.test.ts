@@ -27,6 +27,8 @@ async function receiver(): Promise<OtlpReceiver> {
   return r;
 }
 
+const silent: Logger = { info: () => {}, error: () => {} };
+
 function capturingLog(): Logger & { errors: string[] } {
   const errors: string[] = [];
   return { errors, info: () => {}, error: (message, fields) => errors.push(`${message} ${JSON.stringify(fields)}`) };
@@ -201,6 +203,31 @@ describe("traces of a run over OTLP/HTTP", () => {
       expect(log.errors.filter((e) => e.startsWith("trace export failed"))).toHaveLength(1);
     });
   }
+});
+
+describe("traces of runs without the LLM", () => {
+  it("a run the rules policy decided is traced with its decider; a run whose step threw has an error status", async () => {
+    const collector = await receiver();
+    const { deps } = await agentFixture({ vars: { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url } });
+    deps.tracer = tracerFromSettings(deps.config.otel, deps.clock, silent);
+    const exports: Promise<unknown>[] = [];
+    deps.background = (work) => void exports.push(work);
+    expect(await say(deps, "status?")).toMatchObject({ status: "succeeded", decider: "rules" });
+    deps.runStep = async () => {
+      throw new Error("the step broke");
+    };
+    expect(await say(deps, "again?")).toMatchObject({ status: "failed" });
+    await Promise.all(exports);
+    const roots = collector.received
+      .map((r) => r.spans.find((s) => s.name === "fleetwarden.run")!)
+      .sort((a, b) => Number(attributesOf(a)["fleetwarden.run.id"]) - Number(attributesOf(b)["fleetwarden.run.id"]));
+    expect(roots.map((r) => [attributesOf(r)["fleetwarden.run.decider"], attributesOf(r)["fleetwarden.run.status"], r.status])).toEqual([
+      ["rules", "succeeded", { code: 1 }],
+      [undefined, "failed", { code: 2, message: "the step broke" }],
+    ]);
+    // No LLM, no chat span.
+    expect(collector.received.flatMap((r) => r.spans).filter((s) => s.name.startsWith("chat "))).toEqual([]);
+  });
 });
 
 describe("the tracer's bounds and settings", () => {
