@@ -8,6 +8,7 @@ import type { GroupCommit } from "../db/group-commit.ts";
 import type { Clock } from "../runtime/clock.ts";
 import type { Config } from "../runtime/config.ts";
 import type { Logger } from "../runtime/log.ts";
+import type { Tracer } from "../runtime/trace.ts";
 import type { Scheduler } from "./scheduler.ts";
 
 export interface PipelineDeps {
@@ -23,4 +24,11 @@ export interface PipelineDeps {
    * ingest commits its own batch (Workers, where a batch must belong to one request).
    */
   groupCommit?: GroupCommit;
+  /** Traces of runs (runtime/trace.ts); absent, nothing is recorded (no OTEL_EXPORTER_OTLP_ENDPOINT). */
+  tracer?: Tracer;
+  /**
+   * Keeps work going after the request that started it has answered (the Worker's `waitUntil`);
+   * absent (Node), such a promise runs on by itself. Used for what must not delay a run: its trace export.
+   */
+  background?: (work: Promise<unknown>) => void;
 }

@@ -13,12 +13,14 @@
  * acted on (the lease ran out meanwhile) is exactly what a human reading the run wants to see.
  * Every answer is cut to LLM_OUTPUT_MAX_CHARS first (agent/llm/output-cap.ts), before it is kept or
  * counted: `outputCut` says one was, `cutCalls` which calls of the last answer lost their arguments.
+ * Each call is a span of the run's trace when traces are exported (agent/llm/llm-span.ts).
  */
 import type { AgentDeps } from "../deps.ts";
 import type { Breaker } from "./breaker.ts";
 import { leaseRenewal, type RunFence } from "../../pipeline/index.ts";
 import { recordLlmCall, type LlmCallPurpose } from "./transcripts.ts";
 import { capCompletion } from "./output-cap.ts";
+import { endLlmSpan, failLlmSpan, startLlmSpan } from "./llm-span.ts";
 import { LlmMisconfigured, type ChatCompletion, type ChatMessage, type ChatModel, type ChatTool } from "./chat-model.ts";
 
 /** What an operator can change when the server refuses tool_choice. */
@@ -44,7 +46,7 @@ export class LlmCaller {
   cutCalls: ReadonlySet<number> = new Set();
 
   constructor(
-    private readonly deps: Pick<AgentDeps, "clock" | "db" | "config">,
+    private readonly deps: Pick<AgentDeps, "clock" | "db" | "config" | "tracer">,
     private readonly model: ChatModel,
     private readonly breaker: Breaker,
     private readonly deadline: number,
@@ -87,6 +89,8 @@ export class LlmCaller {
       this.settleRenewal = () => renewal.settle(rows ?? []);
     };
     let completion: ChatCompletion;
+    // The call's span, a child of the run's (agent/llm/llm-span.ts); nothing when traces are off.
+    const span = startLlmSpan(this.deps.tracer, this.run, this.model.model, purpose, messages);
     try {
       completion = await this.model.complete({
         messages,
@@ -94,6 +98,7 @@ export class LlmCaller {
         signal: AbortSignal.timeout(remaining),
       });
     } catch (err) {
+      failLlmSpan(span, err);
       await keep({ error: err instanceof Error ? `${err.name}: ${err.message}` : String(err) });
       this.breakerFailures++;
       if (err instanceof LlmMisconfigured) {
@@ -108,6 +113,7 @@ export class LlmCaller {
     completion = capped.completion;
     this.cutCalls = capped.cutCalls;
     if (capped.cut) this.outputCut = true;
+    endLlmSpan(this.deps.tracer, span, completion);
     await keep(completion);
     if (this.breakerFailures > 0) {
       await this.breaker.recordSuccess();

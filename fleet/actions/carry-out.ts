@@ -20,11 +20,45 @@ import type { ActionRequest, ActionResult } from "./action-types.ts";
 import { OWNER_RENTALS_PER_HOUR, type Decision } from "./decide.ts";
 import { rent } from "./rent.ts";
 import type { Gathered } from "./action-facts.ts";
+import { noopTracer } from "../../runtime/trace.ts";
 
 /** What acting on an instance needs: the provider, and what recording and notifying need. */
-export type ActionDeps = Pick<FleetDeps, "db" | "clock" | "config" | "provider" | "scheduler" | "log">;
+export type ActionDeps = Pick<FleetDeps, "db" | "clock" | "config" | "provider" | "scheduler" | "log" | "tracer">;
 
+/**
+ * Carries the decision out. Within a traced run it is a child span of the run (runtime/trace.ts):
+ * the kind, instance, decided outcome, recorded status and error; nothing is recorded otherwise.
+ */
 export async function carryOut(deps: ActionDeps, request: ActionRequest, decision: Decision, gathered: Gathered): Promise<ActionResult> {
+  const span = (deps.tracer ?? noopTracer).startChild(
+    request.runId === null ? null : { agentId: request.agentId, runId: request.runId },
+    `fleetwarden.action ${request.kind}`,
+    "client",
+    {
+      "fleetwarden.action.kind": request.kind,
+      "fleetwarden.instance.id": request.instanceId,
+      "fleetwarden.action.decided_by": request.decidedBy,
+      "fleetwarden.action.outcome": decision.outcome,
+      "fleetwarden.provider": deps.provider.kind,
+    },
+  );
+  try {
+    const result = await carryOutDecision(deps, request, decision, gathered);
+    span.setAttributes({
+      "fleetwarden.action.id": result.actionId,
+      "fleetwarden.action.status": result.status,
+      "fleetwarden.action.repeated": result.repeated,
+      "fleetwarden.action.error": result.error ?? null,
+    });
+    span.end(result.status === "failed" ? (result.error ?? "failed") : null);
+    return result;
+  } catch (err) {
+    span.end(err instanceof Error ? err.message : String(err));
+    throw err;
+  }
+}
+
+async function carryOutDecision(deps: ActionDeps, request: ActionRequest, decision: Decision, gathered: Gathered): Promise<ActionResult> {
   switch (decision.outcome) {
     case "unsupported":
       return recordUnsupported(deps, request);

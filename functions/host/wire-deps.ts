@@ -9,6 +9,7 @@ import { MonitoredScheduler, type PipelineDeps } from "../../pipeline/index.ts";
 import { OpenAiChatModel } from "../../agent/llm/openai-model.ts";
 import { agentRunStep } from "../../agent/run-agent.ts";
 import { defaultProvider } from "../../fleet/providers/providers.ts";
+import { tracerFromSettings } from "../../runtime/otlp-tracer.ts";
 
 /** What only a host can make: the pipeline's ports but group commit (the Node host adds it after). */
 export type HostParts = Omit<PipelineDeps, "groupCommit">;
@@ -22,5 +23,7 @@ export function wireDeps(parts: HostParts): Deps {
     llm: parts.config.llm ? new OpenAiChatModel(parts.config.llm) : null,
     // With no LLM the agent step decides by the rules policy (decider "rules").
     runStep: agentRunStep,
+    // Runs' traces go to OTEL_EXPORTER_OTLP_ENDPOINT when it is set; otherwise nothing is recorded.
+    tracer: tracerFromSettings(parts.config.otel, parts.clock, parts.log),
   };
 }

@@ -118,7 +118,8 @@ export async function handleFetch(request: Request, env: WorkerEnv, ctx: Executi
 export function handleScheduled(env: WorkerEnv, ctx: ExecutionContext): Promise<void> {
   const tick = readyIsolate(env)
     .then(async ({ deps }) => {
-      const report = await runScheduledTick(deps);
+      // What a run sends after it finishes (its trace) is kept alive past the handler.
+      const report = await runScheduledTick({ ...deps, background: (work) => ctx.waitUntil(work) });
       deps.log.info("cron tick", { ...report });
     })
     .catch((err: unknown) => {

@@ -16,6 +16,7 @@ import type { DeliveryBody } from "../../pipeline/index.ts";
 import type { Logger } from "../../runtime/log.ts";
 import { qstashReceiverConfig, SIGNATURE_REJECTED, verifyQStashSignature } from "./qstash-signature.ts";
 import { acceptSignature, isAccepted, releaseSignature } from "./replay-guard.ts";
+import { keepAlive } from "../../jobs/keep-alive.ts";
 
 /**
  * QStash retries every answer that is not 2xx, unless it is a 489 carrying
@@ -60,7 +61,7 @@ export const deliveryRoutes = new Hono<AppEnv>().post("/deliveries", async (c) =
   if (!(await acceptSignature(deps.db, claims.jti, claims.expiresAt, deps.clock.now()))) throw replayed();
   let result: string;
   try {
-    result = await handleDelivery(deps, body);
+    result = await handleDelivery({ ...deps, background: keepAlive(c) }, body);
   } catch (err) {
     await releaseSignature(deps.db, claims.jti).catch((e: unknown) =>
       deps.log.error("could not release a QStash signature", { jti: claims.jti, error: String(e) }),

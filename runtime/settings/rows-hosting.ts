@@ -1,6 +1,7 @@
 /** Rows of the settings table: the database, the Node host, and the scheduler (local or QStash). */
 import { z } from "zod";
-import { databaseUrl, optionalToken, optionalUrl, publicOrigin } from "./forms.ts";
+import { databaseUrl, flag, optionalToken, optionalUrl, publicOrigin } from "./forms.ts";
+import { parseOtlpHeaders } from "../otlp-tracer.ts";
 import { whole } from "./numbers.ts";
 import { setting } from "./setting.ts";
 
@@ -115,5 +116,40 @@ export const HOSTING_ROWS = {
     at: "metricsToken",
     secret: true,
     bounds: "16–512 characters",
+  }),
+  OTEL_EXPORTER_OTLP_ENDPOINT: setting({
+    group,
+    doc: "an OTLP/HTTP collector's base URL: each run's spans (the run, its LLM calls, its provider actions) are sent to `<URL>/v1/traces` as JSON when the run finishes (docs/operations.md, Traces); unset, nothing is exported",
+    schema: optionalUrl,
+    at: "otel.endpoint",
+    bounds: "an `http(s)://` URL",
+  }),
+  OTEL_EXPORTER_OTLP_HEADERS: setting({
+    group,
+    doc: "headers sent with every export, `key=value` pairs separated by commas, values percent-encoded (the OpenTelemetry SDK's format), e.g. `authorization=Bearer%20abc`",
+    schema: z
+      .string()
+      .trim()
+      .max(8192, "must be at most 8192 characters")
+      .refine((text) => parseOtlpHeaders(text) !== null, "must be key=value pairs separated by commas (values percent-encoded)")
+      .optional(),
+    to: (text) => (text ? (parseOtlpHeaders(text) ?? {}) : {}),
+    at: "otel.headers",
+    secret: true,
+    bounds: "`key=value,key2=value2`",
+  }),
+  OTEL_SERVICE_NAME: setting({
+    group,
+    doc: "the `service.name` resource attribute of exported spans",
+    schema: z.string().trim().min(1).max(128, "must be at most 128 characters").default("fleetwarden"),
+    at: "otel.serviceName",
+    bounds: "1–128 characters",
+  }),
+  OTEL_CAPTURE_CONTENT: setting({
+    group,
+    doc: "`true` adds the messages sent to and received from the LLM to its spans (`gen_ai.input.messages`, `gen_ai.output.messages`); they can hold fleet data and operators' words, so it is off unless opted in",
+    schema: flag.default(false),
+    at: "otel.captureContent",
+    bounds: "`true` or `false`",
   }),
 };
