@@ -10,7 +10,10 @@
  * message's tool calls are not run — each is answered with an error the model can act on, and the
  * round counts as malformed. A reply or tool argument over LLM_OUTPUT_MAX_CHARS was cut on arrival
  * (agent/llm/output-cap.ts): the reply says so, such a call is answered with an error, and the run
- * records `outputCut`. A refusal is the reply, shown as one, and noted in the run's error.
+ * records `outputCut`. A refusal is the reply, shown as one, and noted in the run's error. A message
+ * the provider's content filter stopped (finish_reason `content_filter`) ends the run: its text
+ * (if any) is the reply with a note saying the filter stopped it, its tool calls are not run, and
+ * the run's error records it.
  *
  * Every write the run makes is fenced by its lease (pipeline/run-fence.ts): the lease is renewed
  * once per iteration, in the batch that keeps the LLM call's transcript (agent/llm/llm-call.ts), and
@@ -30,7 +33,7 @@ import type { ChatMessage } from "./llm/chat-model.ts";
 import { createSummarizer } from "./prompt/compaction.ts";
 import { toConversationTurns } from "./prompt/conversation.ts";
 import { LlmCaller, LlmFault } from "./llm/llm-call.ts";
-import { completionEnding, CUT_TOOL_CALL_RESULT, cutReply, refusalReply } from "./llm/completion-ending.ts";
+import { completionEnding, CUT_TOOL_CALL_RESULT, cutReply, FILTERED_ERROR, filteredReply, refusalReply } from "./llm/completion-ending.ts";
 import { iso } from "../runtime/time.ts";
 import { buildPromptDraft, PROMPT_SHARES } from "./prompt/prompt.ts";
 import { readPromptRows } from "./prompt/prompt-reads.ts";
@@ -94,8 +97,9 @@ async function runAgent(context: RunContext<AgentDeps>, breakerPolicy: BreakerPo
     complete: async (messages) => {
       await precount(messageTexts(messages), deps.tokenCounter);
       const completion = await llm.complete(messages, [], countPrompt(messages), "summary");
-      const { refusal } = completionEnding(completion);
+      const { refusal, filtered } = completionEnding(completion);
       if (refusal !== null) throw new Error(`the model refused to summarise: ${refusal.slice(0, 200)}`);
+      if (filtered) throw new Error("the LLM provider's content filter stopped the summary");
       return completion.choices[0]!.message.content ?? "";
     },
   });
@@ -122,6 +126,12 @@ async function runAgent(context: RunContext<AgentDeps>, breakerPolicy: BreakerPo
       const ending = completionEnding(completion);
       if (ending.cut) progress.truncated = true;
       const calls = (message.tool_calls ?? []).map((call, i) => ({ ...call, id: call.id || `call_${iteration}_${i}` }));
+      if (ending.filtered && ending.refusal === null) {
+        progress.errors.push(calls.length ? `${FILTERED_ERROR}; its ${calls.length} tool call(s) were not executed` : FILTERED_ERROR);
+        final = filteredReply(message.content);
+        progress.turns.push({ role: "assistant", content: final });
+        break;
+      }
       if (ending.refusal !== null || calls.length === 0) {
         if (ending.refusal !== null) progress.errors.push(`the model refused: ${ending.refusal.slice(0, 300)}`);
         final = ending.refusal !== null ? refusalReply(ending.refusal) : ending.cut ? cutReply(message.content) : (message.content ?? "");
