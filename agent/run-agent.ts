@@ -8,7 +8,9 @@
  * A message the output limit cut (finish_reason `length`) marks the run `truncated`: a cut reply
  * is shown with a marker saying so (the run does not ask the model to continue it), and a cut
  * message's tool calls are not run — each is answered with an error the model can act on, and the
- * round counts as malformed. A reply or tool argument over LLM_OUTPUT_MAX_CHARS was cut on arrival
+ * round counts as malformed. At most MAX_TOOL_CALLS_PER_REPLY calls of a message run (one more is
+ * answered with how many were not), and a tool-call id over MAX_TOOL_CALL_ID_CHARS is replaced by
+ * the run's own. A reply or tool argument over LLM_OUTPUT_MAX_CHARS was cut on arrival
  * (agent/llm/output-cap.ts): the reply says so, such a call is answered with an error, and the run
  * records `outputCut`. A refusal is the reply, shown as one, and noted in the run's error. A message
  * the provider's content filter stopped (finish_reason `content_filter`) ends the run: its text
@@ -39,7 +41,7 @@ import { buildPromptDraft, PROMPT_SHARES } from "./prompt/prompt.ts";
 import { readPromptRows } from "./prompt/prompt-reads.ts";
 import { decideByRules } from "./rules/rules-policy.ts";
 import { withStorableArguments } from "./llm/tool-call-args.ts";
-import { cutArgumentsResult } from "./llm/output-cap.ts";
+import { cutArgumentsResult, MAX_TOOL_CALLS_PER_REPLY, tooManyCallsResult } from "./llm/output-cap.ts";
 import { chatToolsFor, runToolCall } from "./tools/index.ts";
 import { countPrompt, messageTexts, precount } from "./prompt/tokens.ts";
 import { makeTurn } from "./prompt/turns.ts";
@@ -138,6 +140,8 @@ async function runAgent(context: RunContext<AgentDeps>, breakerPolicy: BreakerPo
         progress.turns.push({ role: "assistant", content: final });
         break;
       }
+      if (llm.droppedCalls > 0)
+        progress.errors.push(`${llm.droppedCalls} tool call(s) over ${MAX_TOOL_CALLS_PER_REPLY} in one message were not run`);
       if (deps.clock.now() >= context.deadline) {
         progress.errors.push(`the LLM answered after the run's deadline; its ${calls.length} tool call(s) were not executed`);
         break;
@@ -152,15 +156,17 @@ async function runAgent(context: RunContext<AgentDeps>, breakerPolicy: BreakerPo
         // Arguments over the output cap were never kept, so that call cannot run either.
         const outcome = ending.cut
           ? { content: CUT_TOOL_CALL_RESULT, mutated: false, invalid: true }
-          : llm.cutCalls.has(index)
-            ? { content: cutArgumentsResult(deps.config.llmOutputMaxChars), mutated: false, invalid: true }
-            : call.type === "function"
-              ? await runToolCall(
-                  { deps, agentId: context.agentId, runId: context.runId, toolCallId: call.id, fence: context.fence, answering: context },
-                  call.function.name,
-                  call.function.arguments,
-                )
-              : { content: JSON.stringify({ error: "only function tools exist" }), mutated: false, invalid: true };
+          : index >= MAX_TOOL_CALLS_PER_REPLY
+            ? { content: tooManyCallsResult(llm.droppedCalls), mutated: false, invalid: true }
+            : llm.cutCalls.has(index)
+              ? { content: cutArgumentsResult(deps.config.llmOutputMaxChars), mutated: false, invalid: true }
+              : call.type === "function"
+                ? await runToolCall(
+                    { deps, agentId: context.agentId, runId: context.runId, toolCallId: call.id, fence: context.fence, answering: context },
+                    call.function.name,
+                    call.function.arguments,
+                  )
+                : { content: JSON.stringify({ error: "only function tools exist" }), mutated: false, invalid: true };
         if (outcome.mutated) progress.mutated = true;
         if (!outcome.invalid) valid++;
         results.push({ role: "tool", tool_call_id: call.id, content: outcome.content });
