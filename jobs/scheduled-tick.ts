@@ -17,13 +17,24 @@
  *    slot arriving later finds it claimed (stale) and does nothing.
  * 5. Retention.
  *
+ * First of all, a backward step of the host's wall clock since the last invocation moves pending
+ * wakes back by the step (pipeline/wakes.ts rebaseWakesOnClockStep; no round trip without a step).
+ *
  * Bounds: at most CRON_INLINE_AGENTS ticks, one probe and CRON_INLINE_RUNS runs per invocation;
  * ticks and the probe are deduplicated per agent and minute. Nothing here throws for one agent's
  * failure; a failed first read is thrown to the host (which logs it).
  */
 import type { Deps } from "./deps.ts";
 import { MINUTE_MS } from "../runtime/time.ts";
-import { chooseInline, dueRunSlots, performRun, readCronState, writeSchedulerHealth, type CronState } from "../pipeline/index.ts";
+import {
+  chooseInline,
+  dueRunSlots,
+  performRun,
+  readCronState,
+  rebaseWakesOnClockStep,
+  writeSchedulerHealth,
+  type CronState,
+} from "../pipeline/index.ts";
 import { prune, publishTicks, tickAgent } from "./tick.ts";
 import { withAgent } from "./with-agent.ts";
 
@@ -39,6 +50,9 @@ export interface ScheduledTickReport {
 }
 
 export async function runScheduledTick(deps: Deps): Promise<ScheduledTickReport> {
+  await rebaseWakesOnClockStep(deps).catch((err: unknown) =>
+    deps.log.error("moving wakes after a clock step failed", { error: String(err) }),
+  );
   const now = deps.clock.now();
   const minute = Math.floor(now / MINUTE_MS);
   const state = await readCronState(deps, now);

@@ -9,6 +9,7 @@ import { describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
 import { createWake, listRuns } from "../../pipeline/index.ts";
 import { runCronTick } from "../../jobs/tick.ts";
+import { runScheduledTick } from "../../jobs/scheduled-tick.ts";
 import { wakes } from "../../schema/index.ts";
 import { createTestDeps } from "../support/test-deps.ts";
 import { advance, deliverDue } from "../support/drive.ts";
@@ -65,5 +66,15 @@ describe("a wake and a backward step of the wall clock", () => {
     deps.clock.advance(deps.config.debounceStateMs);
     await deliverDue(deps);
     expect((await row()).status).toBe("consumed");
+  });
+
+  it("the host's scheduled tick (the Node interval) moves them too", async () => {
+    const deps = await createTestDeps();
+    await runScheduledTick(deps);
+    const wake = await createWake(deps, "default", { dueAt: deps.clock.now() + 10 * MINUTE, reason: "later", createdByRun: 2 });
+    deps.clock.advance(MINUTE);
+    deps.clock.stepWall(-HOUR);
+    await runScheduledTick(deps);
+    expect((await deps.db.select().from(wakes).where(eq(wakes.id, wake.id)))[0]!.dueAt).toBe(wake.dueAt - HOUR);
   });
 });
