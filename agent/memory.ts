@@ -3,7 +3,9 @@
  * every prompt (within a cap) and survive session resets (unless the reset asks to clear them), so
  * they stay few and short. A human lists them and deletes one (`forget` without a fence, from the
  * API and the dashboard). A fact written by a run whose input held text no operator typed is marked
- * `untrusted` (the rule: agent/prompt/untrusted-input.ts), worked out in the write itself.
+ * `untrusted` (the rule: agent/prompt/untrusted-input.ts), worked out in the write itself. Pinned
+ * facts are in every prompt, so an untrusted fact is text no operator typed in the run's input
+ * too: while one is pinned, a run's fact is untrusted (a copy under a new key keeps the mark).
  */
 import { and, asc, eq, inArray, not, or, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/sqlite-core";
@@ -47,7 +49,9 @@ function untrustedInput(agentId: string, fence: RunFence | null) {
   if (hasReadProviderText(fence)) return sql`1`;
   const woke = sql`exists (select 1 from ${events} where ${and(eq(events.agentId, agentId), eq(events.runId, fence.runId), not(inArray(events.source, [...OPERATOR_SOURCES])))})`;
   const wake = sql`exists (select 1 from ${wakes} where ${and(eq(wakes.agentId, agentId), eq(wakes.consumedByRun, fence.runId))})`;
-  return sql`(${woke} or ${wake})`;
+  // The prompt carried every pinned fact: an untrusted one taints what the run writes.
+  const pinned = sql`exists (select 1 from ${memory} where ${and(eq(memory.agentId, agentId), eq(memory.untrusted, true))})`;
+  return sql`(${woke} or ${wake} or ${pinned})`;
 }
 
 /**

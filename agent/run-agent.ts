@@ -8,9 +8,14 @@
  * A message the output limit cut (finish_reason `length`) marks the run `truncated`: a cut reply
  * is shown with a marker saying so (the run does not ask the model to continue it), and a cut
  * message's tool calls are not run — each is answered with an error the model can act on, and the
- * round counts as malformed. A reply or tool argument over LLM_OUTPUT_MAX_CHARS was cut on arrival
+ * round counts as malformed. At most MAX_TOOL_CALLS_PER_REPLY calls of a message run (one more is
+ * answered with how many were not), and a tool-call id over MAX_TOOL_CALL_ID_CHARS is replaced by
+ * the run's own. A reply or tool argument over LLM_OUTPUT_MAX_CHARS was cut on arrival
  * (agent/llm/output-cap.ts): the reply says so, such a call is answered with an error, and the run
- * records `outputCut`. A refusal is the reply, shown as one, and noted in the run's error.
+ * records `outputCut`. A refusal is the reply, shown as one, and noted in the run's error. A message
+ * the provider's content filter stopped (finish_reason `content_filter`) ends the run: its text
+ * (if any) is the reply with a note saying the filter stopped it, its tool calls are not run, and
+ * the run's error records it.
  *
  * Every write the run makes is fenced by its lease (pipeline/run-fence.ts): the lease is renewed
  * once per iteration, in the batch that keeps the LLM call's transcript (agent/llm/llm-call.ts), and
@@ -30,13 +35,13 @@ import type { ChatMessage } from "./llm/chat-model.ts";
 import { createSummarizer } from "./prompt/compaction.ts";
 import { toConversationTurns } from "./prompt/conversation.ts";
 import { LlmCaller, LlmFault } from "./llm/llm-call.ts";
-import { completionEnding, CUT_TOOL_CALL_RESULT, cutReply, refusalReply } from "./llm/completion-ending.ts";
+import { completionEnding, CUT_TOOL_CALL_RESULT, cutReply, FILTERED_ERROR, filteredReply, refusalReply } from "./llm/completion-ending.ts";
 import { iso } from "../runtime/time.ts";
 import { buildPromptDraft, PROMPT_SHARES } from "./prompt/prompt.ts";
 import { readPromptRows } from "./prompt/prompt-reads.ts";
 import { decideByRules } from "./rules/rules-policy.ts";
 import { withStorableArguments } from "./llm/tool-call-args.ts";
-import { cutArgumentsResult } from "./llm/output-cap.ts";
+import { cutArgumentsResult, MAX_TOOL_CALLS_PER_REPLY, tooManyCallsResult } from "./llm/output-cap.ts";
 import { chatToolsFor, runToolCall } from "./tools/index.ts";
 import { countPrompt, messageTexts, precount } from "./prompt/tokens.ts";
 import { makeTurn } from "./prompt/turns.ts";
@@ -94,8 +99,9 @@ async function runAgent(context: RunContext<AgentDeps>, breakerPolicy: BreakerPo
     complete: async (messages) => {
       await precount(messageTexts(messages), deps.tokenCounter);
       const completion = await llm.complete(messages, [], countPrompt(messages), "summary");
-      const { refusal } = completionEnding(completion);
+      const { refusal, filtered } = completionEnding(completion);
       if (refusal !== null) throw new Error(`the model refused to summarise: ${refusal.slice(0, 200)}`);
+      if (filtered) throw new Error("the LLM provider's content filter stopped the summary");
       return completion.choices[0]!.message.content ?? "";
     },
   });
@@ -122,12 +128,20 @@ async function runAgent(context: RunContext<AgentDeps>, breakerPolicy: BreakerPo
       const ending = completionEnding(completion);
       if (ending.cut) progress.truncated = true;
       const calls = (message.tool_calls ?? []).map((call, i) => ({ ...call, id: call.id || `call_${iteration}_${i}` }));
+      if (ending.filtered && ending.refusal === null) {
+        progress.errors.push(calls.length ? `${FILTERED_ERROR}; its ${calls.length} tool call(s) were not executed` : FILTERED_ERROR);
+        final = filteredReply(message.content);
+        progress.turns.push({ role: "assistant", content: final });
+        break;
+      }
       if (ending.refusal !== null || calls.length === 0) {
         if (ending.refusal !== null) progress.errors.push(`the model refused: ${ending.refusal.slice(0, 300)}`);
         final = ending.refusal !== null ? refusalReply(ending.refusal) : ending.cut ? cutReply(message.content) : (message.content ?? "");
         progress.turns.push({ role: "assistant", content: final });
         break;
       }
+      if (llm.droppedCalls > 0)
+        progress.errors.push(`${llm.droppedCalls} tool call(s) over ${MAX_TOOL_CALLS_PER_REPLY} in one message were not run`);
       if (deps.clock.now() >= context.deadline) {
         progress.errors.push(`the LLM answered after the run's deadline; its ${calls.length} tool call(s) were not executed`);
         break;
@@ -142,15 +156,17 @@ async function runAgent(context: RunContext<AgentDeps>, breakerPolicy: BreakerPo
         // Arguments over the output cap were never kept, so that call cannot run either.
         const outcome = ending.cut
           ? { content: CUT_TOOL_CALL_RESULT, mutated: false, invalid: true }
-          : llm.cutCalls.has(index)
-            ? { content: cutArgumentsResult(deps.config.llmOutputMaxChars), mutated: false, invalid: true }
-            : call.type === "function"
-              ? await runToolCall(
-                  { deps, agentId: context.agentId, runId: context.runId, toolCallId: call.id, fence: context.fence, answering: context },
-                  call.function.name,
-                  call.function.arguments,
-                )
-              : { content: JSON.stringify({ error: "only function tools exist" }), mutated: false, invalid: true };
+          : index >= MAX_TOOL_CALLS_PER_REPLY
+            ? { content: tooManyCallsResult(llm.droppedCalls), mutated: false, invalid: true }
+            : llm.cutCalls.has(index)
+              ? { content: cutArgumentsResult(deps.config.llmOutputMaxChars), mutated: false, invalid: true }
+              : call.type === "function"
+                ? await runToolCall(
+                    { deps, agentId: context.agentId, runId: context.runId, toolCallId: call.id, fence: context.fence, answering: context },
+                    call.function.name,
+                    call.function.arguments,
+                  )
+                : { content: JSON.stringify({ error: "only function tools exist" }), mutated: false, invalid: true };
         if (outcome.mutated) progress.mutated = true;
         if (!outcome.invalid) valid++;
         results.push({ role: "tool", tool_call_id: call.id, content: outcome.content });

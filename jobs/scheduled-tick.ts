@@ -20,13 +20,24 @@
  * A database refusing for its plan's quota or size (in the first read, or an agent's tick) is told
  * straight to the channels, once an hour per process (notify/database-refusal.ts).
  *
+ * First of all, a backward step of the host's wall clock since the last invocation moves pending
+ * wakes back by the step (pipeline/wakes.ts rebaseWakesOnClockStep; no round trip without a step).
+ *
  * Bounds: at most CRON_INLINE_AGENTS ticks, one probe and CRON_INLINE_RUNS runs per invocation;
  * ticks and the probe are deduplicated per agent and minute. Nothing here throws for one agent's
  * failure; a failed first read is thrown to the host (which logs it).
  */
 import type { Deps } from "./deps.ts";
 import { MINUTE_MS } from "../runtime/time.ts";
-import { chooseInline, dueRunSlots, performRun, readCronState, writeSchedulerHealth, type CronState } from "../pipeline/index.ts";
+import {
+  chooseInline,
+  dueRunSlots,
+  performRun,
+  readCronState,
+  rebaseWakesOnClockStep,
+  writeSchedulerHealth,
+  type CronState,
+} from "../pipeline/index.ts";
 import { prune, publishTicks, tickAgent } from "./tick.ts";
 import { withAgent } from "./with-agent.ts";
 import { pingDeadman } from "./deadman-ping.ts";
@@ -56,6 +67,9 @@ export async function runScheduledTick(deps: Deps): Promise<ScheduledTickReport>
 }
 
 async function scheduledTick(deps: Deps): Promise<ScheduledTickReport> {
+  await rebaseWakesOnClockStep(deps).catch((err: unknown) =>
+    deps.log.error("moving wakes after a clock step failed", { error: String(err) }),
+  );
   const now = deps.clock.now();
   const minute = Math.floor(now / MINUTE_MS);
   const state = await readCronState(deps, now);

@@ -9,7 +9,7 @@
  */
 import type { Deps } from "./deps.ts";
 import { MINUTE_MS } from "../runtime/time.ts";
-import { agentTick, type AgentTick } from "../pipeline/index.ts";
+import { agentTick, rebaseWakesOnClockStep, type AgentTick } from "../pipeline/index.ts";
 import type { AnyTickCheck, PipelineDeps } from "../pipeline/index.ts";
 import { simulatorReports } from "../fleet/providers/simulator-reports.ts";
 import { reconcileInstances } from "../fleet/instances/reconcile.ts";
@@ -83,6 +83,8 @@ export async function tickAgent(deps: Deps, agentId: string): Promise<AgentTick 
  * same minute, and a tick delivery publishes no tick.
  */
 export async function fanOutTick(deps: PipelineDeps): Promise<string[]> {
+  // A backward step of the wall clock moves pending wakes back with it (pipeline/wakes.ts).
+  await rebaseWakesOnClockStep(deps);
   const agentIds = await listActiveAgentIds(deps.db);
   await publishTicks(deps, agentIds, deps.clock.now());
   await prune(deps);
@@ -101,6 +103,8 @@ export function publishTicks(deps: Pick<Deps, "scheduler">, agentIds: readonly s
 /** Every active agent's tick in this invocation (POST /api/cron, tests), then retention. */
 export async function runCronTick(deps: Deps): Promise<AgentTick[]> {
   const report: AgentTick[] = [];
+  // A backward step of the wall clock moves pending wakes back with it (pipeline/wakes.ts).
+  await rebaseWakesOnClockStep(deps);
   for (const agentId of await listActiveAgentIds(deps.db)) {
     const tick = await tickAgent(deps, agentId);
     if (tick) report.push(tick);

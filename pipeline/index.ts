@@ -56,7 +56,7 @@ export { recoverDeadLease } from "./lease.ts";
 export { resetSession } from "./reset-session.ts";
 
 // Wakes: scheduled re-checks and the self-wake budget.
-export { cancelWake, createWake, handleWakeDelivery, listWakes, WakeLimitError } from "./wakes.ts";
+export { cancelWake, createWake, handleWakeDelivery, listWakes, rebaseWakesOnClockStep, WakeLimitError } from "./wakes.ts";
 export { scheduleSelfWake, selfWakesInHour, wakeBudgetFrom, WakeBudgetError } from "./wake-budget.ts";
 
 // The tick: its checks, what is due, the repair of a stalled pipeline, retention.

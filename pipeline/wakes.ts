@@ -5,6 +5,13 @@
  * consumes the wake in the same batch that starts the run. The cron tick requests runs for due
  * wakes whose delivery went missing. A cap on pending wakes keeps a confused agent from
  * flooding its own schedule.
+ *
+ * Due times are wall-clock times, so a wall clock stepped back (NTP, `date -s`) would make a
+ * promised re-check fire that much late. Each cron tick asks whether the host's wall clock stepped
+ * back since the last tick (runtime/clock.ts wallSteppedBack, by monotonic time) and moves every
+ * pending wake's due time back by the step, re-publishing its delivery: a check promised "in 10
+ * minutes" still comes 10 minutes later. Bound: one UPDATE per detected step (each step is
+ * reported once), at most MAX_PENDING_WAKES re-published deliveries per agent.
  */
 import { and, asc, desc, eq, sql } from "drizzle-orm";
 import type { PipelineDeps } from "./deps.ts";
@@ -12,6 +19,27 @@ import { insertWhere } from "../db/insert-where.ts";
 import { wakes } from "../schema/index.ts";
 import { requestRunAt } from "./request-run.ts";
 import { fencedWrite, type RunFence } from "./run-fence.ts";
+import { wallSteppedBack } from "../runtime/clock.ts";
+
+/** A backward step shorter than this is drift, not worth moving wakes for. */
+export const CLOCK_STEP_MIN_MS = 1000;
+
+/**
+ * After a backward step of the wall clock, moves every pending wake's due time back by the step
+ * and re-publishes its delivery (see the header); answers how many wakes moved.
+ */
+export async function rebaseWakesOnClockStep(deps: Pick<PipelineDeps, "db" | "clock" | "scheduler" | "log">): Promise<number> {
+  const step = Math.round(wallSteppedBack(deps.clock));
+  if (step < CLOCK_STEP_MIN_MS) return 0;
+  const moved = await deps.db
+    .update(wakes)
+    .set({ dueAt: sql`${wakes.dueAt} - ${step}` })
+    .where(eq(wakes.status, "pending"))
+    .returning({ id: wakes.id, agentId: wakes.agentId, dueAt: wakes.dueAt });
+  deps.log.info("the wall clock stepped back: pending wakes moved back by the step", { stepMs: step, wakes: moved.length });
+  for (const wake of moved) await publishWake(deps, wake.agentId, wake.id, wake.dueAt, `:at:${wake.dueAt}`);
+  return moved.length;
+}
 
 export class WakeLimitError extends Error {
   readonly status = 409;

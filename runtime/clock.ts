@@ -19,3 +19,21 @@ export const systemClock: Clock = {
 
 /** The clock's monotonic reading, or its wall time where it has none. */
 export const monotonicNow = (clock: Clock): number => (clock.monotonic ? clock.monotonic() : clock.now());
+
+/** The last wall and monotonic readings wallSteppedBack saw, per clock. */
+const anchors = new WeakMap<Clock, { wall: number; mono: number }>();
+
+/**
+ * How far the wall clock stepped back since the last call for this clock (0: it did not, this is
+ * the first call, or the clock has no monotonic part — the Worker, whose wall clock is not stepped).
+ * Measured against monotonic time: the wall time the last call saw plus the monotonic time since.
+ * Each step is reported once: the next call measures from this one.
+ */
+export function wallSteppedBack(clock: Clock): number {
+  if (!clock.monotonic) return 0;
+  const wall = clock.now();
+  const mono = clock.monotonic();
+  const anchor = anchors.get(clock);
+  anchors.set(clock, { wall, mono });
+  return anchor ? Math.max(0, anchor.wall + (mono - anchor.mono) - wall) : 0;
+}

@@ -5,7 +5,10 @@
  * `ChatCompletionMessage.refusal` holds the model's refusal (with `content` null). The run uses
  * this so that a cut reply is never shown as if it were complete, a tool call from a cut message
  * is never executed (its arguments may stop mid-JSON, or a call may be missing), and a refusal
- * reads as a refusal rather than an empty reply.
+ * reads as a refusal rather than an empty reply. `content_filter` ("content was omitted due to a
+ * flag from our content filters", same file) ends the run's answer: what arrived is kept with a
+ * note that the provider's filter stopped it (never an empty reply), and the message's tool calls
+ * are not run (the filter may have cut them as well).
  */
 import type { ChatCompletion } from "./chat-model.ts";
 
@@ -23,12 +26,18 @@ export interface CompletionEnding {
   cut: boolean;
   /** The refusal text when the model refused; null otherwise. */
   refusal: string | null;
+  /** finish_reason `content_filter`: the provider's content filter stopped the message. */
+  filtered: boolean;
 }
 
 export function completionEnding(completion: ChatCompletion): CompletionEnding {
   const choice = completion.choices[0]!;
   const refusal = typeof choice.message.refusal === "string" ? choice.message.refusal.trim() : "";
-  return { cut: choice.finish_reason === "length", refusal: refusal || null };
+  return {
+    cut: choice.finish_reason === "length",
+    refusal: refusal || null,
+    filtered: choice.finish_reason === "content_filter",
+  };
 }
 
 /** The reply from a cut message: whatever arrived, then the marker. */
@@ -39,4 +48,16 @@ export function cutReply(content: string | null): string {
 
 export function refusalReply(refusal: string): string {
   return `The model refused: ${refusal}`;
+}
+
+/** The reply's note when the provider's content filter stopped the answer. */
+export const FILTERED_REPLY = "[no complete answer: the LLM provider's content filter stopped the answer (finish_reason content_filter)]";
+
+/** What the run's error records when the provider's content filter stopped an answer. */
+export const FILTERED_ERROR = "the LLM provider's content filter stopped the answer (finish_reason content_filter)";
+
+/** The reply from a filtered message: whatever arrived, then the note. */
+export function filteredReply(content: string | null): string {
+  const arrived = (content ?? "").trimEnd();
+  return arrived ? `${arrived}\n\n${FILTERED_REPLY}` : FILTERED_REPLY;
 }

@@ -44,6 +44,8 @@ export class LlmCaller {
   outputCut = false;
   /** The tool calls (by index) of the last answer whose arguments were over the cap. */
   cutCalls: ReadonlySet<number> = new Set();
+  /** The calls of the last answer over MAX_TOOL_CALLS_PER_REPLY, not run (agent/llm/output-cap.ts). */
+  droppedCalls = 0;
 
   constructor(
     private readonly deps: Pick<AgentDeps, "clock" | "db" | "config" | "tracer">,
@@ -112,6 +114,7 @@ export class LlmCaller {
     const capped = capCompletion(completion, this.deps.config.llmOutputMaxChars);
     completion = capped.completion;
     this.cutCalls = capped.cutCalls;
+    this.droppedCalls = capped.droppedCalls;
     if (capped.cut) this.outputCut = true;
     endLlmSpan(this.deps.tracer, span, completion);
     await keep(completion);

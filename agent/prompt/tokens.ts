@@ -90,6 +90,8 @@ export function messageTexts(messages: readonly ChatMessage[]): string[] {
   return messages.flatMap((m) => [
     contentText(m.content),
     ...(m.role === "assistant" && m.tool_calls?.length ? [JSON.stringify(m.tool_calls)] : []),
+    // countMessage counts a tool result's id too: precounted with the rest, never on the loop.
+    ...(m.role === "tool" ? [m.tool_call_id] : []),
   ]);
 }
 

@@ -2,7 +2,9 @@
  * What a human message asks for, read literally: whether its text names an instance (its id as a
  * whole word) and an action on it (a word for that action kind). The unconcerned-instance rule
  * and the evidence of an action read the first; lifting a human's rejection needs both (a "good
- * morning" lifts nothing, "destroy sim-2" lifts only sim-2's destroy block).
+ * morning" lifts nothing, "destroy sim-2" lifts only sim-2's destroy block). A negated request is
+ * not asking: an action word counts only where nothing earlier in its sentence negates it ("Do NOT
+ * destroy sim-2" lifts nothing; a hijacked model must not be handed a rejection's lift by it).
  */
 import type { ActionKind } from "./action-types.ts";
 
@@ -25,12 +27,21 @@ export function namesInstance(text: string, instanceId: string): boolean {
   return word(instanceId).test(text.toLowerCase());
 }
 
-/** Whether the text names the instance and a word for the action kind. */
+/** Words that negate an action word after them in the same sentence. */
+const NEGATIONS =
+  /(^|[^a-z0-9_'’-])(not|no|never|nor|neither|don['’]?t|doesn['’]?t|won['’]?t|can['’]?t|cannot|shouldn['’]?t|mustn['’]?t|wouldn['’]?t|without|avoid|refrain)($|[^a-z0-9_'’-])/;
+
+/** Whether the text names the instance and a word for the action kind, not negated in its sentence. */
 export function asksFor(text: string, instanceId: string, kind: string): boolean {
   const words = ACTION_WORDS[kind as ActionKind];
   if (!words || !namesInstance(text, instanceId)) return false;
-  const lower = text.toLowerCase();
-  return words.some((w) => word(w).test(lower));
+  const sentences = text.toLowerCase().split(/[.!?;\n]+/);
+  return sentences.some((sentence) =>
+    words.some((w) => {
+      const at = sentence.search(word(w));
+      return at >= 0 && !NEGATIONS.test(sentence.slice(0, at + 1));
+    }),
+  );
 }
 
 /** The text of a human message event's payload, or "" for any other shape. */

@@ -1,7 +1,10 @@
 /**
  * The one place a FleetProvider is built from a kind and an account (key, URL): the host's default
  * (PROVIDER, or whichever provider's key is set, else the simulator) and an agent's own (its
- * `provider` setting, the key falling back to the environment's key for that kind). An agent
+ * `provider` setting, the key falling back to the environment's key for that kind). The
+ * environment's key for a kind goes only to that kind's own host (the origin of VAST_URL,
+ * RUNPOD_URL, LAMBDA_URL): a per-agent `provider.url` elsewhere needs its own `provider.apiKey`, or
+ * anyone who may edit settings could have the deployment's key sent to a host of theirs. An agent
  * whose provider has no key anywhere gets a provider whose every call is a ProviderError naming
  * why, never the host's account: acting on another account's instances would be worse than not
  * acting, and an error is never read as an empty fleet.
@@ -54,10 +57,33 @@ export function defaultProvider(config: Config, db: Db, clock: Clock): FleetProv
   return providerFor(kind, envAccount(config, kind), db, clock, config);
 }
 
-/** Why this provider setting cannot work here (no key in the setting nor the environment), or null. */
+/**
+ * Why this provider setting cannot work here (no key in the setting nor the environment, or a URL
+ * off the kind's own host with no key of its own), or null.
+ */
 export function providerSettingProblem(setting: ProviderSetting | undefined, config: Config): string | null {
-  if (!setting || setting.kind === "simulator" || setting.apiKey || envAccount(config, setting.kind).apiKey) return null;
-  return missingKey(setting.kind);
+  if (!setting || setting.kind === "simulator" || setting.apiKey) return null;
+  const env = envAccount(config, setting.kind);
+  if (setting.url && !sameOrigin(setting.url, env.url)) return foreignUrl(setting.kind, setting.url, env.url);
+  return env.apiKey ? null : missingKey(setting.kind);
+}
+
+function foreignUrl(kind: Exclude<ProviderKind, "simulator">, url: string, envUrl: string | undefined): string {
+  return `provider.url ${JSON.stringify(url)} needs its own provider.apiKey: ${kind.toUpperCase()}_API_KEY is sent only to ${kind}'s own host (${originOf(envUrl) ?? "unset"})`;
+}
+
+function originOf(url: string | undefined): string | null {
+  if (!url) return null;
+  try {
+    return new URL(url).origin;
+  } catch {
+    return null;
+  }
+}
+
+function sameOrigin(a: string, b: string | undefined): boolean {
+  const origin = originOf(a);
+  return origin !== null && origin === originOf(b);
 }
 
 /**
@@ -67,6 +93,8 @@ export function providerSettingProblem(setting: ProviderSetting | undefined, con
 export function agentProvider(host: FleetProvider, setting: ProviderSetting, db: Db, clock: Clock, config: Config): FleetProvider {
   const sameAccount = setting.kind === host.kind && !setting.apiKey && !setting.url;
   if (sameAccount) return host;
+  const problem = providerSettingProblem(setting, config);
+  if (problem) return new UnusableProvider(setting.kind, problem);
   const account = setting.kind === "simulator" ? {} : { ...envAccount(config, setting.kind), ...definedOnly(setting) };
   try {
     return providerFor(setting.kind, account, db, clock, config);

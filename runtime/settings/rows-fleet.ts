@@ -11,7 +11,7 @@ const instances = "Instances and replacement";
 export const FLEET_ROWS = {
   PROVIDER: setting({
     group: providers,
-    doc: "`vast`, `runpod`, `lambda` or `simulator`: the default agent's provider (and every agent's without its own); per agent, `{kind, apiKey?, url?}` is the agent's own account (the key falls back to the environment's for that kind, and is shown masked)",
+    doc: "`vast`, `runpod`, `lambda` or `simulator`: the default agent's provider (and every agent's without its own); per agent, `{kind, apiKey?, url?}` is the agent's own account (the key falls back to the environment's for that kind, only while `url` is that kind's own host: a `url` elsewhere needs its own `apiKey`; the key is shown masked)",
     schema: z.enum(PROVIDERS).optional(),
     at: "provider",
     defaultText: "the one whose key is set (Vast.ai, then RunPod, then Lambda), else `simulator`",

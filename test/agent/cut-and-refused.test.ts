@@ -2,13 +2,15 @@
  * Answers that end short of a complete one, as OpenAI sends them (test/support/scripted-llm.ts
  * header): a message cut at the output limit (`finish_reason: "length"`) is never shown or acted
  * on as if complete — the run records `truncated`, the reply says it was cut, a cut message's tool
- * calls are not run — and a refusal (`message.refusal`, content null) reads as a refusal.
+ * calls are not run — and a refusal (`message.refusal`, content null) reads as a refusal. A message
+ * the provider's content filter stopped (`finish_reason: "content_filter"`) says so in the reply,
+ * never empty; its tool calls are not run, and the run's error records the filter.
  */
 import { describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
 import { buildApp } from "../../functions/app.ts";
 import { actions, messages } from "../../schema/index.ts";
-import { REPLY_CUT_MARKER } from "../../agent/llm/completion-ending.ts";
+import { FILTERED_REPLY, REPLY_CUT_MARKER } from "../../agent/llm/completion-ending.ts";
 import { authHeaders } from "../support/test-deps.ts";
 import { agentFixture, say, scriptedLlm, setInstanceState } from "./harness.ts";
 import type { TestDeps } from "../support/test-deps.ts";
@@ -114,11 +116,46 @@ describe("a refusal", () => {
   });
 });
 
+describe("an answer the provider's content filter stopped", () => {
+  it("empty, reads as stopped by the filter (never an empty reply) and is recorded on the run", async () => {
+    const llm = await scriptedLlm();
+    const { deps } = await agentFixture({ llm });
+    llm.push({ text: "", finish: "content_filter" });
+
+    const run = await say(deps, "how is the fleet?");
+    expect(run).toMatchObject({ status: "succeeded", decider: "llm", reply: FILTERED_REPLY });
+    expect(run.reply).toMatch(/provider's content filter stopped/);
+    expect(run.error).toMatch(/content filter stopped the answer \(finish_reason content_filter\)/);
+    const [listed] = await runsApi(deps);
+    expect(listed).toMatchObject({ reply: FILTERED_REPLY, error: expect.stringContaining("content_filter") });
+  });
+
+  it("with partial text, keeps what arrived and says the filter stopped the rest; its tool calls are not run", async () => {
+    const llm = await scriptedLlm();
+    const { deps } = await agentFixture({ llm });
+    await setInstanceState(deps, "sim-2", "exited");
+    llm.push({
+      text: "sim-2 exited, I will",
+      tools: [{ name: "reboot_instance", arguments: { instance_id: "sim-2", reason: "it exited" } }],
+      finish: "content_filter",
+    });
+
+    const run = await say(deps, "fix sim-2");
+    expect(run.reply).toBe(`sim-2 exited, I will\n\n${FILTERED_REPLY}`);
+    expect(run.error).toMatch(/content_filter/);
+    expect(await deps.db.select().from(actions)).toEqual([]);
+    expect(llm.requests).toHaveLength(1);
+    // The stored turn carries the note, so the next run's history shows the model what happened.
+    const stored = (await deps.db.select().from(messages).where(eq(messages.runId, run.runId))).filter((m) => m.role === "assistant");
+    expect(stored.at(-1)!.content).toContain(FILTERED_REPLY);
+  });
+});
+
 describe("the scripted server ends answers as OpenAI documents", () => {
   it("answers finish_reason length and a refusal with content null; every other message carries refusal: null", async () => {
     const llm = await scriptedLlm();
     llm.onSummary = null; // these requests carry no tools: take them from the queue
-    llm.push({ text: "partial", finish: "length" }, { refusal: "No." }, { text: "whole" });
+    llm.push({ text: "partial", finish: "length" }, { refusal: "No." }, { text: "whole" }, { text: "", finish: "content_filter" });
     const ask = async () => {
       const res = await fetch(`${llm.url}/chat/completions`, {
         method: "POST",
@@ -130,5 +167,6 @@ describe("the scripted server ends answers as OpenAI documents", () => {
     expect(await ask()).toMatchObject({ finish_reason: "length", message: { content: "partial", refusal: null } });
     expect(await ask()).toMatchObject({ finish_reason: "stop", message: { content: null, refusal: "No." } });
     expect(await ask()).toMatchObject({ finish_reason: "stop", message: { content: "whole", refusal: null } });
+    expect(await ask()).toMatchObject({ finish_reason: "content_filter", message: { content: null, refusal: null } });
   });
 });

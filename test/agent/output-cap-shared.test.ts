@@ -38,7 +38,7 @@ describe("the tool-call argument cap is shared by one reply's calls", () => {
 
   it("calls that together fit are untouched", () => {
     const completion = completionWithCalls([500, 500]);
-    expect(capCompletion(completion, 1000)).toEqual({ completion, cut: false, cutCalls: new Set() });
+    expect(capCompletion(completion, 1000)).toEqual({ completion, cut: false, cutCalls: new Set(), droppedCalls: 0 });
   });
 
   it("in a run, the call past the shared budget is not executed and the run records outputCut", async () => {

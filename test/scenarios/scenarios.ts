@@ -38,6 +38,7 @@ import { defineEconomicsScenario } from "./economics-scenario.ts";
 import { defineRunBudgetScenario } from "./run-budget-scenario.ts";
 import { defineReplacementScenario } from "./replacement-scenario.ts";
 import { defineLeaseScenario } from "./lease-scenario.ts";
+import { defineLlmEndingsScenario } from "./llm-endings-scenario.ts";
 
 /**
  * Issue 13's budget for one agent's tick delivery: a database round trip per provider page (the
@@ -311,6 +312,8 @@ export function defineScenarios(start: StartHost, onDone?: (host: ScenarioHost) 
   defineReplacementScenario(() => host);
   // A lease that runs out is stopped after its grace (a bulk instance no other scenario uses).
   defineLeaseScenario(() => host);
+  // A content_filter ending is a visible reply (issue #37 item 3).
+  defineLlmEndingsScenario(() => host);
 
   return () => host;
 }

@@ -53,16 +53,24 @@ describe("memory a human can see", () => {
       ["order", true, webhook.runId],
       ["owner", false, human.runId],
     ]);
-    // The mark follows a rewrite: an operator-only run replacing the fact clears it.
-    llm.push(remember("order", "no standing orders"), { text: "ok" });
-    await say(deps, "replace the order fact");
-    expect((await listed(deps)).find((f) => f.key === "order")!.untrusted).toBe(false);
-
     // The list on the overview shows the mark.
     const page = await (await dashboardClient(deps)).page("/");
     expect(page.html).toContain("Pinned memory");
     expect(page.html).toMatch(/logs <span class="badge warn">untrusted<\/span>/);
     expect(page.html).not.toMatch(/owner <span class="badge warn">untrusted/);
+
+    // The mark follows the run (issue #37 item 8): while untrusted facts are pinned they are in the
+    // prompt, so even an operator-only run's rewrite stays untrusted; once an operator has deleted
+    // them, an operator-only run's fact is trusted again.
+    llm.push(remember("order", "no standing orders"), { text: "ok" });
+    await say(deps, "replace the order fact");
+    expect((await listed(deps)).find((f) => f.key === "order")!.untrusted).toBe(true);
+    const app = buildApp(() => deps);
+    for (const key of ["logs", "order"])
+      expect((await app.request(`/api/agents/default/memory/${key}`, { method: "DELETE", headers: authHeaders() })).status).toBe(200);
+    llm.push(remember("order", "no standing orders"), { text: "ok" });
+    await say(deps, "note that there are no standing orders");
+    expect((await listed(deps)).find((f) => f.key === "order")!.untrusted).toBe(false);
   });
 
   it("marks a fact untrusted when its run was woken by a wake (its reason is text a model wrote)", async () => {
