@@ -15,7 +15,9 @@
  * The filter and cap are checked inside the report's one batch (no extra round trip); refused,
  * the batch wrote nothing, and one read says why.
  * Flood bound (issue #37 item 8e): at most REPORTS_STORED_PER_MINUTE reports per instance per
- * minute are stored (counted among the agent's newest RECENT_EVENTS_READ events); past it a report
+ * minute are stored (counted among the agent's newest RECENT_EVENTS_READ events, read only once
+ * this process has seen more than LOCAL_QUIET reports of the instance this minute, so a heartbeat
+ * costs no extra round trip; on Workers each isolate lets LOCAL_QUIET through unread); past it a report
  * of an instance already stored only updates its row (the newest state wins) and is answered 202
  * with a note, storing no event, telemetry or history row.
  */
@@ -102,7 +104,10 @@ export async function acceptInstanceReport(deps: Deps, agentId: string, delivery
     telemetry: { gpuUtil: report.gpuUtil, diskUsedPct: report.diskUsedPct, progress: report.progress, source: "webhook" },
     reason: report.reason ?? null,
   } satisfies StateChange;
-  if ((await storedLastMinute(deps, agentId, report.instanceId, now)) >= REPORTS_STORED_PER_MINUTE) {
+  if (
+    busyHere(agentId, report.instanceId, now) &&
+    (await storedLastMinute(deps, agentId, report.instanceId, now)) >= REPORTS_STORED_PER_MINUTE
+  ) {
     const updated = await keepNewestState(deps, change, at ?? now, now, report);
     if (updated) {
       return {
@@ -162,6 +167,23 @@ async function refusal(deps: Deps, agentId: string, instanceId: string, admissio
     429,
     `instance ${instanceId} is not listed by the provider and agent ${agentId} already keeps ${admission.webhookOnlyMax} webhook-only instances (WEBHOOK_ONLY_INSTANCES_MAX): nothing stored`,
   );
+}
+
+/** Reports this process saw per instance in the current minute; above LOCAL_QUIET the database is asked. */
+const seenHere = new Map<string, { minute: number; n: number }>();
+/** Below this many reports of one instance a minute in this process, no extra read (a heartbeat's round trips stay as they were). */
+const LOCAL_QUIET = 10;
+/** Bound of seenHere: past it, the map starts over (a few more reads, never more rows). */
+const SEEN_HERE_MAX = 10_000;
+
+function busyHere(agentId: string, instanceId: string, now: number): boolean {
+  const key = `${agentId}\u0000${instanceId}`;
+  const minute = Math.floor(now / 60_000);
+  const seen = seenHere.get(key);
+  const n = seen && seen.minute === minute ? seen.n + 1 : 1;
+  if (seenHere.size >= SEEN_HERE_MAX && !seen) seenHere.clear();
+  seenHere.set(key, { minute, n });
+  return n > LOCAL_QUIET;
 }
 
 /** The instance's webhook reports stored in the last minute, among the agent's newest events. */
