@@ -14,7 +14,7 @@ import { approvals, notificationDeliveries, notifications } from "../schema/inde
 import { approvalLink } from "./approval-links.ts";
 import { CHANNEL_NAMES, ChannelError, type ChannelName, type Severity } from "./channels/channel.ts";
 import { sendToChannel } from "./channels/send-to-channel.ts";
-import { nodeLookup, resolvedAddressProblem } from "../runtime/outbound-url.ts";
+import { resolvedAddressProblem } from "../runtime/outbound-url.ts";
 
 /** Attempts per channel delivery before it is recorded failed. */
 export const NOTIFY_MAX_ATTEMPTS = 4;
@@ -89,9 +89,8 @@ export async function deliverNotification(deps: PipelineDeps, deliveryId: number
  * deployer's and are not checked; Workers have no resolver here and cannot reach private hosts.
  */
 async function agentUrlRefused(deps: PipelineDeps, channel: ChannelName, url: string): Promise<string | null> {
-  if (deps.config.allowPrivateUrls || !deps.config.agentChannels.includes(channel) || deps.config.host !== "node") return null;
-  const lookup = await nodeLookup();
-  return lookup ? resolvedAddressProblem(url, lookup) : null;
+  if (deps.config.allowPrivateUrls || !deps.config.agentChannels.includes(channel) || !deps.resolveHost) return null;
+  return resolvedAddressProblem(url, deps.resolveHost);
 }
 
 async function recordOutcome(

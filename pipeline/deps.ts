@@ -8,6 +8,7 @@ import type { GroupCommit } from "../db/group-commit.ts";
 import type { Clock } from "../runtime/clock.ts";
 import type { Config } from "../runtime/config.ts";
 import type { Logger } from "../runtime/log.ts";
+import type { LookupAll } from "../runtime/outbound-url.ts";
 import type { Scheduler } from "./scheduler.ts";
 
 export interface PipelineDeps {
@@ -23,4 +24,10 @@ export interface PipelineDeps {
    * ingest commits its own batch (Workers, where a batch must belong to one request).
    */
   groupCommit?: GroupCommit;
+  /**
+   * The Node host's resolver (functions/host/node-resolver.ts, dns.lookup): an agent's channel URL
+   * is resolved again where a notification is sent. Absent on Workers (no resolver; they cannot
+   * reach private addresses).
+   */
+  resolveHost?: LookupAll;
 }

@@ -8,7 +8,7 @@
  * A deployment that sets ALLOW_PRIVATE_URLS=true (local setups: a receiver on the LAN) may also use
  * `http:` and private hosts. URLs from the environment are the deployer's own and only need
  * http(s) (runtime/setting-bounds.ts `httpUrl`). A host name is not resolved where the URL is
- * set; `resolvedAddressProblem` resolves it where it is sent (Node: dns.lookup, every address),
+ * set; `resolvedAddressProblem` resolves it where it is sent (the Node host's resolver, every address),
  * so a name that points at loopback, a private network or a NAT64 form of one is refused then.
  */
 import { httpUrlProblem } from "./setting-bounds.ts";
@@ -117,14 +117,4 @@ export async function resolvedAddressProblem(url: string, lookup: LookupAll): Pr
   }
   const bad = addresses.find(({ address }) => privateHost(address.includes(":") ? `[${address}]` : address));
   return bad ? `${hostname} resolves to ${bad.address}, a loopback, private, link-local or NAT64-mapped address` : null;
-}
-
-/** Node's resolver (dns.lookup, every address; /etc/hosts included), or null where there is none (Workers). */
-export async function nodeLookup(): Promise<LookupAll | null> {
-  try {
-    const dns = await import("node:dns/promises");
-    return (hostname) => dns.lookup(hostname, { all: true, verbatim: true });
-  } catch {
-    return null;
-  }
 }

@@ -33,6 +33,7 @@ import { buildApp } from "../app.ts";
 import { checkContextBudget } from "./context-budget.ts";
 import { checkDatabaseFile, databaseFailure, databaseFileIdentity, databaseFilePath, probeDatabase } from "./database-checks.ts";
 import { DatabaseFileWatch, refusingWritesWhenGone, watchedClient } from "./database-file-watch.ts";
+import { nodeResolver } from "./node-resolver.ts";
 import { acquireHostLock, acquireLockFile, nodeHostId, releaseHostLock, releaseLockFile } from "./host-lock.ts";
 import { loadOrCreateSecret, makeAdminToken, makeWebhookSecret } from "./node-secrets.ts";
 import { TokenWorker } from "./token-worker.ts";
@@ -153,6 +154,7 @@ export async function startNodeHost(
     groupCommit: new GroupCommit(db, GROUP_COMMIT),
     tokenCounter: new TokenWorker(log),
     ...(fileWatch ? { databaseFile: fileWatch } : {}),
+    resolveHost: nodeResolver,
   };
   if (deps.provider instanceof SimulatorProvider) await deps.provider.seed(config.simulator.instances);
 

@@ -6,12 +6,13 @@
  * host as written, so every notification (with its approval links) is POSTed inside.
  * Guard: runtime/outbound-url.ts refuses the NAT64 and 6to4 forms of private IPv4 where the URL is
  * set, and notify/deliver-notification.ts resolves an agent's own channel URL where it is sent
- * (Node: dns.lookup, every address) and fails the delivery unsent when any address is loopback,
+ * (the Node host's resolver, functions/host/node-resolver.ts: dns.lookup, every address) and fails the delivery unsent when any address is loopback,
  * private, link-local or NAT64-mapped, unless ALLOW_PRIVATE_URLS=true.
  */
 import { lookup } from "node:dns/promises";
 import { hostname } from "node:os";
 import { describe, expect, it } from "vitest";
+import { nodeResolver } from "../../functions/host/node-resolver.ts";
 import { deliverNotification } from "../../notify/deliver-notification.ts";
 import { notifyHuman } from "../../notify/notify-human.ts";
 import { privateHost } from "../../runtime/outbound-url.ts";
@@ -47,7 +48,8 @@ describe("a channel URL that reaches a private address", () => {
     expect(addresses.some(({ address }) => privateHost(address.includes(":") ? `[${address}]` : address))).toBe(true);
     const deps = await createTestDeps();
     await setSettings(deps, "default", { channels: { slack: `https://${name}:9/hook` } });
-    const scoped = await scopedDeps(deps);
+    // The Node host's resolver, as functions/host/node-host.ts wires it.
+    const scoped = { ...(await scopedDeps(deps)), resolveHost: nodeResolver };
     await notifyHuman(scoped, { agentId: "default", runId: null, title: "sim-1 down", body: "no heartbeat", severity: "warning" });
     const [delivery] = await deps.db.select().from(notificationDeliveries);
     await deliverNotification(scoped, delivery!.id);
