@@ -10,11 +10,13 @@
  * The identity names the machine, so two machines sharing one file (containers on one volume)
  * would each hold their own: for a `file:` database the host first takes an OS-level lock file
  * beside it (`<file>.fleetwarden-lock`, created exclusively, holding pid, host name and start),
- * before the database is opened. A lock held on another host is never taken over (its pid means
- * nothing here): the start is refused naming it and the lock file to delete if that host is gone.
- * One held on this host is taken over only when its pid is dead. Released (deleted) at stop.
+ * before the database is opened. The holder touches it every LOCK_TOUCH_MS. A lock held on another
+ * host (its pid means nothing here) is taken over only once untouched for LOCK_STALE_MS (that
+ * process crashed; a container recreated under a new name finds its own old lock so); while fresh
+ * the start is refused naming it. One held on this host is taken over only when its pid is dead.
+ * Released (deleted) at stop.
  */
-import { readFileSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import { readFileSync, statSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { hostname } from "node:os";
 import { and, eq } from "drizzle-orm";
@@ -76,6 +78,32 @@ function fileIdentity(path: string): { dev: number; ino: number } | null {
   }
 }
 
+/** The holder touches its lock this often; one untouched for LOCK_STALE_MS is another host's crashed process. */
+export const LOCK_TOUCH_MS = 30_000;
+export const LOCK_STALE_MS = 4 * LOCK_TOUCH_MS;
+
+/** Whether the lock was last touched longer than LOCK_STALE_MS ago (wall clock, as the file system keeps it). */
+function staleLock(path: string): boolean {
+  try {
+    return Date.now() - statSync(path).mtimeMs > LOCK_STALE_MS;
+  } catch {
+    return true;
+  }
+}
+
+/** Keeps the lock fresh while this process holds it (one utimes every LOCK_TOUCH_MS); returns the stop. */
+export function touchLockFile(databasePath: string): () => void {
+  const path = lockFilePath(databasePath);
+  const timer = setInterval(() => {
+    try {
+      const now = new Date();
+      utimesSync(path, now, now);
+    } catch {}
+  }, LOCK_TOUCH_MS);
+  timer.unref();
+  return () => clearInterval(timer);
+}
+
 /** The lock file beside a database file. */
 export const lockFilePath = (databasePath: string) => `${databasePath}.fleetwarden-lock`;
 
@@ -111,7 +139,7 @@ export function acquireLockFile(databasePath: string, now: number): void {
       if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
     }
     const held = readHolder(path);
-    if (held && held.host !== hostname()) {
+    if (held && held.host !== hostname() && !staleLock(path)) {
       throw new HostLockError(
         `Another fleetwarden process (pid ${held.pid} on host ${held.host}, since ${new Date(held.startedAt).toISOString()}) holds ${path}; stop it first (one writer per database file), or delete the lock file if that host is gone`,
       );

@@ -34,7 +34,7 @@ import { checkContextBudget } from "./context-budget.ts";
 import { checkDatabaseFile, databaseFailure, databaseFileIdentity, databaseFilePath, probeDatabase } from "./database-checks.ts";
 import { DatabaseFileWatch, refusingWritesWhenGone, watchedClient } from "./database-file-watch.ts";
 import { nodeResolver } from "./node-resolver.ts";
-import { acquireHostLock, acquireLockFile, nodeHostId, releaseHostLock, releaseLockFile } from "./host-lock.ts";
+import { acquireHostLock, acquireLockFile, nodeHostId, releaseHostLock, releaseLockFile, touchLockFile } from "./host-lock.ts";
 import { loadOrCreateSecret, makeAdminToken, makeWebhookSecret } from "./node-secrets.ts";
 import { TokenWorker } from "./token-worker.ts";
 import { WalCheckpointer } from "./wal-checkpointer.ts";
@@ -109,7 +109,11 @@ export async function startNodeHost(
   // One writer per file across machines: the OS-level lock beside it, before anything opens it.
   const lockedFile = databaseFilePath(config.databaseUrl);
   if (lockedFile) acquireLockFile(lockedFile, clock.now());
-  const unlock = () => lockedFile && releaseLockFile(lockedFile);
+  const untouch = lockedFile ? touchLockFile(lockedFile) : () => {};
+  const unlock = () => {
+    untouch();
+    if (lockedFile) releaseLockFile(lockedFile);
+  };
 
   let client: Client;
   try {

@@ -7,14 +7,15 @@
  * Guard: functions/host/database-file-watch.ts watches the `-wal` beside the file (deleted or
  * replaced: /healthz 503, writes refused, as for the file itself); functions/host/host-lock.ts
  * takes an OS-level lock file beside the database (`<file>.fleetwarden-lock`, created exclusively,
- * holding pid and host name) before the database is opened: a holder on another host is never
- * taken over (refused naming it and the lock file), one on this host is taken over only when its
- * pid is dead.
+ * holding pid and host name, touched every 30 s) before the database is opened: a holder on another
+ * host is refused naming it and the lock file, taken over only once the lock is stale (untouched for
+ * LOCK_STALE_MS: that process crashed); one on this host is taken over only when its pid is dead.
  */
-import { existsSync, mkdtempSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { LOCK_STALE_MS } from "../../functions/host/host-lock.ts";
 import { startNodeHost, type NodeHost } from "../../functions/host/node-host.ts";
 import { runStart } from "../security/start-process.ts";
 import { silentLogger } from "../support/silent-logger.ts";
@@ -82,7 +83,7 @@ describe("the database's -wal and a second host on one file", () => {
     expect((await fetch(`${host.url}/healthz`)).status).toBe(200);
   });
 
-  it("a lock left by a dead pid on this host is taken over; one held on another host is not", { timeout: 60_000 }, async () => {
+  it("a lock left by a dead pid on this host is taken over; one held on another host only once stale", { timeout: 60_000 }, async () => {
     const dir = mkdtempSync(join(tmpdir(), "fw-lock-"));
     const file = join(dir, "fw.db");
     const { hostname } = await import("node:os");
@@ -96,5 +97,12 @@ describe("the database's -wal and a second host on one file", () => {
 
     writeFileSync(`${file}.fleetwarden-lock`, JSON.stringify({ pid: 2 ** 22 + 7, host: "other-box", startedAt: 0 }));
     await expect(startNodeHost(vars(file), { log: silentLogger, cronIntervalMs: 3_600_000 })).rejects.toThrow(/on host other-box/);
+
+    // Untouched for LOCK_STALE_MS, another host's lock is a crashed process's (a container recreated under a new name): taken over.
+    const old = new Date(Date.now() - LOCK_STALE_MS - 1_000);
+    utimesSync(`${file}.fleetwarden-lock`, old, old);
+    const after = await startNodeHost(vars(file), { log: silentLogger, cronIntervalMs: 3_600_000 });
+    hosts.push(after);
+    expect(JSON.parse(readFileSync(`${file}.fleetwarden-lock`, "utf8"))).toMatchObject({ pid: process.pid, host: hostname() });
   });
 });
