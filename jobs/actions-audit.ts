@@ -52,12 +52,17 @@ const COLUMNS = [
   "result",
 ] as const;
 
-/** One CSV cell: formula-looking text defused, then quoted if it needs to be. */
+/**
+ * A formula lead (OWASP CSV injection: = + - @ tab CR) at the start of the cell or after a `;` or
+ * `,` (a reader that splits on either, ignoring quotes, starts a cell there), past any spaces.
+ */
+const FORMULA_LEAD = /(^|[;,])([ ]*)(?=[=+\-@\t\r])/g;
+
+/** One CSV cell: formula-looking text defused with a `'` wherever a reader may start a cell, then quoted if it needs to be. */
 export function csvCell(value: unknown): string {
   if (value === null || value === undefined) return "";
-  let text = typeof value === "object" ? JSON.stringify(value) : String(value);
-  if (/^[=+\-@\t\r]/.test(text)) text = `'${text}`;
-  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+  const text = (typeof value === "object" ? JSON.stringify(value) : String(value)).replace(FORMULA_LEAD, "$1$2'");
+  return /[",;\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
 const csvLine = (row: AuditRow) => `${COLUMNS.map((c) => csvCell(row[c])).join(",")}\r\n`;

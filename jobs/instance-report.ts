@@ -14,8 +14,14 @@
  *   its instance, after one provider call).
  * The filter and cap are checked inside the report's one batch (no extra round trip); refused,
  * the batch wrote nothing, and one read says why.
+ * Flood bound (issue #37 item 8e): at most REPORTS_STORED_PER_MINUTE reports per instance per
+ * minute are stored (counted among the agent's newest RECENT_EVENTS_READ events, read only once
+ * this process has seen more than LOCAL_QUIET reports of the instance this minute, so a heartbeat
+ * costs no extra round trip; on Workers each isolate lets LOCAL_QUIET through unread); past it a report
+ * of an instance already stored only updates its row (the newest state wins) and is answered 202
+ * with a note, storing no event, telemetry or history row.
  */
-import { and, eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Deps } from "./deps.ts";
 import { RequestError } from "./errors.ts";
@@ -25,7 +31,7 @@ import { plainText } from "../runtime/plain-text.ts";
 import { verifyingSecrets, verifySignedReport, withInstanceKeys } from "../auth/webhook-secrets.ts";
 import { recordInstanceReport, type RecordedChange, type ReportAdmission, type StateChange } from "../fleet/instances/instance-state.ts";
 import { INSTANCE_STATES } from "../fleet/providers/provider.ts";
-import { instances } from "../schema/index.ts";
+import { events, instances } from "../schema/index.ts";
 import { ownLabelPrefix } from "../runtime/agent-settings.ts";
 
 export const instanceReport = z
@@ -48,12 +54,25 @@ export const instanceReport = z
 /** How far ahead of our clock a report's `at` may be (the signature's own tolerance). */
 export const MAX_REPORT_AHEAD_MS = 5 * 60_000;
 
+/** Reports stored per instance per minute; past it a report only updates the instance's row. */
+export const REPORTS_STORED_PER_MINUTE = 60;
+/** How many of the agent's newest events the flood count reads (bounds the read itself). */
+const RECENT_EVENTS_READ = 2_000;
+
+/** A report past the flood bound: the instance's row took it, nothing else was stored. */
+export interface CappedReport {
+  eventId: null;
+  duplicate: false;
+  outcome: "capped";
+  note: string;
+}
+
 export interface SignedDelivery {
   raw: string;
   headers: { "webhook-id": string; "webhook-timestamp": string; "webhook-signature": string };
 }
 
-export async function acceptInstanceReport(deps: Deps, agentId: string, delivery: SignedDelivery): Promise<RecordedChange> {
+export async function acceptInstanceReport(deps: Deps, agentId: string, delivery: SignedDelivery): Promise<RecordedChange | CappedReport> {
   const webhookId = delivery.headers["webhook-id"];
   if (webhookId.length > 256) throw new RequestError(400, "invalid header webhook-id: longer than 256 characters");
   const scope = await withAgent(deps, agentId);
@@ -86,6 +105,20 @@ export async function acceptInstanceReport(deps: Deps, agentId: string, delivery
     telemetry: { gpuUtil: report.gpuUtil, diskUsedPct: report.diskUsedPct, progress: report.progress, source: "webhook" },
     reason: report.reason ?? null,
   } satisfies StateChange;
+  if (
+    busyHere(agentId, report.instanceId, now) &&
+    (await storedLastMinute(deps, agentId, report.instanceId, now)) >= REPORTS_STORED_PER_MINUTE
+  ) {
+    const updated = await keepNewestState(deps, change, at ?? now, now, report);
+    if (updated) {
+      return {
+        eventId: null,
+        duplicate: false,
+        outcome: "capped",
+        note: `instance ${report.instanceId} already stored ${REPORTS_STORED_PER_MINUTE} reports this minute (REPORTS_STORED_PER_MINUTE): its latest state was updated, no event or telemetry stored`,
+      };
+    }
+  }
   const recorded = await recordInstanceReport(scope.deps, change, admission);
   if (recorded) return recorded;
   const refused = await refusal(deps, agentId, report.instanceId, admission);
@@ -135,4 +168,49 @@ async function refusal(deps: Deps, agentId: string, instanceId: string, admissio
     429,
     `instance ${instanceId} is not listed by the provider and agent ${agentId} already keeps ${admission.webhookOnlyMax} webhook-only instances (WEBHOOK_ONLY_INSTANCES_MAX): nothing stored`,
   );
+}
+
+/** Reports this process saw per instance in the current minute; above LOCAL_QUIET the database is asked. */
+const seenHere = new Map<string, { minute: number; n: number }>();
+/** Below this many reports of one instance a minute in this process, no extra read (a heartbeat's round trips stay as they were). */
+const LOCAL_QUIET = 10;
+/** Bound of seenHere: past it, the map starts over (a few more reads, never more rows). */
+const SEEN_HERE_MAX = 10_000;
+
+function busyHere(agentId: string, instanceId: string, now: number): boolean {
+  const key = `${agentId}\u0000${instanceId}`;
+  const minute = Math.floor(now / 60_000);
+  const seen = seenHere.get(key);
+  const n = seen && seen.minute === minute ? seen.n + 1 : 1;
+  if (seenHere.size >= SEEN_HERE_MAX && !seen) seenHere.clear();
+  seenHere.set(key, { minute, n });
+  return n > LOCAL_QUIET;
+}
+
+/** The instance's webhook reports stored in the last minute, among the agent's newest events. */
+async function storedLastMinute(deps: Deps, agentId: string, instanceId: string, now: number): Promise<number> {
+  const [row] = await deps.db.all<{ n: number }>(sql`
+    select count(*) as n from (
+      select source, created_at, payload from ${events} where agent_id = ${agentId} order by id desc limit ${RECENT_EVENTS_READ}
+    ) where source = 'webhook' and created_at > ${now - 60_000} and json_extract(payload, '$.instanceId') = ${instanceId}`);
+  return Number(row?.n ?? 0);
+}
+
+/** Past the flood bound: the newest state (and utilisation) goes on the instance's row only; false when no row. */
+async function keepNewestState(deps: Deps, change: StateChange, at: number, now: number, report: z.infer<typeof instanceReport>) {
+  const newer = sql`${at} >= ${instances.stateAt}`;
+  const rows = await deps.db
+    .update(instances)
+    .set({
+      state: sql`case when ${newer} then ${change.state} else ${instances.state} end`,
+      statusMessage: sql`case when ${newer} then coalesce(${change.message}, ${instances.statusMessage}) else ${instances.statusMessage} end`,
+      stateAt: sql`max(${at}, ${instances.stateAt})`,
+      lastSeenAt: sql`max(${now}, ${instances.lastSeenAt})`,
+      heartbeatFlaggedAt: null,
+      ...(report.gpuUtil !== undefined ? { gpuUtil: report.gpuUtil, gpuUtilAt: now } : {}),
+      updatedAt: now,
+    })
+    .where(and(eq(instances.agentId, change.agentId), eq(instances.id, change.instanceId)))
+    .returning({ id: instances.id });
+  return rows.length > 0;
 }

@@ -5,7 +5,8 @@
  * (`lastError`, admins only: a receiver's body may hold anything). A retryable failure (timeout, network, 429, 5xx) is thrown so the scheduler retries with
  * backoff; a permanent one, or the last allowed attempt, marks the row failed and returns, so a
  * dead channel is retried a bounded number of times and the outcome is visible in the API.
- * Idempotent: a delivered or failed row is left alone when the scheduler repeats itself.
+ * Idempotent: a delivered or failed row is left alone when the scheduler repeats itself. An
+ * agent's own channel URL whose name resolves to a private address is failed unsent.
  */
 import { and, eq, sql } from "drizzle-orm";
 import type { PipelineDeps } from "../pipeline/index.ts";
@@ -13,6 +14,7 @@ import { approvals, notificationDeliveries, notifications } from "../schema/inde
 import { approvalLink } from "./approval-links.ts";
 import { CHANNEL_NAMES, ChannelError, type ChannelName, type Severity } from "./channels/channel.ts";
 import { sendToChannel } from "./channels/send-to-channel.ts";
+import { resolvedAddressProblem } from "../runtime/outbound-url.ts";
 
 /** Attempts per channel delivery before it is recorded failed. */
 export const NOTIFY_MAX_ATTEMPTS = 4;
@@ -38,6 +40,17 @@ export async function deliverNotification(deps: PipelineDeps, deliveryId: number
   const url = CHANNEL_NAMES.includes(channel) ? deps.config.channels[channel] : undefined;
   if (!notification || !url) {
     await recordOutcome(deps, deliveryId, "failed", notification ? `channel ${channel} is not configured` : "notification is gone");
+    return;
+  }
+
+  const refused = await agentUrlRefused(deps, channel, url);
+  if (refused) {
+    log.error("notification delivery refused: the agent's channel URL points at a private address", {
+      deliveryId,
+      channel,
+      error: refused,
+    });
+    await recordOutcome(deps, deliveryId, "failed", `${channel}: ${refused} (ALLOW_PRIVATE_URLS=true allows it)`);
     return;
   }
 
@@ -68,6 +81,16 @@ export async function deliverNotification(deps: PipelineDeps, deliveryId: number
     throw err instanceof Error ? err : new Error(error);
   }
   await recordOutcome(deps, deliveryId, "delivered", null);
+}
+
+/**
+ * An agent's own channel URL, resolved where it is sent (Node): every address must be public
+ * unless ALLOW_PRIVATE_URLS=true (docs/api.md "Outbound URLs"). Environment URLs are the
+ * deployer's and are not checked; Workers have no resolver here and cannot reach private hosts.
+ */
+async function agentUrlRefused(deps: PipelineDeps, channel: ChannelName, url: string): Promise<string | null> {
+  if (deps.config.allowPrivateUrls || !deps.config.agentChannels.includes(channel) || !deps.resolveHost) return null;
+  return resolvedAddressProblem(url, deps.resolveHost);
 }
 
 async function recordOutcome(

@@ -9,6 +9,7 @@ import type { Clock } from "../runtime/clock.ts";
 import type { Config } from "../runtime/config.ts";
 import type { Logger } from "../runtime/log.ts";
 import type { Tracer } from "../runtime/trace.ts";
+import type { LookupAll } from "../runtime/outbound-url.ts";
 import type { Scheduler } from "./scheduler.ts";
 
 export interface PipelineDeps {
@@ -31,4 +32,10 @@ export interface PipelineDeps {
    * absent (Node), such a promise runs on by itself. Used for what must not delay a run: its trace export.
    */
   background?: (work: Promise<unknown>) => void;
+  /**
+   * The Node host's resolver (functions/host/node-resolver.ts, dns.lookup): an agent's channel URL
+   * is resolved again where a notification is sent. Absent on Workers (no resolver; they cannot
+   * reach private addresses).
+   */
+  resolveHost?: LookupAll;
 }

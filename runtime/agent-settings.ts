@@ -49,7 +49,9 @@ export function configForAgent(config: Config, settings: AgentSettings): Config 
     if (value === undefined || row.agent.fold === false || !row.at) continue;
     folded = setPath(folded, row.at, landed(row, value));
   }
-  return folded;
+  const channels = (settings as { channels?: Record<string, unknown> }).channels;
+  const agentChannels = Object.keys(channels ?? {}).filter((name) => typeof channels?.[name] === "string");
+  return agentChannels.length ? { ...folded, agentChannels } : folded;
 }
 
 /** Whether an instance belongs to the agent whose filter this is. */

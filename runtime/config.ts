@@ -29,6 +29,8 @@ function derived(v: Variables, host: Host, rows: RowConfig) {
     provider: v.PROVIDER ?? (v.VAST_API_KEY ? "vast" : v.RUNPOD_API_KEY ? "runpod" : v.LAMBDA_API_KEY ? "lambda" : "simulator"),
     /** Failed sign-ins and bearer authentications allowed per minute before a one-minute lockout. */
     authThrottle: { ...rows.authThrottle, windowMs: 60_000 },
+    /** Channels whose URL an agent's settings set (runtime/agent-settings.ts): checked again where sent, as the environment's are not. */
+    agentChannels: [] as string[],
   };
 }
 

@@ -12,6 +12,9 @@ const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F]|\r(?!\n)/;
 
 export const CONTROL_MESSAGE = "must not contain control characters (NUL or other C0 characters except tab and newline)";
 
+/** `text` made plain: each control character the rule refuses becomes a space (for text taken as sent, never refused). */
+export const toPlainText = (text: string): string => text.replace(new RegExp(CONTROL.source, "g"), " ");
+
 export const plainText = (schema: z.ZodString = z.string()) => schema.refine((text) => !CONTROL.test(text), CONTROL_MESSAGE);
 
 /** The path (`a.b.0`) of the first string in `value` holding a control character, or null. */

@@ -12,7 +12,7 @@
  * After `unacted` and `never` every failure but those two is final, not retryable by the caller
  * either: the provider may have acted, and a second create is a second bill (`onceOnly`).
  * Attempts are capped (`maxAttempts`), back-off doubles from `backoffMs` and honours Retry-After
- * up to 30 s, and no attempt starts once the caller's deadline has aborted. Every failure, and an
+ * up to 30 s (a 429 waits at least the endpoint's documented interval, `rateIntervalMs`), and no attempt starts once the caller's deadline has aborted. Every failure, and an
  * answer that is not JSON, is a ProviderError, never an empty answer.
  */
 import type { z } from "zod";
@@ -49,6 +49,8 @@ export interface JsonCall {
    * lost, already did it. Answered `{ status: 404, json: null }` instead of an error.
    */
   goneOnRetryIsDone?: boolean;
+  /** The provider's minimum interval between requests to this endpoint: a 429 is repeated no sooner. */
+  rateIntervalMs?: number;
 }
 
 export interface JsonAnswer {
@@ -123,7 +125,14 @@ export async function callJson(options: HttpOptions, call: JsonCall): Promise<Js
     );
     const again = response.status === 429 ? call.retry !== "never" : call.retry === "reads" && RETRYABLE_STATUS.has(response.status);
     if (!again) throw last;
-    await backoff(options, attempt, attempts, response.headers.get("retry-after"), call.signal);
+    await backoff(
+      options,
+      attempt,
+      attempts,
+      response.headers.get("retry-after"),
+      call.signal,
+      response.status === 429 ? call.rateIntervalMs : 0,
+    );
   }
   throw last!;
 }
@@ -162,9 +171,10 @@ async function backoff(
   attempts: number,
   retryAfter: string | null,
   signal?: AbortSignal,
+  atLeastMs = 0,
 ): Promise<void> {
   if (attempt >= attempts || signal?.aborted) return;
-  const base = (options.backoffMs ?? 1000) * 2 ** (attempt - 1);
+  const base = Math.max((options.backoffMs ?? 1000) * 2 ** (attempt - 1), atLeastMs ?? 0);
   const told = retryAfter !== null && /^\d+$/.test(retryAfter.trim()) ? Number(retryAfter) * 1000 : 0;
   const sleeping = pause(options, Math.min(Math.max(base, told), MAX_RETRY_AFTER_MS));
   await (signal

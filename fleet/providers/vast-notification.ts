@@ -9,20 +9,40 @@
  * (last_reconciled_at cleared), so the next cron tick re-reads every instance from the provider
  * and any real change arrives as an instance event of its own. Bound: one stored event and one
  * turn given back per event id; however many hints arrive, the tick claims one reconcile turn.
- * The docs' test delivery (`webhook_test`) is answered and writes nothing.
+ * The docs' test delivery (`webhook_test`) is answered and writes nothing. An event id is bound
+ * to the agent that first stored it: replayed onto another agent's route it is a 409.
  */
-import { sql } from "drizzle-orm";
+import { and, eq, inArray, ne, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { FleetDeps } from "../deps.ts";
-import { agents } from "../../schema/index.ts";
+import { agents, events } from "../../schema/index.ts";
 import { ingestEvent } from "../../pipeline/index.ts";
 import { RequestError } from "../../runtime/errors.ts";
-import { plainText } from "../../runtime/plain-text.ts";
+import { toPlainText } from "../../runtime/plain-text.ts";
 import { vastSignatureProblem } from "./vast-signature.ts";
 
-/** The documented payload; unknown fields are dropped. */
+/** Stored lengths of Vast.ai's free text; the docs set none, so longer text is cut, never refused. */
+const SUBJECT_MAX = 500;
+const MESSAGE_MAX = 4000;
+
+/** Free text as Vast.ai sends it, made plain (control characters to spaces) and cut to `max` with an ellipsis. */
+const vastText = (max: number) =>
+  z.string().transform((text) => {
+    const plain = toPlainText(text);
+    return plain.length > max ? `${plain.slice(0, max - 1)}…` : plain;
+  });
+
+/**
+ * The documented payload; unknown fields are dropped. A 400 is a permanent failure for Vast.ai
+ * (the event is lost), so only what cannot be a notification is refused: the body's event_id
+ * may differ from the header's (the header is the dedup key) and long text is cut.
+ */
 export const vastNotification = z.object({
-  event_id: z.string().trim().min(1).max(256),
+  event_id: z
+    .string()
+    .trim()
+    .min(1)
+    .transform((id) => id.slice(0, 256)),
   user_id: z.number().int().optional(),
   notif_type: z
     .string()
@@ -30,8 +50,8 @@ export const vastNotification = z.object({
     .min(1)
     .max(128)
     .regex(/^[a-z0-9_:.-]+$/, "must be a notification type slug"),
-  subject: plainText(z.string().max(500)).optional(),
-  message: plainText(z.string().max(4000)).optional(),
+  subject: vastText(SUBJECT_MAX).optional(),
+  message: vastText(MESSAGE_MAX).optional(),
   timestamp: z.number().optional(),
 });
 
@@ -49,7 +69,8 @@ export interface VastDelivery {
   signature: string | undefined;
 }
 
-export type VastNotification = z.infer<typeof vastNotification>;
+/** A verified notification; `eventId` is the header's X-Vast-Event-Id, the dedup key. */
+export type VastNotification = z.infer<typeof vastNotification> & { eventId: string };
 export type VastReceipt = { test: true } | { eventId: number; duplicate: boolean };
 
 /** Verifies and parses one delivery, reading nothing; a RequestError names what was refused. */
@@ -70,14 +91,13 @@ export async function verifyVastDelivery(secret: string | undefined, delivery: V
     const issue = parsed.error.issues[0]!;
     throw new RequestError(400, `invalid body: ${issue.path.join(".") || "body"}: ${issue.message}`);
   }
-  if (parsed.data.event_id !== delivery.eventId)
-    throw new RequestError(400, "invalid body: event_id: differs from the X-Vast-Event-Id header");
-  return parsed.data;
+  return { ...parsed.data, eventId: delivery.eventId };
 }
 
 /** Stores a verified notification once per event id, giving the agent's reconcile turn back with it. */
 export async function storeVastNotification(deps: FleetDeps, agentId: string, body: VastNotification): Promise<VastReceipt> {
   if (body.notif_type === VAST_TEST_EVENT) return { test: true };
+  await refuseOtherAgentsEvent(deps, agentId, body.eventId);
   // Runs right after the insert and its stored row's read: changes() still names the insert.
   const giveBackTurn = deps.db.run(sql`update ${agents} set last_reconciled_at = null where id = ${agentId} and changes() = 1`);
   return ingestEvent(
@@ -86,9 +106,10 @@ export async function storeVastNotification(deps: FleetDeps, agentId: string, bo
       agentId,
       source: "vast_notification",
       priority: 1,
-      dedupKey: `vast:${body.event_id}`,
+      dedupKey: vastDedupKey(body.eventId),
       payload: {
-        vastEventId: body.event_id,
+        vastEventId: body.eventId,
+        ...(body.event_id !== body.eventId ? { bodyEventId: body.event_id } : {}),
         notifType: body.notif_type,
         subject: body.subject ?? null,
         message: body.message ?? null,
@@ -98,4 +119,32 @@ export async function storeVastNotification(deps: FleetDeps, agentId: string, bo
     },
     giveBackTurn,
   );
+}
+
+const vastDedupKey = (eventId: string) => `vast:${eventId}`;
+
+/**
+ * Binds an event id to the first agent that stored it (one Vast.ai webhook points at one agent's
+ * route): the same event on another agent's route is a replay of a delivery signed with the
+ * deployment's one secret, refused 409 with nothing written. One read through events_dedup, one
+ * probe per agent (the agents subquery leads the index).
+ */
+async function refuseOtherAgentsEvent(deps: FleetDeps, agentId: string, eventId: string): Promise<void> {
+  const [owner] = await deps.db
+    .select({ agentId: events.agentId })
+    .from(events)
+    .where(
+      and(
+        inArray(events.agentId, deps.db.select({ id: agents.id }).from(agents)),
+        eq(events.dedupKey, vastDedupKey(eventId)),
+        ne(events.agentId, agentId),
+      ),
+    )
+    .limit(1);
+  if (owner) {
+    throw new RequestError(
+      409,
+      `Vast.ai event ${eventId} belongs to agent ${owner.agentId}: a replay onto agent ${agentId}'s route is refused, nothing stored`,
+    );
+  }
 }

@@ -18,6 +18,14 @@
  * only on a refused connection or a 429, and every other failure of it is a ProviderError that is
  * not retryable. Offers and create: fleet/providers/vast-offers.ts.
  *
+ * Paced as Vast.ai documents its rate limit, a minimum interval between requests per endpoint and
+ * identity (vast-ai/docs c624622622496828c1ae58edec481bba1f5d675d api-reference/rate-limits-and-errors.mdx;
+ * the intervals are the OpenAPI `x-rate-limit.threshold`s): list pages at least
+ * VAST_LIST_INTERVAL_MS apart (show_instances.yaml: 1.0 s), creates at least
+ * VAST_CREATE_INTERVAL_MS apart, a create's retry after a 429 included (create_instance.yaml: 4.5 s),
+ * so no page or retry earns a 429 by design. Vast sends no Retry-After, so a 429 on those endpoints
+ * is repeated no sooner than their interval. Per provider object (one per account and host).
+ *
  * The list is all pages or an error, never "the fleet is empty": a last page that leaves the list
  * short of its own `total_instances` (a 200 with `instances: []` and `total_instances: 60`, or
  * fewer rows than the total and no further page) is an error, because reconciliation would mark
@@ -38,7 +46,7 @@ import {
   type LogRequest,
   type ProviderCall,
 } from "./provider.ts";
-import { callJson, onceOnly, parseAnswer, type HttpOptions, type JsonAnswer, type RetryPolicy } from "./provider-http.ts";
+import { callJson, onceOnly, parseAnswer, pause, type HttpOptions, type JsonAnswer, type RetryPolicy } from "./provider-http.ts";
 import { isGoneInstance, toFleetInstance, vastActionAnswer, vastInstancePage, vastInstanceShow, vastLogsAnswer } from "./vast-instance.ts";
 import { fetchLogResult } from "./vast-logs.ts";
 import { vastQuery } from "./vast-query.ts";
@@ -54,7 +62,14 @@ export interface VastOptions extends HttpOptions {
   /** Polls of a log's result_url before giving up (vast-cli: 30, 300 ms apart). */
   logPolls?: number;
   logPollDelayMs?: number;
+  /** The clock pacing reads (Date.now unless a test shares its own with the fake). */
+  now?: () => number;
 }
+
+/** `GET /api/v1/instances/`: Vast.ai's minimum interval between requests (x-rate-limit threshold 1.0 s). */
+export const VAST_LIST_INTERVAL_MS = 1_000;
+/** `PUT /api/v0/asks/{id}/` (create): Vast.ai's minimum interval between requests (threshold 4.5 s). */
+export const VAST_CREATE_INTERVAL_MS = 4_500;
 
 /** Sent on every call, so Vast can tell fleetwarden's traffic from vast-cli's (`vastai-sdk/…`). */
 export const VAST_USER_AGENT = "fleetwarden/0.1 (+vast provider)";
@@ -86,6 +101,18 @@ export class VastProvider implements FleetProvider {
     this.http = { ...options, maxAttempts: options.maxAttempts ?? 4, backoffMs: options.backoffMs ?? 500 };
   }
 
+  /** When each paced endpoint was last asked (pacing's only state). */
+  private readonly lastAsked = new Map<"list" | "create", number>();
+
+  /** Waits until `intervalMs` has passed since the endpoint was last asked, then marks it asked. */
+  private async paced(endpoint: "list" | "create", intervalMs: number): Promise<void> {
+    const now = this.options.now ?? Date.now;
+    const last = this.lastAsked.get(endpoint);
+    const wait = last === undefined ? 0 : last + intervalMs - now();
+    if (wait > 0) await pause(this.http, wait);
+    this.lastAsked.set(endpoint, now());
+  }
+
   async list(): Promise<FleetInstance[]> {
     const found: FleetInstance[] = [];
     const seenTokens = new Set<string>();
@@ -98,7 +125,10 @@ export class VastProvider implements FleetProvider {
         limit: this.options.pageSize ?? 25,
         ...(token ? { after_token: token } : {}),
       });
-      const body = await this.call("GET", `/api/v1/instances/?${query}`, undefined, "reads");
+      await this.paced("list", VAST_LIST_INTERVAL_MS);
+      const body = (await this.request("GET", `/api/v1/instances/?${query}`, undefined, "reads", undefined, false, VAST_LIST_INTERVAL_MS))
+        .json;
+      this.lastAsked.set("list", (this.options.now ?? Date.now)());
       const parsed = parseAnswer(NAME, vastInstancePage, body, "instance list");
       rows += parsed.instances.length;
       found.push(...parsed.instances.filter((raw) => !isGoneInstance(raw)).map(toFleetInstance));
@@ -197,6 +227,7 @@ export class VastProvider implements FleetProvider {
     retry: RetryPolicy,
     signal?: AbortSignal,
     removes = false,
+    rateIntervalMs = 0,
   ): Promise<JsonAnswer> {
     return callJson(this.http, {
       provider: NAME,
@@ -209,6 +240,7 @@ export class VastProvider implements FleetProvider {
       signal,
       errorText: vastErrorText,
       goneOnRetryIsDone: removes,
+      rateIntervalMs,
     });
   }
 
@@ -230,7 +262,13 @@ export class VastProvider implements FleetProvider {
     const path = `/api/v0/asks/${offer.id}/`;
     const request = createBody(offer, spec);
     try {
-      const body = await this.call("PUT", path, request, "unacted", call.signal);
+      await this.paced("create", VAST_CREATE_INTERVAL_MS);
+      let body: unknown;
+      try {
+        body = (await this.request("PUT", path, request, "unacted", call.signal, false, VAST_CREATE_INTERVAL_MS)).json;
+      } finally {
+        this.lastAsked.set("create", (this.options.now ?? Date.now)());
+      }
       return createdInstance(parseAnswer(NAME, vastCreateAnswer, body, `answer to PUT ${path}`), offer.id);
     } catch (err) {
       // Whatever failed after the request may have reached Vast.ai (a 2xx that does not parse

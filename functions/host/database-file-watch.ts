@@ -4,8 +4,12 @@
  * after that is lost at the next start. The identity (device + inode) is captured at open and
  * compared with the path's current one: /healthz answers 503 naming the problem, and the host
  * refuses writes (HTTP requests that could write answer 503; the database client refuses every
- * statement), so nothing is accepted into a file nobody will open again.
+ * statement), so nothing is accepted into a file nobody will open again. The write-ahead log beside
+ * it (`<file>-wal`) is watched the same way from the first time it is seen: deleted or replaced
+ * while open, SQLite keeps appending to the unlinked log and every commit since the last
+ * checkpoint is lost at the next start (issue #37 item 8b). One more stat per call.
  */
+import { statSync } from "node:fs";
 import type { Client } from "@libsql/client";
 import { databaseFileIdentity, databaseFilePath, type FileIdentity } from "./database-checks.ts";
 
@@ -15,13 +19,35 @@ export class DatabaseFileWatch {
     private readonly opened: FileIdentity,
   ) {}
 
-  /** Null while the path still names the opened file; else why not. One stat per call. */
+  /** The log's identity from the first time it was seen (SQLite creates it at the first write). */
+  private wal: FileIdentity | null = null;
+
+  /** Null while the path still names the opened file and its log; else why not. Two stats per call. */
   problem(): string | null {
     const now = databaseFileIdentity(this.url);
     const path = databaseFilePath(this.url);
     if (!now) return `the database file ${path} was deleted while open; restart the host to open it again (writes are refused until then)`;
     if (now.dev !== this.opened.dev || now.ino !== this.opened.ino)
       return `the database file ${path} was replaced by another file while open; restart the host (writes are refused until then)`;
+    return this.walProblem(`${path}-wal`);
+  }
+
+  private walProblem(walPath: string): string | null {
+    let wal: FileIdentity | null;
+    try {
+      const { dev, ino } = statSync(walPath);
+      wal = { dev, ino };
+    } catch {
+      wal = null;
+    }
+    if (!this.wal) {
+      this.wal = wal;
+      return null;
+    }
+    const lost = "the commits in it since the last checkpoint are lost at the next start; restart the host (writes are refused until then)";
+    if (!wal) return `the database's write-ahead log ${walPath} was deleted while open: ${lost}`;
+    if (wal.dev !== this.wal.dev || wal.ino !== this.wal.ino)
+      return `the database's write-ahead log ${walPath} was replaced while open: ${lost}`;
     return null;
   }
 }

@@ -31,9 +31,10 @@ import { runScheduledTick } from "../../jobs/scheduled-tick.ts";
 import { SimulatorProvider } from "../../fleet/providers/simulator.ts";
 import { buildApp } from "../app.ts";
 import { checkContextBudget } from "./context-budget.ts";
-import { checkDatabaseFile, databaseFailure, databaseFileIdentity, probeDatabase } from "./database-checks.ts";
+import { checkDatabaseFile, databaseFailure, databaseFileIdentity, databaseFilePath, probeDatabase } from "./database-checks.ts";
 import { DatabaseFileWatch, refusingWritesWhenGone, watchedClient } from "./database-file-watch.ts";
-import { acquireHostLock, nodeHostId, releaseHostLock } from "./host-lock.ts";
+import { nodeResolver } from "./node-resolver.ts";
+import { acquireHostLock, acquireLockFile, nodeHostId, releaseHostLock, releaseLockFile, touchLockFile } from "./host-lock.ts";
 import { loadOrCreateSecret, makeAdminToken, makeWebhookSecret } from "./node-secrets.ts";
 import { TokenWorker } from "./token-worker.ts";
 import { WalCheckpointer } from "./wal-checkpointer.ts";
@@ -105,17 +106,27 @@ export async function startNodeHost(
   checkContextBudget(parsed);
   checkDatabaseFile(parsed.databaseUrl);
   const config = withLocalSecrets(parsed, log);
+  // One writer per file across machines: the OS-level lock beside it, before anything opens it.
+  const lockedFile = databaseFilePath(config.databaseUrl);
+  if (lockedFile) acquireLockFile(lockedFile, clock.now());
+  const untouch = lockedFile ? touchLockFile(lockedFile) : () => {};
+  const unlock = () => {
+    untouch();
+    if (lockedFile) releaseLockFile(lockedFile);
+  };
 
   let client: Client;
   try {
     client = await createNodeClient(config.databaseUrl, config.databaseAuthToken, config.databaseSync);
   } catch (err) {
+    unlock();
     throw databaseFailure("opening it", err);
   }
   try {
     await probeDatabase(client, config.databaseUrl);
   } catch (err) {
     client.close();
+    unlock();
     throw err;
   }
   // The file's identity as opened: the host lock's name, and what /healthz compares the path with.
@@ -130,6 +141,7 @@ export async function startNodeHost(
     await acquireHostLock(db, hostId, clock.now());
   } catch (err) {
     client.close();
+    unlock();
     throw err;
   }
   await ensureAgent(db, DEFAULT_AGENT, clock.now());
@@ -146,6 +158,7 @@ export async function startNodeHost(
     groupCommit: new GroupCommit(db, GROUP_COMMIT),
     tokenCounter: new TokenWorker(log),
     ...(fileWatch ? { databaseFile: fileWatch } : {}),
+    resolveHost: nodeResolver,
   };
   if (deps.provider instanceof SimulatorProvider) await deps.provider.seed(config.simulator.instances);
 
@@ -164,6 +177,7 @@ export async function startNodeHost(
       await checkpointer?.stop();
       await releaseHostLock(db, hostId);
       client.close();
+      unlock();
       throw err;
     },
   );
@@ -200,6 +214,7 @@ export async function startNodeHost(
       await checkpointer?.stop();
       await releaseHostLock(db, hostId).catch(() => {});
       client.close();
+      unlock();
     },
   };
 }

@@ -6,7 +6,8 @@
  * too), agent (404, archived 409), instanceFilter (403), the webhook-only cap (429); a repeated
  * webhook-id is accepted (200) and stored once. Optional telemetry (`gpuUtil`, `diskUsedPct`,
  * 0-100 %) is stored as a sample with the report; `reason: "outbid"` (with state stopped) says a
- * higher bid stopped the instance.
+ * higher bid stopped the instance. Past REPORTS_STORED_PER_MINUTE reports of one instance in a
+ * minute a report only updates the instance's row (202 with a `note`).
  */
 import { Hono } from "hono";
 import type { AppEnv } from "../../jobs/app-env.ts";

@@ -1,7 +1,9 @@
 /**
  * POST /webhooks/:agent/vast — Vast.ai's signed notification webhooks (fleet/providers/vast-notification.ts
  * owns the verifying, the dedup by X-Vast-Event-Id and the storing). 202 stored, 200 a repeated
- * event id or the docs' test delivery; 401 a bad, missing or stale signature; 400 a bad body.
+ * event id or the docs' test delivery; 401 a bad, missing or stale signature; 400 a body that
+ * cannot be a notification (a differing body event_id and long text are taken as Vast sends them);
+ * 409 an event id another agent already stored (a replay onto this route).
  */
 import { Hono } from "hono";
 import type { AppEnv } from "../../jobs/app-env.ts";

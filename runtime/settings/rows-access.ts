@@ -1,11 +1,28 @@
 /** Rows of the settings table: who may call in (tokens, webhook and Slack secrets, sessions, throttling). */
 import { z } from "zod";
 import { AUTH_FAILURES_MAX, DAY_S, SESSION_TTL_MAX_S, token, WINDOW_MAX_S } from "../setting-bounds.ts";
-import { flag, optionalToken, webhookSecret } from "./forms.ts";
+import { flag, webhookSecret } from "./forms.ts";
 import { ms, whole } from "./numbers.ts";
 import { setting } from "./setting.ts";
 
 const group = "Access and security";
+
+/** A signing secret short enough to guess is refused (Slack's are 32 hex characters). */
+const signingSecret = token
+  .min(16, "must be at least 16 characters (a signing secret short enough to guess signs anything)")
+  .max(512, "must be at most 512 characters")
+  .optional();
+
+/** The headers a reverse proxy puts the client's address in; `host` and the like carry none. */
+export const ADDRESS_HEADERS = [
+  "x-forwarded-for",
+  "x-real-ip",
+  "cf-connecting-ip",
+  "true-client-ip",
+  "fly-client-ip",
+  "x-client-ip",
+  "x-cluster-client-ip",
+];
 const COOKIE_LIMIT = " (400 days: browsers refuse a longer cookie)";
 
 export const ACCESS_ROWS = {
@@ -43,17 +60,19 @@ export const ACCESS_ROWS = {
   VAST_WEBHOOK_SECRET: setting({
     group,
     doc: "the `webhook_secret` Vast.ai returned when you created (or rotated) the notification webhook; verifies `POST /webhooks/:agent/vast`",
-    schema: optionalToken,
+    schema: signingSecret,
     at: "vastWebhookSecret",
     secret: true,
+    bounds: "16–512 characters",
     defaultText: "– (the Vast route answers 503)",
   }),
   SLACK_SIGNING_SECRET: setting({
     group,
     doc: "the Slack app's signing secret: `POST /integrations/slack/interactions` verifies every click with it",
-    schema: optionalToken,
+    schema: signingSecret,
     at: "slackSigningSecret",
     secret: true,
+    bounds: "16–512 characters",
     defaultText: "– (the Slack route answers 503)",
   }),
   ALLOW_PRIVATE_URLS: setting({
@@ -70,11 +89,14 @@ export const ACCESS_ROWS = {
       .string()
       .trim()
       .toLowerCase()
-      .regex(/^[a-z0-9-]{1,64}$/, "must be a header name, e.g. x-forwarded-for or cf-connecting-ip")
+      .refine(
+        (header) => ADDRESS_HEADERS.includes(header),
+        `must name a header that carries the client's address: one of ${ADDRESS_HEADERS.join(", ")}`,
+      )
       .optional(),
     to: (header) => header ?? null,
     at: "trustProxyHeader",
-    bounds: "a header name",
+    bounds: "a header that carries an address (x-forwarded-for, x-real-ip, cf-connecting-ip, …)",
     defaultText: "– (the TCP peer; `cf-connecting-ip` on Workers)",
   }),
   SESSION_TTL_S: setting({

@@ -101,13 +101,9 @@ describe("Vast.ai notification webhooks", () => {
     const res = await send(deps, vastPayload({ notif_type: 42 }));
     expect(res.status).toBe(400);
     expect((await res.json()).error).toMatch(/notif_type/);
-    const signed = vastDelivery(vastPayload({ event_id: "a" }), { nowMs: deps.clock.now() });
-    const mismatch = await buildApp(() => deps).request("/webhooks/default/vast", {
-      ...signed,
-      headers: { ...(signed.headers as Record<string, string>), "X-Vast-Event-Id": "b" },
-    });
-    expect(mismatch.status).toBe(400);
-    expect((await mismatch.json()).error).toMatch(/event_id: differs/);
+    const noType = await send(deps, vastPayload({ notif_type: "" }));
+    expect(noType.status).toBe(400);
+    expect((await noType.json()).error).toMatch(/notif_type/);
     expect(await stored(deps)).toHaveLength(0);
   });
 

@@ -31,6 +31,13 @@
  * - A destroyed instance is answered as vast-cli's tests answer one (tests/cli/test_machines_commands.py,
  *   tests/cli/test_self_test_support_bundle.py: `{"actual_status": "destroyed", "intended_status":
  *   "destroyed"}`) when `keepDestroyed` is set: DELETE leaves the row listed with those statuses.
+ * - Pacing (vast-ai/docs c624622622496828c1ae58edec481bba1f5d675d api-reference/rate-limits-and-errors.mdx:
+ *   "enforced as a minimum interval between requests for a given endpoint and identity", a 429 with
+ *   the plain-text body "API requests too frequent: endpoint threshold=…" and no Retry-After; the
+ *   interval is the endpoint's OpenAPI `x-rate-limit.threshold`: 1.0 s for `GET /api/v1/instances/`
+ *   (openapi/yaml/show_instances.yaml), 4.5 s for `PUT /api/v0/asks/{id}/` (create_instance.yaml)).
+ *   With `pacing` the fake is strict about it on its own clock: every request to those endpoints,
+ *   refused ones included, starts the interval again; `tooFast` counts the 429s it answered.
  * - Retries (vastai/api/client.py `_RETRYABLE_STATUS = {429, 502, 503, 504}`, `VastClient._request`):
  *   vast-cli repeats a request answered with one of those, for every method, and nothing else; the
  *   fake counts every request (`requests`), so a test can tell a retried action from one sent once.
@@ -102,11 +109,15 @@ export interface VastFakeOptions {
    * after a start means the machine's resources are unavailable). The status text is this fake's.
    */
   gpuLost?: number[];
+  /** Strict pacing (see the header) on this clock; the intervals default to the documented ones. */
+  pacing?: { now: () => number; listMs?: number; createMs?: number };
 }
 
 export interface VastServer {
   url: string;
   requests: SeenRequest[];
+  /** Requests answered 429 for coming sooner than their endpoint's interval (`pacing`). */
+  readonly tooFast: number;
   /** The fake's fleet by id, as it is now. */
   instances: Map<number, VastRow>;
   /** The market by offer id, as it is now (rented ones marked `rented: true, rentable: false`). */
@@ -338,6 +349,23 @@ class VastFake {
 export async function startVastServer(options: VastFakeOptions = {}): Promise<VastServer> {
   const fake = new VastFake(options);
   const requests: SeenRequest[] = [];
+  let tooFast = 0;
+  const lastAt = new Map<string, number>();
+  /** Vast's 429 body when `seen` comes sooner than its endpoint's interval after the previous one. */
+  const pacingRefusal = (seen: SeenRequest): string | null => {
+    if (!options.pacing) return null;
+    const endpoint =
+      seen.method === "GET" && seen.path === "/api/v1/instances/"
+        ? { key: "list", ms: options.pacing.listMs ?? 1_000 }
+        : seen.method === "PUT" && /^\/api\/v0\/asks\/\d+\/$/.test(seen.path)
+          ? { key: "create", ms: options.pacing.createMs ?? 4_500 }
+          : null;
+    if (!endpoint) return null;
+    const now = options.pacing.now();
+    const last = lastAt.get(endpoint.key);
+    lastAt.set(endpoint.key, now);
+    return last !== undefined && now - last < endpoint.ms ? `API requests too frequent: endpoint threshold=${endpoint.ms / 1000}` : null;
+  };
   const server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? "/", "http://localhost");
     const body = await readBody(req);
@@ -352,6 +380,13 @@ export async function startVastServer(options: VastFakeOptions = {}): Promise<Va
       body: body.json,
     };
     requests.push(seen);
+    const paced = pacingRefusal(seen);
+    if (paced) {
+      tooFast++;
+      res.writeHead(429, { "Content-Type": "text/plain" });
+      res.end(paced);
+      return;
+    }
     const injected = options.intercept?.(seen, requests.length - 1);
     if (injected) {
       res.writeHead(injected.status ?? 200, { "Content-Type": "application/json", ...injected.headers });
@@ -368,6 +403,9 @@ export async function startVastServer(options: VastFakeOptions = {}): Promise<Va
   return {
     url: fake.url,
     requests,
+    get tooFast() {
+      return tooFast;
+    },
     instances: fake.instances,
     offers: fake.market.offers,
     created: fake.market.created,
