@@ -24,8 +24,12 @@ const PAGES: Record<string, string[]> = {
   "docs/quickstart-simulator.md": ["SIMULATOR_INSTANCES", "SIMULATOR_FAILURE_RATE", ...SLACK, ...FIRST],
 };
 
-/** Names written as settings are: upper case with at least one underscore. */
-const variablesOf = (page: string) => new Set(page.match(/\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b/g) ?? []);
+/**
+ * Names written as settings are: upper case with at least one underscore. `FLEETWARDEN_*` are the
+ * command line's and the instance reporter's own variables (set on the client), not settings.
+ */
+const variablesOf = (page: string) =>
+  new Set((page.match(/\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b/g) ?? []).filter((name) => !name.startsWith("FLEETWARDEN_")));
 
 /** Paths the page sends requests to: `METHOD /path` and URLs on the host (localhost:8787, $FW, <your host>). */
 function routesOf(page: string): { method: string | null; path: string }[] {
