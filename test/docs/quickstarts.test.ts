@@ -144,10 +144,10 @@ describe("docs/slack-app-manifest.yaml", () => {
     settings: { interactivity: { is_enabled: boolean; request_url: string } };
   };
 
-  it("is a Slack app manifest with the webhook and chat:write scopes and interactivity on", () => {
+  it("is a Slack app manifest with the webhook scope and interactivity on (clicks answer through response_url: no chat:write)", () => {
     expect(manifest.display_information.name).toBe("fleetwarden");
     expect(manifest.features.bot_user.display_name).toBe("fleetwarden");
-    expect(manifest.oauth_config.scopes.bot).toEqual(["incoming-webhook", "chat:write"]);
+    expect(manifest.oauth_config.scopes.bot).toEqual(["incoming-webhook"]);
     expect(manifest.settings.interactivity.is_enabled).toBe(true);
   });
 
