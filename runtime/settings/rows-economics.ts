@@ -25,6 +25,11 @@ const channel = (name: "slack" | "discord" | "ntfy") => ({
   mask: { show: maskUrl, keep: (sent: string, stored: string) => (sent === maskUrl(stored) ? stored : sent) },
 });
 
+/** A limit in dollars per UTC day (the spend limit, the owner budget): its bounds, in the environment and per agent. */
+const dollarsPerDay = <T extends z.ZodNumber | z.ZodCoercedNumber>(n: T): T =>
+  n.positive("must be more than 0").max(SPEND_LIMIT_PER_DAY_MAX_USD, `must be at most ${SPEND_LIMIT_PER_DAY_MAX_USD}`) as T;
+const DOLLARS_PER_DAY_BOUNDS = `more than 0 – ${SPEND_LIMIT_PER_DAY_MAX_USD.toLocaleString("en-US")} (fractions allowed)`;
+
 export const ECONOMICS_ROWS = {
   SLACK_WEBHOOK_URL: setting({
     group: notify,
@@ -101,22 +106,14 @@ export const ECONOMICS_ROWS = {
   SPEND_LIMIT_PER_DAY_USD: setting({
     group: economics,
     doc: "estimated spend per UTC day: a human is told at 80 % and 100 %; at or over it anything that adds spend (start, replace, a reboot of a stopped instance) by the LLM or the rules needs approval (per agent: a stored `null`, the form's `none`, means no limit; a PATCH `null` goes back to the environment's limit)",
-    schema: z.coerce
-      .number()
-      .positive("must be more than 0")
-      .max(SPEND_LIMIT_PER_DAY_MAX_USD, `must be at most ${SPEND_LIMIT_PER_DAY_MAX_USD}`)
-      .optional(),
+    schema: dollarsPerDay(z.coerce.number()).optional(),
     to: (usd) => usd ?? null,
     at: "economics.spendLimitPerDayUsd",
     defaultText: "– (no limit)",
-    bounds: `more than 0 – ${SPEND_LIMIT_PER_DAY_MAX_USD.toLocaleString("en-US")} (fractions allowed)`,
+    bounds: DOLLARS_PER_DAY_BOUNDS,
     agent: {
       key: "spendLimitPerDayUsd",
-      schema: z
-        .number()
-        .positive("must be more than 0")
-        .max(SPEND_LIMIT_PER_DAY_MAX_USD, `must be at most ${SPEND_LIMIT_PER_DAY_MAX_USD}`)
-        .nullable(),
+      schema: dollarsPerDay(z.number()).nullable(),
       field: {
         label: "Daily spend limit (USD)",
         input: "number",
@@ -164,22 +161,14 @@ export const ECONOMICS_ROWS = {
   OWNER_SPEND_LIMIT_PER_DAY_USD: setting({
     group: economics,
     doc: "per owner (an operator renting through the MCP server, docs/mcp.md), per UTC day: a rental is refused, with the figures, when what the owner's leased instances cost today (each $/h over the hours of today it is leased for, through its lease end) plus the new rental's max $/h over its lease hours left today passes it (per agent: `null`/`none` means no owner budget)",
-    schema: z.coerce
-      .number()
-      .positive("must be more than 0")
-      .max(SPEND_LIMIT_PER_DAY_MAX_USD, `must be at most ${SPEND_LIMIT_PER_DAY_MAX_USD}`)
-      .optional(),
+    schema: dollarsPerDay(z.coerce.number()).optional(),
     to: (usd) => usd ?? null,
     at: "economics.ownerSpendLimitPerDayUsd",
     defaultText: "– (no limit)",
-    bounds: `more than 0 – ${SPEND_LIMIT_PER_DAY_MAX_USD.toLocaleString("en-US")} (fractions allowed)`,
+    bounds: DOLLARS_PER_DAY_BOUNDS,
     agent: {
       key: "ownerSpendLimitPerDayUsd",
-      schema: z
-        .number()
-        .positive("must be more than 0")
-        .max(SPEND_LIMIT_PER_DAY_MAX_USD, `must be at most ${SPEND_LIMIT_PER_DAY_MAX_USD}`)
-        .nullable(),
+      schema: dollarsPerDay(z.number()).nullable(),
       field: {
         label: "Owner daily budget (USD)",
         input: "number",
