@@ -12,6 +12,11 @@
  * state and by GPU with their $/h; `list_instances` reads them. The snapshot is sent on every
  * call, so this keeps a big fleet's calls small. Instances needing attention come first, so a cut
  * snapshot still shows them.
+ * An instance whose only recent "change" is its first sighting by reconciliation (`firstSeen`: its
+ * state is the one reconciliation first listed it in, agent/prompt/prompt-reads.ts) is unchanged
+ * for this purpose: on a fleet that has just been listed every instance is new, and listing all of
+ * them in full on every call made one incident on 100 instances cost about 25,000 prompt tokens
+ * (issue 37; bench/agent-cost.bench.ts).
  * Webhook-only instances (no provider lists them) come after all of the provider's, whatever
  * their state, marked `webhookOnly`.
  */
@@ -43,13 +48,15 @@ export interface SnapshotInput {
   now: number;
   /** Instances this run's events name: always in full. */
   focus?: ReadonlySet<string>;
+  /** Instances still in the state reconciliation first listed them in: not a recent change. */
+  firstSeen?: ReadonlySet<string>;
 }
 
 const usd = (n: number) => `$${n.toFixed(2)}`;
 
 /** The whole snapshot, before it is cut to its share of the budget. */
 export function snapshotText(
-  { rows, spendTodayUsd, now, focus }: SnapshotInput,
+  { rows, spendTodayUsd, now, focus, firstSeen }: SnapshotInput,
   config: Pick<Config, "loadingTimeoutMs" | "economics" | "stall">,
 ): string {
   const limit = config.economics.spendLimitPerDayUsd;
@@ -63,8 +70,8 @@ export function snapshotText(
       Number(HEALTHY.has(a.state)) - Number(HEALTHY.has(b.state)) ||
       a.id.localeCompare(b.id),
   );
-  const shown = rows.length <= SNAPSHOT_FULL_MAX ? ordered : ordered.filter((r) => !quiet(r, now, config, focus));
-  const quietRows = rows.length <= SNAPSHOT_FULL_MAX ? [] : ordered.filter((r) => quiet(r, now, config, focus));
+  const shown = rows.length <= SNAPSHOT_FULL_MAX ? ordered : ordered.filter((r) => !quiet(r, now, config, focus, firstSeen));
+  const quietRows = rows.length <= SNAPSHOT_FULL_MAX ? [] : ordered.filter((r) => quiet(r, now, config, focus, firstSeen));
   const values = [...shown.map((r) => instanceData(r, now, config)), ...(quietRows.length ? [quietSummary(quietRows)] : [])];
   return `Fleet snapshot at ${iso(now)} (${rows.length} instances; ${spend}):\n${dataBlock("fleet_snapshot", values)}`;
 }
@@ -75,8 +82,10 @@ function quiet(
   now: number,
   config: Pick<Config, "loadingTimeoutMs" | "economics" | "stall">,
   focus: ReadonlySet<string> | undefined,
+  firstSeen: ReadonlySet<string> | undefined,
 ): boolean {
-  if (!HEALTHY.has(r.state) || focus?.has(r.id) || now - r.stateAt < RECENT_CHANGE_MS) return false;
+  if (!HEALTHY.has(r.state) || focus?.has(r.id)) return false;
+  if (now - r.stateAt < RECENT_CHANGE_MS && !firstSeen?.has(r.id)) return false;
   if (attentionMarker(r, now, config.loadingTimeoutMs) || idleState(r, now, config.economics).idle) return false;
   if (stallState(r, now, stallSettings(config)).stalled) return false;
   const stale = r.gpuUtilAt !== null && now - r.gpuUtilAt > config.economics.telemetryStaleMs;

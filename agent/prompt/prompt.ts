@@ -97,7 +97,7 @@ export async function buildPromptDraft(
   const { config } = deps;
   const budget = config.contextBudgetTokens;
   const now = deps.clock.now();
-  const { session, fleetRows, facts, spendRows, stored, blocks, recheckWakes, recheckFleet } =
+  const { session, fleetRows, facts, spendRows, stored, blocks, recheckWakes, recheckFleet, firstSeen } =
     read ?? (await readPromptRows(deps, context));
   const rejections = rejectionsText(blocks);
   const rechecks = rechecksText(recheckWakes, recheckFleet);
@@ -110,7 +110,7 @@ export async function buildPromptDraft(
       .filter((id): id is string => typeof id === "string"),
   );
   const snapshot = await fitData(
-    snapshotText({ rows: fleetRows, spendTodayUsd: Number(spendRows[0]?.usd ?? 0), now, focus }, config),
+    snapshotText({ rows: fleetRows, spendTodayUsd: Number(spendRows[0]?.usd ?? 0), now, focus, firstSeen }, config),
     Math.floor(budget * PROMPT_SHARES.snapshot),
     SNAPSHOT_CUT,
     counter,
