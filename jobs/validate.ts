@@ -41,8 +41,22 @@ export function parseJsonBody<T extends ZodType>(raw: string, schema: T): z.infe
 }
 
 export const validate = <T extends ZodType, Target extends keyof ValidationTargets>(target: Target, schema: T) =>
-  zValidator(target, schema, (result) => {
-    const where = target === "json" ? "body" : target;
-    if (!result.success) throw new RequestError(400, `invalid ${where}: ${describeIssues(result.error.issues)}`);
-    refuseControlCharacters(where, result.data);
-  });
+  // The validator names what it validates, so the API's description (jobs/openapi/) shows the very schema the route checks.
+  Object.assign(
+    zValidator(target, schema, (result) => {
+      const where = target === "json" ? "body" : target;
+      if (!result.success) throw new RequestError(400, `invalid ${where}: ${describeIssues(result.error.issues)}`);
+      refuseControlCharacters(where, result.data);
+    }),
+    { validates: { target, schema } as Validates },
+  );
+
+/** What a `validate` middleware checks: the request part and its zod schema. */
+export interface Validates {
+  target: keyof ValidationTargets;
+  schema: ZodType;
+}
+
+/** The part and schema a handler installed by `validate` checks, or null for any other handler. */
+export const validatesOf = (handler: unknown): Validates | null =>
+  typeof handler === "function" && "validates" in handler ? (handler.validates as Validates) : null;
