@@ -6,6 +6,7 @@
  */
 import { zValidator } from "@hono/zod-validator";
 import type { ValidationTargets } from "hono";
+import { createMiddleware } from "hono/factory";
 import type { z, ZodType } from "zod";
 import { RequestError } from "./errors.ts";
 import { CONTROL_MESSAGE, controlCharacterField } from "../runtime/plain-text.ts";
@@ -51,11 +52,22 @@ export const validate = <T extends ZodType, Target extends keyof ValidationTarge
     { validates: { target, schema } as Validates },
   );
 
-/** What a `validate` middleware checks: the request part and its zod schema. */
+/** What a `validate` middleware checks: the request part and its zod schema (`optional`: an empty body is allowed). */
 export interface Validates {
   target: keyof ValidationTargets;
   schema: ZodType;
+  optional?: boolean;
 }
+
+/**
+ * For a route whose handler parses an optional body itself (an empty body means `{}`): passes the
+ * request on untouched and names the schema the handler parses with, for the API's description.
+ */
+export const optionalBody = (schema: ZodType) =>
+  Object.assign(
+    createMiddleware(async (_c, next) => next()),
+    { validates: { target: "json", schema, optional: true } as Validates },
+  );
 
 /** The part and schema a handler installed by `validate` checks, or null for any other handler. */
 export const validatesOf = (handler: unknown): Validates | null =>

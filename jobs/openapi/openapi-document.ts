@@ -98,7 +98,7 @@ function operationOf(method: string, path: string, checks: Validates[], role: Ro
     "x-fleetwarden-role": role,
     security: [{ bearer: [] }],
     ...(parameters.length ? { parameters } : {}),
-    ...(body ? { requestBody: { required: true, content: { "application/json": { schema: jsonSchemaOf(body.schema) } } } } : {}),
+    ...(body ? { requestBody: { required: !body.optional, content: { "application/json": { schema: jsonSchemaOf(body.schema) } } } } : {}),
     responses: {
       "2XX": {
         description: "Success (200, or 201 created, 202 accepted): a JSON object.",

@@ -172,6 +172,12 @@ describe("GET /openapi.json", () => {
     expect(actions.requestBody!.content["application/json"].schema).toEqual(jsonSchemaOf(instanceActionBody));
     const runs = doc.paths["/api/agents/{agent}/runs"]!.get!;
     expect(runs.parameters!.find((p) => p.name === "limit")).toMatchObject({ in: "query", required: false });
+    // A body the handler parses itself, optional (an empty one resets the session only), is described too.
+    const reset = doc.paths["/api/agents/{agent}/session/reset"]!.post!;
+    expect(reset.requestBody).toMatchObject({
+      required: false,
+      content: { "application/json": { schema: { properties: { clearMemory: { type: "boolean" } } } } },
+    });
     const instances = doc.paths["/api/agents/{agent}/instances"]!.get!;
     expect(instances.parameters!.find((p) => p.name === "agent")!.schema).toMatchObject({ type: "string", pattern: expect.any(String) });
   });
