@@ -58,7 +58,7 @@ describe("docs/api.md", () => {
     const api = read("docs/api.md");
     const routes = new Set(
       app.routes
-        .filter((r) => r.method !== "ALL" && /^\/(api|webhooks|internal|integrations|healthz)\b/.test(r.path))
+        .filter((r) => r.method !== "ALL" && /^\/(api|webhooks|internal|integrations|healthz|openapi)\b/.test(r.path))
         .map((r) => `${r.method} ${r.path}`),
     );
     expect(routes.size).toBeGreaterThan(40);
