@@ -19,6 +19,8 @@ export const newOperatorBody = z.object({
 
 export const operatorChangeBody = z
   .strictObject({ slackUserId: slackUserId.nullable().optional(), role: role.optional() })
-  .refine((b) => b.slackUserId !== undefined || b.role !== undefined, "give slackUserId (or null to unmap it) or role");
+  .refine((b) => b.slackUserId !== undefined || b.role !== undefined, "give slackUserId (or null to unmap it) or role")
+  // The refinement in JSON Schema terms, for the API's description (jobs/openapi/).
+  .meta({ minProperties: 1 });
 
 export const operatorParam = z.object({ id: z.coerce.number().int().positive("must be a positive operator id") });

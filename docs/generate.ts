@@ -7,12 +7,24 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { renderGateTable } from "../fleet/actions/decide.ts";
 import { renderConfigurationReference } from "../runtime/settings/reference.ts";
+import { buildApp } from "../functions/app.ts";
+import { buildOpenApiDocument } from "../jobs/openapi/openapi-document.ts";
+import { renderApiReferenceMarkdown } from "../jobs/openapi/api-reference.ts";
 
 export const GENERATED: readonly (readonly [outputPath: string, render: () => string])[] = [
   ["docs/actions.md", renderGateTable],
   ["docs/configuration.md", renderConfigurationReference],
   ["jobs/reporter/reporter-script.ts", renderReporterScript],
+  ["docs/api-reference.md", renderApiReference],
 ];
+
+/** The OpenAPI document GET /openapi.json serves, as a table (jobs/openapi/api-reference.ts). */
+function renderApiReference(): string {
+  const app = buildApp(() => {
+    throw new Error("rendering the API reference makes no request");
+  });
+  return renderApiReferenceMarkdown(buildOpenApiDocument(app.routes));
+}
 
 /** reporter/reporter.sh as a module, so both hosts serve GET /reporter.sh without reading files. */
 function renderReporterScript(): string {

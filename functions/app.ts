@@ -35,6 +35,8 @@ import { dashboardRoutes } from "../dashboard/routes.tsx";
 import { fleetBreakerRoutes } from "./fleet-breaker/fleet-breaker.index.ts";
 import { mcpRoutes } from "./mcp/mcp.index.ts";
 import { reporterRoutes, reporterScriptRoutes } from "./reporter/reporter.index.ts";
+import { openApiRoutes } from "./openapi/openapi.index.ts";
+import type { RouteEntry } from "../jobs/openapi/openapi-document.ts";
 
 export const MAX_BODY_BYTES = 256 * 1024;
 
@@ -62,7 +64,9 @@ export function buildApp(resolveDeps: ResolveDeps) {
     .route("/", operatorRoutes)
     .route("/", reporterRoutes);
 
-  return new Hono<AppEnv>()
+  // The API's description reads this app's own routes once it is built (functions/openapi/).
+  let self: { routes: readonly RouteEntry[] } | undefined;
+  const app = new Hono<AppEnv>()
     .use(requestId())
     .use(
       bodyLimit({
@@ -74,6 +78,10 @@ export function buildApp(resolveDeps: ResolveDeps) {
     .route("/", healthRoutes)
     .route("/", metricsRoutes)
     .route("/", reporterScriptRoutes)
+    .route(
+      "/",
+      openApiRoutes(() => self?.routes ?? []),
+    )
     .route("/api", api)
     .route("/webhooks", webhookRoutes)
     .route("/webhooks", vastWebhookRoutes)
@@ -82,6 +90,8 @@ export function buildApp(resolveDeps: ResolveDeps) {
     .route("/", dashboardRoutes)
     .onError(handleError)
     .notFound(handleNotFound);
+  self = app;
+  return app;
 }
 
 export type App = ReturnType<typeof buildApp>;

@@ -34,7 +34,9 @@ export const createAgentBody = z.object({ id: agentParam.shape.agent, name: name
 export const patchAgentBody = z
   .object({ name: name.optional(), settings: z.record(z.string(), z.unknown()).superRefine(refuseBadValues).optional() })
   .strict()
-  .refine((b) => b.name !== undefined || b.settings !== undefined, "must change name or settings");
+  .refine((b) => b.name !== undefined || b.settings !== undefined, "must change name or settings")
+  // The refinement in JSON Schema terms, for the API's description (jobs/openapi/).
+  .meta({ minProperties: 1 });
 
 /** The settings a PATCH's form would replace as a whole (the dashboard's form posts every field it has). */
 export const replaceAgentBody = z

@@ -6,6 +6,7 @@
  */
 import { zValidator } from "@hono/zod-validator";
 import type { ValidationTargets } from "hono";
+import { createMiddleware } from "hono/factory";
 import type { z, ZodType } from "zod";
 import { RequestError } from "./errors.ts";
 import { CONTROL_MESSAGE, controlCharacterField } from "../runtime/plain-text.ts";
@@ -41,8 +42,33 @@ export function parseJsonBody<T extends ZodType>(raw: string, schema: T): z.infe
 }
 
 export const validate = <T extends ZodType, Target extends keyof ValidationTargets>(target: Target, schema: T) =>
-  zValidator(target, schema, (result) => {
-    const where = target === "json" ? "body" : target;
-    if (!result.success) throw new RequestError(400, `invalid ${where}: ${describeIssues(result.error.issues)}`);
-    refuseControlCharacters(where, result.data);
-  });
+  // The validator names what it validates, so the API's description (jobs/openapi/) shows the very schema the route checks.
+  Object.assign(
+    zValidator(target, schema, (result) => {
+      const where = target === "json" ? "body" : target;
+      if (!result.success) throw new RequestError(400, `invalid ${where}: ${describeIssues(result.error.issues)}`);
+      refuseControlCharacters(where, result.data);
+    }),
+    { validates: { target, schema } as Validates },
+  );
+
+/** What a `validate` middleware checks: the request part and its zod schema (`optional`: an empty body is allowed). */
+export interface Validates {
+  target: keyof ValidationTargets;
+  schema: ZodType;
+  optional?: boolean;
+}
+
+/**
+ * For a route whose handler parses an optional body itself (an empty body means `{}`): passes the
+ * request on untouched and names the schema the handler parses with, for the API's description.
+ */
+export const optionalBody = (schema: ZodType) =>
+  Object.assign(
+    createMiddleware(async (_c, next) => next()),
+    { validates: { target: "json", schema, optional: true } as Validates },
+  );
+
+/** The part and schema a handler installed by `validate` checks, or null for any other handler. */
+export const validatesOf = (handler: unknown): Validates | null =>
+  typeof handler === "function" && "validates" in handler ? (handler.validates as Validates) : null;

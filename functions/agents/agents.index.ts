@@ -2,7 +2,7 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import type { AppEnv } from "../../jobs/app-env.ts";
-import { parseJsonBody, validate } from "../../jobs/validate.ts";
+import { optionalBody, parseJsonBody, validate } from "../../jobs/validate.ts";
 import { agentParam, eventsQuery, messageBody, resetBody, runsQuery, triggerBody, wakesQuery } from "../../jobs/agent-requests.ts";
 import * as h from "./agents.handlers.ts";
 
@@ -13,7 +13,7 @@ export const agentRoutes = new Hono<AppEnv>()
   .post("/:agent/messages", validate("json", messageBody), (c) => h.postMessage(c, c.req.param("agent"), c.req.valid("json").text))
   .post("/:agent/trigger", validate("json", triggerBody), (c) => h.postTrigger(c, c.req.param("agent"), c.req.valid("json").reason))
   // The body is optional (an empty one resets the session only).
-  .post("/:agent/session/reset", async (c) => {
+  .post("/:agent/session/reset", optionalBody(resetBody), async (c) => {
     const raw = await c.req.text();
     return h.postReset(c, c.req.param("agent"), raw.trim() === "" ? {} : parseJsonBody(raw, resetBody));
   })

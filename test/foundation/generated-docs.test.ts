@@ -2,7 +2,8 @@
  * Generated documents stay what their tables render: docs/actions.md is the action decision table
  * (fleet/actions/decide.ts) and docs/configuration.md the settings table (runtime/settings/), printed;
  * a gate or a row added, changed or removed without `npm run docs`, or a hand edit, fails here. The
- * embedded reporter (jobs/reporter/reporter-script.ts) is reporter/reporter.sh, the same way.
+ * embedded reporter (jobs/reporter/reporter-script.ts) is reporter/reporter.sh, the same way, and
+ * docs/api-reference.md the OpenAPI document GET /openapi.json serves (jobs/openapi/).
  */
 import { readFileSync } from "node:fs";
 import path from "node:path";
@@ -18,6 +19,7 @@ describe("generated docs", () => {
       "docs/actions.md",
       "docs/configuration.md",
       "jobs/reporter/reporter-script.ts",
+      "docs/api-reference.md",
     ]);
   });
 

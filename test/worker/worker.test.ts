@@ -51,6 +51,17 @@ describe("the Worker in workerd, database unreachable", () => {
     expect((await wrong.json()).error).toMatch(/invalid token/);
   });
 
+  it("serves the API's OpenAPI 3.1 document and its page, with the database unreachable", async () => {
+    const res = await worker.fetch("/openapi.json");
+    expect(res.status).toBe(200);
+    const doc = (await res.json()) as { openapi: string; paths: Record<string, Record<string, { "x-fleetwarden-role": string }>> };
+    expect(doc.openapi).toBe("3.1.0");
+    expect(doc.paths["/api/operators"]?.get?.["x-fleetwarden-role"]).toBe("admin");
+    const page = await worker.fetch("/openapi");
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain("<code>/api/agents/{agent}/trigger</code>");
+  });
+
   it("answers an unknown route with 404 JSON", async () => {
     const res = await worker.fetch("/no/such/route");
     expect(res.status).toBe(404);
