@@ -17,8 +17,8 @@
  *   runpod/api/queries/gpus.py); REST has no GPU type or price endpoint;
  * - the balance (`myself { clientBalance }`); REST's billing endpoints give history, not credit.
  * The REST base is RunPod's own (https://rest.runpod.io/v1) when RUNPOD_URL is RunPod's GraphQL
- * host, else `<origin of RUNPOD_URL>/v1` (a stand-in or proxy serving both), so the key still goes
- * only to RunPod's hosts or to the one URL it was given for.
+ * host, else RUNPOD_URL with its `/graphql` made `/v1` (a stand-in or proxy serving both), so the
+ * key still goes only to RunPod's hosts or to the origin it was given for.
  *
  * Capabilities: start, stop, destroy, create and telemetry. No reboot, label or logs (RunPod's
  * REST `restart` is documented but reported not to restart: runpod/runpod-python#450). Offers: one
@@ -271,10 +271,11 @@ export class RunpodProvider implements FleetProvider {
   }
 }
 
-/** RunPod's REST base for a GraphQL endpoint: RunPod's own for api.runpod.io, else the same origin + /v1. */
+/** RunPod's REST base for a GraphQL endpoint: RunPod's own for api.runpod.io, else the URL with `/graphql` made `/v1`. */
 export function restBaseFor(graphqlUrl: string): string {
   const url = new URL(graphqlUrl);
-  return url.hostname === "api.runpod.io" ? "https://rest.runpod.io/v1" : `${url.origin}/v1`;
+  if (url.hostname === "api.runpod.io") return "https://rest.runpod.io/v1";
+  return `${url.origin}${url.pathname.replace(/\/graphql\/?$/, "").replace(/\/+$/, "")}/v1`;
 }
 
 function firstError(body: unknown): string | null {

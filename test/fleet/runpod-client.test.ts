@@ -7,7 +7,7 @@
  * refusing what RunPod refuses.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { RunpodProvider } from "../../fleet/providers/runpod.ts";
+import { restBaseFor, RunpodProvider } from "../../fleet/providers/runpod.ts";
 import { classify } from "../../fleet/providers/create-answer.ts";
 import type { Offer } from "../../fleet/providers/provider.ts";
 import { providerError } from "./vast-client-fixture.ts";
@@ -100,6 +100,19 @@ describe("RunPod client", () => {
     expect(rest(fake).map((r) => `${r.method} ${r.path} ${r.authorization}`)).toEqual(["GET /v1/pods Bearer rp-key"]);
     expect(graphql(fake)).toHaveLength(1);
     expect(graphql(fake)[0]!.body!.query).toContain("runtime");
+  });
+
+  it("an empty fleet is one REST request (no runtime read); a 5xx on a terminate is not repeated", async () => {
+    const { runpod, fake } = await client({
+      pods: [runpodPodRow("podaaa1")],
+      intercept: (req) => (req.method === "DELETE" ? { status: 500, body: { error: "internal", status: 500 } } : undefined),
+    });
+    const err = await providerError(runpod.destroy("podaaa1"));
+    expect(err).toMatchObject({ status: 500, retryable: false });
+    expect(fake.requests).toHaveLength(1);
+    fake.pods.clear();
+    expect(await runpod.list()).toEqual([]);
+    expect(fake.requests.map((r) => r.path)).toEqual(["/v1/pods/podaaa1", "/v1/pods"]);
   });
 
   it("gets one pod over REST; an unknown or terminated pod is null, a malformed id is never sent", async () => {
@@ -211,6 +224,12 @@ describe("RunPod client", () => {
     expect(err.status).toBe(503);
     expect(fake.requests).toHaveLength(3);
     expect(slept).toEqual([1000, 2000]);
+  });
+
+  it("sends pods to RunPod's REST host for RunPod's GraphQL host, else beside the given GraphQL URL", () => {
+    expect(restBaseFor("https://api.runpod.io/graphql")).toBe("https://rest.runpod.io/v1");
+    expect(restBaseFor("http://127.0.0.1:8080/graphql")).toBe("http://127.0.0.1:8080/v1");
+    expect(restBaseFor("https://proxy.example.com/runpod/graphql")).toBe("https://proxy.example.com/runpod/v1");
   });
 
   it("retries a 429 on a stop, then succeeds", async () => {
