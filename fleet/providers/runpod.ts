@@ -5,7 +5,9 @@
  * start `POST /pods/{podId}/start`, stop `POST /pods/{podId}/stop`, terminate `DELETE
  * /pods/{podId}` and create `POST /pods` (gpuTypeIds, gpuCount, imageName, containerDiskInGb,
  * volumeInGb, volumeMountPath, ports, env, dockerStartCmd, templateId). REST answers failures with
- * their HTTP status (400 bad input, 401 bad key, 404 no such pod, 429, 5xx) and `{"error": …}`.
+ * their HTTP status (400 bad input or pod id, 401 bad key, 404 no such pod on a get, 429, 5xx); the
+ * error text is read from `{"error": …}` when RunPod sends one (runpod/docs api-reference/openapi.json
+ * f17efc52 documents the codes, not the body).
  *
  * GraphQL (RUNPOD_URL, default https://api.runpod.io/graphql; runpod/runpod-python 07fc6e2b,
  * runpod/api/graphql.py: POST `{"query", "variables"}` with the same Bearer key; `errors` even with
@@ -28,7 +30,8 @@
  * REST has no "ALL" cloud type.
  *
  * Reads retry 429/502-504 and network failures (bounded); start, stop and terminate retry only a
- * 429 (a terminate whose retry finds the pod gone is done); a create is sent once. Pod listing
+ * 429 (they answer 200 with no content; an unknown pod is RunPod's 400 "Invalid Pod ID", a get's a
+ * 404, read as gone); a create is sent once. Pod listing
  * has no paging: `GET /pods` is the whole fleet.
  */
 import {
@@ -98,7 +101,7 @@ export class RunpodProvider implements FleetProvider {
 
   async get(id: string): Promise<FleetInstance | null> {
     if (!isPodId(id)) return null;
-    const answer = await this.rest("GET", `/pods/${id}`, "reads", undefined, undefined, true);
+    const answer = await this.rest("GET", `/pods/${id}`, "reads", undefined, undefined, { goneIsAnswer: true });
     if (answer.status === 404) return null;
     const pod = parseAnswer(NAME, restPod, answer.json, `pod ${id}`);
     if (isTerminated(pod)) return null;
@@ -112,15 +115,15 @@ export class RunpodProvider implements FleetProvider {
   }
 
   async start(id: string, call: ProviderCall = {}): Promise<void> {
-    await this.rest("POST", `/pods/${requireId(id)}/start`, "refusals", undefined, call.signal);
+    await this.rest("POST", `/pods/${requireId(id)}/start`, "refusals", undefined, call.signal, { emptyIsOk: true });
   }
 
   async stop(id: string, call: ProviderCall = {}): Promise<void> {
-    await this.rest("POST", `/pods/${requireId(id)}/stop`, "refusals", undefined, call.signal);
+    await this.rest("POST", `/pods/${requireId(id)}/stop`, "refusals", undefined, call.signal, { emptyIsOk: true });
   }
 
   async destroy(id: string, call: ProviderCall = {}): Promise<void> {
-    await this.rest("DELETE", `/pods/${requireId(id)}`, "refusals", undefined, call.signal, false, true);
+    await this.rest("DELETE", `/pods/${requireId(id)}`, "refusals", undefined, call.signal, { emptyIsOk: true });
   }
 
   async reboot(): Promise<void> {
@@ -201,15 +204,17 @@ export class RunpodProvider implements FleetProvider {
     return parseAnswer(NAME, runpodBalance, answer, "balance").myself.clientBalance;
   }
 
-  /** One REST call to RunPod (`goneIsAnswer`: a 404 is returned, not thrown). */
+  /**
+   * One REST call to RunPod. `goneIsAnswer`: a 404 is returned, not thrown; `emptyIsOk`: a 200
+   * without content is success (start, stop and delete document none).
+   */
   private async rest(
     method: string,
     path: string,
     retry: RetryPolicy,
     body?: unknown,
     signal?: AbortSignal,
-    goneIsAnswer = false,
-    goneOnRetryIsDone = false,
+    { goneIsAnswer = false, emptyIsOk = false } = {},
   ) {
     try {
       return await callJson(this.options, {
@@ -225,7 +230,7 @@ export class RunpodProvider implements FleetProvider {
           const parsed = restError.safeParse(json);
           return parsed.success ? parsed.data.error : null;
         },
-        goneOnRetryIsDone,
+        emptyIsOk,
       });
     } catch (err) {
       if (goneIsAnswer && err instanceof ProviderError && err.status === 404) return { status: 404, json: null };

@@ -143,11 +143,11 @@ describe("RunPod client", () => {
     ]);
   });
 
-  it("reads REST's 404 as a ProviderError naming RunPod's words, not retried", async () => {
+  it("reads REST's refusal of an unknown pod as a ProviderError naming RunPod's words, not retried", async () => {
     const { runpod, fake } = await client({ pods: [] });
     const err = await providerError(runpod.destroy("podnope1"));
-    expect(err.message).toContain("pod not found");
-    expect(err.status).toBe(404);
+    expect(err.message).toContain("Invalid Pod ID.");
+    expect(err.status).toBe(400);
     expect(fake.requests).toHaveLength(1); // a refusal is not retried
   });
 
@@ -252,15 +252,17 @@ const call = (url: string, method: string, body?: unknown, key = "rp-key") =>
   });
 
 describe("RunPod stand-in is strict", () => {
-  it("REST: refuses a missing or wrong bearer with 401, an unknown pod with 404", async () => {
+  it("REST: refuses a missing or wrong bearer with 401, an unknown pod with 404 (get) or 400 (actions); actions answer no content", async () => {
     const { fake } = await client({ pods: [runpodPodRow("podaaa1")] });
     const base = fake.url.replace(/\/graphql$/, "/v1");
     expect((await call(`${base}/pods`, "GET", undefined, "wrong")).status).toBe(401);
     expect((await fetch(`${base}/pods`)).status).toBe(401);
     expect((await call(`${base}/pods/podzzz9`, "GET")).status).toBe(404);
-    expect((await call(`${base}/pods/podzzz9/stop`, "POST")).status).toBe(404);
-    expect((await call(`${base}/pods/podzzz9`, "DELETE")).status).toBe(404);
+    expect((await call(`${base}/pods/podzzz9/stop`, "POST")).status).toBe(400);
+    expect((await call(`${base}/pods/podzzz9`, "DELETE")).status).toBe(400);
     expect((await call(`${base}/pods/podaaa1`, "GET")).status).toBe(200);
+    const stopped = await call(`${base}/pods/podaaa1/stop`, "POST");
+    expect([stopped.status, await stopped.text()]).toEqual([200, ""]);
   });
 
   it("REST: refuses a create with an unknown field, a wrong type, a bad cloud type or no GPU type (400), creating nothing", async () => {

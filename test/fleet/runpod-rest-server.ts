@@ -3,9 +3,11 @@
  * under `/v1` beside `/graphql`, over the same pods). Written from RunPod's own API reference, not
  * from fleetwarden's client: the OpenAPI pages https://docs.runpod.io/api-reference/pods/GET/pods.md,
  * .../GET/pods/podId, .../POST/pods, .../POST/pods/podId/start, .../POST/pods/podId/stop and
- * .../DELETE/pods/podId (runpod/docs, as published in December 2026; the pages carry no commit):
+ * .../DELETE/pods/podId, whose source is runpod/docs api-reference/openapi.json at commit
+ * f17efc52f0739e5c3ee1939bbbc37f0683bf85fd (servers `https://rest.runpod.io/v1`):
  * - every call needs `Authorization: Bearer <key>` (security scheme ApiKey); else 401;
- * - `GET /pods` answers an array of Pod, `GET /pods/{podId}` one Pod, an unknown id a 404;
+ * - `GET /pods` answers an array of Pod, `GET /pods/{podId}` one Pod, an unknown id a 404 ("Pod
+ *   not found.");
  * - the Pod: `id`, `name`, `image`, `desiredStatus` (RUNNING | EXITED | TERMINATED), `costPerHr`
  *   (a string, "0.74", in RunPod's example), `adjustedCostPerHr`, `gpu { id count displayName }`,
  *   `env` an object, `ports` a list ("8888/http"), `containerDiskInGb`, `volumeInGb`,
@@ -13,7 +15,8 @@
  * - `POST /pods` takes PodCreateInput (the fields in CREATE_FIELDS; gpuTypeIds, ports, dockerStartCmd
  *   lists, env an object, cloudType SECURE | COMMUNITY, computeType GPU | CPU) and answers 201 with
  *   the Pod; a field it does not define, or of the wrong type, is a 400;
- * - `POST /pods/{podId}/start`, `/stop` and `DELETE /pods/{podId}`: 200; unknown pod 404.
+ * - `POST /pods/{podId}/start`, `/stop` and `DELETE /pods/{podId}`: 200 with no content; an
+ *   unknown pod a 400 ("Invalid Pod ID."), as the spec lists no 404 for them; 401 unauthorized.
  * Failure texts are RunPod's own, as its clients have quoted them: a create with no capacity
  * "There are no longer any instances available with the requested specifications. Please refresh
  * and try again." (runpod/runpodctl#189, mlabonne/llm-autoeval#3), a start on a host whose GPUs
@@ -36,6 +39,8 @@ export interface RestAnswer {
   body: unknown;
 }
 
+/** A 200 the spec documents without content: an empty body. */
+const NO_CONTENT: RestAnswer = { status: 200, body: undefined };
 const fail = (status: number, error: string): RestAnswer => ({ status, body: { error, status } });
 
 /** PodCreateInput's fields (POST /pods) and the JSON type each must have. */
@@ -143,21 +148,21 @@ export function answerRest(
   const action = match[2] ?? "";
   if (!["GET/", "DELETE/", "POST/start", "POST/stop"].includes(`${method}/${action.slice(1)}`))
     return fail(405, `method ${method} not allowed on ${path}`);
-  if (!pod || pod.desiredStatus === "TERMINATED") return fail(404, "pod not found");
+  if (!pod || pod.desiredStatus === "TERMINATED") return method === "GET" ? fail(404, "Pod not found.") : fail(400, "Invalid Pod ID.");
   switch (`${method}${action}`) {
     case "GET":
       return { status: 200, body: restView(pod) };
     case "DELETE":
       pods.delete(pod.id);
-      return { status: 200, body: {} };
+      return NO_CONTENT;
     case "POST/stop":
       Object.assign(pod, { desiredStatus: "EXITED", runtime: null });
-      return { status: 200, body: {} };
+      return NO_CONTENT;
     default:
       if (failures.hostGpusTaken && pod.desiredStatus !== "RUNNING")
         return fail(400, "There are not enough free GPUs on the host machine to start this pod.");
       Object.assign(pod, { desiredStatus: "RUNNING", runtime: null });
-      return { status: 200, body: {} };
+      return NO_CONTENT;
   }
 }
 

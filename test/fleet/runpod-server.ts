@@ -297,7 +297,7 @@ export async function startRunpodServer(options: RunpodFakeOptions = {}): Promis
     if (path.startsWith("/v1/")) {
       if (seen.authorization !== `Bearer ${key}`) return send(401, { error: "Unauthorized", status: 401 });
       const answer = answerRest(fake.pods, seen.method, path.slice(3), body, options.failures ?? {}, (fields) => fake.restPod(fields));
-      return send(answer.status, answer.body);
+      return answer.body === undefined ? (res.writeHead(answer.status), res.end()) : send(answer.status, answer.body);
     }
     if (req.method !== "POST" || path !== "/graphql") return send(404, { errors: [{ message: "Not Found" }] });
     if (seen.authorization !== `Bearer ${key}`) return send(401, { errors: [{ message: "Unauthorized" }] });
