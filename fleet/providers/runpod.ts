@@ -7,7 +7,7 @@
  * volumeInGb, volumeMountPath, ports, env, dockerStartCmd, templateId). REST answers failures with
  * their HTTP status (400 bad input or pod id, 401 bad key, 404 no such pod on a get, 429, 5xx); the
  * error text is read from `{"error": …}` when RunPod sends one (runpod/docs api-reference/openapi.json
- * f17efc52 documents the codes, not the body).
+ * at a900806e documents the codes, not the body; its paths have no GPU types, prices or balance).
  *
  * GraphQL (RUNPOD_URL, default https://api.runpod.io/graphql; runpod/runpod-python 07fc6e2b,
  * runpod/api/graphql.py: POST `{"query", "variables"}` with the same Bearer key; `errors` even with

@@ -8,6 +8,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { restBaseFor, RunpodProvider } from "../../fleet/providers/runpod.ts";
+import { fromRest } from "../../fleet/providers/runpod-pod.ts";
 import { classify } from "../../fleet/providers/create-answer.ts";
 import type { Offer } from "../../fleet/providers/provider.ts";
 import { providerError } from "./vast-client-fixture.ts";
@@ -230,6 +231,12 @@ describe("RunPod client", () => {
     expect(restBaseFor("https://api.runpod.io/graphql")).toBe("https://rest.runpod.io/v1");
     expect(restBaseFor("http://127.0.0.1:8080/graphql")).toBe("http://127.0.0.1:8080/v1");
     expect(restBaseFor("https://proxy.example.com/runpod/graphql")).toBe("https://proxy.example.com/runpod/v1");
+  });
+
+  it("takes costPerHr as RunPod's schema (a number) or its example (a string) has it; adjustedCostPerHr first", () => {
+    expect(fromRest({ id: "p1", desiredStatus: "RUNNING", costPerHr: "0.74" }, null).costPerHr).toBe(0.74);
+    expect(fromRest({ id: "p1", desiredStatus: "RUNNING", costPerHr: 0.74, adjustedCostPerHr: 0.69 }, null).costPerHr).toBe(0.69);
+    expect(fromRest({ id: "p1", desiredStatus: "RUNNING", costPerHr: "n/a" }, null).costPerHr).toBeNull();
   });
 
   it("retries a 429 on a stop, then succeeds", async () => {

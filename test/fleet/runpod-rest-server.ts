@@ -3,15 +3,16 @@
  * under `/v1` beside `/graphql`, over the same pods). Written from RunPod's own API reference, not
  * from fleetwarden's client: the OpenAPI pages https://docs.runpod.io/api-reference/pods/GET/pods.md,
  * .../GET/pods/podId, .../POST/pods, .../POST/pods/podId/start, .../POST/pods/podId/stop and
- * .../DELETE/pods/podId, whose source is runpod/docs api-reference/openapi.json at commit
- * f17efc52f0739e5c3ee1939bbbc37f0683bf85fd (servers `https://rest.runpod.io/v1`):
+ * .../DELETE/pods/podId, whose source is runpod/docs api-reference/openapi.json (read at commit
+ * a900806e253c4f8c16da27d1a4370e72456da4cb; also f17efc52; servers `https://rest.runpod.io/v1`; its
+ * paths have no GPU type, price or balance: those stay on GraphQL):
  * - every call needs `Authorization: Bearer <key>` (security scheme ApiKey); else 401;
  * - `GET /pods` answers an array of Pod, `GET /pods/{podId}` one Pod, an unknown id a 404 ("Pod
  *   not found.");
- * - the Pod: `id`, `name`, `image`, `desiredStatus` (RUNNING | EXITED | TERMINATED), `costPerHr`
- *   (a string, "0.74", in RunPod's example), `adjustedCostPerHr`, `gpu { id count displayName }`,
- *   `env` an object, `ports` a list ("8888/http"), `containerDiskInGb`, `volumeInGb`,
- *   `volumeMountPath`, `dockerStartCmd` (argv), `machineId`, `lastStartedAt`, `machine`;
+ * - the Pod: `id`, `name`, `image`, `desiredStatus` (RUNNING | EXITED | TERMINATED), `costPerHr`,
+ *   `adjustedCostPerHr`, `gpu { id count displayName }`, `env` an object, `ports` a list ("8888/http"), `containerDiskInGb`, `volumeInGb`,
+ *   `volumeMountPath`, `dockerStartCmd` (argv), `machineId`, `lastStartedAt`, `machine`
+ *   (costPerHr is a number in the schema, a string in the page's example: the client takes both);
  * - `POST /pods` takes PodCreateInput (the fields in CREATE_FIELDS; gpuTypeIds, ports, dockerStartCmd
  *   lists, env an object, cloudType SECURE | COMMUNITY, computeType GPU | CPU) and answers 201 with
  *   the Pod; a field it does not define, or of the wrong type, is a 400;
@@ -110,7 +111,7 @@ export function restView(pod: PodRecord): Record<string, unknown> {
     name: pod.name ?? null,
     image: pod.imageName ?? null,
     desiredStatus: pod.desiredStatus,
-    costPerHr: cost === null ? null : String(cost),
+    costPerHr: cost,
     adjustedCostPerHr: cost,
     gpu: { id: machine?.gpuDisplayName ?? null, count: pod.gpuCount ?? 1, displayName: machine?.gpuDisplayName ?? null },
     env,
