@@ -4,26 +4,21 @@
  * object, `ports` a list, `costPerHr`, `gpu { count displayName }`, `lastStartedAt`,
  * `desiredStatus` RUNNING | EXITED | TERMINATED), joined to the pod's runtime, which REST does not
  * carry and only GraphQL answers (`runtime { uptimeInSeconds gpus { gpuUtilPercent } }`), and how
- * the two map onto the one instance model. The GraphQL pod fields are those runpod-python asks for (runpod/runpod-python 07fc6e2b,
- * runpod/api/queries/pods.py QUERY_POD / generate_pod_query), plus `runtime { uptimeInSeconds
- * gpus { gpuUtilPercent } }`, which RunPod's GraphQL docs list for a pod's runtime
- * (https://docs.runpod.io/sdks/graphql/manage-pods.md, the schema at graphql-spec.runpod.io).
+ * the two map onto the one instance model (a REST pod is turned into the GraphQL-shaped RunpodPod by
+ * `fromRest`). The GraphQL pod is as runpod-python reads it (runpod/runpod-python 07fc6e2b,
+ * runpod/api/queries/pods.py QUERY_POD), its `runtime { uptimeInSeconds gpus { gpuUtilPercent } }`
+ * as RunPod's GraphQL docs list it (https://docs.runpod.io/sdks/graphql/manage-pods.md).
  *
- * States (`desiredStatus`, the enum RUNNING | EXITED | TERMINATED | CREATED | RESTARTING | PAUSED |
- * DEAD): RUNNING with no runtime yet is a pod still pulling its image (dstack's RunPod backend
+ * States (`desiredStatus`: REST's enum is RUNNING | EXITED | TERMINATED; GraphQL's also had CREATED |
+ * RESTARTING | PAUSED | DEAD, still mapped): RUNNING with no runtime yet is a pod still pulling its image (dstack's RunPod backend
  * waits for `runtime` to be non-null: src/dstack/_internal/core/backends/runpod/api_client.py
- * `wait_for_instance`), so `loading`; RUNNING with a runtime is `running`; EXITED is what podStop
+ * `wait_for_instance`), so `loading`; RUNNING with a runtime is `running`; EXITED is what a stop
  * leaves, so `stopped` (its volume still bills); PAUSED is `stopped` too; RESTARTING is
  * `rebooting`; CREATED is `created`; DEAD (its host lost) is `exited`; TERMINATED is gone and
  * left out, as a terminated Vast.ai instance is. Anything else is `unknown`.
  */
 import { z } from "zod";
 import type { FleetInstance, InstanceState } from "./provider.ts";
-
-/** The selection every pod read asks for (the fake refuses any field not in RunPod's schema). */
-export const POD_FIELDS = `id name desiredStatus costPerHr gpuCount imageName env dockerArgs machineId containerDiskInGb volumeInGb volumeMountPath ports
-  machine { gpuDisplayName }
-  runtime { uptimeInSeconds gpus { id gpuUtilPercent } }`;
 
 /** The runtime (image pulled, uptime, GPU use) REST leaves out: every pod's, or one pod's. */
 const RUNTIME_FIELDS = "id runtime { uptimeInSeconds gpus { id gpuUtilPercent } }";

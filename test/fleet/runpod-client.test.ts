@@ -116,6 +116,18 @@ describe("RunPod client", () => {
     expect(fake.requests.map((r) => r.path)).toEqual(["/v1/pods/podaaa1", "/v1/pods"]);
   });
 
+  it("reads GraphQL errors answered with 200 (the runtime read beside a list) as a ProviderError naming RunPod's words", async () => {
+    const { runpod, fake } = await client({
+      pods: [runpodPodRow("podaaa1")],
+      intercept: (req) =>
+        req.path === "/graphql" ? { status: 200, body: { data: null, errors: [{ message: "Something went wrong" }] } } : undefined,
+    });
+    const err = await providerError(runpod.list());
+    expect(err.message).toContain("Something went wrong");
+    expect(err.status).toBe(400);
+    expect(graphql(fake)).toHaveLength(1); // a refusal is not retried
+  });
+
   it("gets one pod over REST; an unknown or terminated pod is null, a malformed id is never sent", async () => {
     const { runpod, fake } = await client({ pods: [runpodPodRow("podaaa1"), runpodPodRow("podgone", { desiredStatus: "TERMINATED" })] });
     expect(await runpod.get("podaaa1")).toMatchObject({ id: "podaaa1", state: "running", gpuUtil: 80 });
