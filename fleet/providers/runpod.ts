@@ -27,7 +27,8 @@
  * per GPU type, priced at its on-demand `uninterruptablePrice` per GPU times the count; RunPod
  * picks the machine at create time, so an offer names none, `excludeMachineIds` cannot be
  * honoured, and RunPod has no reliability score. A create is in RunPod's default cloud (SECURE):
- * REST has no "ALL" cloud type.
+ * REST has no "ALL" cloud type; so offers are priced for the Secure Cloud (`secureCloud: true`),
+ * the cloud the pod is created in, never a cheaper Community price it would not get.
  *
  * Reads retry 429/502-504 and network failures (bounded); start, stop and terminate retry only a
  * 429 (they answer 200 with no content; an unknown pod is RunPod's 400 "Invalid Pod ID", a get's a
@@ -137,7 +138,13 @@ export class RunpodProvider implements FleetProvider {
   }
 
   async offers(query: OfferQuery, call: ProviderCall = {}): Promise<Offer[]> {
-    const answer = await this.graphql("query GpuTypes", GPU_TYPES, { lowest: { gpuCount: query.gpuCount } }, "reads", call.signal);
+    const answer = await this.graphql(
+      "query GpuTypes",
+      GPU_TYPES,
+      { lowest: { gpuCount: query.gpuCount, secureCloud: true } },
+      "reads",
+      call.signal,
+    );
     const wanted = query.gpuName.toLowerCase();
     const offers = parseAnswer(NAME, gpuTypes, answer, "GPU type list")
       .gpuTypes.filter((t) => t.id.toLowerCase() === wanted || t.displayName.toLowerCase() === wanted)

@@ -208,6 +208,34 @@ describe("RunPod client", () => {
     expect(listed.spec).toMatchObject({ image: "img:1", env: { A: "1" }, onstart: "python train.py", ports: "8888/http,22/tcp" });
   });
 
+  it("prices offers for the Secure Cloud, where a REST create (no cloudType: RunPod's default SECURE) puts the pod", async () => {
+    const { runpod, fake } = await client({
+      gpuTypes: [
+        {
+          id: "NVIDIA GeForce RTX 4090",
+          displayName: "RTX 4090",
+          memoryInGb: 24,
+          lowestPrice: { minimumBidPrice: 0.3, uninterruptablePrice: 0.69 },
+        },
+      ],
+    });
+    const offers = await runpod.offers({
+      gpuName: "RTX 4090",
+      gpuCount: 2,
+      minDiskGb: null,
+      maxPricePerHour: 5,
+      minReliability: null,
+      excludeMachineIds: [],
+      limit: 5,
+    });
+    expect(offers.map((o) => [o.id, o.pricePerHour])).toEqual([["NVIDIA GeForce RTX 4090", 1.38]]);
+    expect(graphql(fake)[0]!.body!.variables).toEqual({ lowest: { gpuCount: 2, secureCloud: true } });
+    await runpod.create(offers[0]!, { image: "img", env: {}, label: "r", diskGb: null });
+    const sent = rest(fake).find((r) => r.method === "POST")!;
+    expect(sent.body).not.toHaveProperty("cloudType");
+    expect(sent.body).toMatchObject({ gpuTypeIds: ["NVIDIA GeForce RTX 4090"], gpuCount: 2 });
+  });
+
   it("reads RunPod's no-capacity refusal as nothing rented, whether a 400 or a 5xx, sent once", async () => {
     for (const status of [400, 500]) {
       const { runpod, fake } = await client({ failures: { noCapacity: status } });
