@@ -49,6 +49,8 @@ export interface JsonCall {
    * lost, already did it. Answered `{ status: 404, json: null }` instead of an error.
    */
   goneOnRetryIsDone?: boolean;
+  /** A 2xx with an empty body is a success (answered `json: null`): the endpoint documents no content. */
+  emptyIsOk?: boolean;
   /** The provider's minimum interval between requests to this endpoint: a 429 is repeated no sooner. */
   rateIntervalMs?: number;
 }
@@ -113,6 +115,7 @@ export async function callJson(options: HttpOptions, call: JsonCall): Promise<Js
     const raw = await response.text();
     const json = tryJson(raw);
     if (response.ok) {
+      if (json === undefined && call.emptyIsOk && raw.trim() === "") return { status: response.status, json: null };
       if (json === undefined)
         throw onceOnly(call.retry, new ProviderError(`${call.provider} answered ${call.what} with something that is not JSON`, 502, true));
       return { status: response.status, json };

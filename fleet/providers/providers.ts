@@ -3,7 +3,8 @@
  * (PROVIDER, or whichever provider's key is set, else the simulator) and an agent's own (its
  * `provider` setting, the key falling back to the environment's key for that kind). The
  * environment's key for a kind goes only to that kind's own host (the origin of VAST_URL,
- * RUNPOD_URL, LAMBDA_URL): a per-agent `provider.url` elsewhere needs its own `provider.apiKey`, or
+ * RUNPOD_URL, LAMBDA_URL; RunPod's REST base is derived from RUNPOD_URL: fleet/providers/runpod.ts
+ * restBaseFor): a per-agent `provider.url` elsewhere needs its own `provider.apiKey`, or
  * anyone who may edit settings could have the deployment's key sent to a host of theirs. An agent
  * whose provider has no key anywhere gets a provider whose every call is a ProviderError naming
  * why, never the host's account: acting on another account's instances would be worse than not

@@ -1,14 +1,18 @@
 /**
- * RunPod's pod, as its GraphQL API answers it, and how it maps onto the one instance model.
- * Fields are those runpod-python asks for (runpod/runpod-python 07fc6e2b,
- * runpod/api/queries/pods.py QUERY_POD / generate_pod_query), plus `runtime { uptimeInSeconds
- * gpus { gpuUtilPercent } }`, which RunPod's GraphQL docs list for a pod's runtime
- * (https://docs.runpod.io/sdks/graphql/manage-pods.md, the schema at graphql-spec.runpod.io).
+ * RunPod's pod, as its REST API answers it (GET https://rest.runpod.io/v1/pods and /pods/{podId},
+ * the Pod schema of https://docs.runpod.io/api-reference/pods/GET/pods.md: `image`, `env` an
+ * object, `ports` a list, `costPerHr`, `gpu { count displayName }`, `lastStartedAt`,
+ * `desiredStatus` RUNNING | EXITED | TERMINATED), joined to the pod's runtime, which REST does not
+ * carry and only GraphQL answers (`runtime { uptimeInSeconds gpus { gpuUtilPercent } }`), and how
+ * the two map onto the one instance model (a REST pod is turned into the GraphQL-shaped RunpodPod by
+ * `fromRest`). The GraphQL pod is as runpod-python reads it (runpod/runpod-python 07fc6e2b,
+ * runpod/api/queries/pods.py QUERY_POD), its `runtime { uptimeInSeconds gpus { gpuUtilPercent } }`
+ * as RunPod's GraphQL docs list it (https://docs.runpod.io/sdks/graphql/manage-pods.md).
  *
- * States (`desiredStatus`, the enum RUNNING | EXITED | TERMINATED | CREATED | RESTARTING | PAUSED |
- * DEAD): RUNNING with no runtime yet is a pod still pulling its image (dstack's RunPod backend
+ * States (`desiredStatus`: REST's enum is RUNNING | EXITED | TERMINATED; GraphQL's also had CREATED |
+ * RESTARTING | PAUSED | DEAD, still mapped): RUNNING with no runtime yet is a pod still pulling its image (dstack's RunPod backend
  * waits for `runtime` to be non-null: src/dstack/_internal/core/backends/runpod/api_client.py
- * `wait_for_instance`), so `loading`; RUNNING with a runtime is `running`; EXITED is what podStop
+ * `wait_for_instance`), so `loading`; RUNNING with a runtime is `running`; EXITED is what a stop
  * leaves, so `stopped` (its volume still bills); PAUSED is `stopped` too; RESTARTING is
  * `rebooting`; CREATED is `created`; DEAD (its host lost) is `exited`; TERMINATED is gone and
  * left out, as a terminated Vast.ai instance is. Anything else is `unknown`.
@@ -16,17 +20,10 @@
 import { z } from "zod";
 import type { FleetInstance, InstanceState } from "./provider.ts";
 
-/** The selection every pod read asks for (the fake refuses any field not in RunPod's schema). */
-export const POD_FIELDS = `id name desiredStatus costPerHr gpuCount imageName env dockerArgs machineId containerDiskInGb volumeInGb volumeMountPath ports
-  machine { gpuDisplayName }
-  runtime { uptimeInSeconds gpus { id gpuUtilPercent } }`;
-
-export const LIST_PODS = `query myPods { myself { pods { ${POD_FIELDS} } } }`;
-export const GET_POD = `query pod($input: PodFilter!) { pod(input: $input) { ${POD_FIELDS} } }`;
-export const STOP_POD = `mutation stop($input: PodStopInput!) { podStop(input: $input) { id desiredStatus } }`;
-export const RESUME_POD = `mutation resume($input: PodResumeInput!) { podResume(input: $input) { id desiredStatus } }`;
-export const TERMINATE_POD = `mutation terminate($input: PodTerminateInput!) { podTerminate(input: $input) }`;
-export const DEPLOY_POD = `mutation deploy($input: PodFindAndDeployOnDemandInput!) { podFindAndDeployOnDemand(input: $input) { id machineId } }`;
+/** The runtime (image pulled, uptime, GPU use) REST leaves out: every pod's, or one pod's. */
+const RUNTIME_FIELDS = "id runtime { uptimeInSeconds gpus { id gpuUtilPercent } }";
+export const LIST_RUNTIMES = `query podRuntimes { myself { pods { ${RUNTIME_FIELDS} } } }`;
+export const GET_RUNTIME = `query podRuntime($input: PodFilter!) { pod(input: $input) { ${RUNTIME_FIELDS} } }`;
 export const GPU_TYPES = `query GpuTypes($lowest: GpuLowestPriceInput) { gpuTypes { id displayName memoryInGb lowestPrice(input: $lowest) { minimumBidPrice uninterruptablePrice } } }`;
 
 const num = z.number().nullable().optional();
@@ -67,9 +64,67 @@ export const graphqlAnswer = z.object({
   errors: z.array(z.object({ message: z.string() }).passthrough()).optional(),
 });
 
-export const podList = z.object({ myself: z.object({ pods: z.array(runpodPod) }) });
-export const podShow = z.object({ pod: runpodPod.nullable() });
-export const deployed = z.object({ podFindAndDeployOnDemand: z.object({ id: z.string().min(1) }).passthrough() });
+const podRuntime = runpodPod.pick({ id: true, runtime: true });
+export type PodRuntime = z.infer<typeof podRuntime>;
+export const runtimeList = z.object({ myself: z.object({ pods: z.array(podRuntime) }) });
+export const runtimeShow = z.object({ pod: podRuntime.nullable() });
+
+/** RunPod's REST Pod (the fields fleetwarden reads; RunPod sends more). costPerHr is a string ("0.74") in RunPod's example. */
+export const restPod = z.object({
+  id: z.string().min(1),
+  name: z.string().nullable().optional(),
+  desiredStatus: z.string(),
+  costPerHr: z.union([z.number(), z.string()]).nullable().optional(),
+  adjustedCostPerHr: num,
+  image: z.string().nullable().optional(),
+  env: z.record(z.string(), z.string()).nullable().optional(),
+  dockerStartCmd: z.array(z.string()).nullable().optional(),
+  machineId: z.string().nullable().optional(),
+  containerDiskInGb: num,
+  volumeInGb: num,
+  volumeMountPath: z.string().nullable().optional(),
+  ports: z.array(z.string()).nullable().optional(),
+  lastStartedAt: z.string().nullable().optional(),
+  gpu: z.object({ count: num, displayName: z.string().nullable().optional() }).nullable().optional(),
+  machine: z.object({ gpuDisplayName: z.string().nullable().optional() }).nullable().optional(),
+});
+export type RestPod = z.infer<typeof restPod>;
+export const restPodList = z.array(restPod);
+export const restCreated = z.object({ id: z.string().min(1) }).passthrough();
+/** RunPod's REST error body ({"error": "…"}); its docs give only the status codes. */
+export const restError = z.object({ error: z.string() }).passthrough();
+
+/** The start command fleetwarden sends for a spec's onstart (REST takes argv, GraphQL took a string). */
+export function startCommand(onstart: string): string[] {
+  return ["sh", "-c", onstart];
+}
+
+function onstartOf(cmd: readonly string[] | null | undefined): string | null {
+  if (!cmd?.length) return null;
+  return cmd.length === 3 && cmd[0] === "sh" && cmd[1] === "-c" ? cmd[2]! : cmd.join(" ");
+}
+
+/** A REST pod as the GraphQL-shaped pod podToInstance maps, with its runtime from GraphQL (null: none yet). */
+export function fromRest(pod: RestPod, runtime: PodRuntime["runtime"] | null): RunpodPod {
+  const cost = typeof pod.costPerHr === "string" ? Number(pod.costPerHr) : pod.costPerHr;
+  return {
+    id: pod.id,
+    name: pod.name ?? null,
+    desiredStatus: pod.desiredStatus,
+    costPerHr: pod.adjustedCostPerHr ?? (typeof cost === "number" && Number.isFinite(cost) ? cost : null),
+    gpuCount: pod.gpu?.count ?? null,
+    imageName: pod.image ?? null,
+    env: Object.entries(pod.env ?? {}).map(([k, v]) => `${k}=${v}`),
+    dockerArgs: onstartOf(pod.dockerStartCmd),
+    machineId: pod.machineId ?? null,
+    containerDiskInGb: pod.containerDiskInGb ?? null,
+    volumeInGb: pod.volumeInGb ?? null,
+    volumeMountPath: pod.volumeMountPath ?? null,
+    ports: pod.ports?.length ? pod.ports.join(",") : null,
+    machine: { gpuDisplayName: pod.machine?.gpuDisplayName ?? pod.gpu?.displayName ?? null },
+    runtime: runtime ?? null,
+  };
+}
 export const gpuTypes = z.object({
   gpuTypes: z.array(
     z.object({
@@ -81,7 +136,7 @@ export const gpuTypes = z.object({
   ),
 });
 
-export function isTerminated(pod: RunpodPod): boolean {
+export function isTerminated(pod: { desiredStatus: string }): boolean {
   return pod.desiredStatus === "TERMINATED";
 }
 

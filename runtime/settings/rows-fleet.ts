@@ -42,7 +42,7 @@ export const FLEET_ROWS = {
   }),
   RUNPOD_URL: setting({
     group: providers,
-    doc: "RunPod GraphQL endpoint",
+    doc: "RunPod GraphQL endpoint (runtime, GPU prices, balance); pods go to RunPod's REST API, https://rest.runpod.io/v1 for RunPod's host, else this URL with /graphql made /v1",
     schema: httpUrl.default("https://api.runpod.io/graphql"),
     at: "runpod.url",
   }),

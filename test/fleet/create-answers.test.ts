@@ -47,19 +47,20 @@ describe("malformed create answers", () => {
     expect(server.requests.filter((r) => r.path === "/instance-operations/launch")).toHaveLength(1);
   });
 
-  it("RunPod: a deploy answered with neither data nor errors is a non-retryable 502; a 429 stays retryable", async () => {
+  it("RunPod: a create (REST POST /pods) answered 2xx without a pod id is a non-retryable 502; a 429 stays retryable", async () => {
+    const isCreate = (req: { method: string; path: string }) => req.method === "POST" && req.path === "/v1/pods";
     let answer: { status: number; body: unknown } = { status: 200, body: {} };
     const server = await startRunpodServer({
       apiKey: "k",
-      intercept: (req) => (req.body?.query?.includes("podFindAndDeployOnDemand") ? answer : undefined),
+      intercept: (req) => (isCreate(req) ? answer : undefined),
     });
     servers.push(server);
     const runpod = new RunpodProvider({ apiKey: "k", url: server.url, sleep: async () => {} });
     expect(await caught(runpod.create(offerOf("NVIDIA A100"), spec))).toMatchObject({ status: 502, retryable: false });
-    answer = { status: 200, body: { data: { podFindAndDeployOnDemand: { machineId: "m" } } } };
+    answer = { status: 201, body: { machineId: "m" } };
     expect(await caught(runpod.create(offerOf("NVIDIA A100"), spec))).toMatchObject({ status: 502, retryable: false });
-    answer = { status: 429, body: { errors: [{ message: "Too many requests" }] } };
+    answer = { status: 429, body: { error: "Too many requests", status: 429 } };
     expect(await caught(runpod.create(offerOf("NVIDIA A100"), spec))).toMatchObject({ status: 429, retryable: true });
-    expect(server.requests.filter((r) => r.body?.query?.includes("podFindAndDeployOnDemand"))).toHaveLength(3);
+    expect(server.requests.filter(isCreate)).toHaveLength(3);
   });
 });

@@ -1,6 +1,7 @@
 /**
  * A strict local RunPod stand-in for contract tests: a real node:http server on port 0 answering
- * RunPod's GraphQL endpoint with a scriptable fleet of pods.
+ * RunPod's REST API under `/v1` (runpod-rest-server.ts, written from RunPod's REST reference) and
+ * its GraphQL endpoint at `/graphql`, over one scriptable fleet of pods.
  *
  * Written from runpod/runpod-python at commit 07fc6e2b02b6a97a0e94fbdcf53c66949c1a6164, not from
  * fleetwarden's client:
@@ -27,13 +28,18 @@
  */
 import { createServer } from "node:http";
 import { listenLoopback, readJsonBody } from "../support/loopback-server.ts";
+import { answerRest, type RestFailures } from "./runpod-rest-server.ts";
 import { checkInput, GraphqlError, parseOperation, project, validate, type Field, type Schema } from "./graphql-lite.ts";
 
 export type PodRecord = Record<string, unknown> & { id: string; desiredStatus: string };
 
 export interface RunpodSeen {
+  method: string;
+  /** The path without its query ("/graphql", "/v1/pods/abc/stop"). */
+  path: string;
   authorization: string | undefined;
-  body: { query?: string; variables?: Record<string, unknown> } | undefined;
+  /** GraphQL `{query, variables}`, or a REST body (a create input). */
+  body: ({ query?: string; variables?: Record<string, unknown> } & Record<string, unknown>) | undefined;
 }
 
 export interface RunpodFakeOptions {
@@ -42,6 +48,8 @@ export interface RunpodFakeOptions {
   gpuTypes?: Record<string, unknown>[];
   /** `myself { clientBalance }` in USD (default 100). */
   clientBalance?: number;
+  /** Failures the REST side plays (no capacity on create, a start whose host GPUs are taken). */
+  failures?: RestFailures;
   intercept?: (req: RunpodSeen, index: number) => { status?: number; body?: unknown; raw?: string } | undefined;
 }
 
@@ -140,6 +148,28 @@ class RunpodFake {
   private nextId = 1;
   constructor(private readonly options: RunpodFakeOptions) {
     this.pods = new Map((options.pods ?? []).map((p) => [p.id, { ...p }]));
+  }
+
+  /** A pod created over REST, stored as the GraphQL side shows it (runtime null: pulling its image). */
+  restPod(fields: Record<string, unknown>): PodRecord {
+    const id = `newpod${String(this.nextId++).padStart(6, "0")}`;
+    return {
+      ...runpodPodRow(id),
+      desiredStatus: "RUNNING",
+      runtime: null,
+      name: fields.name ?? "",
+      imageName: fields.imageName,
+      gpuCount: fields.gpuCount ?? 1,
+      env: Object.entries((fields.env as Record<string, string> | undefined) ?? {}).map(([k, v]) => `${k}=${v}`),
+      dockerArgs: "",
+      dockerStartCmd: fields.dockerStartCmd ?? [],
+      containerDiskInGb: fields.containerDiskInGb ?? 50,
+      volumeInGb: fields.volumeInGb ?? 0,
+      volumeMountPath: fields.volumeMountPath ?? null,
+      ports: Array.isArray(fields.ports) ? fields.ports.join(",") : null,
+      gpuTypeIds: fields.gpuTypeIds,
+      cloudType: fields.cloudType ?? "SECURE",
+    };
   }
 
   /** `data` for one validated operation; GraphqlError for a refusal. */
@@ -255,7 +285,8 @@ export async function startRunpodServer(options: RunpodFakeOptions = {}): Promis
   const requests: RunpodSeen[] = [];
   const server = createServer(async (req, res) => {
     const body = (await readJsonBody(req)).json as RunpodSeen["body"];
-    const seen: RunpodSeen = { authorization: req.headers.authorization, body };
+    const path = new URL(req.url ?? "/", "http://x").pathname;
+    const seen: RunpodSeen = { method: req.method ?? "GET", path, authorization: req.headers.authorization, body };
     requests.push(seen);
     const send = (status: number, json: unknown, raw?: string) => {
       res.writeHead(status, { "Content-Type": "application/json" });
@@ -263,8 +294,12 @@ export async function startRunpodServer(options: RunpodFakeOptions = {}): Promis
     };
     const injected = options.intercept?.(seen, requests.length - 1);
     if (injected) return send(injected.status ?? 200, injected.body, injected.raw);
-    if (req.method !== "POST" || new URL(req.url ?? "/", "http://x").pathname !== "/graphql")
-      return send(404, { errors: [{ message: "Not Found" }] });
+    if (path.startsWith("/v1/")) {
+      if (seen.authorization !== `Bearer ${key}`) return send(401, { error: "Unauthorized", status: 401 });
+      const answer = answerRest(fake.pods, seen.method, path.slice(3), body, options.failures ?? {}, (fields) => fake.restPod(fields));
+      return answer.body === undefined ? (res.writeHead(answer.status), res.end()) : send(answer.status, answer.body);
+    }
+    if (req.method !== "POST" || path !== "/graphql") return send(404, { errors: [{ message: "Not Found" }] });
     if (seen.authorization !== `Bearer ${key}`) return send(401, { errors: [{ message: "Unauthorized" }] });
     if (!body || typeof body.query !== "string")
       return send(400, {

@@ -1,8 +1,9 @@
 /**
  * A RunPod replacement keeps the old pod's ports and volume (issue #33 item 3): reconciliation
- * stores them with the spec when the pod is first seen, and the deploy of the replacement sends
- * `ports`, `volumeInGb` and `volumeMountPath` as runpod-python's create_pod does (runpod/runpod-python
- * c7622afa, runpod/api/mutations/pods.py), even once the old pod is gone from RunPod's answer.
+ * stores them with the spec when the pod is first seen (REST GET /pods answers ports as a list), and
+ * the create of the replacement (REST POST /pods, https://docs.runpod.io/api-reference/pods/POST/pods)
+ * sends `ports` (a list), `volumeInGb` and `volumeMountPath`, even once the old pod is gone from
+ * RunPod's answer.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { and, eq } from "drizzle-orm";
@@ -41,7 +42,7 @@ describe("RunPod replacement", () => {
       .select()
       .from(instances)
       .where(and(eq(instances.agentId, "default"), eq(instances.id, "oldpod1")));
-    expect(seen!.spec).toMatchObject({ ports: "8888/http, 22/tcp", volumeGb: 75, volumeMountPath: "/data" });
+    expect(seen!.spec).toMatchObject({ ports: "8888/http,22/tcp", volumeGb: 75, volumeMountPath: "/data" });
 
     server.pods.delete("oldpod1"); // gone: only the stored spec is left
     deps.clock.advance(60_000);
@@ -51,8 +52,8 @@ describe("RunPod replacement", () => {
     expect(await rows(deps)).toEqual([expect.objectContaining({ status: "awaiting_approval" })]);
     await decide(deps, "approve");
     expect((await tick(deps)).steps[0]!.outcome).toBe("created");
-    const deploy = server.requests.find((r) => r.body?.query?.includes("podFindAndDeployOnDemand"));
-    expect(deploy!.body!.variables!.input).toMatchObject({ ports: "8888/http,22/tcp", volumeInGb: 75, volumeMountPath: "/data" });
+    const create = server.requests.find((r) => r.method === "POST" && r.path === "/v1/pods");
+    expect(create!.body).toMatchObject({ ports: ["8888/http", "22/tcp"], volumeInGb: 75, volumeMountPath: "/data" });
     const created = [...server.pods.values()].find((p) => p.id.startsWith("newpod"))!;
     expect(created).toMatchObject({ ports: "8888/http,22/tcp", volumeInGb: 75, volumeMountPath: "/data" });
   });
