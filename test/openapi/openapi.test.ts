@@ -9,6 +9,7 @@
  * same list as a page with nothing loaded from elsewhere.
  */
 import { Validator } from "@cfworker/json-schema";
+import { Validator as OpenApiValidator } from "@seriousme/openapi-schema-validator";
 import { describe, expect, it } from "vitest";
 import { buildApp } from "../../functions/app.ts";
 import { instanceActionBody } from "../../functions/fleet/fleet.schemas.ts";
@@ -85,6 +86,15 @@ function sample(schema: JsonSchema): unknown {
 }
 
 describe("GET /openapi.json", () => {
+  it("validates against the OpenAPI 3.1 schema (@seriousme/openapi-schema-validator, the spec's own JSON Schema)", async () => {
+    const { doc } = await served();
+    const validator = new OpenApiValidator();
+    const result = await validator.validate(structuredClone(doc) as unknown as Parameters<OpenApiValidator["validate"]>[0]);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(validator.version).toBe("3.1");
+  });
+
   it("is an OpenAPI 3.1 document whose operations, parameters, $refs and schemas hold together", async () => {
     const { doc } = await served();
     expect(doc.openapi).toMatch(/^3\.1\.\d+$/);
