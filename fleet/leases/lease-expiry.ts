@@ -16,7 +16,9 @@
  *   endsAt, so a lease that runs out again is told again);
  * - the stop: the action key `lease-expiry:<instance>:<endsAt>` (one stop per lease episode, whatever
  *   its outcome), and the lease ends with it, so the next tick does not select it again;
- * - the stop's notice: the once-mark `lease-stopped:<instance>:<endsAt>`.
+ * - the stop's notice: a stop that happened is told by the money-move notice (its reason names the
+ *   lease; fleet/actions/money-told.ts), so it is told once; a stop that did not happen (awaiting
+ *   approval, shadow proposal, failed) is told under the once-mark `lease-stopped:<instance>:<endsAt>`.
  */
 import { and, asc, eq, isNotNull, isNull, lte, not, or, sql } from "drizzle-orm";
 import { BOOTSTRAP_ADMIN } from "../../auth/roles.ts";
@@ -191,20 +193,22 @@ async function stopExpired(deps: FleetDeps, agentId: string, lease: DueLease, no
     .where(
       and(eq(leases.agentId, agentId), eq(leases.instanceId, lease.instanceId), eq(leases.endsAt, lease.endsAt), isNull(leases.endedAt)),
     );
-  const outcome =
-    result.status === "succeeded"
-      ? `was stopped; it no longer costs $${cost.toFixed(2)}/h (a stopped instance may still cost its storage)`
-      : result.status === "awaiting_approval"
+  // A stop that happened is a money move, told once by its own notice with the reason above and
+  // what it saves per hour; only a stop that did not happen is told here.
+  if (result.status !== "succeeded") {
+    const outcome =
+      result.status === "awaiting_approval"
         ? `needs a human's approval to stop (request ${result.approvalId}); it costs $${cost.toFixed(2)}/h until then`
         : result.status === "proposed"
           ? `was not stopped: shadow mode recorded the stop as a proposal; it still costs $${cost.toFixed(2)}/h`
           : `could not be stopped (${result.status}${result.error ? `: ${result.error}` : ""}); it still costs $${cost.toFixed(2)}/h`;
-  await tellOnce(deps, agentId, {
-    key: leaseStoppedKey(lease.instanceId, lease.endsAt),
-    title: `Instance ${lease.instanceId}: lease expired`,
-    body: `${whose(lease)} lease on instance ${lease.instanceId} (${lease.purpose}) ran out at ${iso(lease.endsAt)} and was not extended within its grace of ${grace / 1000} s, so instance ${lease.instanceId} ${outcome}. The lease is ended.`,
-    severity: ["succeeded", "awaiting_approval", "proposed"].includes(result.status) ? "warning" : "critical",
-    instanceId: lease.instanceId,
-  });
+    await tellOnce(deps, agentId, {
+      key: leaseStoppedKey(lease.instanceId, lease.endsAt),
+      title: `Instance ${lease.instanceId}: lease expired`,
+      body: `${whose(lease)} lease on instance ${lease.instanceId} (${lease.purpose}) ran out at ${iso(lease.endsAt)} and was not extended within its grace of ${grace / 1000} s, so instance ${lease.instanceId} ${outcome}. The lease is ended.`,
+      severity: ["awaiting_approval", "proposed"].includes(result.status) ? "warning" : "critical",
+      instanceId: lease.instanceId,
+    });
+  }
   return { instanceId: lease.instanceId, status: result.status, ...(result.error ? { error: result.error } : {}) };
 }

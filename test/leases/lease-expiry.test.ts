@@ -81,10 +81,11 @@ describe("lease expiry", () => {
     const [action] = await deps.db.select().from(actions);
     expect(action).toMatchObject({ kind: "stop", decidedBy: "rules", instanceId: "sim-1", idempotencyKey: `lease-expiry:sim-1:${endsAt}` });
     expect(await leaseRow(deps, "sim-1")).toMatchObject({ endedAt: deps.clock.now(), endReason: "expired" });
+    // The stop is told once, by its money-move notice: why (the lease) and what it saves.
     const after = await told(deps);
-    expect(after.some((t) => t.startsWith("Instance sim-1: lease expired") && t.includes("was stopped") && t.includes("$0.42/h"))).toBe(
-      true,
-    );
+    expect(after).toHaveLength(2);
+    expect(after[1]).toMatch(/^Stopped sim-1: saves \$/);
+    expect(after[1]).toContain("the lease (ana, fine-tune llama) ran out");
 
     // Ended: nothing more, ever.
     const count = after.length;

@@ -15,7 +15,10 @@ const LEASED = "sim-x-0041";
 
 async function leaseNotices(host: ScenarioHost) {
   const { notifications } = await api(host, "GET", "/api/agents/default/notifications?limit=200");
-  return (notifications as { title: string }[]).filter((n) => n.title.includes(LEASED) && /lease/i.test(n.title)).map((n) => n.title);
+  // The lease's own notice, and the stop's money-move notice (its body names the lease).
+  return (notifications as { title: string; body: string }[])
+    .filter((n) => n.title.includes(LEASED) && /lease/i.test(`${n.title} ${n.body}`))
+    .map((n) => n.title);
 }
 
 export function defineLeaseScenario(getHost: () => ScenarioHost) {
@@ -47,7 +50,10 @@ export function defineLeaseScenario(getHost: () => ScenarioHost) {
           .where(and(eq(leases.agentId, "default"), eq(leases.instanceId, LEASED)));
         expect(row).toMatchObject({ endReason: "expired" });
         const told = await leaseNotices(host);
-        expect(told.sort()).toEqual([`Instance ${LEASED}: lease expired`, `Lease on instance ${LEASED} ran out`]);
+        expect(told.sort()).toEqual([
+          `Lease on instance ${LEASED} ran out`,
+          expect.stringMatching(new RegExp(`^Stopped ${LEASED}: saves \\$`)),
+        ]);
 
         await cron(host);
         await settleUntil(host, () => idle(host));
