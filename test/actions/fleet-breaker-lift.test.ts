@@ -10,35 +10,17 @@ import { describe, expect, it } from "vitest";
 import { buildApp } from "../../functions/app.ts";
 import { createOperator } from "../../auth/operators-store.ts";
 import { agents, instances, onceNotices, operatorActivity } from "../../schema/index.ts";
-import { executeAction } from "../../fleet/actions/actions.ts";
-import { authHeaders, createTestDb, createTestDeps } from "../support/test-deps.ts";
-import { FakeClock } from "../support/fake-clock.ts";
+import { authHeaders } from "../support/test-deps.ts";
 import { watchLoop } from "../support/one-check.ts";
-import { CountingProvider } from "./counting-provider.ts";
+import { fleetOfTen as tenInstances, restart, seenAgain } from "./fleet-of-ten.ts";
 import { dashboardClient } from "../dashboard/dashboard-client.ts";
 
-const ids = Array.from({ length: 10 }, (_, i) => `sim-${i + 1}`);
-
-/** Ten instances, `dead` of them offline, seen so twice 60 s apart; the watchdog has looked. */
+/** Ten instances, `dead` of them offline, seen so twice 60 s apart; the watchdog has looked; the lift over HTTP. */
 async function fleetOfTen(dead: number) {
-  const db = await createTestDb();
-  const clock = new FakeClock();
-  const provider = new CountingProvider(db, clock);
-  await provider.inner.seed(10);
-  const deps = await createTestDeps({ db, clock, provider, vars: { APPROVAL_REQUIRED_ACTIONS: "none" } });
-  const now = clock.now();
-  await db.insert(instances).values(
-    ids.map((id, i) => ({
-      agentId: "default",
-      id,
-      state: i < dead ? "offline" : "running",
-      stateAt: now,
-      lastSeenAt: now,
-      updatedAt: now,
-    })),
-  );
-  clock.advance(60_000);
-  await db.update(agents).set({ lastReconciledAt: clock.now() }).where(eq(agents.id, "default"));
+  const fleet = await tenInstances(dead);
+  await seenAgain(fleet, 60);
+  const { deps } = fleet;
+  const { db, clock } = deps;
   await watchLoop(deps, "default");
   const app = buildApp(() => deps);
   const lift = async (headers: Record<string, string> = authHeaders()) => {
@@ -50,17 +32,13 @@ async function fleetOfTen(dead: number) {
     return { authorization: `Bearer ${token}`, "content-type": "application/json" };
   };
   const liftActivity = () => db.select().from(operatorActivity).where(eq(operatorActivity.action, "fleet_breaker_lift"));
-  return { deps, provider, lift, tokenOf, liftActivity };
+  return { ...fleet, lift, tokenOf, liftActivity };
 }
-
-let n = 0;
-const restart = (deps: Awaited<ReturnType<typeof fleetOfTen>>["deps"], instanceId: string) =>
-  executeAction(deps, { agentId: "default", runId: null, instanceId, kind: "reboot", decidedBy: "rules", idempotencyKey: `lift-${n++}` });
 
 describe("POST /api/agents/:agent/fleet-breaker/lift", () => {
   it("open → lift → the rules' restart reaches the provider; audited; a second lift of the episode is a 409", async () => {
     const f = await fleetOfTen(4);
-    expect((await restart(f.deps, "sim-1")).status).toBe("awaiting_approval");
+    expect((await restart(f, "sim-1")).status).toBe("awaiting_approval");
     expect(f.provider.calls).toEqual([]);
 
     const dana = await f.tokenOf("dana", "operator");
@@ -71,7 +49,7 @@ describe("POST /api/agents/:agent/fleet-breaker/lift", () => {
       ["dana", "default", `episode #${lifted.json.episode}`],
     ]);
 
-    expect((await restart(f.deps, "sim-2")).status).toBe("succeeded");
+    expect((await restart(f, "sim-2")).status).toBe("succeeded");
     expect(f.provider.calls).toEqual(["reboot sim-2"]);
 
     const again = await f.lift(dana);
@@ -92,7 +70,7 @@ describe("POST /api/agents/:agent/fleet-breaker/lift", () => {
     f.deps.clock.advance(60_000);
     await f.deps.db.update(agents).set({ lastReconciledAt: f.deps.clock.now() }).where(eq(agents.id, "default"));
     expect((await watchLoop(f.deps, "default")).started).toEqual(["fleet_breaker_open"]);
-    expect((await restart(f.deps, "sim-5")).status).toBe("awaiting_approval");
+    expect((await restart(f, "sim-5")).status).toBe("awaiting_approval");
     expect((await f.lift()).status).toBe(200);
   });
 
@@ -108,7 +86,7 @@ describe("POST /api/agents/:agent/fleet-breaker/lift", () => {
       expect(await w.liftActivity()).toEqual([]);
       expect(await w.deps.db.select().from(onceNotices).where(eq(onceNotices.key, "fleet-breaker-lifted:1"))).toEqual([]);
     }
-    expect((await restart(f.deps, "sim-1")).status).toBe("awaiting_approval");
+    expect((await restart(f, "sim-1")).status).toBe("awaiting_approval");
   });
 
   it("the overview shows an operator the Lift form while the breaker holds, and its post lifts it", async () => {
@@ -129,7 +107,7 @@ describe("POST /api/agents/:agent/fleet-breaker/lift", () => {
     const res = await olga.post("/fleet-breaker/lift", {});
     expect(res.status).toBe(303);
     expect((await f.liftActivity()).map((a) => a.operatorName)).toEqual(["olga"]);
-    expect((await restart(f.deps, "sim-1")).status).toBe("succeeded");
+    expect((await restart(f, "sim-1")).status).toBe("succeeded");
     await watchLoop(f.deps, "default");
     expect((await olga.page("/")).html).not.toContain('data-testid="breaker-lift"');
   });

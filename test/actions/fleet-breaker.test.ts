@@ -4,59 +4,14 @@
  * restarts become approvals instead of provider calls, the watchdog tells a human once and shows
  * the hold on the health route; under the share, or once a human lifts the hold, they run again.
  */
-import { eq, inArray } from "drizzle-orm";
+import { inArray } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { agents, instances, notifications } from "../../schema/index.ts";
+import { instances, notifications } from "../../schema/index.ts";
 import { executeAction } from "../../fleet/actions/actions.ts";
 import { liftFleetBreaker } from "../../fleet/actions/fleet-breaker.ts";
 import { readHealth } from "../../agent/watchdog/watchdog.ts";
-import { createTestDb, createTestDeps } from "../support/test-deps.ts";
-import { FakeClock } from "../support/fake-clock.ts";
 import { watchLoop } from "../support/one-check.ts";
-import { CountingProvider } from "./counting-provider.ts";
-
-const ids = Array.from({ length: 10 }, (_, i) => `sim-${i + 1}`);
-
-/** Ten running instances; `dead` of them go offline now, seen once. */
-async function fleetOfTen(dead: number) {
-  const db = await createTestDb();
-  const clock = new FakeClock();
-  const provider = new CountingProvider(db, clock);
-  await provider.inner.seed(10);
-  const deps = await createTestDeps({ db, clock, provider, vars: { APPROVAL_REQUIRED_ACTIONS: "none" } });
-  const now = clock.now();
-  await db.insert(instances).values(
-    ids.map((id, i) => ({
-      agentId: "default",
-      id,
-      state: i < dead ? "offline" : "running",
-      stateAt: now,
-      lastSeenAt: now,
-      updatedAt: now,
-    })),
-  );
-  await db.update(agents).set({ lastReconciledAt: now }).where(eq(agents.id, "default"));
-  return { deps, provider };
-}
-
-type Fleet = Awaited<ReturnType<typeof fleetOfTen>>;
-
-/** The provider's listing says the same again, `s` seconds later. */
-async function seenAgain({ deps }: Fleet, s: number) {
-  deps.clock.advance(s * 1000);
-  await deps.db.update(agents).set({ lastReconciledAt: deps.clock.now() }).where(eq(agents.id, "default"));
-}
-
-let n = 0;
-const restart = ({ deps }: Fleet, instanceId: string) =>
-  executeAction(deps, {
-    agentId: "default",
-    runId: null,
-    instanceId,
-    kind: "reboot",
-    decidedBy: "rules",
-    idempotencyKey: `restart-${n++}`,
-  });
+import { fleetOfTen, restart, seenAgain, type Fleet } from "./fleet-of-ten.ts";
 
 const breakerNotices = ({ deps }: Fleet) =>
   deps.db
