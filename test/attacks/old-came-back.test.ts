@@ -7,12 +7,10 @@
  * back up, it is left alone, the replacement fails and a human is told once to decide which to keep.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { instances, notifications } from "../../schema/index.ts";
-import { VastProvider } from "../../fleet/providers/vast.ts";
+import { notifications } from "../../schema/index.ts";
 import { proposeReplacement } from "../../fleet/replacement/replacement-proposal.ts";
-import { createTestDeps } from "../support/test-deps.ts";
-import { startVastServer, vastInstance, vastOffer, type VastServer } from "../fleet/vast-server.ts";
-import { AFTER_S, decide, rows, tick } from "../replacement/support.ts";
+import type { VastServer } from "../fleet/vast-server.ts";
+import { deadOnVast, decide, rows, tick } from "../replacement/support.ts";
 
 const servers: VastServer[] = [];
 afterEach(async () => {
@@ -26,31 +24,8 @@ describe("the old instance is re-read before it is destroyed", () => {
   ])
     it(`an old instance back to ${back.actual_status} is not destroyed; a human is told`, async () => {
       const apiKey = "vast-test-key-back";
-      const old = vastInstance(1, {
-        actual_status: "offline",
-        cur_state: "stopped",
-        machine_id: 101,
-        num_gpus: 2,
-        dph_total: 0.6,
-        image_uuid: "pytorch/pytorch:2.3",
-      });
-      const server = await startVastServer({ apiKey, instances: [old], offers: [vastOffer(2, { dph_total: 0.62 })] });
+      const { deps, server } = await deadOnVast({ apiKey });
       servers.push(server);
-      const provider = new VastProvider({ apiKey, baseUrl: server.url, sleep: async () => {} });
-      const deps = await createTestDeps({ provider, vars: { REPLACE_AFTER_S: String(AFTER_S), VAST_API_KEY: apiKey } });
-      const now = deps.clock.now();
-      await deps.db.insert(instances).values({
-        agentId: "default",
-        id: "1",
-        state: "offline",
-        stateAt: now,
-        lastSeenAt: now,
-        gpuName: "RTX 4090",
-        gpuCount: 2,
-        pricePerHour: 0.6,
-        updatedAt: now,
-      });
-      deps.clock.advance(AFTER_S * 1000 + 1);
       await proposeReplacement(deps, { agentId: "default", runId: null, decidedBy: "rules" }, "1");
       await decide(deps, "approve");
       expect((await tick(deps)).steps[0]!.outcome).toBe("created");

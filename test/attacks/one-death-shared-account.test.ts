@@ -8,13 +8,13 @@
  * unique index `replacements_account_open` settles two proposals at once.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { approvals, instances, replacements } from "../../schema/index.ts";
+import { approvals, replacements } from "../../schema/index.ts";
 import { VastProvider } from "../../fleet/providers/vast.ts";
 import { providerAccount } from "../../fleet/providers/provider-account.ts";
 import { proposeReplacement } from "../../fleet/replacement/replacement-proposal.ts";
-import { createTestDeps, type TestDeps } from "../support/test-deps.ts";
-import { startVastServer, vastInstance, vastOffer, type VastServer } from "../fleet/vast-server.ts";
-import { AFTER_S, decide } from "../replacement/support.ts";
+import type { TestDeps } from "../support/test-deps.ts";
+import type { VastServer } from "../fleet/vast-server.ts";
+import { deadOnVast, decide } from "../replacement/support.ts";
 import { createAgent, scopedDeps, scopedTick } from "./support.ts";
 
 const servers: VastServer[] = [];
@@ -26,33 +26,8 @@ const apiKey = "vast-test-key-shared";
 
 /** Two agents, `default` and `team-b`, on the host's one Vast.ai account; both have seen instance 1 go offline. */
 async function sharedDeath() {
-  const old = vastInstance(1, {
-    actual_status: "offline",
-    cur_state: "stopped",
-    machine_id: 101,
-    num_gpus: 2,
-    dph_total: 0.6,
-    image_uuid: "pytorch/pytorch:2.3",
-  });
-  const server = await startVastServer({ apiKey, instances: [old], offers: [vastOffer(2, { dph_total: 0.62 })] });
+  const { deps, server } = await deadOnVast({ apiKey, agentIds: ["default", "team-b"] }, createAgent);
   servers.push(server);
-  const provider = new VastProvider({ apiKey, baseUrl: server.url, sleep: async () => {} });
-  const deps = await createTestDeps({ provider, vars: { REPLACE_AFTER_S: String(AFTER_S), VAST_API_KEY: apiKey } });
-  await createAgent(deps, "team-b");
-  const now = deps.clock.now();
-  for (const agentId of ["default", "team-b"])
-    await deps.db.insert(instances).values({
-      agentId,
-      id: "1",
-      state: "offline",
-      stateAt: now,
-      lastSeenAt: now,
-      gpuName: "RTX 4090",
-      gpuCount: 2,
-      pricePerHour: 0.6,
-      updatedAt: now,
-    });
-  deps.clock.advance(AFTER_S * 1000 + 1);
   return { deps, server };
 }
 

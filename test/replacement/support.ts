@@ -1,7 +1,8 @@
 /**
  * The replacement tests' shared steps: a simulated fleet (rules policy, no LLM) whose sim-1 has
  * lost its host, the agent's run that proposes the replacement, a human's approval through the
- * approvals API, and the replacement check run as a tick of its own.
+ * approvals API, and the replacement check run as a tick of its own; and a dead instance on the
+ * strict Vast.ai fake, past REPLACE_AFTER_S.
  */
 import { eq } from "drizzle-orm";
 import { buildApp } from "../../functions/app.ts";
@@ -11,6 +12,10 @@ import { checkReplacements, type ReplacementsReport } from "../../fleet/replacem
 import type { SimulatorProvider } from "../../fleet/providers/simulator.ts";
 import { authHeaders, type TestDeps } from "../support/test-deps.ts";
 import { agentFixture, setInstanceState, trigger } from "../agent/harness.ts";
+import { instances } from "../../schema/index.ts";
+import { VastProvider } from "../../fleet/providers/vast.ts";
+import { createTestDeps } from "../support/test-deps.ts";
+import { startVastServer, vastInstance, vastOffer, type VastFakeOptions } from "../fleet/vast-server.ts";
 
 export const AFTER_S = 600;
 
@@ -40,3 +45,44 @@ export async function decide(deps: TestDeps, decision: "approve" | "reject") {
 
 export const tick = (deps: TestDeps) => runTickCheck<ReplacementsReport, TestDeps>(deps, "default", checkReplacements);
 export const rows = (deps: TestDeps) => deps.db.select().from(replacements).orderBy(replacements.id);
+
+/**
+ * Vast.ai instance 1 (2 × RTX 4090 at $0.60/h, pytorch image) gone offline on the fake, seen so by
+ * each of `agentIds` (created by `addAgent` when not `default`), and REPLACE_AFTER_S passed: what a
+ * replacement proposal starts from. The caller closes the server.
+ */
+export async function deadOnVast(
+  options: { apiKey: string; fake?: VastFakeOptions; vars?: Record<string, string>; agentIds?: string[] },
+  addAgent: (deps: TestDeps, agentId: string) => Promise<unknown> = async () => {},
+) {
+  const { apiKey } = options;
+  const old = vastInstance(1, {
+    actual_status: "offline",
+    cur_state: "stopped",
+    machine_id: 101,
+    num_gpus: 2,
+    dph_total: 0.6,
+    disk_space: 100,
+    image_uuid: "pytorch/pytorch:2.3",
+  });
+  const server = await startVastServer({ apiKey, instances: [old], offers: [vastOffer(2, { dph_total: 0.62 })], ...options.fake });
+  const provider = new VastProvider({ apiKey, baseUrl: server.url, sleep: async () => {} });
+  const deps = await createTestDeps({ provider, vars: { REPLACE_AFTER_S: String(AFTER_S), VAST_API_KEY: apiKey, ...options.vars } });
+  const now = deps.clock.now();
+  for (const agentId of options.agentIds ?? ["default"]) {
+    if (agentId !== "default") await addAgent(deps, agentId);
+    await deps.db.insert(instances).values({
+      agentId,
+      id: "1",
+      state: "offline",
+      stateAt: now,
+      lastSeenAt: now,
+      gpuName: "RTX 4090",
+      gpuCount: 2,
+      pricePerHour: 0.6,
+      updatedAt: now,
+    });
+  }
+  deps.clock.advance(AFTER_S * 1000 + 1);
+  return { deps, server };
+}
