@@ -7,7 +7,8 @@
 import { describe, expect, it } from "vitest";
 import { executeAction } from "../../fleet/actions/actions.ts";
 import { ProviderError } from "../../fleet/providers/provider.ts";
-import { leases } from "../../schema/index.ts";
+import { eq } from "drizzle-orm";
+import { actions, leases } from "../../schema/index.ts";
 import { CountingProvider } from "../actions/counting-provider.ts";
 import { createTestDb, createTestDeps } from "../support/test-deps.ts";
 import { FakeClock } from "../support/fake-clock.ts";
@@ -65,6 +66,20 @@ describe("the rent action", () => {
     const result = await rent("rent-maybe-1");
     expect(result.status).toBe("failed");
     expect(result.error).toMatch(/may have been rented: look for the label "fw-lease owner=ada until=/);
+    expect(provider.calls.filter((c) => c.startsWith("create"))).toHaveLength(1);
+  });
+
+  it("a crash between the create and its record does not rent twice when the call is repeated", async () => {
+    const { deps, provider, rent } = await setup();
+    expect((await rent("rent-crash-1")).status).toBe("succeeded");
+    // What a process killed after the provider answered leaves: the claimed action still pending, no lease.
+    await deps.db
+      .update(actions)
+      .set({ status: "pending", finishedAt: null, result: null })
+      .where(eq(actions.idempotencyKey, "rent-crash-1"));
+    await deps.db.delete(leases);
+    const again = await rent("rent-crash-1");
+    expect(again.repeated).toBe(true);
     expect(provider.calls.filter((c) => c.startsWith("create"))).toHaveLength(1);
   });
 });
