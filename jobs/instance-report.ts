@@ -107,8 +107,10 @@ export async function acceptInstanceReport(deps: Deps, agentId: string, delivery
   } satisfies StateChange;
   if (
     busyHere(agentId, report.instanceId, now) &&
-    (await storedLastMinute(deps, agentId, report.instanceId, now)) >= REPORTS_STORED_PER_MINUTE
+    (seenHere.get(`${agentId}\u0000${report.instanceId}`)?.capped ||
+      (await storedLastMinute(deps, agentId, report.instanceId, now)) >= REPORTS_STORED_PER_MINUTE)
   ) {
+    markCapped(agentId, report.instanceId);
     const updated = await keepNewestState(deps, change, at ?? now, now, report);
     if (updated) {
       return {
@@ -171,20 +173,36 @@ async function refusal(deps: Deps, agentId: string, instanceId: string, admissio
 }
 
 /** Reports this process saw per instance in the current minute; above LOCAL_QUIET the database is asked. */
-const seenHere = new Map<string, { minute: number; n: number }>();
+const seenHere = new Map<string, { minute: number; n: number; capped: boolean }>();
 /** Below this many reports of one instance a minute in this process, no extra read (a heartbeat's round trips stay as they were). */
 const LOCAL_QUIET = 10;
+/** Past LOCAL_QUIET, one database count per this many reports (so at most this many past the bound slip through). */
+const CHECK_EVERY = 10;
 /** Bound of seenHere: past it, the map starts over (a few more reads, never more rows). */
 const SEEN_HERE_MAX = 10_000;
 
 function busyHere(agentId: string, instanceId: string, now: number): boolean {
+  const seen = seenThisMinute(agentId, instanceId, now);
+  // Past LOCAL_QUIET the database is asked on every CHECK_EVERY-th report only (the read scans the
+  // agent's newest events), and not again this minute once it said the instance is over the bound.
+  return seen.capped || (seen.n > LOCAL_QUIET && (seen.n - LOCAL_QUIET - 1) % CHECK_EVERY === 0);
+}
+
+/** Reports of the instance seen by this process this minute (this one counted), and whether it is capped. */
+function seenThisMinute(agentId: string, instanceId: string, now: number) {
   const key = `${agentId}\u0000${instanceId}`;
   const minute = Math.floor(now / 60_000);
   const seen = seenHere.get(key);
-  const n = seen && seen.minute === minute ? seen.n + 1 : 1;
+  const current = seen && seen.minute === minute ? { minute, n: seen.n + 1, capped: seen.capped } : { minute, n: 1, capped: false };
   if (seenHere.size >= SEEN_HERE_MAX && !seen) seenHere.clear();
-  seenHere.set(key, { minute, n });
-  return n > LOCAL_QUIET;
+  seenHere.set(key, current);
+  return current;
+}
+
+/** The database said the instance stored its bound this minute: no more reads of it this minute. */
+function markCapped(agentId: string, instanceId: string) {
+  const seen = seenHere.get(`${agentId}\u0000${instanceId}`);
+  if (seen) seen.capped = true;
 }
 
 /** The instance's webhook reports stored in the last minute, among the agent's newest events. */
