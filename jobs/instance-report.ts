@@ -14,14 +14,11 @@
  *   its instance, after one provider call).
  * The filter and cap are checked inside the report's one batch (no extra round trip); refused,
  * the batch wrote nothing, and one read says why.
- * Flood bound (issue #37 item 8e): at most REPORTS_STORED_PER_MINUTE reports per instance per
- * minute are stored (counted among the agent's newest RECENT_EVENTS_READ events, read only once
- * this process has seen more than LOCAL_QUIET reports of the instance this minute, so a heartbeat
- * costs no extra round trip; on Workers each isolate lets LOCAL_QUIET through unread); past it a report
- * of an instance already stored only updates its row (the newest state wins) and is answered 202
- * with a note, storing no event, telemetry or history row.
+ * Flood bound (issue #37 item 8e, fleet/instances/report-flood.ts): past REPORTS_STORED_PER_MINUTE
+ * reports of one instance in a minute, a report of an instance already stored only updates its
+ * row (the newest state wins) and is answered 202 with a note, storing no event, telemetry or history row.
  */
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import { z } from "zod";
 import type { Deps } from "./deps.ts";
 import { RequestError } from "./errors.ts";
@@ -30,8 +27,9 @@ import { withAgent } from "./with-agent.ts";
 import { plainText } from "../runtime/plain-text.ts";
 import { verifyingSecrets, verifySignedReport, withInstanceKeys } from "../auth/webhook-secrets.ts";
 import { recordInstanceReport, type RecordedChange, type ReportAdmission, type StateChange } from "../fleet/instances/instance-state.ts";
+import { keepNewestState, pastFloodBound, REPORTS_STORED_PER_MINUTE } from "../fleet/instances/report-flood.ts";
 import { INSTANCE_STATES } from "../fleet/providers/provider.ts";
-import { events, instances } from "../schema/index.ts";
+import { instances } from "../schema/index.ts";
 import { ownLabelPrefix } from "../runtime/agent-settings.ts";
 
 export const instanceReport = z
@@ -53,11 +51,6 @@ export const instanceReport = z
 
 /** How far ahead of our clock a report's `at` may be (the signature's own tolerance). */
 export const MAX_REPORT_AHEAD_MS = 5 * 60_000;
-
-/** Reports stored per instance per minute; past it a report only updates the instance's row. */
-export const REPORTS_STORED_PER_MINUTE = 60;
-/** How many of the agent's newest events the flood count reads (bounds the read itself). */
-const RECENT_EVENTS_READ = 2_000;
 
 /** A report past the flood bound: the instance's row took it, nothing else was stored. */
 export interface CappedReport {
@@ -105,14 +98,8 @@ export async function acceptInstanceReport(deps: Deps, agentId: string, delivery
     telemetry: { gpuUtil: report.gpuUtil, diskUsedPct: report.diskUsedPct, progress: report.progress, source: "webhook" },
     reason: report.reason ?? null,
   } satisfies StateChange;
-  if (
-    busyHere(agentId, report.instanceId, now) &&
-    (seenHere.get(`${agentId}\u0000${report.instanceId}`)?.capped ||
-      (await storedLastMinute(deps, agentId, report.instanceId, now)) >= REPORTS_STORED_PER_MINUTE)
-  ) {
-    markCapped(agentId, report.instanceId);
-    const updated = await keepNewestState(deps, change, at ?? now, now, report);
-    if (updated) {
+  if (await pastFloodBound(scope.deps, agentId, report.instanceId, now)) {
+    if (await keepNewestState(scope.deps, change, at ?? now, now, report.gpuUtil)) {
       return {
         eventId: null,
         duplicate: false,
@@ -170,65 +157,4 @@ async function refusal(deps: Deps, agentId: string, instanceId: string, admissio
     429,
     `instance ${instanceId} is not listed by the provider and agent ${agentId} already keeps ${admission.webhookOnlyMax} webhook-only instances (WEBHOOK_ONLY_INSTANCES_MAX): nothing stored`,
   );
-}
-
-/** Reports this process saw per instance in the current minute; above LOCAL_QUIET the database is asked. */
-const seenHere = new Map<string, { minute: number; n: number; capped: boolean }>();
-/** Below this many reports of one instance a minute in this process, no extra read (a heartbeat's round trips stay as they were). */
-const LOCAL_QUIET = 10;
-/** Past LOCAL_QUIET, one database count per this many reports (so at most this many past the bound slip through). */
-const CHECK_EVERY = 10;
-/** Bound of seenHere: past it, the map starts over (a few more reads, never more rows). */
-const SEEN_HERE_MAX = 10_000;
-
-function busyHere(agentId: string, instanceId: string, now: number): boolean {
-  const seen = seenThisMinute(agentId, instanceId, now);
-  // Past LOCAL_QUIET the database is asked on every CHECK_EVERY-th report only (the read scans the
-  // agent's newest events), and not again this minute once it said the instance is over the bound.
-  return seen.capped || (seen.n > LOCAL_QUIET && (seen.n - LOCAL_QUIET - 1) % CHECK_EVERY === 0);
-}
-
-/** Reports of the instance seen by this process this minute (this one counted), and whether it is capped. */
-function seenThisMinute(agentId: string, instanceId: string, now: number) {
-  const key = `${agentId}\u0000${instanceId}`;
-  const minute = Math.floor(now / 60_000);
-  const seen = seenHere.get(key);
-  const current = seen && seen.minute === minute ? { minute, n: seen.n + 1, capped: seen.capped } : { minute, n: 1, capped: false };
-  if (seenHere.size >= SEEN_HERE_MAX && !seen) seenHere.clear();
-  seenHere.set(key, current);
-  return current;
-}
-
-/** The database said the instance stored its bound this minute: no more reads of it this minute. */
-function markCapped(agentId: string, instanceId: string) {
-  const seen = seenHere.get(`${agentId}\u0000${instanceId}`);
-  if (seen) seen.capped = true;
-}
-
-/** The instance's webhook reports stored in the last minute, among the agent's newest events. */
-async function storedLastMinute(deps: Deps, agentId: string, instanceId: string, now: number): Promise<number> {
-  const [row] = await deps.db.all<{ n: number }>(sql`
-    select count(*) as n from (
-      select source, created_at, payload from ${events} where agent_id = ${agentId} order by id desc limit ${RECENT_EVENTS_READ}
-    ) where source = 'webhook' and created_at > ${now - 60_000} and json_extract(payload, '$.instanceId') = ${instanceId}`);
-  return Number(row?.n ?? 0);
-}
-
-/** Past the flood bound: the newest state (and utilisation) goes on the instance's row only; false when no row. */
-async function keepNewestState(deps: Deps, change: StateChange, at: number, now: number, report: z.infer<typeof instanceReport>) {
-  const newer = sql`${at} >= ${instances.stateAt}`;
-  const rows = await deps.db
-    .update(instances)
-    .set({
-      state: sql`case when ${newer} then ${change.state} else ${instances.state} end`,
-      statusMessage: sql`case when ${newer} then coalesce(${change.message}, ${instances.statusMessage}) else ${instances.statusMessage} end`,
-      stateAt: sql`max(${at}, ${instances.stateAt})`,
-      lastSeenAt: sql`max(${now}, ${instances.lastSeenAt})`,
-      heartbeatFlaggedAt: null,
-      ...(report.gpuUtil !== undefined ? { gpuUtil: report.gpuUtil, gpuUtilAt: now } : {}),
-      updatedAt: now,
-    })
-    .where(and(eq(instances.agentId, change.agentId), eq(instances.id, change.instanceId)))
-    .returning({ id: instances.id });
-  return rows.length > 0;
 }

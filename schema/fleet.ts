@@ -71,6 +71,12 @@ export const instances = sqliteTable(
      * not rented through the provider's account). Capped per agent, listed apart, sorted last.
      */
     webhookOnly: integer({ mode: "boolean" }).notNull().default(false),
+    /**
+     * The instance's own reports stored in the minute `reportsMinute` (minutes since the epoch):
+     * the flood bound's count (jobs/instance-report.ts), kept by the batch that stores a report.
+     */
+    reportsMinute: integer(),
+    reportsInMinute: integer().notNull().default(0),
     updatedAt: integer().notNull(),
   },
   (t) => [primaryKey({ columns: [t.agentId, t.id] })],

@@ -124,6 +124,8 @@ export const instanceStatePrepared = preparedPerDb((db) => {
       lastSeenAt: now,
       reportsByWebhook: webhook,
       webhookOnly: p("webhookOnlyNew"),
+      reportsMinute: sql`case when ${webhook} then ${p("minute")} end`,
+      reportsInMinute: webhook,
       updatedAt: now,
       ...Object.fromEntries(DETAIL_KEYS.map((key) => [key, p(key)])),
     },
@@ -143,6 +145,10 @@ export const instanceStatePrepared = preparedPerDb((db) => {
       // Idle is a mark of a running instance (fleet/instances/telemetry.ts keeps it): a newer state away from running ends it.
       idleSince: sql`case when ${newer} and ${proposed.state} <> 'running' then null else ${instances.idleSince} end`,
       webhookOnly: sql`case when ${source} = 'reconcile' then 0 else ${instances.webhookOnly} end`,
+      // The flood bound's count (jobs/instance-report.ts): the instance's own reports stored this minute.
+      reportsMinute: sql`case when ${webhook} then ${p("minute")} else ${instances.reportsMinute} end`,
+      reportsInMinute: sql`case when not ${webhook} then ${instances.reportsInMinute}
+        when ${instances.reportsMinute} = ${p("minute")} then ${instances.reportsInMinute} + 1 else 1 end`,
       updatedAt: sql`${now}`,
       ...Object.fromEntries(
         DETAIL_KEYS.map((key) => [key, sql`case when ${p(`${key}Given`)} then ${proposed[key]} else ${instances[key]} end`]),

@@ -63,6 +63,9 @@ export interface ReportAdmission {
   listed?: boolean;
 }
 
+/** The minute a report is counted in by the flood bound (instances.reportsMinute). */
+export const reportMinute = (now: number) => Math.floor(now / 60_000);
+
 /** One statement set per change: the bound values of instance-state-statements.ts. */
 function changeValues(deps: FleetDeps, change: StateChange, admission: ReportAdmission | null) {
   const now = deps.clock.now();
@@ -82,6 +85,7 @@ function changeValues(deps: FleetDeps, change: StateChange, admission: ReportAdm
     source: change.source,
     state: change.state,
     now,
+    minute: reportMinute(now),
     at,
     message,
     payload: {

@@ -2,14 +2,14 @@
  * Attack: one instance (compromised, or a runaway loop in its reporter) floods its agent with
  * signed reports, about 1,000 a second; every one is stored as an event, a telemetry sample and
  * (for a change) a history row, so the database and the agent's event stream drown.
- * Guard: jobs/instance-report.ts stores at most REPORTS_STORED_PER_MINUTE reports per instance
- * per minute (counted among the agent's recent events); past it a report still updates the
+ * Guard: fleet/instances/report-flood.ts stores at most REPORTS_STORED_PER_MINUTE reports per
+ * instance per minute (counted on the instance's row by the batch that stores one); past it a report still updates the
  * instance's latest state (state, message, last seen, utilisation) and is answered 202 with a
  * note, but stores no event, telemetry or history row. The next minute stores again.
  */
 import { describe, expect, it } from "vitest";
 import { buildApp } from "../../functions/app.ts";
-import { REPORTS_STORED_PER_MINUTE } from "../../jobs/instance-report.ts";
+import { REPORTS_STORED_PER_MINUTE } from "../../fleet/instances/report-flood.ts";
 import type { SimulatorProvider } from "../../fleet/providers/simulator.ts";
 import { signedWebhook } from "../support/signed-webhook.ts";
 import { createTestDeps } from "../support/test-deps.ts";
@@ -54,5 +54,36 @@ describe("one instance floods its agent with reports", () => {
     deps.clock.advance(61_000);
     expect((await report(1001, "running")).status).toBe(202);
     expect((await rows()).events).toBe(stored.events + 1);
+  });
+
+  it("holds for one instance among many reporting ones (its reports a small share of the agent's newest events)", async () => {
+    const deps = await createTestDeps();
+    await (deps.provider as SimulatorProvider).seed(40);
+    const app = buildApp(() => deps);
+    const report = (id: string, i: number) =>
+      app.request(
+        "/webhooks/default/instances",
+        signedWebhook(`many-${id}-${i}`, { instanceId: id, state: i % 2 ? "running" : "offline" }),
+      );
+    // 80 rounds; in each, the flooding instance reports once among 39 others (2.5% of the events).
+    for (let round = 0; round < 80; round++) {
+      const statuses = await Promise.all(
+        Array.from({ length: 40 }, (_, k) => report(`sim-${k + 1}`, round)).map(async (r) => (await r).status),
+      );
+      expect(statuses.every((s) => s === 202)).toBe(true);
+    }
+    const stored = async (id: string) =>
+      Number(
+        (
+          await deps.db.$client.execute({
+            sql: "select count(*) as n from events where source = 'webhook' and json_extract(payload, '$.instanceId') = ?",
+            args: [id],
+          })
+        ).rows[0]!.n,
+      );
+    expect(await stored("sim-40")).toBe(REPORTS_STORED_PER_MINUTE);
+    expect(await stored("sim-7")).toBe(REPORTS_STORED_PER_MINUTE);
+    const row = (await deps.db.$client.execute("select reports_in_minute as n from instances where id = 'sim-40'")).rows[0]!;
+    expect(Number(row.n)).toBe(REPORTS_STORED_PER_MINUTE);
   });
 });
