@@ -8,6 +8,7 @@ import { createNodeClient } from "../db/node-client.ts";
 import { simulatorInstances } from "../schema/index.ts";
 import { createAgent } from "../pipeline/index.ts";
 import type { ScriptedLlm } from "../test/support/scripted-llm.ts";
+import { STORE_EVERY_REPORT } from "./processes.ts";
 
 export const STATES = ["running", "loading", "exited"] as const;
 
@@ -37,6 +38,7 @@ export const RUNS: Busy = {
   describe: (w) =>
     `${w.runs} runs (${w.llmRuns} by the LLM, ${w.llmCalls} LLM calls, prompts up to ${w.largestPrompt} tokens), ${w.ticks} cron ticks`,
   env: (llmUrl) => ({
+    ...STORE_EVERY_REPORT,
     SIMULATOR_INSTANCES: "200",
     SIMULATOR_FAILURE_RATE: "120",
     RECONCILE_INTERVAL_S: "1",
@@ -57,6 +59,7 @@ export const TICKS: Busy = {
   name: `webhooks, 64 connections, while cron ticks run back to back (${AGENTS} agents × ${INSTANCES.toLocaleString("en")} instances)`,
   describe: (w) => `${w.ticks} full ticks of ${AGENTS} agents, ${w.runs} runs`,
   env: () => ({
+    ...STORE_EVERY_REPORT,
     SIMULATOR_INSTANCES: String(INSTANCES),
     // As in bench/scale.bench.ts: steady ticks (failures at 120/h on 1,000 instances would add
     // ~30 state changes a second, i.e. ingest of their own, not tick work).

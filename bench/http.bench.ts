@@ -3,7 +3,8 @@
  * bare baseline (bench/baseline-server.ts) side by side, both driven over loopback HTTP with
  * pre-signed requests, repetitions interleaved so drift on a shared machine hits both alike.
  *
- * - throughput and latency for signed webhooks and chat messages at 32 and 64 connections;
+ * - throughput and latency for signed webhooks and chat messages at 32 and 64 connections, every
+ *   report stored (bench/processes.ts STORE_EVERY_REPORT), and one instance flooding past the bound;
  * - history growth 0 → 50,000 events: cost per event, GET instances, RSS and database size.
  * Every figure carries the machine's 1-minute load average when it was taken.
  */
@@ -105,6 +106,58 @@ async function throughput(rows: Row[]): Promise<void> {
   }
 }
 
+/** Reports of one instance only, as a runaway reporter sends them. */
+function floodOf(count: number, tag: string): () => PreparedRequest | null {
+  return queue(
+    Array.from({ length: count }, (_, i) =>
+      signedWebhook("default", `${tag}_${sequence++}`, JSON.stringify({ instanceId: "i-flood", state: STATES[i % STATES.length] })),
+    ),
+  );
+}
+
+/**
+ * One instance floods its agent: with the flood bound as deployed (REPORTS_STORED_PER_MINUTE,
+ * default 60), past it a report only updates the instance's row; the baseline stores every one.
+ */
+async function flood(rows: Row[]): Promise<void> {
+  const { REPORTS_STORED_PER_MINUTE: _storeAll, ...asDeployed } = WEBHOOK_FLEET;
+  const fw = await startFleetwarden({ ...asDeployed, DEBOUNCE_STATE_MS: "3600000", DEBOUNCE_HUMAN_MS: "3600000" });
+  const base = await startBaseline();
+  const REPS_FLOOD = 3;
+  try {
+    const fwSamples: Sample[] = [];
+    const baseSamples: Sample[] = [];
+    for (let rep = 0; rep < REPS_FLOOD; rep++) {
+      for (const who of rep % 2 === 0 ? ["fw", "base"] : ["base", "fw"]) {
+        const server = who === "fw" ? fw : base;
+        (who === "fw" ? fwSamples : baseSamples).push(
+          await sample(server.port, 32, floodOf(SAMPLE_REQUESTS, `flood${who}${rep}`), RUN_MS, `flood ${who}`),
+        );
+      }
+    }
+    const f = summary(fwSamples);
+    const b = summary(baseSamples);
+    const name = `one instance floods its agent, 32 connections (median of ${REPS_FLOOD})`;
+    rows.push(
+      {
+        benchmark: name,
+        variant: "fleetwarden, flood bound as deployed (60 stored a minute, the rest update the row)",
+        result: `${f.rps.toFixed(0)} req/s · p50 ${fmtMs(f.p50)} · p99 ${fmtMs(f.p99)} · load ${f.loads}`,
+        ratio: `${(f.rps / b.rps).toFixed(2)}× req/s · ${(f.p99 / b.p99).toFixed(2)}× p99`,
+      },
+      {
+        benchmark: name,
+        variant: "baseline (stores every report)",
+        result: `${b.rps.toFixed(0)} req/s · p50 ${fmtMs(b.p50)} · p99 ${fmtMs(b.p99)} · load ${b.loads}`,
+        ratio: "1.00×",
+      },
+    );
+  } finally {
+    await fw.stop();
+    await base.stop();
+  }
+}
+
 async function getInstancesMs(server: Server): Promise<number> {
   const times: number[] = [];
   for (let i = 0; i < 20; i++) {
@@ -194,6 +247,7 @@ async function growth(rows: Row[]): Promise<string> {
 export async function httpBench(): Promise<{ rows: Row[]; growthTable: string }> {
   const rows: Row[] = [];
   await throughput(rows);
+  await flood(rows);
   const growthTable = await growth(rows);
   return { rows, growthTable };
 }

@@ -27,7 +27,7 @@ import { withAgent } from "./with-agent.ts";
 import { plainText } from "../runtime/plain-text.ts";
 import { verifyingSecrets, verifySignedReport, withInstanceKeys } from "../auth/webhook-secrets.ts";
 import { recordInstanceReport, type RecordedChange, type ReportAdmission, type StateChange } from "../fleet/instances/instance-state.ts";
-import { keepNewestState, pastFloodBound, REPORTS_STORED_PER_MINUTE } from "../fleet/instances/report-flood.ts";
+import { keepNewestState, pastFloodBound } from "../fleet/instances/report-flood.ts";
 import { INSTANCE_STATES } from "../fleet/providers/provider.ts";
 import { instances } from "../schema/index.ts";
 import { ownLabelPrefix } from "../runtime/agent-settings.ts";
@@ -104,7 +104,7 @@ export async function acceptInstanceReport(deps: Deps, agentId: string, delivery
         eventId: null,
         duplicate: false,
         outcome: "capped",
-        note: `instance ${report.instanceId} already stored ${REPORTS_STORED_PER_MINUTE} reports this minute (REPORTS_STORED_PER_MINUTE): its latest state was updated, no event or telemetry stored`,
+        note: `instance ${report.instanceId} already stored ${deps.config.reportsStoredPerMinute} reports this minute (REPORTS_STORED_PER_MINUTE): its latest state was updated, no event or telemetry stored`,
       };
     }
   }

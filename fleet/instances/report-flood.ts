@@ -1,7 +1,7 @@
 /**
  * The flood bound on an instance's own reports (issue #37 item 8e): at most
- * REPORTS_STORED_PER_MINUTE are stored per instance per minute. The batch that stores a report
- * counts it on the instance's row (`reportsInMinute`, instance-state-statements.ts); that count is
+ * REPORTS_STORED_PER_MINUTE (a setting, default 60) are stored per instance per minute. The
+ * batch that stores a report counts it on the instance's row (`reportsInMinute`, instance-state-statements.ts); that count is
  * read (one primary-key read) only once this process has seen more than LOCAL_QUIET reports of the
  * instance this minute, so a heartbeat costs no extra round trip (on Workers each isolate lets
  * LOCAL_QUIET through unread), and not again that minute once it said the bound is reached. Past
@@ -15,8 +15,6 @@ import { bind, preparedPerDb } from "../../db/prepared.ts";
 import { commitIngest } from "../../pipeline/index.ts";
 import { reportMinute, type StateChange } from "./instance-state.ts";
 
-/** Reports stored per instance per minute; past it a report only updates the instance's row. */
-export const REPORTS_STORED_PER_MINUTE = 60;
 /** Below this many reports of one instance a minute in this process, no extra read. */
 const LOCAL_QUIET = 10;
 /** Bound of seenHere: past it, the map starts over (a few more reads, never more rows). */
@@ -39,7 +37,7 @@ export async function pastFloodBound(deps: FleetDeps, agentId: string, instanceI
   if (current.capped) return true;
   if (current.n <= LOCAL_QUIET) return false;
   const [row] = await floodStatements(deps.db).count.all({ agentId, instanceId });
-  current.capped = row?.minute === minute && row.n >= REPORTS_STORED_PER_MINUTE;
+  current.capped = row?.minute === minute && row.n >= deps.config.reportsStoredPerMinute;
   return current.capped;
 }
 

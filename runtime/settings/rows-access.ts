@@ -57,6 +57,12 @@ export const ACCESS_ROWS = {
     ...whole(0, 10_000, 50),
     at: "webhookOnlyInstancesMax",
   }),
+  REPORTS_STORED_PER_MINUTE: setting({
+    group,
+    doc: "an instance's own reports stored per minute; past it a report only updates the instance's row (the newest state), a flood bound",
+    ...whole(1, 100_000, 60),
+    at: "reportsStoredPerMinute",
+  }),
   VAST_WEBHOOK_SECRET: setting({
     group,
     doc: "the `webhook_secret` Vast.ai returned when you created (or rotated) the notification webhook; verifies `POST /webhooks/:agent/vast`",

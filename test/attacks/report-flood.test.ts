@@ -9,10 +9,12 @@
  */
 import { describe, expect, it } from "vitest";
 import { buildApp } from "../../functions/app.ts";
-import { REPORTS_STORED_PER_MINUTE } from "../../fleet/instances/report-flood.ts";
 import type { SimulatorProvider } from "../../fleet/providers/simulator.ts";
 import { signedWebhook } from "../support/signed-webhook.ts";
 import { createTestDeps } from "../support/test-deps.ts";
+
+/** The setting's default (runtime/settings/rows-access.ts). */
+const REPORTS_STORED_PER_MINUTE = 60;
 
 describe("one instance floods its agent with reports", () => {
   it("1,000 reports in a burst store a bounded number of rows and keep the newest state", async () => {
@@ -85,5 +87,18 @@ describe("one instance floods its agent with reports", () => {
     expect(await stored("sim-7")).toBe(REPORTS_STORED_PER_MINUTE);
     const row = (await deps.db.$client.execute("select reports_in_minute as n from instances where id = 'sim-40'")).rows[0]!;
     expect(Number(row.n)).toBe(REPORTS_STORED_PER_MINUTE);
+  });
+
+  it("is the deployment's REPORTS_STORED_PER_MINUTE", async () => {
+    const deps = await createTestDeps({ vars: { REPORTS_STORED_PER_MINUTE: "15" } });
+    await (deps.provider as SimulatorProvider).seed(3);
+    deps.clock.advance(10 * 60_000); // a minute the other tests' reports of sim-3 (in this process) did not count in
+    const app = buildApp(() => deps);
+    for (let i = 0; i < 40; i++) {
+      const res = await app.request("/webhooks/default/instances", signedWebhook(`set-${i}`, { instanceId: "sim-3", state: "running" }));
+      expect(res.status).toBe(202);
+    }
+    const stored = await deps.db.$client.execute("select count(*) as n from events where source = 'webhook'");
+    expect(Number(stored.rows[0]!.n)).toBe(15);
   });
 });
