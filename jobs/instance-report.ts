@@ -98,15 +98,17 @@ export async function acceptInstanceReport(deps: Deps, agentId: string, delivery
     telemetry: { gpuUtil: report.gpuUtil, diskUsedPct: report.diskUsedPct, progress: report.progress, source: "webhook" },
     reason: report.reason ?? null,
   } satisfies StateChange;
-  if (await pastFloodBound(scope.deps, agentId, report.instanceId, now)) {
-    if (await keepNewestState(scope.deps, change, at ?? now, now, report.gpuUtil)) {
-      return {
-        eventId: null,
-        duplicate: false,
-        outcome: "capped",
-        note: `instance ${report.instanceId} already stored ${deps.config.reportsStoredPerMinute} reports this minute (REPORTS_STORED_PER_MINUTE): its latest state was updated, no event or telemetry stored`,
-      };
-    }
+  const newest = { agentId, instanceId: report.instanceId, state: report.state, message: change.message, at: at ?? now, now };
+  if (
+    pastFloodBound(scope.deps, agentId, report.instanceId, now) &&
+    (await keepNewestState(scope.deps, { ...newest, gpuUtil: report.gpuUtil ?? null }))
+  ) {
+    return {
+      eventId: null,
+      duplicate: false,
+      outcome: "capped",
+      note: `instance ${report.instanceId} already stored ${deps.config.reportsStoredPerMinute} reports this minute (REPORTS_STORED_PER_MINUTE): its latest state was updated, no event or telemetry stored`,
+    };
   }
   const recorded = await recordInstanceReport(scope.deps, change, admission);
   if (recorded) return recorded;

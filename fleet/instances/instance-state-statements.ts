@@ -130,32 +130,35 @@ export const instanceStatePrepared = preparedPerDb((db) => {
       ...Object.fromEntries(DETAIL_KEYS.map((key) => [key, p(key)])),
     },
     storedNow,
-  ).onConflictDoUpdate({
-    target: [instances.agentId, instances.id],
-    set: {
-      state: sql`case when ${newer} then ${proposed.state} else ${instances.state} end`,
-      stateAt: sql`max(${proposed.stateAt}, ${instances.stateAt})`,
-      statusMessage: sql`case when ${newer} then coalesce(${proposed.statusMessage}, ${instances.statusMessage}) else ${instances.statusMessage} end`,
-      lastSeenAt: sql`case when ${webhook} then max(${proposed.lastSeenAt}, ${instances.lastSeenAt}) else ${instances.lastSeenAt} end`,
-      heartbeatFlaggedAt: sql`case when ${webhook} then null else ${instances.heartbeatFlaggedAt} end`,
-      reportsByWebhook: sql`case when ${webhook} then 1 else ${instances.reportsByWebhook} end`,
-      expectedState: sql`case when ${keptExpectation} then ${instances.expectedState} else null end`,
-      expectedUntil: sql`case when ${keptExpectation} then ${instances.expectedUntil} else null end`,
-      goneAt: sql`null`,
-      // Idle is a mark of a running instance (fleet/instances/telemetry.ts keeps it): a newer state away from running ends it.
-      idleSince: sql`case when ${newer} and ${proposed.state} <> 'running' then null else ${instances.idleSince} end`,
-      webhookOnly: sql`case when ${source} = 'reconcile' then 0 else ${instances.webhookOnly} end`,
-      // The flood bound's count (jobs/instance-report.ts): the instance's own reports stored this minute.
-      reportsMinute: sql`case when ${webhook} then ${p("minute")} else ${instances.reportsMinute} end`,
-      reportsInMinute: sql`case when not ${webhook} then ${instances.reportsInMinute}
+  )
+    .onConflictDoUpdate({
+      target: [instances.agentId, instances.id],
+      set: {
+        state: sql`case when ${newer} then ${proposed.state} else ${instances.state} end`,
+        stateAt: sql`max(${proposed.stateAt}, ${instances.stateAt})`,
+        statusMessage: sql`case when ${newer} then coalesce(${proposed.statusMessage}, ${instances.statusMessage}) else ${instances.statusMessage} end`,
+        lastSeenAt: sql`case when ${webhook} then max(${proposed.lastSeenAt}, ${instances.lastSeenAt}) else ${instances.lastSeenAt} end`,
+        heartbeatFlaggedAt: sql`case when ${webhook} then null else ${instances.heartbeatFlaggedAt} end`,
+        reportsByWebhook: sql`case when ${webhook} then 1 else ${instances.reportsByWebhook} end`,
+        expectedState: sql`case when ${keptExpectation} then ${instances.expectedState} else null end`,
+        expectedUntil: sql`case when ${keptExpectation} then ${instances.expectedUntil} else null end`,
+        goneAt: sql`null`,
+        // Idle is a mark of a running instance (fleet/instances/telemetry.ts keeps it): a newer state away from running ends it.
+        idleSince: sql`case when ${newer} and ${proposed.state} <> 'running' then null else ${instances.idleSince} end`,
+        webhookOnly: sql`case when ${source} = 'reconcile' then 0 else ${instances.webhookOnly} end`,
+        // The flood bound's count (jobs/instance-report.ts): the instance's own reports stored this minute.
+        reportsMinute: sql`case when ${webhook} then ${p("minute")} else ${instances.reportsMinute} end`,
+        reportsInMinute: sql`case when not ${webhook} then ${instances.reportsInMinute}
         when ${instances.reportsMinute} = ${p("minute")} then ${instances.reportsInMinute} + 1 else 1 end`,
-      updatedAt: sql`${now}`,
-      ...Object.fromEntries(
-        DETAIL_KEYS.map((key) => [key, sql`case when ${p(`${key}Given`)} then ${proposed[key]} else ${instances[key]} end`]),
-      ),
-    },
-    setWhere: storedNow,
-  });
+        updatedAt: sql`${now}`,
+        ...Object.fromEntries(
+          DETAIL_KEYS.map((key) => [key, sql`case when ${p(`${key}Given`)} then ${proposed[key]} else ${instances[key]} end`]),
+        ),
+      },
+      setWhere: storedNow,
+    })
+    // The flood bound's count as this batch left it (fleet/instances/report-flood.ts).
+    .returning({ reportsMinute: instances.reportsMinute, reportsInMinute: instances.reportsInMinute });
 
   return {
     insertEvent: insert.prepare(),

@@ -12,7 +12,8 @@
  * event's payload (`reason: "outbid"`), for the agent and the rules policy.
  * An instance's own report (recordInstanceReport) is admitted in the same batch: its agent's
  * labelPrefix filter and cap on webhook-only instances (a row first made by a webhook) are
- * conditions of the event insert, so a refused report writes nothing and costs no extra read.
+ * conditions of the event insert, so a refused report writes nothing and costs no extra read; the
+ * instance's row counts the reports it stored this minute, for the flood bound (report-flood.ts).
  */
 import type { FleetDeps } from "../deps.ts";
 import { debounceWindow } from "../../pipeline/index.ts";
@@ -28,6 +29,7 @@ import {
 import { expectationsKeptBy, expectationsMatchedBy } from "./expectations.ts";
 import { DETAIL_KEYS, instanceStatePrepared, stateSet, type DetailKey } from "./instance-state-statements.ts";
 import type { FleetInstance, InstanceState, StopReason } from "../providers/provider.ts";
+import { noteStoredReports, reportMinute } from "./report-flood.ts";
 import { hasTelemetry, telemetryStatements, type TelemetryReading, type TelemetrySource } from "./telemetry.ts";
 
 export interface StateChange {
@@ -62,9 +64,6 @@ export interface ReportAdmission {
   /** The provider lists this id (asked only past the cap): stored as a provider instance, not webhook-only. */
   listed?: boolean;
 }
-
-/** The minute a report is counted in by the flood bound (instances.reportsMinute). */
-export const reportMinute = (now: number) => Math.floor(now / 60_000);
 
 /** One statement set per change: the bound values of instance-state-statements.ts. */
 function changeValues(deps: FleetDeps, change: StateChange, admission: ReportAdmission | null) {
@@ -147,6 +146,10 @@ async function recordAdmitted(deps: FleetDeps, change: StateChange, admission: R
     ...telemetryOf(deps, change, values.at, values.now),
     scheduleRun: scheduleIfPending(deps, values),
   });
+  const counted = results.upsertInstance[0];
+  if (change.source === "webhook" && counted?.reportsMinute != null) {
+    noteStoredReports(deps, change.agentId, change.instanceId, counted.reportsMinute, counted.reportsInMinute);
+  }
   const moved: MovedRun | undefined = results.scheduleRun[0];
   await publishAfterIngest(deps, change.agentId, moved);
   const row: (StoredEvent & { status: string; dropReason: string | null }) | undefined = results.stored[0];

@@ -39,6 +39,7 @@ import { defineRunBudgetScenario } from "./run-budget-scenario.ts";
 import { defineReplacementScenario } from "./replacement-scenario.ts";
 import { defineLeaseScenario } from "./lease-scenario.ts";
 import { defineLlmEndingsScenario } from "./llm-endings-scenario.ts";
+import { defineFloodScenario } from "./flood-scenario.ts";
 
 /**
  * Issue 13's budget for one agent's tick delivery: a database round trip per provider page (the
@@ -315,6 +316,7 @@ export function defineScenarios(start: StartHost, onDone?: (host: ScenarioHost) 
   defineLeaseScenario(() => host);
   // A content_filter ending is a visible reply (issue #37 item 3).
   defineLlmEndingsScenario(() => host);
+  defineFloodScenario(() => host);
 
   return () => host;
 }
