@@ -170,7 +170,11 @@ export async function fitPrompt(
   // share history is sent as stored, so a provider's prompt cache serves it at a run boundary.
   const historyTokens = () => work.history.reduce((s, t) => s + t.tokens, 0);
   if (draft.historyMax !== undefined && historyTokens() > (draft.historyVerbatimMax ?? draft.historyMax)) {
-    work.history = work.history.map((t) => stubToolOutputs(t) ?? t);
+    work.history = work.history.map((t) => {
+      const stubbed = stubToolOutputs(t);
+      if (stubbed) report.stubbedToolOutputs++;
+      return stubbed ?? t;
+    });
     if (historyTokens() > draft.historyMax) {
       await foldOldest(draft, work, historyTokens() - Math.floor(draft.historyMax * HISTORY_TARGET), budget, summarize, report);
       while (historyTokens() > draft.historyMax && work.history.length > 0) {
