@@ -29,7 +29,7 @@ export async function agentCostBench(): Promise<string> {
   ] as const) {
     const r = await freshFleetIncident(100, { withoutFirstSightings });
     rows.push(
-      `| ${variant} | ${k(r.total)} | ${r.tokens.map(k).join(" · ")} | ${pct(Math.min(...r.cacheShares))} | ${pct(median(r.cacheShares))} | ${pct(r.cacheShareOverall)} |`,
+      `| ${variant} | ${r.total.toLocaleString("en-US")} | ${r.tokens.map(k).join(" · ")} | ${pct(Math.min(...r.cacheShares))} | ${pct(median(r.cacheShares))} | ${pct(r.cacheShareOverall)} |`,
     );
   }
   return [
@@ -41,7 +41,7 @@ export async function agentCostBench(): Promise<string> {
     "|---|---|---|---|---|---|",
     ...rows,
     "",
-    "Right after the first reconciliation every instance's state is minutes old; the snapshot used to take that for a recent change and list all 100 in full on every call. An instance still in the state the reconciliation first listed it in now counts as unchanged, so the quiet ones are one summary line and only the exited instance (and anything with a real change or an open problem) is listed in full. The lowest cache share is at a run boundary (the re-check's first call after the incident's last): the new run's snapshot is read fresh, and the earlier run's tool outputs are sent as stubs from then on (see Tokens per incident), so the prefix ends there; within a run every call extends the one before.",
+    "Right after the first reconciliation every instance's state is minutes old; the snapshot used to take that for a recent change and list all 100 in full on every call. An instance still in the state the reconciliation first listed it in now counts as unchanged, so the quiet ones are one summary line and only the exited instance (and anything with a real change or an open problem) is listed in full. The run boundary (the re-check's first call after the incident's last) used to be the lowest cache share, 72.8 %: the snapshot came before the history and the earlier run's tool outputs were stubbed at once, so the prefix ended in the snapshot. Now the fresh snapshot opens the run's input, after the history, and is stored with it, and history is sent as stored until its verbatim share (3.5 % of the budget; past it, tool outputs and earlier snapshots are stubbed all at once), so the re-check's first request starts with the incident's last one verbatim. It costs the re-check call about 570 tokens more (the earlier run's snapshot and log), within the 15,000.",
   ].join("\n");
 }
 

@@ -28,6 +28,8 @@ export interface PromptDraft {
   current: Turn[];
   /** The most tokens the stored history may take (agent/prompt/prompt.ts PROMPT_SHARES.history); unset: no share of its own. */
   historyMax?: number;
+  /** The most tokens history may take sent as stored, stubs included (PROMPT_SHARES.historyVerbatim): past it, its tool outputs and snapshots are stubbed; unset: historyMax. */
+  historyVerbatimMax?: number;
 }
 
 export interface FitReport {
@@ -93,9 +95,11 @@ async function foldOldest(
   report: FitReport,
 ): Promise<void> {
   if (!summarize || toFree <= 0 || !draft.history.some((t) => t.lastId !== null)) return;
-  const count = chooseTurnsToSummarize(draft.history, toFree, Math.floor(budget * SUMMARY_INPUT_SHARE));
+  // The summariser reads turns as the prompt sends them past history's share: stubbed.
+  const stubbedHistory = draft.history.map((t) => stubToolOutputs(t) ?? t);
+  const count = chooseTurnsToSummarize(stubbedHistory, toFree, Math.floor(budget * SUMMARY_INPUT_SHARE));
   if (count === 0) return;
-  const folded = draft.history.slice(0, count);
+  const folded = stubbedHistory.slice(0, count);
   try {
     const summary = await summarize(folded, draft.summary);
     const through = Math.max(...folded.map((t) => t.lastId ?? 0));
@@ -160,13 +164,23 @@ export async function fitPrompt(
   const work: PromptDraft = { ...draft, history: [...draft.history], current: [...draft.current] };
   const over = () => measure(work, toolTokens) - budget;
 
-  // 0. History past its own share: fold the oldest turns into the summary, else trim them.
+  // 0. History past its verbatim share: its tool outputs and earlier snapshots become stubs, all
+  // at once (a stable point: the requests after it extend each other again); past its own share
+  // as stubbed, the oldest turns are folded into the summary, else trimmed. Within the verbatim
+  // share history is sent as stored, so a provider's prompt cache serves it at a run boundary.
   const historyTokens = () => work.history.reduce((s, t) => s + t.tokens, 0);
-  if (draft.historyMax !== undefined && historyTokens() > draft.historyMax) {
-    await foldOldest(draft, work, historyTokens() - Math.floor(draft.historyMax * HISTORY_TARGET), budget, summarize, report);
-    while (historyTokens() > draft.historyMax && work.history.length > 0) {
-      work.history.shift();
-      report.trimmedTurns++;
+  if (draft.historyMax !== undefined && historyTokens() > (draft.historyVerbatimMax ?? draft.historyMax)) {
+    work.history = work.history.map((t) => {
+      const stubbed = stubToolOutputs(t);
+      if (stubbed) report.stubbedToolOutputs++;
+      return stubbed ?? t;
+    });
+    if (historyTokens() > draft.historyMax) {
+      await foldOldest(draft, work, historyTokens() - Math.floor(draft.historyMax * HISTORY_TARGET), budget, summarize, report);
+      while (historyTokens() > draft.historyMax && work.history.length > 0) {
+        work.history.shift();
+        report.trimmedTurns++;
+      }
     }
   }
 

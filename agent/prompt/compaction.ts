@@ -15,15 +15,27 @@ import { makeTurn, type Turn } from "./turns.ts";
 // Every fit of a run stubs the same history turns again (it works on copies); turns are never
 // mutated, so each one's stubbed form is made once.
 const stubbed = new WeakMap<Turn, Turn | null>();
+// Data inside the block is JSON (agent/prompt/prompt-data.ts), so its closing tag is the block's own.
+const SNAPSHOT_BLOCK = /<fleet_snapshot>\n[\s\S]*?\n<\/fleet_snapshot>/;
 
 /**
- * Replaces a turn's tool outputs by a short stub, itself a JSON value like every tool result (so
+ * Replaces a turn's tool outputs (and an earlier run's fleet snapshot) by a short stub, itself a JSON value like every tool result (so
  * a stub is never mistaken for text to follow); null when there is nothing worth stubbing.
  */
 export function stubToolOutputs(turn: Turn): Turn | null {
   if (stubbed.has(turn)) return stubbed.get(turn)!;
   let changed = false;
   const messages = turn.messages.map((m): ChatMessage => {
+    if (m.role === "user" && typeof m.content === "string") {
+      // An earlier run's input opens with that run's fleet snapshot: superseded by the newest one.
+      const content = m.content.replace(SNAPSHOT_BLOCK, (block) => {
+        const stub = `<fleet_snapshot>\n${JSON.stringify({ omitted: "an earlier run's snapshot; the newest one is current", tokens: countText(block) })}\n</fleet_snapshot>`;
+        return countText(stub) < countText(block) ? stub : block;
+      });
+      if (content === m.content) return m;
+      changed = true;
+      return { role: "user", content };
+    }
     if (m.role !== "tool" || typeof m.content !== "string") return m;
     const tokens = countText(m.content);
     const stub = JSON.stringify({

@@ -1,7 +1,8 @@
 /**
  * Flat tokens per incident: a long session's incident costs about what a fresh one does. Through
- * the real pipeline (test/support/incident-session.ts): earlier runs' tool outputs reach later
- * runs only as stubs, history past its share is folded into the persisted summary, and a big
+ * the real pipeline (test/support/incident-session.ts): earlier runs' tool outputs and snapshots
+ * are sent as they were until history passes its share (so a prompt cache keeps serving them),
+ * then as stubs; history past its share is folded into the persisted summary, and a big
  * fleet's quiet instances are one summary line of the snapshot. Token counts are exact, not timed.
  */
 import { describe, expect, it } from "vitest";
@@ -10,6 +11,9 @@ import { snapshotText, SNAPSHOT_FULL_MAX } from "../../agent/prompt/prompt-snaps
 import { agentFixture, say, scriptedLlm } from "./harness.ts";
 import { createTestDeps } from "../support/test-deps.ts";
 import type { instances } from "../../schema/index.ts";
+import { fitPrompt } from "../../agent/prompt/budget.ts";
+import { makeTurn } from "../../agent/prompt/turns.ts";
+import type { ChatMessage } from "../../agent/llm/chat-model.ts";
 
 const MIN = 60_000;
 
@@ -20,19 +24,49 @@ describe("tokens per incident", () => {
     for (const [i, tokens] of session.perIncident.entries()) expect(tokens, `incident ${i + 1}`).toBeLessThanOrEqual(first * 1.3);
   });
 
-  it("an earlier run's tool output reaches later runs as a JSON stub; the run that read it saw it whole", async () => {
+  it("an earlier run's tool output reaches the next run whole while history is within its share", async () => {
     const llm = await scriptedLlm();
     const { deps } = await agentFixture({ llm });
     llm.push({ tools: [{ name: "get_instance_logs", arguments: { instance_id: "sim-1" } }] }, { text: "read it" }, { text: "fine" });
     await say(deps, "why did sim-1 exit?");
     await say(deps, "and now?");
     const chat = llm.requests.filter((r) => r.tools);
-    const whole = chat[1]!.messages.at(-1)!;
-    expect(whole.role).toBe("tool");
-    expect(JSON.parse(whole.content!)).toHaveProperty("log");
     const later = chat[2]!.messages.find((m) => m.role === "tool")!;
-    expect(JSON.parse(later.content!)).toMatchObject({ omitted: expect.stringContaining("call the tool again") });
-    expect(later.content!.length).toBeLessThan(whole.content!.length);
+    expect(later.content).toBe(chat[1]!.messages.at(-1)!.content);
+    // The next run's request starts with the last request of the run before, verbatim.
+    expect(JSON.stringify(chat[2]!.messages).startsWith(JSON.stringify(chat[1]!.messages).slice(0, -1))).toBe(true);
+  });
+
+  it("past history's verbatim share an earlier run's tool output and snapshot reach later calls as JSON stubs", async () => {
+    const call: ChatMessage = {
+      role: "assistant",
+      content: null,
+      tool_calls: [{ id: "c1", type: "function", function: { name: "get_instance_logs", arguments: "{}" } }],
+    };
+    const log: ChatMessage = { role: "tool", tool_call_id: "c1", content: JSON.stringify({ log: "oom ".repeat(400) }) };
+    const input: ChatMessage = {
+      role: "user",
+      content: `Fleet snapshot at then:\n<fleet_snapshot>\n${JSON.stringify({ note: "x ".repeat(300) })}\n</fleet_snapshot>\n\nRun 1`,
+    };
+    const draft = (verbatim: number) => ({
+      fixed: [{ role: "system" as const, content: "You supervise a fleet." }],
+      summary: "",
+      history: [makeTurn([input], 1), makeTurn([call, log], 3)],
+      input: { role: "user" as const, content: "Run 2" },
+      current: [],
+      historyMax: 2_000,
+      historyVerbatimMax: verbatim,
+    });
+    const sent = async (verbatim: number) => (await fitPrompt(draft(verbatim), [], 100_000, null)).messages;
+    // Within the verbatim share: as stored.
+    expect((await sent(5_000)).map((m) => m.content)).toEqual(expect.arrayContaining([log.content, input.content]));
+    // Past it: both stubbed, each a JSON value that says what it was.
+    const stubbed = await sent(1_000);
+    const tool = stubbed.find((m) => m.role === "tool")!;
+    expect(JSON.parse(String(tool.content))).toMatchObject({ omitted: expect.stringContaining("call the tool again") });
+    const earlier = String(stubbed.find((m) => m.role === "user")!.content);
+    expect(earlier).toContain('{"omitted":"an earlier run\'s snapshot; the newest one is current"');
+    expect(earlier).toMatch(/\n\nRun 1$/);
   });
 });
 

@@ -42,7 +42,7 @@ describe("economics in the fleet snapshot", () => {
     const draft = await buildPromptDraft(deps, { agentId: "default", runId: 1, sessionEpoch: 1, events: [], wakes: [] });
     // Everything the prompt reads (session, fleet, memory, spend, history, rejections, re-checks) in one batch.
     expect(counter.calls).toBe(1);
-    const context = String(draft.fixed[1]!.content);
+    const context = String(draft.input.content);
     expect(context).toContain("(5 instances; spend today $4.75 of $20.00 daily limit (24 %)):");
     const lines = context
       .split("\n<fleet_snapshot>\n")[1]!
@@ -63,6 +63,6 @@ describe("economics in the fleet snapshot", () => {
 
     deps.config = { ...deps.config, economics: { ...deps.config.economics, spendLimitPerDayUsd: null } };
     const unlimited = await buildPromptDraft(deps, { agentId: "default", runId: 2, sessionEpoch: 1, events: [], wakes: [] });
-    expect(String(unlimited.fixed[1]!.content)).toContain("spend today $4.75 (no daily limit)");
+    expect(String(unlimited.input.content)).toContain("spend today $4.75 (no daily limit)");
   });
 });

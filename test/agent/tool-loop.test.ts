@@ -47,7 +47,7 @@ describe("agent tool loop", () => {
       "forget",
     ]);
     // The fleet snapshot comes from the database, and the human's message is the current input.
-    expect(first.messages[1]!.content).toMatch(/\{"id":"sim-2","state":"exited","since":/);
+    expect(first.messages.at(-1)!.content).toMatch(/\{"id":"sim-2","state":"exited","since":/);
     expect(first.messages.at(-1)).toMatchObject({ role: "user" });
     expect(first.messages.at(-1)!.content).toContain("Human message: what is wrong with sim-2?");
     // The second request carries the first tool call and its result, paired by id.

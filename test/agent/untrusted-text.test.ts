@@ -166,7 +166,7 @@ describe("untrusted text in the prompt", () => {
     await reconcileFleet(deps, "default");
     llm.push({ text: "ok" });
     await say(deps, "how is it?");
-    const context = llm.requests[0]!.messages[1]!.content!;
+    const context = llm.requests[0]!.messages.at(-1)!.content!;
     const { inside } = readMessage(context);
     expect(JSON.parse(inside.at(-1)!)).toMatchObject({
       truncated: expect.stringContaining("fleet snapshot (use list_instances) truncated"),

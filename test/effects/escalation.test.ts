@@ -80,7 +80,7 @@ describe("stuck loading", () => {
     await setInstanceState(deps, "sim-1", "loading");
     deps.clock.advance(901_000);
     const draft = await buildPromptDraft(deps, { agentId: "default", runId: 1, sessionEpoch: 1, events: [], wakes: [] });
-    expect(draft.fixed[1]!.content).toMatch(
+    expect(draft.input.content).toMatch(
       /\{"id":"sim-1","state":"loading","since":.*"attention":"NEEDS ATTENTION: loading for 901s, past LOADING_TIMEOUT_S"\}/,
     );
   });
