@@ -59,7 +59,7 @@ interface DayResult {
 }
 
 /** Delivers every message due up to `until`, stepping the clock to each; bounded. */
-async function deliverUntil(fake: FakeQStash, clock: FakeClock, until: number): Promise<void> {
+export async function deliverUntil(fake: FakeQStash, clock: FakeClock, until: number): Promise<void> {
   for (let step = 0; step < 10_000; step++) {
     const due = fake.messages.filter((m) => m.state === "pending").map((m) => m.nextAttemptAt);
     const next = Math.min(...due);

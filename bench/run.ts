@@ -2,7 +2,7 @@
  * `npm run bench`: the HTTP benchmark (the real Node host against a bare baseline, see
  * http.bench.ts; ingest while the host runs agents and ticks, see busy.bench.ts), the
  * in-process micro-benchmarks, CPU per Worker invocation (cpu.bench.ts), issue 26's figures (speed.bench.ts), QStash messages per
- * simulated day (qstash-messages.bench.ts), GET /metrics at 1,000 instances (metrics.bench.ts), LLM call transcripts' bytes (transcripts.bench.ts), tokens per incident over a long session (incidents.bench.ts), one incident's tokens and prompt-cache share on a freshly listed 100-instance fleet (agent-cost.bench.ts),
+ * simulated day (qstash-messages.bench.ts), GET /metrics at 1,000 instances (metrics.bench.ts), LLM call transcripts' bytes (transcripts.bench.ts), tokens per incident over a long session (incidents.bench.ts), one incident's tokens and prompt-cache share on a freshly listed 100-instance fleet (agent-cost.bench.ts), Turso rows read and written per instance per month (turso-rows.bench.ts),
  * printed as tables on stdout.
  * `npm run bench -- --write` also writes them to bench/RESULTS.md. Ratios compare variants
  * measured side by side in the same run; absolute figures depend on the machine and its load,
@@ -24,6 +24,7 @@ import { agentCostBench, AGENT_COST_HEADING } from "./agent-cost.bench.ts";
 import { writeSection } from "./results-file.ts";
 import { speedBench, SPEED_HEADING } from "./speed.bench.ts";
 import { metricsBench, METRICS_HEADING } from "./metrics.bench.ts";
+import { tursoRowsBench, TURSO_ROWS_HEADING } from "./turso-rows.bench.ts";
 
 const started = performance.now();
 const machine = `Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, load average at start ${loadavg()
@@ -39,6 +40,7 @@ const speed = await speedBench();
 const incidents = await incidentsBench();
 const agentCost = await agentCostBench();
 const metrics = await metricsBench();
+const tursoRows = await tursoRowsBench();
 const minutes = ((performance.now() - started) / 60_000).toFixed(1);
 
 const body = `## Over HTTP: fleetwarden's Node host against a bare baseline
@@ -54,7 +56,7 @@ ${http.growthTable}
 ${table(micro)}
 `;
 console.log(
-  `${machine}; ${minutes} min\n\n${body}\n${cpu}\n${qstash.section}\n\n${transcripts}\n\n${speed}\n\n${incidents}\n\n${agentCost}\n\n${metrics.section}`,
+  `${machine}; ${minutes} min\n\n${body}\n${cpu}\n${qstash.section}\n\n${transcripts}\n\n${speed}\n\n${incidents}\n\n${agentCost}\n\n${metrics.section}\n\n${tursoRows}`,
 );
 
 const notes = `
@@ -174,5 +176,6 @@ if (process.argv.includes("--write")) {
   writeSection(INCIDENTS_HEADING, incidents, "## Scale");
   writeSection(AGENT_COST_HEADING, agentCost, "## Scale");
   writeSection(METRICS_HEADING, metrics.section, "## Scale");
+  writeSection(TURSO_ROWS_HEADING, tursoRows, "## Scale");
   console.log("wrote bench/RESULTS.md");
 }

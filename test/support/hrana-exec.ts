@@ -12,6 +12,7 @@
  */
 import type Database from "libsql";
 import { analyzeSql } from "./hrana-sql.ts";
+import { countRows, type RowCount } from "./turso-rows.ts";
 
 export type Value =
   | { type: "null" }
@@ -80,6 +81,8 @@ export interface Connection {
   /** SQL texts stored with store_sql, scoped to the stream. */
   sqls: Map<number, string>;
   version: 2 | 3;
+  /** Told the rows each executed statement read and wrote, as Turso bills them (test/support/turso-rows.ts). */
+  onRows?: (sql: string, rows: RowCount) => void;
 }
 
 /** Exactly one of `sql` and `sql_id`, resolved to the SQL text. */
@@ -158,26 +161,30 @@ export function executeStmt(conn: Connection, stmt: Stmt): StmtResult {
   const args = bindArgs(sql, stmt);
   const started = performance.now();
   try {
-    const prepared = conn.db.prepare(sql).safeIntegers(true);
-    let rows: unknown[][] = [];
-    let cols: StmtResult["cols"] = [];
-    if (prepared.reader) {
-      cols = prepared.columns().map((c) => ({ name: c.name, decltype: c.type }));
-      rows = prepared.raw(true).all(args) as unknown[][];
-    } else {
-      prepared.run(args);
-    }
-    const [changes, lastRowid] = conn.db.prepare("select changes(), last_insert_rowid()").raw(true).safeIntegers(true).get() as [
-      bigint,
-      bigint,
-    ];
+    const { result, rows: counted } = countRows(conn.db, sql, () => {
+      const prepared = conn.db.prepare(sql).safeIntegers(true);
+      let rows: unknown[][] = [];
+      let cols: StmtResult["cols"] = [];
+      if (prepared.reader) {
+        cols = prepared.columns().map((c) => ({ name: c.name, decltype: c.type }));
+        rows = prepared.raw(true).all(args) as unknown[][];
+      } else {
+        prepared.run(args);
+      }
+      const [changes, lastRowid] = conn.db.prepare("select changes(), last_insert_rowid()").raw(true).safeIntegers(true).get() as [
+        bigint,
+        bigint,
+      ];
+      return { result: { cols, rows, changes, lastRowid }, returned: rows.length, hold: prepared };
+    });
+    conn.onRows?.(sql, counted);
     return {
-      cols,
-      rows: stmt.want_rows === false ? [] : rows.map((row) => row.map(encodeValue)),
-      affected_row_count: Number(changes),
-      last_insert_rowid: lastRowid.toString(),
-      rows_read: rows.length,
-      rows_written: prepared.reader ? 0 : Number(changes),
+      cols: result.cols,
+      rows: stmt.want_rows === false ? [] : result.rows.map((row) => row.map(encodeValue)),
+      affected_row_count: Number(result.changes),
+      last_insert_rowid: result.lastRowid.toString(),
+      rows_read: counted.read,
+      rows_written: counted.written,
       query_duration_ms: performance.now() - started,
     };
   } catch (err) {

@@ -17,7 +17,9 @@
  * 400, and a stream idle for `streamIdleMs` expires (400 JSON `STREAM_EXPIRED`), rolling back what
  * it left open. With `authToken` set, a request without `Authorization: Bearer <token>` is a 401.
  *
- * It counts HTTP requests (`requests`), which is what a Worker pays in subrequests.
+ * It counts HTTP requests (`requests`), which is what a Worker pays in subrequests, and fills each
+ * StmtResult's `rows_read` / `rows_written` as Turso bills them (test/support/turso-rows.ts says
+ * what is exact and what estimated), summed per SQL text in `rows`.
  *
  * `block("writes")` plays a Turso database past its plan's quota: every statement that writes
  * (insert, update, delete, replace, create, drop, alter) fails with the Hrana error code `BLOCKED`
@@ -45,6 +47,7 @@ import {
   type Connection,
 } from "./hrana-exec.ts";
 import { pipelineBody, type StreamRequest } from "./hrana-proto.ts";
+import type { RowCount } from "./turso-rows.ts";
 
 const MAX_SQL_COUNT = 50;
 const MAX_STORED_SQL_BYTES = 5_000;
@@ -73,6 +76,8 @@ export interface HranaServer {
   requests: string[];
   /** The SQL text of every statement, batch step and sequence received, in order. */
   statements: string[];
+  /** Rows read and written as Turso bills them (test/support/turso-rows.ts), per SQL text; clear() to restart. */
+  rows: Map<string, RowCount & { statements: number }>;
   /** Streams currently open (not closed, not expired). */
   openStreams(): number;
   /** Refuse writes (or everything) with `BLOCKED`, as Turso past its quota; null lifts it. */
@@ -88,6 +93,11 @@ export async function startHranaServer(options: HranaServerOptions = {}): Promis
   const expired = new Set<bigint>();
   const requests: string[] = [];
   const statements: string[] = [];
+  const rows = new Map<string, RowCount & { statements: number }>();
+  const onRows = (sql: string, count: RowCount) => {
+    const sum = rows.get(sql) ?? { read: 0, written: 0, statements: 0 };
+    rows.set(sql, { read: sum.read + count.read, written: sum.written + count.written, statements: sum.statements + 1 });
+  };
   let blocked: { mode: "writes" | "all"; reason: string } | null = null;
   const WRITES = /\b(insert|update|delete|replace|create|drop|alter)\b/i;
   const refuseIfBlocked = (sqls: string[]) => {
@@ -137,7 +147,7 @@ export async function startHranaServer(options: HranaServerOptions = {}): Promis
       const stream: Stream = {
         id: randomBytes(8).readBigUInt64BE(0),
         seq: randomBytes(8).readBigUInt64BE(0),
-        conn: { db: new Database(path), sqls: new Map(), version },
+        conn: { db: new Database(path), sqls: new Map(), version, onRows },
         lastUsed: Date.now(),
       };
       streams.set(stream.id, stream);
@@ -271,6 +281,7 @@ export async function startHranaServer(options: HranaServerOptions = {}): Promis
     path,
     requests,
     statements,
+    rows,
     openStreams: () => streams.size,
     block: (mode, reason = "the database is over its plan's quota") => {
       blocked = mode === null ? null : { mode, reason };
