@@ -33,7 +33,7 @@ export async function incidentsBench(): Promise<string> {
     "|---|---|---|---|---|---|",
     ...rows,
     "",
-    "Flat because earlier runs' tool outputs are sent as stubs, history has its own 2 % share of the budget (past it the oldest turns are folded into the persisted summary, itself capped at 2 %), and on a fleet over 20 instances the snapshot lists the quiet ones as one summary line. Before this, incident 40 cost 147.6k tokens at 10 instances (10.3× the first) and 148.3k at 100, with every call near the 30,000 budget.",
+    "Flat because history is sent as stored only up to its verbatim share (3.5 % of the budget; past it earlier runs' tool outputs and snapshots are stubbed all at once, so a provider's prompt cache still serves the requests that follow) and is then held to its own 2 % share of the budget (past it the oldest turns are folded into the persisted summary, itself capped at 2 %), and on a fleet over 20 instances the snapshot lists the quiet ones as one summary line. Before this, incident 40 cost 147.6k tokens at 10 instances (10.3× the first) and 148.3k at 100, with every call near the 30,000 budget.",
   ].join("\n");
 }
 
