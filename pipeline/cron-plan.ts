@@ -50,10 +50,10 @@ export function dueReasons(row: AgentRow, now: number, reconcileIntervalMs: numb
 /** The active agents with what is due for each, and the scheduler's health, in one round trip. */
 export async function readCronState(deps: Pick<PipelineDeps, "db" | "config" | "scheduler">, now: number): Promise<CronState> {
   const { db } = deps;
-  // The agent's id qualified by hand: drizzle writes a one-table select's columns unqualified, and a
-  // bare "id" inside the subqueries is the event's (or wake's) own id — matching nothing, after
-  // reading every pending event and wake (bench/turso-rows.bench.ts counted them).
-  const agentId = sql.raw(`"agents"."id"`);
+  // The agent's id qualified with its table: drizzle writes a one-table select's columns
+  // unqualified, and a bare "id" inside the subqueries is the event's (or wake's) own id — matching
+  // nothing, after reading every pending event and wake (bench/turso-rows.bench.ts counted them).
+  const agentId = sql`${agents}.${sql.identifier(agents.id.name)}`;
   const pending = sql<number>`(exists (select 1 from ${events} where ${events.agentId} = ${agentId} and ${events.status} = 'pending')
     or exists (select 1 from ${wakes} where ${wakes.agentId} = ${agentId} and ${wakes.status} = 'pending' and ${wakes.dueAt} <= ${now}))`;
   const rows = await batchByName(db, {
