@@ -103,12 +103,13 @@ describe("rejection cooldown, LLM tools", () => {
       .at(-1)!.content!;
     expect(toolAnswer).toContain(`rejected by admin at ${rejectedAt}`);
     expect(toolAnswer).toContain("still needed");
-    const system = llm.requests
+    // The rejections open this run's input, with the fleet's snapshot (agent/prompt/).
+    const input = llm.requests
       .at(-1)!
-      .messages.filter((m) => m.role === "system")
+      .messages.filter((m) => m.role === "user")
       .map((m) => m.content)
       .join("\n");
-    expect(system).toMatch(
+    expect(input).toMatch(
       /Rejected by a human \(do not request these again unless a human asks for them\):\n<rejections>\n\{"kind":"destroy","instanceId":"sim-2","rejectedBy":"admin",.*"note":"still needed".*\}\n<\/rejections>/,
     );
     expect(await pages(deps)).toHaveLength(1);

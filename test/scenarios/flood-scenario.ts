@@ -28,7 +28,13 @@ export function defineFloodScenario(getHost: () => ScenarioHost) {
         await settleUntil(host, () => idle(host));
       }
       const [before] = await stored();
-      const state = before!.state; // heartbeats of the stored state: no run is asked for
+      const state = before!.state;
+      // Reports of sim-2 earlier scenarios stored this minute count toward the bound too.
+      const [counted] = await host.db
+        .select({ minute: instances.reportsMinute, n: instances.reportsInMinute })
+        .from(instances)
+        .where(thisInstance);
+      const already = counted!.minute === Math.floor(Date.now() / 60_000) ? counted!.n : 0; // heartbeats of the stored state: no run is asked for
       const storedOf = async () => {
         const [row] = await host.db
           .select({ n: sql<number>`count(*)` })
@@ -50,9 +56,9 @@ export function defineFloodScenario(getHost: () => ScenarioHost) {
         expect(res.status).toBe(202);
         outcomes.push(((await res.json()) as { outcome: string }).outcome);
       }
-      expect(outcomes.filter((o) => o !== "capped")).toHaveLength(BOUND);
-      expect(outcomes.slice(BOUND).every((o) => o === "capped")).toBe(true);
-      expect((await storedOf()) - storedBefore).toBe(BOUND);
+      expect(outcomes.filter((o) => o !== "capped")).toHaveLength(BOUND - already);
+      expect(outcomes.slice(BOUND - already).every((o) => o === "capped")).toBe(true);
+      expect((await storedOf()) - storedBefore).toBe(BOUND - already);
       const [after] = await host.db.select({ message: instances.statusMessage }).from(instances).where(thisInstance);
       expect(after!.message).toBe(`flood ${SENT}`);
     });
