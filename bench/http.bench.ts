@@ -65,6 +65,39 @@ async function warmUp(server: Server, tag: string): Promise<void> {
   for (const kind of ["webhooks", "chat"] as const) await drive(server.port, 32, prepared(kind, WARM_UP, `${tag}warm${kind}`), 60_000);
 }
 
+/**
+ * `reps` samples of each server, interleaved and alternating who goes first so drift on a shared
+ * machine hits both alike; the medians of each side.
+ */
+async function interleaved(
+  fw: Server,
+  base: Server,
+  reps: number,
+  take: (server: Server, who: "fw" | "base", rep: number) => Promise<Sample>,
+) {
+  const samples: Record<"fw" | "base", Sample[]> = { fw: [], base: [] };
+  for (let rep = 0; rep < reps; rep++) {
+    for (const who of rep % 2 === 0 ? (["fw", "base"] as const) : (["base", "fw"] as const)) {
+      samples[who].push(await take(who === "fw" ? fw : base, who, rep));
+    }
+  }
+  return { f: summary(samples.fw), b: summary(samples.base) };
+}
+
+/** The two rows of one comparison: fleetwarden's with its ratios to the baseline, and the baseline's. */
+function sideBySide(benchmark: string, variants: { fw: string; base: string }, { f, b }: Awaited<ReturnType<typeof interleaved>>): Row[] {
+  const result = (x: typeof f) => `${x.rps.toFixed(0)} req/s · p50 ${fmtMs(x.p50)} · p99 ${fmtMs(x.p99)} · load ${x.loads}`;
+  return [
+    {
+      benchmark,
+      variant: variants.fw,
+      result: result(f),
+      ratio: `${(f.rps / b.rps).toFixed(2)}× req/s · ${(f.p99 / b.p99).toFixed(2)}× p99`,
+    },
+    { benchmark, variant: variants.base, result: result(b), ratio: "1.00×" },
+  ];
+}
+
 async function throughput(rows: Row[]): Promise<void> {
   const fw = await startFleetwarden({ ...WEBHOOK_FLEET, DEBOUNCE_STATE_MS: "3600000", DEBOUNCE_HUMAN_MS: "3600000" });
   const base = await startBaseline();
@@ -73,31 +106,16 @@ async function throughput(rows: Row[]): Promise<void> {
     await warmUp(base, "base");
     for (const kind of ["webhooks", "chat"] as const) {
       for (const connections of CONNECTIONS) {
-        const fwSamples: Sample[] = [];
-        const baseSamples: Sample[] = [];
-        for (let rep = 0; rep < REPS; rep++) {
-          // Interleaved, alternating who goes first.
-          const order = rep % 2 === 0 ? ["fw", "base"] : ["base", "fw"];
-          for (const who of order) {
-            if (who === "fw") fwSamples.push(await quietSample(fw, kind, connections, `fw${rep}c${connections}`));
-            else baseSamples.push(await quietSample(base, kind, connections, `base${rep}c${connections}`));
-          }
-        }
-        const f = summary(fwSamples);
-        const b = summary(baseSamples);
-        const name = `${kind} over HTTP, ${connections} connections, quiet (median of ${REPS})`;
-        rows.push({
-          benchmark: name,
-          variant: "fleetwarden (Node host, file DB)",
-          result: `${f.rps.toFixed(0)} req/s · p50 ${fmtMs(f.p50)} · p99 ${fmtMs(f.p99)} · load ${f.loads}`,
-          ratio: `${(f.rps / b.rps).toFixed(2)}× req/s · ${(f.p99 / b.p99).toFixed(2)}× p99`,
-        });
-        rows.push({
-          benchmark: name,
-          variant: "baseline (Hono + standardwebhooks + 1 INSERT)",
-          result: `${b.rps.toFixed(0)} req/s · p50 ${fmtMs(b.p50)} · p99 ${fmtMs(b.p99)} · load ${b.loads}`,
-          ratio: "1.00×",
-        });
+        const medians = await interleaved(fw, base, REPS, (server, who, rep) =>
+          quietSample(server, kind, connections, `${who}${rep}c${connections}`),
+        );
+        rows.push(
+          ...sideBySide(
+            `${kind} over HTTP, ${connections} connections, quiet (median of ${REPS})`,
+            { fw: "fleetwarden (Node host, file DB)", base: "baseline (Hono + standardwebhooks + 1 INSERT)" },
+            medians,
+          ),
+        );
       }
     }
   } finally {
@@ -125,32 +143,18 @@ async function flood(rows: Row[]): Promise<void> {
   const base = await startBaseline();
   const REPS_FLOOD = 3;
   try {
-    const fwSamples: Sample[] = [];
-    const baseSamples: Sample[] = [];
-    for (let rep = 0; rep < REPS_FLOOD; rep++) {
-      for (const who of rep % 2 === 0 ? ["fw", "base"] : ["base", "fw"]) {
-        const server = who === "fw" ? fw : base;
-        (who === "fw" ? fwSamples : baseSamples).push(
-          await sample(server.port, 32, floodOf(SAMPLE_REQUESTS, `flood${who}${rep}`), RUN_MS, `flood ${who}`),
-        );
-      }
-    }
-    const f = summary(fwSamples);
-    const b = summary(baseSamples);
-    const name = `one instance floods its agent, 32 connections (median of ${REPS_FLOOD})`;
+    const medians = await interleaved(fw, base, REPS_FLOOD, (server, who, rep) =>
+      sample(server.port, 32, floodOf(SAMPLE_REQUESTS, `flood${who}${rep}`), RUN_MS, `flood ${who}`),
+    );
     rows.push(
-      {
-        benchmark: name,
-        variant: "fleetwarden, flood bound as deployed (60 stored a minute, the rest update the row)",
-        result: `${f.rps.toFixed(0)} req/s · p50 ${fmtMs(f.p50)} · p99 ${fmtMs(f.p99)} · load ${f.loads}`,
-        ratio: `${(f.rps / b.rps).toFixed(2)}× req/s · ${(f.p99 / b.p99).toFixed(2)}× p99`,
-      },
-      {
-        benchmark: name,
-        variant: "baseline (stores every report)",
-        result: `${b.rps.toFixed(0)} req/s · p50 ${fmtMs(b.p50)} · p99 ${fmtMs(b.p99)} · load ${b.loads}`,
-        ratio: "1.00×",
-      },
+      ...sideBySide(
+        `one instance floods its agent, 32 connections (median of ${REPS_FLOOD})`,
+        {
+          fw: "fleetwarden, flood bound as deployed (60 stored a minute, the rest update the row)",
+          base: "baseline (stores every report)",
+        },
+        medians,
+      ),
     );
   } finally {
     await fw.stop();

@@ -98,11 +98,16 @@ export async function acceptInstanceReport(deps: Deps, agentId: string, delivery
     telemetry: { gpuUtil: report.gpuUtil, diskUsedPct: report.diskUsedPct, progress: report.progress, source: "webhook" },
     reason: report.reason ?? null,
   } satisfies StateChange;
-  const newest = { agentId, instanceId: report.instanceId, state: report.state, message: change.message, at: at ?? now, now };
-  if (
-    pastFloodBound(scope.deps, agentId, report.instanceId, now) &&
-    (await keepNewestState(scope.deps, { ...newest, gpuUtil: report.gpuUtil ?? null }))
-  ) {
+  const newest = {
+    agentId,
+    instanceId: report.instanceId,
+    state: report.state,
+    message: change.message,
+    at: at ?? now,
+    now,
+    gpuUtil: report.gpuUtil ?? null,
+  };
+  if (pastFloodBound(scope.deps, agentId, report.instanceId, now) && (await keepNewestState(scope.deps, newest))) {
     return {
       eventId: null,
       duplicate: false,

@@ -73,7 +73,7 @@ export const instances = sqliteTable(
     webhookOnly: integer({ mode: "boolean" }).notNull().default(false),
     /**
      * The instance's own reports stored in the minute `reportsMinute` (minutes since the epoch):
-     * the flood bound's count (jobs/instance-report.ts), kept by the batch that stores a report.
+     * the flood bound's count (fleet/instances/report-flood.ts), kept by the batch that stores a report.
      */
     reportsMinute: integer(),
     reportsInMinute: integer().notNull().default(0),
